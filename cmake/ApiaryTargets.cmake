@@ -1,0 +1,31 @@
+# Per-target helpers: warnings (errors with APIARY_WERROR) and the sanitizer of the preset.
+
+function(apiary_target_defaults target)
+  target_compile_options(${target} PRIVATE
+    -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
+    -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual
+    -Wimplicit-fallthrough)
+  if(APIARY_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+if(APIARY_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+elseif(APIARY_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(NOT APIARY_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "APIARY_SANITIZE must be empty, 'address' or 'thread', not '${APIARY_SANITIZE}'")
+endif()
+
+# Adds a library for one top-level folder: apiary_<name> with the alias apiary::<name>.
+function(apiary_module name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(apiary_${name} ${ARG_SOURCES})
+  add_library(apiary::${name} ALIAS apiary_${name})
+  target_include_directories(apiary_${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_link_libraries(apiary_${name} PUBLIC ${ARG_DEPS})
+  apiary_target_defaults(apiary_${name})
+endfunction()

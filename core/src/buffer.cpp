@@ -1,0 +1,15 @@
+#include "apiary/core/buffer.hpp"
+
+#include <algorithm>
+
+namespace apiary::core {
+
+void out_buffer::grow_to(std::size_t need) {
+  std::size_t cap = std::max<std::size_t>({need, cap_ * 2, 256});
+  auto bigger = std::make_unique_for_overwrite<char[]>(cap);
+  if (size_ != 0) std::memcpy(bigger.get(), data_.get(), size_);
+  data_ = std::move(bigger);
+  cap_ = cap;
+}
+
+}  // namespace apiary::core

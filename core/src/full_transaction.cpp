@@ -1,0 +1,47 @@
+#include "apiary/core/full_transaction.hpp"
+
+#include "apiary/core/check.hpp"
+#include "apiary/core/hash.hpp"
+
+namespace apiary::core {
+
+namespace {
+out_buffer& scratch() {
+  thread_local out_buffer buf(4096);
+  buf.clear();
+  return buf;
+}
+}  // namespace
+
+full_transaction::full_transaction(signed_transaction tx, const chain_id& chain) : tx_(std::move(tx)) {
+  out_buffer& buf = scratch();
+  pack_into(buf, static_cast<const transaction&>(tx_));
+  derive(buf.span(), chain);
+  byte_writer w(buf);
+  pack(w, tx_.signatures);
+  packed_.assign(buf.bytes(), buf.bytes() + buf.size());
+}
+
+full_transaction::full_transaction(transaction tx, const chain_id& chain, std::span<const private_key> keys,
+                                   std::span<const public_key> signer_keys)
+    : signer_keys_(signer_keys.begin(), signer_keys.end()) {
+  APIARY_CHECK(signer_keys.empty() || signer_keys.size() == keys.size());
+  static_cast<transaction&>(tx_) = std::move(tx);
+  out_buffer& buf = scratch();
+  pack_into(buf, static_cast<const transaction&>(tx_));
+  derive(buf.span(), chain);
+  tx_.signatures.reserve(keys.size());
+  for (const private_key& k : keys) tx_.signatures.push_back(k.sign(sig_digest_));
+  byte_writer w(buf);
+  pack(w, tx_.signatures);
+  packed_.assign(buf.bytes(), buf.bytes() + buf.size());
+}
+
+void full_transaction::derive(std::span<const std::uint8_t> packed_unsigned, const chain_id& chain) {
+  id_ = transaction_id_of(packed_unsigned);
+  sig_digest_ = signature_digest_of(chain, packed_unsigned);
+}
+
+sha256_digest full_transaction::merkle_digest() const { return sha256(packed_.data(), packed_.size()); }
+
+}  // namespace apiary::core

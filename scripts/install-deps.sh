@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Installs what apiary needs to build, test and run on Debian 12, then builds the Python
+# venv for scripts/ and the Node packages of the conformance test. Safe to run again: it
+# installs only what is missing and rebuilds the venv only when requirements change.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libboost1.81-dev libboost-json1.81-dev
+  libbenchmark-dev libgtest-dev libspdlog-dev libcli11-dev
+  libsecp256k1-dev libssl-dev
+  python3 python3-venv nodejs npm valgrind
+)
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  sudo_cmd=(sudo)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+# node and npm may come from elsewhere than Debian; a working one is enough.
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  filtered=()
+  for p in "${missing[@]}"; do
+    case "$p" in nodejs|npm) ;; *) filtered+=("$p") ;; esac
+  done
+  missing=("${filtered[@]}")
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: Debian packages present"
+fi
+
+# Python venv for scripts/, rebuilt only when requirements.txt changes.
+venv="$root/.venv"
+req="$root/scripts/requirements.txt"
+stamp="$venv/.requirements.sha256"
+want=$(sha256sum "$req" | cut -d' ' -f1)
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "install-deps: building the Python venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --upgrade pip
+  "$venv/bin/python" -m pip install -q -r "$req"
+  echo "$want" >"$stamp"
+else
+  echo "install-deps: Python venv up to date"
+fi
+
+# The independent Hive library the conformance test checks our wire format against.
+conf="$root/tests/conformance"
+if [ -f "$conf/package-lock.json" ]; then
+  lock=$(sha256sum "$conf/package-lock.json" | cut -d' ' -f1)
+  nstamp="$conf/node_modules/.lock.sha256"
+  if [ "$(cat "$nstamp" 2>/dev/null)" != "$lock" ]; then
+    echo "install-deps: installing the conformance test's Node packages"
+    # --ignore-scripts: the optional native secp256k1 build would need node headers
+    # from the network; the library falls back to its pure-JS implementation.
+    (cd "$conf" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    echo "$lock" >"$nstamp"
+  else
+    echo "install-deps: conformance Node packages up to date"
+  fi
+fi
