@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what apiary needs, then builds and runs every test: the release build and the
+# ASan+UBSan build, both with warnings as errors.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+scripts/install-deps.sh
+export APIARY_WERROR=ON
+jobs=$(nproc)
+for preset in release asan; do
+  echo "== $preset =="
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset" -j "$jobs"
+  ctest --preset "$preset" -j "$jobs"
+done
