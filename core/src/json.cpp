@@ -150,8 +150,8 @@ void value(json_writer& w, const comment_payout_beneficiaries& e) {
   w.put(']');
 }
 
-template <class T>
-void value(json_writer& w, const std::vector<T>& v) {
+template <sequence C>
+void value(json_writer& w, const C& v) {
   w.put('[');
   bool first = true;
   for (const auto& e : v) {

@@ -1,5 +1,6 @@
 #include "apiary/core/keys.hpp"
 
+#include <openssl/rand.h>
 #include <secp256k1.h>
 #include <secp256k1_recovery.h>
 
@@ -18,6 +19,9 @@ const secp256k1_context* ctx() {
   static const secp256k1_context* c = [] {
     secp256k1_context* made = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
     APIARY_CHECK(made != nullptr);
+    // Blinding against side channels; signatures stay deterministic (RFC 6979).
+    unsigned char seed[32];
+    if (RAND_bytes(seed, sizeof seed) == 1) APIARY_CHECK(secp256k1_context_randomize(made, seed) == 1);
     return made;
   }();
   return c;

@@ -41,7 +41,7 @@ void unpack(byte_reader& r, comment_payout_beneficiaries& e) {
   unpack(r, e.beneficiaries);
 }
 
-void unpack_account_set(byte_reader& r, std::vector<account_name>& v) {
+void unpack_account_set(byte_reader& r, account_set& v) {
   unpack(r, v);
   for (std::size_t i = 1; i < v.size(); ++i)
     if (!(v[i - 1] < v[i])) r.fail("account set is not strictly increasing");

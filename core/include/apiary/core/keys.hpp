@@ -6,9 +6,9 @@
 //   WIF, base58(0x80 ‖ secret ‖ sha256(sha256(0x80 ‖ secret))[0..4]).
 // - Signing: 65-byte compact recoverable signatures over a 32-byte digest, in Hive's
 //   canonical form (neither r nor s has its top bit set or a needless leading zero).
-//   Non-canonical results are retried with RFC 6979 plus extra entropy
-//   sha256(digest ‖ attempt), attempt = 1, 2, ...; the same scheme as Hive's JavaScript
-//   library dhive, so both produce byte-identical signatures.
+//   Each attempt signs with RFC 6979 and the extra entropy sha256(digest ‖ attempt),
+//   attempt = 1, 2, ... until the result is canonical: the same scheme as Hive's
+//   JavaScript library dhive, so both produce byte-identical signatures.
 // Thread safety: every function may be called from any thread; the shared secp256k1
 // context is created once and only read afterwards.
 #pragma once

@@ -8,11 +8,17 @@
 #include <variant>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "apiary/core/account_name.hpp"
 #include "apiary/core/asset.hpp"
 #include "apiary/core/serialize.hpp"
 
 namespace apiary::core {
+
+// A flat_set of account names on the wire. Almost always one name or none, so it is kept
+// inline without a heap allocation.
+using account_set = boost::container::small_vector<account_name, 1>;
 
 struct vote_operation {
   static constexpr std::uint32_t wire_id = 0;
@@ -82,8 +88,8 @@ struct custom_json_operation {
   static constexpr std::string_view name = "custom_json";
 
   // flat_sets on the wire: strictly increasing, checked when decoding.
-  std::vector<account_name> required_auths;
-  std::vector<account_name> required_posting_auths;
+  account_set required_auths;
+  account_set required_posting_auths;
   std::string id;  // at most 32 characters (a chain rule, checked by the core)
   std::string json;
 
@@ -175,7 +181,7 @@ void pack(S& s, const comment_payout_beneficiaries& e) {
 void unpack(byte_reader& r, comment_payout_beneficiaries& e);
 
 // custom_json's flat_sets must be strictly increasing; unpack checks it.
-void unpack_account_set(byte_reader& r, std::vector<account_name>& v);
+void unpack_account_set(byte_reader& r, account_set& v);
 inline void unpack(byte_reader& r, custom_json_operation& op) {
   unpack_account_set(r, op.required_auths);
   unpack_account_set(r, op.required_posting_auths);

@@ -194,13 +194,22 @@ void pack(S& s, const asset& a) {
 }
 void unpack(byte_reader& r, asset& a);
 
-template <class S, class T>
-void pack(S& s, const std::vector<T>& v) {
+// std::vector and boost's small_vector alike: count, then the elements.
+template <class C>
+concept sequence = !std::is_same_v<C, std::string> && requires(C& c, std::size_t n) {
+  typename C::value_type;
+  c.resize(n);
+  c.begin();
+  c.end();
+};
+
+template <class S, sequence C>
+void pack(S& s, const C& v) {
   pack_varint(s, static_cast<std::uint32_t>(v.size()));
   for (const auto& e : v) pack(s, e);
 }
-template <class T>
-void unpack(byte_reader& r, std::vector<T>& v) {
+template <sequence C>
+void unpack(byte_reader& r, C& v) {
   std::uint32_t n = unpack_varint(r, "vector length");
   // Every element takes at least one byte, so a count beyond what is left is malformed;
   // checking first keeps a hostile count from reserving gigabytes.

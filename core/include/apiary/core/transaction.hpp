@@ -26,11 +26,15 @@ void pack(S& s, const no_extensions&) {
 }
 void unpack(byte_reader& r, no_extensions&);
 
+// Nearly every transaction carries one operation and one signature: both are kept inline.
+using operation_list = boost::container::small_vector<operation, 1>;
+using signature_list = boost::container::small_vector<compact_signature, 1>;
+
 struct transaction {
   std::uint16_t ref_block_num = 0;     // low 16 bits of the reference block's number
   std::uint32_t ref_block_prefix = 0;  // bytes 4..7 of the reference block's id
   time_point_sec expiration;
-  std::vector<operation> operations;
+  operation_list operations;
   no_extensions extensions;
 
   // TaPoS fields from a block id (Hive's set_reference_block).
@@ -48,7 +52,7 @@ struct transaction {
 };
 
 struct signed_transaction : transaction {
-  std::vector<compact_signature> signatures;
+  signature_list signatures;
 
   template <class Self, class F>
   static void fields(Self& s, F&& f) {
