@@ -1,0 +1,43 @@
+// key_cache: the deterministic keys of the colony's accounts (Hive's login derivation,
+// private_key::from_login(account, role, password)), derived once per account and role and
+// kept. The private key is only a hash, but its public key costs an EC multiplication, so
+// both are cached. Not thread-safe: each generator thread keeps its own cache for the
+// accounts it owns. References it returns stay valid for the cache's lifetime.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "apiary/core/account_name.hpp"
+#include "apiary/core/keys.hpp"
+
+namespace apiary::colony {
+
+class key_cache {
+ public:
+  explicit key_cache(std::string password) : password_(std::move(password)) {}
+
+  const core::private_key& private_key(const core::account_name& account, core::key_role role);
+  const core::public_key& public_key(const core::account_name& account, core::key_role role);
+
+  std::string_view password() const { return password_; }
+  std::size_t accounts() const { return entries_.size(); }
+
+ private:
+  struct role_keys {
+    std::optional<core::private_key> priv;
+    std::optional<core::public_key> pub;
+  };
+  using entry = std::array<role_keys, 4>;  // by key_role
+
+  role_keys& slot(const core::account_name& account, core::key_role role);
+
+  std::string password_;
+  std::unordered_map<core::account_name, entry> entries_;
+};
+
+}  // namespace apiary::colony
