@@ -1,0 +1,1008 @@
+// apiary_conformance_vectors: prints deterministic test vectors, one JSON object per line,
+// for check.js to verify against the independent Hive client library dhive.
+//
+// Every value here is computed by apiary::core: packed bytes, transaction ids, signature
+// digests, signatures, keys in text form, block ids, merkle roots, and the Hive legacy JSON
+// of each transaction and block (which check.js feeds to dhive's serializer, so our JSON is
+// checked too). The tool also checks a few things it can check alone (decoding what it
+// packed gives the value back, the cached and the direct computations agree); any failure
+// of those is printed to stderr and makes the exit status 1, after all vectors are printed.
+//
+// Line kinds: "key", "wif", "sig", "time", "asset", "tapos", "tx", "block". See README.md.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "apiary/core/block.hpp"
+#include "apiary/core/buffer.hpp"
+#include "apiary/core/bytes.hpp"
+#include "apiary/core/full_block.hpp"
+#include "apiary/core/full_transaction.hpp"
+#include "apiary/core/hash.hpp"
+#include "apiary/core/json.hpp"
+#include "apiary/core/keys.hpp"
+#include "apiary/core/operations.hpp"
+#include "apiary/core/serialize.hpp"
+#include "apiary/core/time_point.hpp"
+#include "apiary/core/transaction.hpp"
+
+namespace {
+
+namespace ac = apiary::core;
+using namespace std::string_literals;
+
+// ---- self checks ------------------------------------------------------------------------
+
+int g_self_failures = 0;
+
+void self_check(bool ok, const std::string& what) {
+  if (ok) return;
+  ++g_self_failures;
+  std::fprintf(stderr, "apiary_conformance_vectors: self-check failed: %s\n", what.c_str());
+}
+
+// ---- small helpers ------------------------------------------------------------------------
+
+template <class T>
+std::vector<std::uint8_t> packed(const T& v) {
+  ac::out_buffer buf;
+  ac::pack_into(buf, v);
+  return {buf.bytes(), buf.bytes() + buf.size()};
+}
+
+template <std::size_t N>
+ac::fixed_bytes<N> from_hex_or_die(std::string_view hex) {
+  auto b = ac::fixed_from_hex<N>(hex);
+  if (!b) {
+    std::fprintf(stderr, "apiary_conformance_vectors: bad hex constant %.*s\n",
+                 static_cast<int>(hex.size()), hex.data());
+    std::exit(2);
+  }
+  return *b;
+}
+
+ac::sha256_digest sha256_of(std::string_view s) { return ac::sha256(s.data(), s.size()); }
+
+// Text of exactly `bytes` bytes of valid UTF-8 mixing 1-, 2-, 3- and 4-byte characters.
+std::string utf8_text(std::size_t bytes) {
+  static constexpr std::string_view pieces[] = {"Hive ", "\xF0\x9F\x90\x9D ",  // bee emoji
+                                                "\xC3\xBCn\xC3\xAF\x63\xC3\xB6\x64\xC3\xA9 ",
+                                                "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E ", "apiary, "};
+  std::string s;
+  s.reserve(bytes);
+  for (std::size_t i = 0;; ++i) {
+    std::string_view p = pieces[i % std::size(pieces)];
+    if (s.size() + p.size() > bytes) break;
+    s += p;
+  }
+  s.append(bytes - s.size(), '.');
+  return s;
+}
+
+struct signer {
+  std::string account;
+  ac::key_role role = ac::key_role::active;
+  std::string password;
+  std::optional<std::string> seed;  // instead of a login: secret = sha256(seed), like dhive's fromSeed
+
+  ac::private_key key() const {
+    if (seed) {
+      auto k = ac::private_key::from_secret(sha256_of(*seed));
+      if (!k) {
+        std::fprintf(stderr, "apiary_conformance_vectors: seed gives no valid key\n");
+        std::exit(2);
+      }
+      return *k;
+    }
+    return ac::private_key::from_login(account, role, password);
+  }
+};
+
+signer login(std::string account, ac::key_role role, std::string password) {
+  return signer{std::move(account), role, std::move(password), std::nullopt};
+}
+
+// ---- one output line --------------------------------------------------------------------
+
+class record {
+ public:
+  record(std::string_view kind, std::string_view name) : w_(buf_) {
+    w_.put('{');
+    str("kind", kind);
+    str("name", name);
+  }
+
+  ac::json_writer& w() { return w_; }
+
+  void key(std::string_view k) {
+    if (!first_) w_.put(',');
+    first_ = false;
+    w_.key(k);
+  }
+  void str(std::string_view k, std::string_view v) {
+    key(k);
+    w_.string(v);
+  }
+  void hex(std::string_view k, std::span<const std::uint8_t> b) {
+    key(k);
+    w_.hex(b.data(), b.size());
+  }
+  template <std::size_t N>
+  void hex(std::string_view k, const ac::fixed_bytes<N>& b) {
+    key(k);
+    w_.hex(b.begin(), N);
+  }
+  void num(std::string_view k, std::int64_t v) {
+    key(k);
+    w_.number(v);
+  }
+  void unum(std::string_view k, std::uint64_t v) {
+    key(k);
+    w_.number(v);
+  }
+  void boolean(std::string_view k, bool v) {
+    key(k);
+    w_.boolean(v);
+  }
+  template <class Range, class F>
+  void array(std::string_view k, const Range& r, F&& each) {
+    key(k);
+    w_.put('[');
+    bool first = true;
+    for (const auto& e : r) {
+      if (!first) w_.put(',');
+      first = false;
+      each(w_, e);
+    }
+    w_.put(']');
+  }
+  void signer_object(const signer& s) {
+    w_.put('{');
+    if (s.seed) {
+      w_.key("seed");
+      w_.string(*s.seed);
+    } else {
+      w_.key("account");
+      w_.string(s.account);
+      w_.put(',');
+      w_.key("role");
+      w_.string(ac::key_role_name(s.role));
+      w_.put(',');
+      w_.key("password");
+      w_.string(s.password);
+    }
+    w_.put('}');
+  }
+
+  void emit() {
+    w_.put('}');
+    w_.put('\n');
+    std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+  }
+
+ private:
+  ac::out_buffer buf_;
+  ac::json_writer w_;
+  bool first_ = true;
+};
+
+// ---- keys ----------------------------------------------------------------------------------
+
+void emit_key(const signer& s) {
+  ac::private_key k = s.key();
+  ac::public_key pub = k.public_key();
+  std::string pub_text = ac::public_key_to_string(pub);
+  std::string wif = k.to_wif();
+
+  std::string name = s.account + "/" + std::string(ac::key_role_name(s.role)) + "/" + s.password;
+  record r("key", name);
+  r.str("account", s.account);
+  r.str("role", ac::key_role_name(s.role));
+  r.str("password", s.password);
+  r.hex("secret", k.secret());
+  r.str("wif", wif);
+  r.str("public_key", pub_text);
+  r.hex("public_key_hex", pub);
+
+  auto back = ac::private_key::from_wif(wif);
+  self_check(back.has_value() && *back == k, "from_wif(to_wif()) gives the key back for " + name);
+  auto parsed = ac::public_key_from_string(pub_text);
+  self_check(parsed.has_value() && *parsed == pub,
+             "public_key_from_string(public_key_to_string()) gives the key back for " + name);
+  if (back) r.str("wif_roundtrip_public_key", ac::public_key_to_string(back->public_key()));
+  if (parsed) r.hex("parsed_public_key_hex", *parsed);
+  r.emit();
+}
+
+void emit_wif(std::string_view name, std::string_view wif) {
+  record r("wif", name);
+  r.str("wif", wif);
+  auto k = ac::private_key::from_wif(wif);
+  self_check(k.has_value(), "from_wif accepts " + std::string(name));
+  if (k) {
+    r.str("wif_out", k->to_wif());
+    r.hex("secret", k->secret());
+    r.str("public_key", ac::public_key_to_string(k->public_key()));
+  }
+  r.emit();
+}
+
+// ---- raw signatures ------------------------------------------------------------------------
+
+void emit_sig(std::string_view name, const ac::sha256_digest& digest, const signer& s) {
+  ac::private_key k = s.key();
+  ac::compact_signature sig = k.sign(digest);
+  record r("sig", name);
+  r.hex("digest", digest);
+  r.key("signer");
+  r.signer_object(s);
+  r.hex("signature", sig);
+  r.str("public_key", ac::public_key_to_string(k.public_key()));
+  auto rec = ac::recover_public_key(sig, digest);
+  self_check(rec.has_value() && *rec == k.public_key(),
+             "recover_public_key gives the signer's key for " + std::string(name));
+  r.str("recovered", rec ? ac::public_key_to_string(*rec) : std::string());
+  r.boolean("canonical", ac::is_canonical(sig));
+  self_check(ac::is_canonical(sig), "signature is canonical for " + std::string(name));
+  r.emit();
+}
+
+// ---- times ---------------------------------------------------------------------------------
+
+void emit_time(std::uint32_t secs) {
+  ac::time_point_sec t{secs};
+  char iso[19];
+  t.to_iso(iso);
+  std::string text(iso, sizeof iso);
+  record r("time", text);
+  r.unum("secs", secs);
+  r.str("iso", text);
+  auto back = ac::time_point_sec::from_iso(text);
+  self_check(back.has_value() && back->secs == secs, "from_iso(to_iso()) for " + text);
+  ac::out_buffer buf;
+  ac::json_writer w(buf);
+  w.time(t);
+  r.str("json", buf.view());
+  r.emit();
+}
+
+// ---- assets ---------------------------------------------------------------------------------
+
+void emit_asset(ac::asset a) {
+  ac::out_buffer buf;
+  ac::json_writer w(buf);
+  w.amount(a);
+  const std::vector<std::uint8_t> bytes = packed(a);
+  record r("asset", std::to_string(a.amount) + " " + std::string(ac::asset::symbol_text(a.symbol)));
+  r.str("amount", std::to_string(a.amount));
+  r.str("symbol", ac::asset::symbol_text(a.symbol));
+  r.str("json", buf.view());
+  r.hex("hex", bytes);
+  r.emit();
+  try {
+    self_check(ac::unpack_from<ac::asset>(bytes) == a, "unpack_from<asset>(packed) for " + std::to_string(a.amount));
+  } catch (const std::exception& e) {
+    self_check(false, "decoding asset " + std::to_string(a.amount) + " threw: " + e.what());
+  }
+}
+
+// ---- TaPoS ---------------------------------------------------------------------------------
+
+void emit_tapos(std::string_view name, const ac::block_id& id) {
+  ac::transaction tx;
+  tx.set_reference_block(id);
+  record r("tapos", name);
+  r.hex("block_id", id);
+  r.unum("block_num", ac::block_num_from_id(id));
+  r.unum("ref_block_num", tx.ref_block_num);
+  r.unum("ref_block_prefix", tx.ref_block_prefix);
+  r.emit();
+}
+
+// ---- transactions --------------------------------------------------------------------------
+
+enum class sign_path { constructor, constructor_attach_keys, manual };
+
+std::string_view sign_path_name(sign_path p) {
+  switch (p) {
+    case sign_path::constructor: return "full_transaction(tx, chain, keys)";
+    case sign_path::constructor_attach_keys: return "full_transaction(tx, chain, keys, signer_keys)";
+    case sign_path::manual: return "private_key::sign(signature_digest()) + full_transaction(signed_tx, chain)";
+  }
+  return "?";
+}
+
+struct tx_case {
+  std::string name;
+  std::string note;
+  ac::transaction tx;
+  std::vector<signer> signers;
+  sign_path path = sign_path::constructor;
+};
+
+ac::full_transaction_ptr build(const tx_case& c) {
+  const ac::chain_id chain = ac::hive_mainnet_chain_id();
+  std::vector<ac::private_key> keys;
+  for (const auto& s : c.signers) keys.push_back(s.key());
+  if (c.path == sign_path::manual) {
+    ac::signed_transaction stx;
+    static_cast<ac::transaction&>(stx) = c.tx;
+    const ac::sha256_digest d = ac::signature_digest(c.tx, chain);
+    for (const auto& k : keys) stx.signatures.push_back(k.sign(d));
+    return std::make_shared<const ac::full_transaction>(std::move(stx), chain);
+  }
+  std::vector<ac::public_key> pubs;
+  if (c.path == sign_path::constructor_attach_keys)
+    for (const auto& k : keys) pubs.push_back(k.public_key());
+  return std::make_shared<const ac::full_transaction>(c.tx, chain, std::span<const ac::private_key>(keys),
+                                                      std::span<const ac::public_key>(pubs));
+}
+
+ac::full_transaction_ptr emit_tx(const tx_case& c) {
+  const ac::chain_id chain = ac::hive_mainnet_chain_id();
+  ac::full_transaction_ptr ft = build(c);
+  const ac::signed_transaction& stx = ft->tx();
+  const ac::transaction& utx = stx;
+
+  const std::vector<std::uint8_t> signed_bytes = packed(stx);
+  const std::vector<std::uint8_t> unsigned_bytes = packed(utx);
+  const ac::sha256_digest digest = ac::signature_digest(utx, chain);
+
+  record r("tx", c.name);
+  if (!c.note.empty()) r.str("note", c.note);
+  r.str("sign_path", sign_path_name(c.path));
+  r.str("json", ac::to_json(stx));
+  r.str("json_unsigned", ac::to_json(utx));
+  r.hex("hex", signed_bytes);
+  r.hex("hex_full", ft->packed());
+  r.hex("unsigned_hex", unsigned_bytes);
+  r.unum("packed_size", ac::packed_size(stx));
+  r.unum("packed_size_full", ft->packed_size());
+  r.unum("unsigned_packed_size", ac::packed_size(utx));
+  r.hex("id", ac::compute_id(utx));
+  r.hex("id_full", ft->id());
+  r.hex("id_from_bytes", ac::transaction_id_of(unsigned_bytes));
+  r.hex("sig_digest", digest);
+  r.hex("sig_digest_full", ft->sig_digest());
+  r.hex("sig_digest_from_bytes", ac::signature_digest_of(chain, unsigned_bytes));
+  r.hex("merkle_leaf", ac::merkle_digest(stx));
+  r.hex("merkle_leaf_full", ft->merkle_digest());
+  r.array("signers", c.signers, [&r](ac::json_writer&, const signer& s) { r.signer_object(s); });
+  r.array("signatures", stx.signatures,
+          [](ac::json_writer& w, const ac::compact_signature& s) { w.hex(s.begin(), s.size()); });
+  r.array("signer_public_keys", c.signers, [](ac::json_writer& w, const signer& s) {
+    w.string(ac::public_key_to_string(s.key().public_key()));
+  });
+  r.array("attached_signer_keys", ft->signer_keys(),
+          [](ac::json_writer& w, const ac::public_key& k) { w.string(ac::public_key_to_string(k)); });
+  r.array("recovered", stx.signatures, [&digest](ac::json_writer& w, const ac::compact_signature& s) {
+    auto k = ac::recover_public_key(s, digest);
+    w.string(k ? ac::public_key_to_string(*k) : std::string());
+  });
+  r.array("canonical", stx.signatures,
+          [](ac::json_writer& w, const ac::compact_signature& s) { w.boolean(ac::is_canonical(s)); });
+  r.emit();
+
+  // What apiary can check alone.
+  const std::string& n = c.name;
+  self_check(std::vector<std::uint8_t>(ft->packed().begin(), ft->packed().end()) == signed_bytes,
+             n + ": full_transaction::packed() equals pack_into(signed_transaction)");
+  self_check(ft->id() == ac::compute_id(utx), n + ": full_transaction::id() equals compute_id()");
+  self_check(ft->sig_digest() == digest, n + ": full_transaction::sig_digest() equals signature_digest()");
+  self_check(ft->merkle_digest() == ac::merkle_digest(stx),
+             n + ": full_transaction::merkle_digest() equals merkle_digest()");
+  self_check(stx.signatures.size() == c.signers.size(), n + ": one signature per signer");
+  if (c.path == sign_path::constructor_attach_keys) {
+    self_check(ft->signer_keys().size() == c.signers.size(), n + ": attached signer keys kept");
+  }
+  try {
+    self_check(ac::unpack_from<ac::signed_transaction>(signed_bytes) == stx,
+               n + ": unpack_from<signed_transaction>(packed) gives the transaction back");
+    self_check(ac::unpack_from<ac::transaction>(unsigned_bytes) == utx,
+               n + ": unpack_from<transaction>(packed) gives the transaction back");
+  } catch (const std::exception& e) {
+    self_check(false, n + ": decoding what apiary packed threw: " + e.what());
+  }
+  return ft;
+}
+
+// ---- blocks --------------------------------------------------------------------------------
+
+struct block_case {
+  std::string name;
+  std::string note;
+  ac::block_id previous;
+  ac::time_point_sec timestamp;
+  std::optional<signer> witness;           // synthetic blocks: the witness signs here
+  std::string witness_account;             // real blocks: given signature
+  std::optional<ac::compact_signature> witness_signature;
+  std::vector<ac::full_transaction_ptr> transactions;
+};
+
+ac::block_id emit_block(const block_case& c) {
+  ac::full_block fb;
+  fb.header.previous = c.previous;
+  fb.header.timestamp = c.timestamp;
+  fb.header.witness = c.witness ? ac::account_name(c.witness->account) : ac::account_name(c.witness_account);
+  fb.transactions = c.transactions;
+  fb.header.transaction_merkle_root = fb.compute_merkle_root();
+
+  const ac::sha256_digest hdigest = ac::header_digest(fb.header);
+  if (c.witness) {
+    fb.header.witness_signature = c.witness->key().sign(hdigest);
+  } else if (c.witness_signature) {
+    fb.header.witness_signature = *c.witness_signature;
+  }
+
+  const ac::signed_block sb = fb.to_signed_block();
+  const ac::block_id id = ac::compute_block_id(sb);
+  const std::vector<std::uint8_t> bytes = packed(sb);
+  ac::out_buffer full_bytes;
+  fb.pack_into(full_bytes);
+
+  std::vector<ac::transaction_id> ids;
+  std::optional<ac::decoded_block> decoded;
+  try {
+    decoded = ac::decode_block_with_ids(bytes);
+  } catch (const std::exception& e) {
+    self_check(false, c.name + ": decode_block_with_ids threw: " + e.what());
+  }
+  if (decoded) {
+    ids = decoded->transaction_ids;
+    self_check(decoded->block == sb, c.name + ": decode_block_with_ids gives the block back");
+  } else {
+    for (const auto& t : c.transactions) ids.push_back(t->id());
+  }
+
+  ac::out_buffer json_buf;
+  ac::json_writer jw(json_buf);
+  ac::write_json(jw, sb, id, ids);
+
+  auto rec = ac::recover_public_key(sb.witness_signature, hdigest);
+
+  record r("block", c.name);
+  if (!c.note.empty()) r.str("note", c.note);
+  r.str("json", json_buf.view());
+  r.str("json_plain", ac::to_json(sb));
+  r.hex("hex", bytes);
+  r.hex("hex_full", full_bytes.span());
+  r.unum("packed_size", ac::packed_size(sb));
+  r.unum("packed_size_full", fb.packed_size());
+  r.unum("overhead_size", ac::block_overhead_size(fb.header, fb.transactions.size()));
+  r.unum("transaction_count", fb.transactions.size());
+  r.unum("block_num", sb.block_num());
+  r.hex("block_id", id);
+  r.hex("merkle_root", ac::compute_merkle_root(sb));
+  r.hex("merkle_root_full", fb.compute_merkle_root());
+  r.hex("header_digest", hdigest);
+  if (c.witness) {
+    r.key("witness_signer");
+    r.signer_object(*c.witness);
+    r.str("witness_public_key", ac::public_key_to_string(c.witness->key().public_key()));
+  }
+  r.str("recovered_signing_key", rec ? ac::public_key_to_string(*rec) : std::string());
+  r.array("transaction_ids", ids,
+          [](ac::json_writer& w, const ac::transaction_id& t) { w.hex(t.begin(), t.size()); });
+  r.array("merkle_leaves", c.transactions, [](ac::json_writer& w, const ac::full_transaction_ptr& t) {
+    auto d = t->merkle_digest();
+    w.hex(d.begin(), d.size());
+  });
+  r.emit();
+
+  self_check(std::vector<std::uint8_t>(full_bytes.bytes(), full_bytes.bytes() + full_bytes.size()) == bytes,
+             c.name + ": full_block::pack_into equals pack_into(signed_block)");
+  self_check(fb.packed_size() == bytes.size(), c.name + ": full_block::packed_size()");
+  self_check(ac::compute_merkle_root(sb) == fb.compute_merkle_root(),
+             c.name + ": compute_merkle_root(signed_block) equals full_block::compute_merkle_root()");
+  for (std::size_t i = 0; i < ids.size() && i < c.transactions.size(); ++i)
+    self_check(ids[i] == c.transactions[i]->id(),
+               c.name + ": decode_block_with_ids id " + std::to_string(i) + " equals full_transaction::id()");
+  if (c.witness)
+    self_check(rec.has_value() && *rec == c.witness->key().public_key(),
+               c.name + ": witness signature recovers the witness key");
+  return id;
+}
+
+// ---- the vectors ---------------------------------------------------------------------------
+
+constexpr std::uint32_t t_2024_05_01 = 1714564800;  // 2024-05-01T12:00:00
+
+ac::transaction base_tx(std::uint16_t ref_num, std::uint32_t ref_prefix, std::uint32_t expiration) {
+  ac::transaction tx;
+  tx.ref_block_num = ref_num;
+  tx.ref_block_prefix = ref_prefix;
+  tx.expiration = ac::time_point_sec{expiration};
+  return tx;
+}
+
+ac::vote_operation vote(std::string_view voter, std::string_view author, std::string permlink, std::int16_t weight) {
+  ac::vote_operation v;
+  v.voter = voter;
+  v.author = author;
+  v.permlink = std::move(permlink);
+  v.weight = weight;
+  return v;
+}
+
+ac::transfer_operation transfer(std::string_view from, std::string_view to, ac::asset amount, std::string memo) {
+  ac::transfer_operation t;
+  t.from = from;
+  t.to = to;
+  t.amount = amount;
+  t.memo = std::move(memo);
+  return t;
+}
+
+ac::comment_operation comment(std::string_view parent_author, std::string parent_permlink, std::string_view author,
+                              std::string permlink, std::string title, std::string body, std::string json_metadata) {
+  ac::comment_operation c;
+  c.parent_author = parent_author;
+  c.parent_permlink = std::move(parent_permlink);
+  c.author = author;
+  c.permlink = std::move(permlink);
+  c.title = std::move(title);
+  c.body = std::move(body);
+  c.json_metadata = std::move(json_metadata);
+  return c;
+}
+
+ac::custom_json_operation custom_json(ac::account_set auths, ac::account_set posting_auths,
+                                      std::string id, std::string json) {
+  ac::custom_json_operation c;
+  c.required_auths = std::move(auths);
+  c.required_posting_auths = std::move(posting_auths);
+  c.id = std::move(id);
+  c.json = std::move(json);
+  return c;
+}
+
+const std::string k_password = "apiary-conformance-seed";
+
+signer posting(std::string_view a) { return login(std::string(a), ac::key_role::posting, k_password); }
+signer active(std::string_view a) { return login(std::string(a), ac::key_role::active, k_password); }
+signer owner(std::string_view a) { return login(std::string(a), ac::key_role::owner, k_password); }
+
+// A JSON payload with quotes, backslashes, escaped and raw unicode, escaped control
+// characters and raw whitespace control characters between tokens.
+const std::string k_payload =
+    "{\n\t\"quote\": \"say \\\"hi\\\"\",\r\n"
+    "\t\"backslash\": \"C:\\\\hive\\\\apiary \\\\\\\"\",\n"
+    "\t\"solidus\": \"a\\/b\",\n"
+    "\t\"unicode_escaped\": \"h\\u00e9 \\u65e5\\u672c \\ud83d\\udc1d\",\n"
+    "\t\"unicode_raw\": \"h\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x90\x9D \xE2\x80\xA8\",\n"
+    "\t\"control\": \"\\u0000\\u0001\\u001f\\b\\f\\n\\r\\t\",\n"
+    "\t\"numbers\": [0, -1, 2.5e10, 1E-3, 12345678901234567890],\n"
+    "\t\"nested\": {\"a\": [true, false, null, {}, []]}\n}";
+
+// Arbitrary text with raw control characters (including NUL and DEL), quotes, backslashes,
+// a solidus and non-ASCII characters, for memos, titles and bodies.
+const std::string k_wild_text = "ctrl:"s + std::string("\0\x01\x02\x07\x08\x09\x0a\x0b\x0c\x0d\x1b\x1f\x7f", 13) +
+                                " quote\" backslash\\ solidus/ <script>&amp; "
+                                "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x90\x9D \xE2\x80\xA8\xE2\x80\xA9 \xEF\xBB\xBF end";
+
+std::vector<tx_case> transaction_cases() {
+  std::vector<tx_case> cs;
+  auto add = [&cs](std::string name, std::string note, ac::transaction tx, std::vector<signer> signers,
+                   sign_path path = sign_path::constructor) {
+    cs.push_back(tx_case{std::move(name), std::move(note), std::move(tx), std::move(signers), path});
+  };
+
+  // dhive's own test transaction (test/crypto.ts, test/serializer-tests.json) without its
+  // "long-pants" extension, signed with dhive's PrivateKey.fromSeed("hello").
+  {
+    auto tx = base_tx(1234, 1122334455, 1500137479);  // 2017-07-15T16:51:19
+    tx.operations.push_back(vote("foo", "bar", "baz", 10000));
+    add("dhive_test_vote", "dhive's test transaction without extensions", tx,
+        {signer{"", ac::key_role::active, "", "hello"}}, sign_path::manual);
+  }
+  {
+    auto tx = base_tx(1234, 1122334455, 1500137479);
+    tx.operations.push_back(transfer("foo", "bar", ac::asset::hive(1000), "wedding present"));
+    add("dhive_test_transfer", "dhive's serializer test operation", tx, {});
+  }
+
+  // vote
+  {
+    auto tx = base_tx(4660, 0x12345678, t_2024_05_01);
+    tx.operations.push_back(vote("alice", "bob", "hello-world", 10000));
+    add("vote_full_upvote", "", tx, {posting("alice")});
+  }
+  {
+    auto tx = base_tx(4661, 0x9abcdef0, t_2024_05_01 + 3);
+    tx.operations.push_back(vote("carol.dev", "bob", "hello-world", -10000));
+    add("vote_full_downvote", "negative weight", tx, {posting("carol.dev")}, sign_path::manual);
+  }
+  {
+    auto tx = base_tx(0, 0, t_2024_05_01 + 6);
+    tx.operations.push_back(vote("alice", "bob", "re-hello-world-20240501t120000z", -1));
+    tx.operations.push_back(vote("alice", "carol.dev", "unvote", 0));
+    tx.operations.push_back(vote("alice", "hive-witness", "tiny", 1));
+    add("vote_small_weights", "weights -1, 0, 1; unsigned", tx, {});
+  }
+  {
+    auto tx = base_tx(65535, 0xffffffff, t_2024_05_01 + 9);
+    tx.operations.push_back(vote("a-very-long-name", "abc", "p", -32768));
+    tx.operations.push_back(vote("abc", "a-very-long-name", std::string(255, 'z'), 32767));
+    add("vote_int16_extremes", "wire edge: int16 extremes (not valid weights on chain), max uint16/uint32 TaPoS",
+        tx, {posting("a-very-long-name"), posting("abc")}, sign_path::constructor_attach_keys);
+  }
+
+  // comment
+  {
+    auto tx = base_tx(1, 0x01020304, t_2024_05_01 + 12);
+    tx.operations.push_back(comment("", "hive", "alice", "my-first-post",
+                                    "Hell\xC3\xB6 fr\xC3\xB6m Sw\xC3\xA4" "den! \xE5\xA4\xA7\xE3\x81\x8D\xE3\x81\xAA "
+                                    "\xF0\x9F\x90\x9D",
+                                    "# Title\n\nA *markdown* body with \"quotes\", a tab\tand\r\nCRLF.\n",
+                                    R"({"tags":["hive","apiary"],"app":"apiary/0.1","format":"markdown"})"));
+    add("comment_root_post", "root post: empty parent_author, category as parent_permlink", tx, {posting("alice")});
+  }
+  {
+    auto tx = base_tx(2, 0x05060708, t_2024_05_01 + 15);
+    tx.operations.push_back(comment("alice", "my-first-post", "bob", "re-alice-my-first-post-20240501t120015z", "",
+                                    k_wild_text, ""));
+    add("comment_reply", "reply with raw control characters, NUL and non-ASCII in the body", tx, {posting("bob")},
+        sign_path::manual);
+  }
+  for (std::size_t n : {std::size_t{127}, std::size_t{128}, std::size_t{16383}, std::size_t{16384}}) {
+    auto tx = base_tx(3, 0x0a0b0c0d, t_2024_05_01 + 18);
+    tx.operations.push_back(comment("", "apiary", "carol.dev", "body-" + std::to_string(n), utf8_text(n < 200 ? n : 200),
+                                    utf8_text(n), "{}"));
+    add("comment_body_" + std::to_string(n) + "_bytes",
+        "body length at a varint boundary (" + std::to_string(ac::varint_size(static_cast<std::uint32_t>(n))) +
+            "-byte length)",
+        tx, {posting("carol.dev")});
+  }
+  {
+    // 2^21 bytes: the first length that takes a 4-byte varint (far beyond Hive's size
+    // limits, a wire-format edge only).
+    const std::size_t n = std::size_t{1} << 21;
+    auto tx = base_tx(4, 0x0e0f1011, t_2024_05_01 + 21);
+    tx.operations.push_back(comment("", "apiary", "carol.dev", "huge", "huge", utf8_text(n), "{}"));
+    add("comment_body_2097152_bytes", "wire edge: 4-byte varint length", tx, {posting("carol.dev")});
+  }
+
+  // comment_options
+  {
+    auto tx = base_tx(5, 0x12131415, t_2024_05_01 + 24);
+    ac::comment_options_operation o;
+    o.author = "alice";
+    o.permlink = "my-first-post";
+    tx.operations.push_back(o);
+    add("comment_options_defaults", "no extensions, default payout 1000000.000 HBD", tx, {posting("alice")});
+  }
+  {
+    auto tx = base_tx(6, 0x16171819, t_2024_05_01 + 27);
+    ac::comment_options_operation o;
+    o.author = "alice";
+    o.permlink = "my-first-post";
+    o.max_accepted_payout = ac::asset::hbd(0);
+    o.percent_hbd = 0;
+    o.allow_votes = false;
+    o.allow_curation_rewards = false;
+    o.extensions.push_back(ac::comment_payout_beneficiaries{
+        {{"bob", 1000}, {"carol.dev", 2500}, {"hive-witness", 50}}});
+    tx.operations.push_back(o);
+    add("comment_options_beneficiaries", "three beneficiaries, everything off", tx, {posting("alice")},
+        sign_path::constructor_attach_keys);
+  }
+  {
+    auto tx = base_tx(7, 0x1a1b1c1d, t_2024_05_01 + 30);
+    ac::comment_options_operation o;
+    o.author = "bob";
+    o.permlink = "many-beneficiaries";
+    o.max_accepted_payout = ac::asset::hbd(123'456);
+    o.percent_hbd = 5000;
+    ac::comment_payout_beneficiaries b;
+    for (int i = 0; i < 128; ++i) {
+      char name[16];
+      std::snprintf(name, sizeof name, "ben-%03d", i);
+      b.beneficiaries.push_back({name, 78});
+    }
+    o.extensions.push_back(b);
+    tx.operations.push_back(o);
+    add("comment_options_128_beneficiaries", "Hive's maximum of 128 beneficiaries: a 2-byte count", tx,
+        {posting("bob")});
+  }
+  {
+    auto tx = base_tx(8, 0x1e1f2021, t_2024_05_01 + 33);
+    ac::comment_options_operation o;
+    o.author = "bob";
+    o.permlink = "empty-beneficiaries";
+    o.extensions.push_back(ac::comment_payout_beneficiaries{});
+    tx.operations.push_back(o);
+    add("comment_options_empty_beneficiaries", "wire edge: a beneficiaries extension with an empty list", tx, {});
+  }
+
+  // transfer
+  {
+    auto tx = base_tx(9, 0x22232425, t_2024_05_01 + 36);
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(1000), "thanks!"));
+    add("transfer_hive", "", tx, {active("alice")});
+  }
+  {
+    auto tx = base_tx(10, 0x26272829, t_2024_05_01 + 39);
+    tx.operations.push_back(transfer("bob", "alice", ac::asset::hbd(1), ""));
+    add("transfer_hbd_empty_memo", "0.001 HBD, empty memo", tx, {active("bob")}, sign_path::manual);
+  }
+  {
+    auto tx = base_tx(11, 0x2a2b2c2d, t_2024_05_01 + 42);
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(1'000'000'000'000'000), "max supply"));
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hbd(999'999'999'999'999), "just under"));
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(123'456'789'012'345), "odd digits"));
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hbd(1'000'000'001), "1000000.001"));
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(10), "0.010"));
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(100), "0.100"));
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(0), "zero"));
+    add("transfer_large_amounts", "HIVE_MAX_SHARE_SUPPLY and other amounts", tx, {active("alice"), owner("alice")});
+  }
+  {
+    auto tx = base_tx(12, 0x2e2f3031, t_2024_05_01 + 45);
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hbd(-1), "-0.001"));
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(-100'333), "-100.333"));
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(-1'000'000'000'000'000), "-max"));
+    add("transfer_negative_amounts", "wire edge: negative amounts (invalid on chain; checks JSON amount text)", tx,
+        {});
+  }
+  {
+    auto tx = base_tx(13, 0x32333435, t_2024_05_01 + 48);
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(42'000), k_wild_text));
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hbd(7), "#" + std::string(200, 'm')));
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hbd(7), utf8_text(300)));
+    add("transfer_memos", "memo with control characters; 2-byte memo lengths", tx, {active("alice")});
+  }
+
+  // custom_json
+  {
+    auto tx = base_tx(14, 0x36373839, t_2024_05_01 + 51);
+    tx.operations.push_back(custom_json({}, {"alice"}, "follow",
+                                        R"(["follow",{"follower":"alice","following":"bob","what":["blog"]}])"));
+    add("custom_json_posting", "required_posting_auths", tx, {posting("alice")});
+  }
+  {
+    auto tx = base_tx(15, 0x3a3b3c3d, t_2024_05_01 + 54);
+    tx.operations.push_back(custom_json({"alice", "bob"}, {}, "ssc-mainnet-hive", k_payload));
+    add("custom_json_active", "required_auths; payload with quotes, backslashes, unicode, control characters", tx,
+        {active("alice"), active("bob")}, sign_path::manual);
+  }
+  {
+    auto tx = base_tx(16, 0x3e3f4041, t_2024_05_01 + 57);
+    tx.operations.push_back(custom_json({"bob"}, {"alice", "carol.dev", "hive-witness"},
+                                        "apiary-conformance-0123456789abc", k_payload + "\n"));
+    add("custom_json_both_auths", "both auth sets, 32-character id", tx,
+        {active("bob"), posting("alice"), posting("carol.dev")}, sign_path::constructor_attach_keys);
+  }
+  {
+    auto tx = base_tx(17, 0x42434445, t_2024_05_01 + 60);
+    tx.operations.push_back(custom_json({}, {}, "", "{}"));
+    tx.operations.push_back(custom_json({}, {"bob"}, "x", "\"" + utf8_text(20000) + "\""));
+    add("custom_json_edges", "wire edge: empty auth sets and id; 3-byte json length", tx, {posting("bob")});
+  }
+
+  // several operations, signature counts
+  {
+    auto tx = base_tx(18, 0x46474849, t_2024_05_01 + 63);
+    tx.operations.push_back(comment("", "hive", "alice", "all-ops", "All ops", "body", "{}"));
+    ac::comment_options_operation o;
+    o.author = "alice";
+    o.permlink = "all-ops";
+    o.extensions.push_back(ac::comment_payout_beneficiaries{{{"bob", 500}}});
+    tx.operations.push_back(o);
+    tx.operations.push_back(vote("alice", "alice", "all-ops", 10000));
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hbd(3'141), "pi"));
+    tx.operations.push_back(custom_json({"alice"}, {"alice"}, "notify", R"(["setLastRead",{"date":"2024-05-01"}])"));
+    add("all_operation_types", "every operation apiary knows in one transaction", tx,
+        {posting("alice"), active("alice")});
+  }
+  {
+    auto tx = base_tx(19, 0x4a4b4c4d, t_2024_05_01 + 66);
+    for (int i = 0; i < 130; ++i) {
+      char name[16];
+      std::snprintf(name, sizeof name, "voter-%03d", i);
+      tx.operations.push_back(vote(name, "bob", "popular-" + std::to_string(i), static_cast<std::int16_t>(i * 75 - 5000)));
+    }
+    add("many_operations", "130 operations: a 2-byte operation count", tx, {posting("voter-000")});
+  }
+  {
+    auto tx = base_tx(20, 0x4e4f5051, t_2024_05_01 + 69);
+    add("no_operations", "wire edge: no operations, no signatures", tx, {});
+  }
+  {
+    auto tx = base_tx(21, 0x52535455, t_2024_05_01 + 72);
+    tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(5), "three signers"));
+    add("three_signatures", "", tx, {owner("alice"), active("bob"), posting("carol.dev")}, sign_path::manual);
+  }
+  {
+    auto tx = base_tx(22, 0x56575859, t_2024_05_01 + 75);
+    tx.operations.push_back(vote("bob", "alice", "two-sigs", 2500));
+    add("two_signatures_same_account", "", tx, {posting("bob"), active("bob")});
+  }
+
+  // expiration times
+  struct when {
+    const char* name;
+    std::uint32_t secs;
+  };
+  for (const when& t : {when{"epoch", 0u}, when{"leap_day_2000", 951868799u}, when{"before_2000", 946684799u},
+                        when{"2038", 2147483648u}, when{"2100_no_leap", 4107542400u},
+                        when{"max_uint32", 4294967295u}}) {
+    auto tx = base_tx(static_cast<std::uint16_t>(t.secs & 0xffffu), t.secs, t.secs);
+    tx.operations.push_back(vote("alice", "bob", std::string("expires-") + t.name, 100));
+    add(std::string("expiration_") + t.name, "", tx, {posting("alice")});
+  }
+
+  // TaPoS from a block id
+  {
+    auto tx = base_tx(0, 0, t_2024_05_01 + 78);
+    tx.set_reference_block(from_hex_or_die<20>("04c4b3fffedcba9876543210aabbccddeeff0011"));
+    tx.operations.push_back(vote("alice", "bob", "tapos", 100));
+    add("tapos_from_block_id", "ref_block_num and ref_block_prefix from set_reference_block", tx, {posting("alice")});
+  }
+  return cs;
+}
+
+struct genesis_block {
+  const char* name;
+  std::uint32_t timestamp;
+  const char* previous;
+  const char* signature;
+};
+
+// Hive's first blocks (inherited from Steem), as the chain has them. check.js knows their
+// real ids and the signing key.
+constexpr genesis_block k_genesis[] = {
+    {"hive_block_1", 1458835500, "0000000000000000000000000000000000000000",
+     "204f8ad56a8f5cf722a02b035a61b500aa59b9519b2c33c77a80c0a714680a5a5a7a340d909d19996613c5e4ae92146b9add8a7a663eef37d837ef881477313043"},
+    {"hive_block_2", 1458835536, "0000000109833ce528d5bbfb3f6225b39ee10086",
+     "1f3e85ab301a600f391f11e859240f090a9404f8ebf0bf98df58eb17f455156e2d16e1dcfc621acb3a7acbedc86b6d2560fdd87ce5709e80fa333a2bbb92966df3"},
+    {"hive_block_3", 1458835539, "00000002ed04e3c3def0238f693931ee7eebbdf1",
+     "205ad1d3f0d42abcfdacb179de1acecf873be432cc546dde6b35184d261868b47b17dc1717b78a1572843fdd71a654e057db03f2df5d846b71606ec80455a199a6"},
+    {"hive_block_4", 1458835542, "000000035b094a812646289c622dba0ba67d1ffe",
+     "202c7e5cada5104170365a83734a229eac0e427af5ed03fe2268e79bb9b05903d55cb96547987b57cd1ba5ed1a5ae1a9372f0ee6becfd871c2fcc26dc8b057149e"},
+    {"hive_block_5", 1458835545, "00000004f9de0cfeb08c9d7d9d1fe536d902dc4a",
+     "1f508f1124db7f1442946b5e3b3a5f822812e54e18dffcda83385a9664b825d27214f0cdd0a0a7e7aeb6467f428fbc291c6f64b60da29e8ad182c20daf71b68b8b"},
+};
+
+}  // namespace
+
+int main() {
+  try {
+    // Keys: login derivation for every role, several accounts and passwords (empty, unicode).
+    emit_key(login("foo", ac::key_role::active, "barman"));  // dhive's test vector
+    for (const char* account : {"alice", "bob", "carol.dev", "hive-witness", "a-very-long-name", "abc"})
+      for (ac::key_role role : {ac::key_role::owner, ac::key_role::active, ac::key_role::posting, ac::key_role::memo})
+        emit_key(login(account, role, k_password));
+    emit_key(login("alice", ac::key_role::active, ""));
+    emit_key(login("alice", ac::key_role::posting, "p\xC3\xA4ssw\xC3\xB6rd \xF0\x9F\x90\x9D with spaces"));
+    emit_key(login("bob", ac::key_role::owner, "P5JDbZ7VC9KqDzwjHdcPAq7rZNVNHafBYAsRKudF6gW9ALpSvQtV"));
+
+    // WIF keys from dhive's tests (test/crypto.ts): a main-net and a test-net pair.
+    emit_wif("dhive_main_pair", "5K2yDAd9KAZ3ZitBsAPyRka9PLFemUrbcL6UziZiPaw2c6jCeLH");
+    emit_wif("dhive_testnet_pair", "5JQy7moK9SvNNDxn8rKNfQYFME5VDYC2j9Mv2tb7uXV5jz3fQR8");
+
+    // Raw signatures over many digests: about half need dhive's retry for canonical form.
+    const signer sig_signers[] = {posting("alice"), active("bob"), owner("carol.dev"),
+                                  login("hive-witness", ac::key_role::memo, "x")};
+    for (int i = 0; i < 96; ++i) {
+      std::string name = "digest-" + std::to_string(i);
+      emit_sig(name, sha256_of("apiary conformance " + std::to_string(i)),
+               sig_signers[static_cast<std::size_t>(i) % std::size(sig_signers)]);
+    }
+    emit_sig("digest-zero", ac::sha256_digest{}, posting("alice"));
+    {
+      ac::sha256_digest small{};
+      small.data[31] = 1;
+      emit_sig("digest-one", small, active("bob"));
+    }
+
+    // Assets, including int64 amounts beyond what dhive can hold exactly.
+    for (std::int64_t amount : {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1}, std::int64_t{9}, std::int64_t{10},
+                                std::int64_t{99}, std::int64_t{999}, std::int64_t{1000}, std::int64_t{-1000},
+                                std::int64_t{1001}, std::int64_t{-100'333}, std::int64_t{1'000'000'000'000'000},
+                                std::int64_t{9'007'199'254'740'991}, std::numeric_limits<std::int64_t>::max(),
+                                std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::min() + 1})
+      for (ac::asset_symbol sym : {ac::asset_symbol::hive, ac::asset_symbol::hbd}) emit_asset(ac::asset{amount, sym});
+
+    // Times.
+    for (std::uint32_t s : {0u, 1u, 59u, 86399u, 86400u, 951782400u, 951868799u, 951868800u, 946684799u,
+                            1458835500u, 1500137479u, 1709208000u, 1714564800u, 2147483647u, 2147483648u,
+                            4107542400u, 4102444800u, 4294967295u})
+      emit_time(s);
+
+    // Transactions.
+    std::vector<ac::full_transaction_ptr> txs;
+    std::vector<std::string> tx_names;
+    for (const tx_case& c : transaction_cases()) {
+      auto ft = emit_tx(c);
+      txs.push_back(ft);
+      tx_names.push_back(c.name);
+    }
+    auto tx_named = [&](std::string_view name) -> ac::full_transaction_ptr {
+      for (std::size_t i = 0; i < tx_names.size(); ++i)
+        if (tx_names[i] == name) return txs[i];
+      std::fprintf(stderr, "apiary_conformance_vectors: no transaction named %.*s\n", static_cast<int>(name.size()),
+                   name.data());
+      std::exit(2);
+    };
+
+    // Real blocks of the chain.
+    for (const genesis_block& g : k_genesis) {
+      block_case b;
+      b.name = g.name;
+      b.note = "a real block of the Hive chain";
+      b.previous = from_hex_or_die<20>(g.previous);
+      b.timestamp = ac::time_point_sec{g.timestamp};
+      b.witness_account = "initminer";
+      b.witness_signature = from_hex_or_die<65>(g.signature);
+      emit_block(b);
+    }
+
+    // Synthetic chain of blocks with 5, 7, 0, 1, 2, 3 and 130 transactions.
+    const signer witness = login("hive-witness", ac::key_role::active, k_password);
+    ac::block_id prev = from_hex_or_die<20>("04c4b3fffedcba9876543210aabbccddeeff0011");  // block 79999999
+    emit_tapos("synthetic_parent", prev);
+    auto chain_block = [&](std::string name, std::string note, std::uint32_t ts,
+                           std::vector<ac::full_transaction_ptr> list) {
+      block_case b;
+      b.name = std::move(name);
+      b.note = std::move(note);
+      b.previous = prev;
+      b.timestamp = ac::time_point_sec{ts};
+      b.witness = witness;
+      b.transactions = std::move(list);
+      prev = emit_block(b);
+      emit_tapos(b.name, prev);
+    };
+    chain_block("block_5_txs", "odd leaf count: promoted twice", t_2024_05_01,
+                {tx_named("vote_full_upvote"), tx_named("comment_root_post"), tx_named("transfer_hive"),
+                 tx_named("custom_json_posting"), tx_named("comment_options_beneficiaries")});
+    chain_block("block_7_txs", "", t_2024_05_01 + 3,
+                {tx_named("vote_full_downvote"), tx_named("comment_reply"), tx_named("comment_body_16384_bytes"),
+                 tx_named("transfer_large_amounts"), tx_named("custom_json_active"), tx_named("all_operation_types"),
+                 tx_named("three_signatures")});
+    chain_block("block_empty", "no transactions: all-zero merkle root", t_2024_05_01 + 6, {});
+    chain_block("block_1_tx", "one leaf: root = ripemd160(leaf)", t_2024_05_01 + 9, {tx_named("transfer_memos")});
+    chain_block("block_2_txs", "", t_2024_05_01 + 12,
+                {tx_named("custom_json_both_auths"), tx_named("comment_options_defaults")});
+    chain_block("block_3_txs", "", t_2024_05_01 + 15,
+                {tx_named("vote_small_weights"), tx_named("no_operations"), tx_named("dhive_test_vote")});
+    {
+      std::vector<ac::full_transaction_ptr> many;
+      for (int i = 0; i < 130; ++i) {
+        char name[16];
+        std::snprintf(name, sizeof name, "voter-%03d", i);
+        ac::transaction tx = base_tx(static_cast<std::uint16_t>(i), static_cast<std::uint32_t>(i) * 2654435761u,
+                                     t_2024_05_01 + 18 + static_cast<std::uint32_t>(i));
+        tx.operations.push_back(vote(name, "alice", "block-" + std::to_string(i), 10000));
+        tx_case c{name, "", tx, {posting(name)}, sign_path::constructor};
+        many.push_back(build(c));
+      }
+      chain_block("block_130_txs", "130 transactions: a 2-byte transaction count, 8 merkle levels",
+                  t_2024_05_01 + 18, std::move(many));
+    }
+    emit_tapos("block_num_1", from_hex_or_die<20>("0000000109833ce528d5bbfb3f6225b39ee10086"));
+    emit_tapos("block_num_max", from_hex_or_die<20>("ffffffff00000000000000000000000000000000"));
+    emit_tapos("block_num_65536", from_hex_or_die<20>("00010000ffffffff000000000000000000000000"));
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "apiary_conformance_vectors: exception: %s\n", e.what());
+    return 1;
+  }
+  std::fflush(stdout);
+  if (g_self_failures != 0) {
+    std::fprintf(stderr, "apiary_conformance_vectors: %d self-check(s) failed\n", g_self_failures);
+    return 1;
+  }
+  return 0;
+}
