@@ -1,0 +1,180 @@
+// undo_index as a container: ids, lookups, and the strong guarantee of every mutator.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "state_test_objects.hpp"
+
+namespace apiary::core::test {
+namespace {
+
+const account& add(account_index& idx, const std::string& name, std::int64_t balance = 0) {
+  return idx.create([&](account& a) {
+    a.name = name;
+    a.balance = balance;
+  });
+}
+
+TEST(UndoIndex, CreateAssignsIncreasingIds) {
+  account_index idx;
+  EXPECT_EQ(add(idx, "alice").id, 0u);
+  EXPECT_EQ(add(idx, "bob").id, 1u);
+  EXPECT_EQ(add(idx, "carol").id, 2u);
+  EXPECT_EQ(idx.next_id(), 3u);
+  EXPECT_EQ(idx.size(), 3u);
+}
+
+TEST(UndoIndex, CreateLambdaSeesItsId) {
+  account_index idx;
+  add(idx, "alice");
+  std::uint64_t seen = 99;
+  idx.create([&](account& a) {
+    seen = a.id;
+    a.name = "bob";
+  });
+  EXPECT_EQ(seen, 1u);
+}
+
+TEST(UndoIndex, FindAndGetById) {
+  account_index idx;
+  const account& a = add(idx, "alice", 5);
+  EXPECT_EQ(idx.find(0), &a);
+  EXPECT_EQ(&idx.get(0), &a);
+  EXPECT_EQ(idx.find(1), nullptr);
+  EXPECT_THROW((void)idx.get(1), std::out_of_range);
+}
+
+TEST(UndoIndex, LookupByTag) {
+  account_index idx;
+  add(idx, "carol", 3);
+  const account& b = add(idx, "bob", 2);
+  add(idx, "alice", 1);
+  EXPECT_EQ(idx.find<by_name>(std::string("bob")), &b);
+  EXPECT_EQ(&idx.get<by_name>(std::string("bob")), &b);
+  EXPECT_EQ(idx.find<by_name>(std::string("dave")), nullptr);
+  EXPECT_THROW((void)idx.get<by_name>(std::string("dave")), std::out_of_range);
+  std::vector<std::string> names;
+  for (const account& a : idx.get<by_name>()) names.push_back(a.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"alice", "bob", "carol"}));
+}
+
+TEST(UndoIndex, HashedPrimaryIndex) {
+  item_index idx;
+  for (std::uint32_t i = 0; i < 100; ++i) idx.create([&](item& it) { it.owner = i % 7; });
+  EXPECT_EQ(idx.size(), 100u);
+  EXPECT_EQ(idx.get(42).owner, 0u);
+  idx.remove(idx.get(42));
+  EXPECT_EQ(idx.find(42), nullptr);
+  EXPECT_EQ(idx.get<by_owner>().count(0u), 14u);
+}
+
+TEST(UndoIndex, CreateDuplicateKeyThrowsAndUsesNoId) {
+  account_index idx;
+  add(idx, "alice");
+  EXPECT_THROW(add(idx, "alice"), unique_key_violation);
+  EXPECT_EQ(idx.size(), 1u);
+  EXPECT_EQ(idx.next_id(), 1u);
+  EXPECT_EQ(add(idx, "bob").id, 1u);
+}
+
+TEST(UndoIndex, CreateLambdaThrowLeavesIndexUnchanged) {
+  account_index idx;
+  add(idx, "alice");
+  idx.start_undo_session();
+  EXPECT_THROW(idx.create([](account& a) {
+    a.name = "bob";
+    throw injected_failure{};
+  }),
+               injected_failure);
+  EXPECT_EQ(idx.size(), 1u);
+  EXPECT_EQ(idx.next_id(), 1u);
+  EXPECT_TRUE(idx.undo_state_at(0).empty());
+}
+
+TEST(UndoIndex, ModifyReindexesSecondaryKeys) {
+  account_index idx;
+  const account& a = add(idx, "alice", 1);
+  add(idx, "bob", 2);
+  idx.modify(a, [](account& x) {
+    x.name = "zed";
+    x.balance = 10;
+  });
+  EXPECT_EQ(idx.find<by_name>(std::string("alice")), nullptr);
+  EXPECT_EQ(idx.find<by_name>(std::string("zed")), &a);
+  EXPECT_EQ(idx.get<by_balance>().rbegin()->name, "zed");
+}
+
+TEST(UndoIndex, ModifyLambdaThrowLeavesIndexUnchanged) {
+  for (int open_sessions = 0; open_sessions <= 2; ++open_sessions) {
+    SCOPED_TRACE(open_sessions);
+    account_index idx;
+    const account& a = add(idx, "alice", 1);
+    add(idx, "bob", 2);
+    for (int i = 0; i < open_sessions; ++i) idx.start_undo_session();
+    if (open_sessions == 2) idx.modify(a, [](account& x) { x.balance = 7; });  // recorded
+    const account before = a;
+    const auto top = static_cast<std::size_t>(open_sessions) - 1;
+    const std::size_t recorded = open_sessions > 0 ? idx.undo_state_at(top).modified_count() : 0;
+    EXPECT_THROW(idx.modify(a,
+                            [](account& x) {
+                              x.name = "zed";  // a key change, half done
+                              x.balance = 99;
+                              throw injected_failure{};
+                            }),
+                 injected_failure);
+    EXPECT_EQ(a, before);
+    EXPECT_EQ(idx.find<by_name>(std::string("alice")), &a);
+    EXPECT_EQ(idx.find<by_name>(std::string("zed")), nullptr);
+    if (open_sessions > 0) {
+      EXPECT_EQ(idx.undo_state_at(top).modified_count(), recorded);
+      if (open_sessions == 2) {
+        EXPECT_EQ(idx.undo_state_at(top).old_value(a.id)->balance, 1);
+      }
+    }
+  }
+}
+
+TEST(UndoIndex, ModifyDuplicateKeyThrowsAndChangesNothing) {
+  account_index idx;
+  const account& a = add(idx, "alice", 1);
+  add(idx, "bob", 2);
+  idx.start_undo_session();
+  EXPECT_THROW(idx.modify(a,
+                          [](account& x) {
+                            x.name = "bob";
+                            x.balance = 5;
+                          }),
+               unique_key_violation);
+  EXPECT_EQ(a.name, "alice");
+  EXPECT_EQ(a.balance, 1);
+  EXPECT_EQ(idx.find<by_name>(std::string("alice")), &a);
+  EXPECT_EQ(idx.size(), 2u);
+  EXPECT_TRUE(idx.undo_state_at(0).empty());
+}
+
+TEST(UndoIndex, RemoveWithoutSession) {
+  account_index idx;
+  const account& a = add(idx, "alice");
+  add(idx, "bob");
+  idx.remove(a);
+  EXPECT_EQ(idx.size(), 1u);
+  EXPECT_EQ(idx.find<by_name>(std::string("alice")), nullptr);
+  EXPECT_EQ(idx.next_id(), 2u);  // ids are never reused outside undo
+}
+
+TEST(UndoIndexDeathTest, ModifyChangingIdAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  account_index idx;
+  const account& a = add(idx, "alice");
+  EXPECT_DEATH(idx.modify(a, [](account& x) { x.id = 7; }), "check failed");
+}
+
+TEST(UndoIndexDeathTest, SetRevisionWithOpenSessionAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  account_index idx;
+  idx.start_undo_session();
+  EXPECT_DEATH(idx.set_revision(5), "check failed");
+}
+
+}  // namespace
+}  // namespace apiary::core::test
