@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "apiary/core/chain_options.hpp"
 #include "apiary/core/check.hpp"
 
 namespace apiary::colony {
@@ -12,12 +13,8 @@ std::vector<core::account_name> genesis_account_names(std::size_t n, std::string
   APIARY_CHECK(n == 0 || prefix.size() + std::to_string(n - 1).size() <= core::account_name::max_size);
   std::vector<core::account_name> names;
   names.reserve(n);
-  std::string name(prefix);
-  for (std::size_t i = 0; i < n; ++i) {
-    name.resize(prefix.size());
-    name += std::to_string(i);
-    names.emplace_back(name);
-  }
+  // The chain names its genesis accounts the same way.
+  for (std::size_t i = 0; i < n; ++i) names.push_back(core::genesis_account_name(prefix, static_cast<std::uint32_t>(i)));
   return names;
 }
 
