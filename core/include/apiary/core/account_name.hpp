@@ -51,3 +51,8 @@ struct std::hash<apiary::core::account_name> {
     return std::hash<std::string_view>{}(a.view());
   }
 };
+
+namespace apiary::core {
+// For Boost's hashed containers.
+inline std::size_t hash_value(const account_name& a) { return std::hash<account_name>{}(a); }
+}  // namespace apiary::core

@@ -75,3 +75,11 @@ struct std::hash<apiary::core::fixed_bytes<N>> {
     return h;
   }
 };
+
+namespace apiary::core {
+// For Boost's hashed containers.
+template <std::size_t N>
+std::size_t hash_value(const fixed_bytes<N>& b) {
+  return std::hash<fixed_bytes<N>>{}(b);
+}
+}  // namespace apiary::core

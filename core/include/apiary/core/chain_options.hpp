@@ -1,0 +1,78 @@
+// Everything that shapes a chain: genesis, limits, and the runtime switches that exist so
+// each optimization of DESIGN.md's ladder can be measured on and off. Every combination of
+// switches produces the same chain state for the same input.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "apiary/core/account_name.hpp"
+#include "apiary/core/bytes.hpp"
+#include "apiary/core/database.hpp"
+
+namespace apiary::core {
+
+// Where the ids of pending transactions live.
+enum class dedup_mode : std::uint8_t {
+  split,    // pending ids in a volatile hash set; only included ids in the undoable index
+  unified,  // pending ids in the undoable transaction index too, removed by undo
+};
+
+// Where the per-account custom-operation counts of the current block live.
+enum class counter_mode : std::uint8_t {
+  local,  // a hash map merged only after a transaction succeeds
+  state,  // an undoable index whose changes a failed transaction's undo reverts
+};
+
+// Where the keys that signed a transaction come from.
+enum class signer_source : std::uint8_t {
+  attached,  // the producer's attached signer keys, when present (else recovered)
+  recover,   // always recovered from the signatures
+};
+
+std::string_view to_string(dedup_mode m);
+std::string_view to_string(counter_mode m);
+std::string_view to_string(signer_source s);
+
+struct chain_limits {
+  static constexpr std::uint32_t max_block_size = 2 * 1024 * 1024;
+  static constexpr std::uint32_t max_transaction_size = 64 * 1024;
+  static constexpr std::uint32_t max_expiration_secs = 3600;
+  static constexpr std::uint32_t block_interval_secs = 3;
+  static constexpr std::uint32_t max_custom_json_id = 32;
+  static constexpr std::uint32_t max_custom_json_size = 8 * 1024;
+  static constexpr std::uint32_t custom_op_block_limit = 5;
+  static constexpr std::uint32_t max_memo_size = 2048;  // exclusive: 2,047 bytes at most
+  static constexpr std::uint32_t max_permlink_size = 256;
+  static constexpr std::uint32_t max_beneficiaries = 128;
+};
+
+struct chain_options {
+  // Undo layer: keep_alive, pool allocator for objects, pool allocator for undo states.
+  database_options db;
+  dedup_mode dedup = dedup_mode::split;
+  counter_mode custom_ops = counter_mode::local;
+  signer_source signers = signer_source::attached;
+  // Apply blocks inside an undo session (pushed, then committed when irreversible); off
+  // applies them straight to the state.
+  bool apply_block_in_session = true;
+  // Blocks kept undoable before they are committed.
+  std::uint32_t reversible_blocks = 3;
+
+  // Genesis: `genesis_accounts` accounts named prefix0, prefix1, ..., keys derived with
+  // private_key::from_login(name, role, key_password), each with these balances.
+  std::uint32_t genesis_accounts = 100'000;
+  std::string account_prefix = "user";
+  std::string key_password = "apiary";
+  std::int64_t genesis_hive = 1'000'000'000;  // 1,000,000.000 HIVE
+  std::int64_t genesis_hbd = 1'000'000'000;
+  std::uint32_t genesis_time = 1'700'000'000;
+  std::string witness = "initminer";
+  chain_id chain = hive_mainnet_chain_id();
+};
+
+// The name of genesis account i: prefix followed by i in decimal.
+account_name genesis_account_name(std::string_view prefix, std::uint32_t i);
+
+}  // namespace apiary::core
