@@ -54,6 +54,9 @@ struct chain_options {
   dedup_mode dedup = dedup_mode::split;
   counter_mode custom_ops = counter_mode::local;
   signer_source signers = signer_source::attached;
+  // Off skips the signature and authority check (as Hive's skip flags do), so unsigned
+  // transactions measure the core alone; the accounts named must still exist.
+  bool check_authority = true;
   // Apply blocks inside an undo session (pushed, then committed when irreversible); off
   // applies them straight to the state.
   bool apply_block_in_session = true;

@@ -1,0 +1,125 @@
+// chain: the state core the queen drives. It owns the database and follows Hive's flow:
+//
+//   push_transaction  checks the transaction rules, then applies it in its own undo session
+//                     nested in the pending session: squashed into it on success, undone on
+//                     failure, so a rejected transaction leaves no trace in state, in the
+//                     dedup sets or in the custom-op counters.
+//   generate_block    takes the pending transactions in order, without re-executing them,
+//                     until the next one would not fit; fills in the header and signs it.
+//   apply_block       undoes the pending state, applies the block (in an undo session or
+//                     not, a switch), records it as head, prunes expired transaction ids,
+//                     then re-applies the pending transactions the block did not include
+//                     with fresh custom-op counters.
+//
+// Time is simulated: each block is one 3-second slot after its parent.
+// Thread safety: none; one writer thread owns the chain.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <boost/unordered/unordered_flat_map.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
+
+#include "apiary/core/chain_options.hpp"
+#include "apiary/core/database.hpp"
+#include "apiary/core/full_block.hpp"
+#include "apiary/core/full_transaction.hpp"
+#include "apiary/core/reject.hpp"
+#include "apiary/core/state_objects.hpp"
+
+namespace apiary::core {
+
+struct block_result {
+  std::uint32_t applied = 0;    // transactions in the block
+  std::uint32_t reapplied = 0;  // pending transactions carried over to the next block
+  std::uint32_t dropped = 0;    // pending transactions that no longer applied (expired, ...)
+  std::uint32_t pruned = 0;     // expired ids removed from the transaction index
+};
+
+class chain {
+ public:
+  explicit chain(chain_options options);
+  ~chain();
+  chain(const chain&) = delete;
+  chain& operator=(const chain&) = delete;
+
+  // Returns reject::none when the transaction was accepted into the pending state.
+  reject push_transaction(const full_transaction_ptr& tx);
+
+  // The next block from the pending transactions, in order, as long as the block stays
+  // within size_limit bytes and (when not 0) max_transactions. Does not change the chain.
+  full_block generate_block(std::uint32_t size_limit = chain_limits::max_block_size,
+                            std::uint32_t max_transactions = 0) const;
+  // Applies a block built on the head. Its transactions are trusted as the producer's (not
+  // re-validated): the block producer already applied them as pending, so no signature,
+  // TaPoS, dedup or custom-op check and no JSON parsing; the evaluators' state lookups run.
+  // Throws std::invalid_argument when the block does not build on the head or is not later
+  // than it (nothing changed), or when one of its transactions does not apply: then, with
+  // apply_block_in_session, the block is undone and the pending transactions are applied
+  // again (strong); without it, what the block applied before the failing transaction
+  // stays (basic).
+  block_result apply_block(const full_block& block);
+  // Drops every pending transaction and undoes its changes (Hive's clear_pending): the state,
+  // the dedup sets and the custom-op counters are as right after the last block.
+  void clear_pending();
+
+  std::uint32_t head_block_num() const;
+  const block_id& head_block_id() const;
+  time_point_sec head_block_time() const;
+  std::size_t pending_count() const { return pending_.size(); }
+  const std::vector<full_transaction_ptr>& pending() const { return pending_; }
+
+  const chain_options& options() const { return options_; }
+  const database& db() const { return db_; }
+  const account_object* find_account(const account_name& name) const;
+  const comment_object* find_comment(const account_name& author, std::string_view permlink) const;
+  // Whether the id is pending or included and unexpired.
+  bool is_known_transaction(const transaction_id& id) const;
+  // This block's custom operations by the account so far (pending state).
+  std::uint32_t custom_ops_in_block(const account_name& account) const;
+  std::int64_t total_hive() const;  // sum over accounts, for conservation checks
+  std::int64_t total_hbd() const;
+  // A digest of every object in the state, to compare chains run with different switches.
+  sha256_digest state_digest() const;
+
+  const private_key& witness_key() const { return witness_key_; }
+
+ private:
+  void build_genesis();
+  reject check_rules(const full_transaction& tx) const;
+  reject check_authority(const full_transaction& tx) const;
+  // pushing: a new transaction, validated and held to the custom-op limit; otherwise a
+  // block's transaction, trusted (the JSON is not parsed again, the limit not enforced).
+  reject apply_operations(const full_transaction& tx, bool pushing);
+  reject apply(const operation& op, bool pushing);
+  reject apply_vote(const vote_operation& op);
+  reject apply_comment(const comment_operation& op, bool pushing);
+  reject apply_comment_options(const comment_options_operation& op);
+  reject apply_transfer(const transfer_operation& op);
+  reject apply_custom_json(const custom_json_operation& op, bool pushing);
+  void record_included(const full_transaction& tx);
+  void start_pending();
+  void clear_pending_state();
+  std::uint32_t prune_expired();
+
+  chain_options options_;
+  database db_;
+  account_index& accounts_;
+  comment_index& comments_;
+  comment_vote_index& votes_;
+  block_summary_index& summaries_;
+  global_properties_index& globals_;
+  transaction_index& transactions_;
+  custom_op_counter_index& counters_;
+  private_key witness_key_;
+
+  database::session pending_session_;
+  std::vector<full_transaction_ptr> pending_;
+  boost::unordered_flat_set<transaction_id> pending_ids_;               // dedup_mode::split
+  boost::unordered_flat_map<account_name, std::uint32_t> custom_ops_;   // counter_mode::local
+  boost::unordered_flat_map<account_name, std::uint32_t> tx_custom_ops_;  // this transaction's
+};
+
+}  // namespace apiary::core

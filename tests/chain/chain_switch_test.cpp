@@ -1,0 +1,199 @@
+// Every combination of switches (database: keep_alive, pool_objects, pool_undo; chain: dedup,
+// counter, signer source, apply_block_in_session) gives the same per-transaction results,
+// the same blocks and the same state for the same input.
+//
+// The input is recorded once on a reference chain: the colony's typical mix over few
+// accounts (so the custom-op limit bites), with failing transactions mixed in (duplicates,
+// wrong keys, expired ones, short expirations that expire while pending or get pruned), and
+// blocks small enough that pending transactions are carried over. Every combination then
+// replays the very same transactions.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "apiary/colony/comment_ring.hpp"
+#include "apiary/colony/generator.hpp"
+#include "apiary/colony/genesis.hpp"
+#include "apiary/core/block.hpp"
+#include "chain_test_support.hpp"
+
+namespace {
+
+using namespace apiary;
+using namespace apiary::chain_test;
+
+constexpr std::uint32_t accounts = 30;
+constexpr std::uint32_t rounds = 4;
+constexpr std::uint32_t per_round = 220;
+constexpr std::uint32_t drain_blocks = 3;
+constexpr std::uint32_t block_limit = 24'000;  // ~80 typical transactions
+
+struct step {
+  core::full_transaction_ptr tx;  // null: produce a block
+};
+
+struct outcome {
+  std::vector<reject> results;
+  std::vector<core::block_id> blocks;
+  std::vector<std::uint32_t> block_counts;  // applied, reapplied, dropped, pruned per block
+  std::vector<core::sha256_digest> digests;  // after every block
+  std::vector<std::uint32_t> custom_ops;     // per account, at the end
+  core::sha256_digest final_digest;
+  std::int64_t total = 0;
+};
+
+core::chain_options base_options() {
+  core::chain_options o = small_options(accounts);
+  o.genesis_hbd = 5;  // the colony's transfers (0.001 HBD each) soon run out and fail
+  return o;
+}
+
+outcome run(const core::chain_options& o, const std::vector<step>& script) {
+  core::chain c(o);
+  outcome out;
+  for (const step& s : script) {
+    if (s.tx) {
+      out.results.push_back(c.push_transaction(s.tx));
+      continue;
+    }
+    const core::full_block b = c.generate_block(block_limit);
+    const core::block_result r = c.apply_block(b);
+    out.blocks.push_back(c.head_block_id());
+    out.block_counts.insert(out.block_counts.end(), {r.applied, r.reapplied, r.dropped, r.pruned});
+    out.digests.push_back(c.state_digest());
+  }
+  for (std::uint32_t i = 0; i < accounts; ++i) out.custom_ops.push_back(c.custom_ops_in_block(user(i)));
+  out.final_digest = c.state_digest();
+  out.total = c.total_hive() + c.total_hbd();
+  return out;
+}
+
+// Records the script on a chain with the default switches.
+std::vector<step> record_script() {
+  core::chain c(base_options());
+  colony::key_cache keys(c.options().key_password);
+  colony::comment_ring ring;
+  const auto genesis = colony::genesis_account_names(accounts);
+  std::vector<colony::generator> gens;
+  for (std::uint32_t t = 0; t < 2; ++t)
+    gens.emplace_back(colony::mix_config{}, colony::generator_options{99, t, true}, colony::deal_accounts(genesis, t, 2),
+                      ring);
+  std::mt19937_64 rng(5);
+  std::vector<step> script;
+  std::vector<core::full_transaction_ptr> made;
+  for (std::uint32_t round = 0; round < rounds; ++round) {
+    for (auto& g : gens) g.set_head(c.head_block_id(), c.head_block_time());
+    for (std::uint32_t i = 0; i < per_round; ++i) {
+      const std::uint64_t roll = rng() % 100;
+      if (roll < 4 && !made.empty()) {  // a duplicate of something made before
+        script.push_back({made[rng() % made.size()]});
+        c.push_transaction(script.back().tx);
+        continue;
+      }
+      colony::generated_transaction g = gens[i % 2].next();
+      account_name signer = g.signer;
+      if (roll < 8) signer = user(static_cast<std::uint32_t>(rng() % accounts));  // often the wrong key
+      if (roll >= 8 && roll < 11) g.tx.expiration = c.head_block_time();      // expired
+      if (roll >= 11 && roll < 25)                                              // expires soon
+        g.tx.expiration = c.head_block_time() + 3 * static_cast<std::uint32_t>(1 + rng() % 4);
+      const core::private_key& k = keys.private_key(signer, g.role);
+      const core::public_key& p = keys.public_key(signer, g.role);
+      auto t = std::make_shared<const core::full_transaction>(std::move(g.tx), c.options().chain, std::span(&k, 1),
+                                                              std::span(&p, 1));
+      made.push_back(t);
+      script.push_back({t});
+      c.push_transaction(t);
+    }
+    script.push_back({});
+    c.apply_block(c.generate_block(block_limit));
+  }
+  for (std::uint32_t i = 0; i < drain_blocks; ++i) {
+    script.push_back({});
+    c.apply_block(c.generate_block(block_limit));
+  }
+  return script;
+}
+
+const std::vector<step>& script() {
+  static const std::vector<step> s = record_script();
+  return s;
+}
+
+const outcome& reference() {
+  static const outcome r = run(base_options(), script());
+  return r;
+}
+
+TEST(ChainSwitches, WorkloadExercisesTheRules) {
+  const outcome& r = reference();
+  core::reject_counts counts;
+  for (reject x : r.results) counts.add(x);
+  for (reject x : {reject::none, reject::duplicate, reject::missing_authority, reject::expired,
+                   reject::custom_op_limit})
+    EXPECT_GT(counts[x], 0u) << core::reject_name(x);
+  std::uint32_t reapplied = 0, dropped = 0, pruned = 0;
+  for (std::size_t b = 0; b < r.blocks.size(); ++b) {
+    reapplied += r.block_counts[4 * b + 1];
+    dropped += r.block_counts[4 * b + 2];
+    pruned += r.block_counts[4 * b + 3];
+  }
+  EXPECT_GT(reapplied, 0u);
+  EXPECT_GT(dropped, 0u);
+  EXPECT_GT(pruned, 0u);
+  EXPECT_EQ(r.total, 2 * genesis_balance * accounts - (genesis_balance - 5) * accounts);
+  std::printf("[ workload ] %zu transactions, %llu accepted, %zu blocks, %u reapplied, %u dropped, %u pruned\n",
+              r.results.size(), static_cast<unsigned long long>(counts[reject::none]), r.blocks.size(), reapplied,
+              dropped, pruned);
+}
+
+// Bit i of the mask turns switch i off (or to its other side).
+core::chain_options options_for(unsigned mask) {
+  core::chain_options o = base_options();
+  o.db.keep_alive = (mask & 1u) == 0;
+  o.db.pool_objects = (mask & 2u) == 0;
+  o.db.pool_undo = (mask & 4u) == 0;
+  o.dedup = (mask & 8u) == 0 ? core::dedup_mode::split : core::dedup_mode::unified;
+  o.custom_ops = (mask & 16u) == 0 ? core::counter_mode::local : core::counter_mode::state;
+  o.signers = (mask & 32u) == 0 ? core::signer_source::attached : core::signer_source::recover;
+  o.apply_block_in_session = (mask & 64u) == 0;
+  return o;
+}
+
+std::string describe(unsigned mask) {
+  const core::chain_options o = options_for(mask);
+  std::string s = "keep_alive=" + std::to_string(o.db.keep_alive) + " pool_objects=" + std::to_string(o.db.pool_objects) +
+                  " pool_undo=" + std::to_string(o.db.pool_undo) + " dedup=" + std::string(core::to_string(o.dedup)) +
+                  " counter=" + std::string(core::to_string(o.custom_ops)) +
+                  " signers=" + std::string(core::to_string(o.signers)) +
+                  " in_session=" + std::to_string(o.apply_block_in_session);
+  return s;
+}
+
+class ChainSwitchCombination : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(ChainSwitchCombination, SameResultsAndState) {
+  SCOPED_TRACE(describe(GetParam()));
+  const outcome& ref = reference();
+  const outcome got = run(options_for(GetParam()), script());
+  ASSERT_EQ(got.results.size(), ref.results.size());
+  for (std::size_t i = 0; i < ref.results.size(); ++i) ASSERT_EQ(got.results[i], ref.results[i]) << "transaction " << i;
+  EXPECT_EQ(got.block_counts, ref.block_counts);
+  EXPECT_EQ(got.blocks, ref.blocks);
+  ASSERT_EQ(got.digests.size(), ref.digests.size());
+  for (std::size_t b = 0; b < ref.digests.size(); ++b) EXPECT_EQ(got.digests[b], ref.digests[b]) << "block " << b + 1;
+  EXPECT_EQ(got.custom_ops, ref.custom_ops);
+  EXPECT_EQ(got.final_digest, ref.final_digest);
+  EXPECT_EQ(got.total, ref.total);
+}
+
+// All 128 combinations: each replays ~900 transactions, well under a second.
+INSTANTIATE_TEST_SUITE_P(All, ChainSwitchCombination, ::testing::Range(0u, 128u),
+                         [](const ::testing::TestParamInfo<unsigned>& p) {
+                           return "Mask" + std::to_string(p.param);
+                         });
+
+}  // namespace
