@@ -1,0 +1,31 @@
+// The seam between transaction producers (colony) and the node's writer (queen): a sink
+// that takes a transaction and, once the writer has processed it, calls a completion on the
+// writer thread with the outcome. colony and queen both depend on this, not on each other.
+#pragma once
+
+#include "apiary/core/full_transaction.hpp"
+#include "apiary/core/reject.hpp"
+
+namespace apiary::core {
+
+// A plain function pointer and context, so submitting allocates nothing. Called exactly
+// once per submitted transaction, on the writer thread, with the transaction and
+// reject::none on acceptance. It must be quick: it runs inside the writer loop.
+struct tx_completion {
+  void (*fn)(void* ctx, const full_transaction& tx, reject outcome) = nullptr;
+  void* ctx = nullptr;
+  void operator()(const full_transaction& tx, reject outcome) const {
+    if (fn != nullptr) fn(ctx, tx, outcome);
+  }
+};
+
+class transaction_sink {
+ public:
+  virtual ~transaction_sink() = default;
+  // Hands the transaction over and returns: fire-and-forget. May block only when the sink
+  // is a bounded queue that is full. Returns false when the sink is closed (shutting down);
+  // the completion is then not called.
+  virtual bool submit(full_transaction_ptr tx, tx_completion done) = 0;
+};
+
+}  // namespace apiary::core

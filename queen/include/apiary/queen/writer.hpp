@@ -1,0 +1,84 @@
+// writer: the thread that owns the chain. It takes what the producers queued, pushes each
+// transaction into the chain, calls its completion, and runs the block producer:
+//
+//   Every accepted transaction counts against the target block. When the room left is not
+//   larger than that transaction's packed size (the next one is unlikely to fit), or the
+//   transaction-count target is reached, the producer asks for a block; the request is
+//   served before the next transaction. The block is built from the pending transactions in
+//   order without re-executing them, signed, and applied; chain time advances one 3-second
+//   slot per block whatever the wall clock says.
+//
+// Thread safety: start/request_stop/join from the controlling thread; the block callback
+// runs on the writer thread; results (records, breakdown, error) are read after join().
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "apiary/core/chain.hpp"
+#include "apiary/queen/block_stats.hpp"
+#include "apiary/queen/writer_queue.hpp"
+
+namespace apiary::queen {
+
+struct writer_config {
+  // Block size target in bytes; Hive's default is the maximum minus 256.
+  std::uint32_t block_size = core::chain_limits::max_block_size - 256;
+  // Also ask for a block after this many transactions (0: size only).
+  std::uint32_t block_transactions = 0;
+};
+
+class writer {
+ public:
+  // Runs on the writer thread after each block. Return false to stop the writer.
+  using block_callback = std::function<bool(const block_record&, const core::chain&)>;
+
+  writer(core::chain& chain, writer_queue& queue, writer_config config, block_callback on_block);
+  ~writer();
+  writer(const writer&) = delete;
+  writer& operator=(const writer&) = delete;
+
+  void start();
+  // Ends the loop after the transaction or block in hand (any thread). The current block,
+  // if one is being produced, is finished.
+  void request_stop();
+  void join();
+
+  // After join(): every block, the time split, and the error that ended the loop, if any.
+  const std::vector<block_record>& blocks() const { return blocks_; }
+  const writer_breakdown& breakdown() const { return breakdown_; }
+  // A snapshot of the breakdown taken on the writer thread (inside the block callback), to
+  // leave warm-up out of the figures.
+  writer_breakdown breakdown_now() const;
+  bool failed() const { return error_ != nullptr; }
+  std::string error_message() const;
+
+ private:
+  void run() noexcept;
+  void loop();
+  void produce_block();
+  std::uint32_t pending_bytes() const;
+
+  core::chain& chain_;
+  writer_queue& queue_;
+  writer_config config_;
+  block_callback on_block_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+
+  // Writer-thread state.
+  std::vector<block_record> blocks_;
+  writer_breakdown breakdown_;
+  std::int64_t start_ns_ = 0;
+  std::int64_t last_block_ns_ = -1;
+  std::uint64_t pending_bytes_ = 0;
+  std::uint32_t pending_count_ = 0;
+  std::exception_ptr error_;
+};
+
+}  // namespace apiary::queen

@@ -1,0 +1,84 @@
+// writer_queue: the lock-based queue between the colony's producer threads and the writer
+// thread (mutex + condition variable; lock-free queues were deliberately not used, as in
+// Hive, for portability to weak hardware).
+//
+// Policy, per method:
+//   submit         (any thread) appends the transaction and wakes the writer. Unbounded
+//                  policy: never blocks; growth is limited by each producer's in-flight
+//                  count. Bounded policy: blocks while `capacity` items are queued, waiting
+//                  on a second condition variable the writer signals after taking items.
+//                  Never drops. Returns false once the queue is closed.
+//   request_block  (any thread) asks the writer for a block; block requests are served
+//                  before any queued transaction.
+//   close          (any thread) wakes every waiter; later submits return false. Items
+//                  already queued are still handed to the writer.
+//   take           (writer thread only) waits for work and moves every queued item into
+//                  the caller's batch at once, one lock acquisition per batch, so the
+//                  producers and the writer contend for the lock as little as possible.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "apiary/core/submission.hpp"
+
+namespace apiary::queen {
+
+enum class queue_policy : std::uint8_t {
+  unbounded,  // producers brake on their own in-flight count (the default, as Hive)
+  bounded,    // condition variables on both the full and the empty end (for measurement)
+};
+
+struct queued_tx {
+  core::full_transaction_ptr tx;
+  core::tx_completion done;
+};
+
+struct queue_batch {
+  std::vector<queued_tx> txs;
+  std::uint32_t block_requests = 0;
+  bool closed = false;
+};
+
+// Where take() spent its time: acquiring the mutex, and waiting for work.
+struct queue_wait {
+  std::int64_t lock_ns = 0;
+  std::int64_t work_ns = 0;
+};
+
+class writer_queue final : public core::transaction_sink {
+ public:
+  explicit writer_queue(queue_policy policy = queue_policy::unbounded, std::size_t capacity = 0);
+
+  bool submit(core::full_transaction_ptr tx, core::tx_completion done) override;
+  void request_block();
+  void close();
+  bool closed() const;
+
+  // Writer thread: blocks until an item, a block request or close; swaps the queued items
+  // into batch.txs (which must be empty; its capacity is reused). Adds its waits to `wait`.
+  void take(queue_batch& batch, queue_wait& wait);
+
+  queue_policy policy() const { return policy_; }
+  // Most items ever queued at once.
+  std::size_t high_water() const;
+  // Times a producer had to wait because the bounded queue was full.
+  std::uint64_t full_waits() const;
+
+ private:
+  const queue_policy policy_;
+  const std::size_t capacity_;
+  mutable std::mutex mutex_;
+  std::condition_variable not_empty_;
+  std::condition_variable not_full_;  // bounded policy only
+  std::vector<queued_tx> items_;
+  std::uint32_t block_requests_ = 0;
+  bool closed_ = false;
+  std::size_t high_water_ = 0;
+  std::uint64_t full_waits_ = 0;
+};
+
+}  // namespace apiary::queen

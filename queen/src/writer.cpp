@@ -1,0 +1,146 @@
+#include "apiary/queen/writer.hpp"
+
+#include <chrono>
+
+#include "apiary/core/check.hpp"
+
+namespace apiary::queen {
+
+namespace {
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+writer::writer(core::chain& chain, writer_queue& queue, writer_config config, block_callback on_block)
+    : chain_(chain), queue_(queue), config_(config), on_block_(std::move(on_block)) {}
+
+writer::~writer() {
+  request_stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void writer::start() {
+  APIARY_CHECK(!thread_.joinable());
+  thread_ = std::thread([this] { run(); });
+}
+
+void writer::request_stop() {
+  stop_.store(true, std::memory_order_relaxed);
+  // Wakes the writer if it waits for work; queued transactions are left to the caller.
+  queue_.request_block();
+}
+
+void writer::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string writer::error_message() const {
+  if (!error_) return {};
+  try {
+    std::rethrow_exception(error_);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
+writer_breakdown writer::breakdown_now() const {
+  writer_breakdown b = breakdown_;
+  b.total_ns = now_ns() - start_ns_;
+  return b;
+}
+
+void writer::run() noexcept {
+  start_ns_ = now_ns();
+  try {
+    loop();
+  } catch (...) {
+    error_ = std::current_exception();
+  }
+  breakdown_.total_ns = now_ns() - start_ns_;
+  // Producers must not wait for a writer that is gone.
+  queue_.close();
+}
+
+std::uint32_t writer::pending_bytes() const {
+  std::uint64_t n = 0;
+  for (const auto& tx : chain_.pending()) n += tx->packed_size();
+  return static_cast<std::uint32_t>(n);
+}
+
+void writer::loop() {
+  // A block's bytes beyond its transactions: the header (with this chain's witness name) and
+  // the transaction count's varint at its widest.
+  core::signed_block_header header;
+  header.witness = core::account_name(chain_.options().witness);
+  const std::uint64_t overhead = core::packed_size(header) + 5;
+  queue_batch batch;
+  queue_wait wait;
+  pending_bytes_ = pending_bytes();
+  pending_count_ = static_cast<std::uint32_t>(chain_.pending_count());
+  while (!stop_.load(std::memory_order_relaxed)) {
+    wait = {};
+    queue_.take(batch, wait);
+    breakdown_.wait_lock_ns += wait.lock_ns;
+    breakdown_.wait_work_ns += wait.work_ns;
+    if (batch.block_requests != 0 && !stop_.load(std::memory_order_relaxed)) produce_block();
+
+    for (queued_tx& item : batch.txs) {
+      if (stop_.load(std::memory_order_relaxed)) break;
+      const std::int64_t t0 = now_ns();
+      const core::reject outcome = chain_.push_transaction(item.tx);
+      if (outcome == core::reject::none) {
+        breakdown_.tx_ns += now_ns() - t0;
+        ++breakdown_.transactions_accepted;
+        const std::uint32_t size = item.tx->packed_size();
+        pending_bytes_ += size;
+        ++pending_count_;
+        item.done(*item.tx, outcome);
+        const std::uint64_t room = config_.block_size > pending_bytes_ + overhead
+                                       ? config_.block_size - pending_bytes_ - overhead
+                                       : 0;
+        if (room <= size || (config_.block_transactions != 0 && pending_count_ >= config_.block_transactions))
+          produce_block();
+      } else {
+        ++breakdown_.transactions_rejected;
+        item.done(*item.tx, outcome);
+      }
+    }
+    // Whatever the loop did not reach (stop requested) is dropped with the batch; the
+    // producers stop too, so nobody waits for those completions.
+    batch.txs.clear();
+    if (batch.closed) break;
+  }
+}
+
+void writer::produce_block() {
+  const std::int64_t t0 = now_ns();
+  core::full_block block = chain_.generate_block(config_.block_size, config_.block_transactions);
+  const std::int64_t t1 = now_ns();
+  const core::block_result result = chain_.apply_block(block);
+  const std::int64_t t2 = now_ns();
+  breakdown_.block_ns += t2 - t0;
+
+  block_record r;
+  r.num = block.header.block_num();
+  r.transactions = result.applied;
+  r.size_bytes = static_cast<std::uint32_t>(block.packed_size());
+  r.pending_after = static_cast<std::uint32_t>(chain_.pending_count());
+  r.dropped = result.dropped;
+  r.produced_ns = t1 - t0;
+  r.applied_ns = t2 - t1;
+  r.processing_ns = t2 - t0;
+  r.cycle_ns = last_block_ns_ < 0 ? -1 : t2 - last_block_ns_;
+  r.completed_ns = t2 - start_ns_;
+  last_block_ns_ = t2;
+  blocks_.push_back(r);
+
+  pending_bytes_ = pending_bytes();
+  pending_count_ = r.pending_after;
+  if (on_block_ && !on_block_(r, chain_)) stop_.store(true, std::memory_order_relaxed);
+}
+
+}  // namespace apiary::queen

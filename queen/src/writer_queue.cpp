@@ -1,0 +1,87 @@
+#include "apiary/queen/writer_queue.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "apiary/core/check.hpp"
+
+namespace apiary::queen {
+
+namespace {
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+writer_queue::writer_queue(queue_policy policy, std::size_t capacity) : policy_(policy), capacity_(capacity) {
+  APIARY_CHECK(policy != queue_policy::bounded || capacity > 0);
+}
+
+bool writer_queue::submit(core::full_transaction_ptr tx, core::tx_completion done) {
+  std::unique_lock lock(mutex_);
+  if (policy_ == queue_policy::bounded && items_.size() >= capacity_ && !closed_) {
+    ++full_waits_;
+    not_full_.wait(lock, [&] { return items_.size() < capacity_ || closed_; });
+  }
+  if (closed_) return false;
+  items_.push_back({std::move(tx), done});
+  high_water_ = std::max(high_water_, items_.size());
+  const bool was_empty = items_.size() == 1;
+  lock.unlock();
+  // Only the first item needs a wake-up: the writer takes everything queued at once.
+  if (was_empty) not_empty_.notify_one();
+  return true;
+}
+
+void writer_queue::request_block() {
+  {
+    std::lock_guard lock(mutex_);
+    ++block_requests_;
+  }
+  not_empty_.notify_one();
+}
+
+void writer_queue::close() {
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+  }
+  not_empty_.notify_all();
+  not_full_.notify_all();
+}
+
+bool writer_queue::closed() const {
+  std::lock_guard lock(mutex_);
+  return closed_;
+}
+
+void writer_queue::take(queue_batch& batch, queue_wait& wait) {
+  APIARY_CHECK(batch.txs.empty());
+  const std::int64_t t0 = now_ns();
+  std::unique_lock lock(mutex_);
+  const std::int64_t t1 = now_ns();
+  wait.lock_ns += t1 - t0;
+  if (items_.empty() && block_requests_ == 0 && !closed_) {
+    not_empty_.wait(lock, [&] { return !items_.empty() || block_requests_ != 0 || closed_; });
+    wait.work_ns += now_ns() - t1;
+  }
+  batch.txs.swap(items_);
+  batch.block_requests = std::exchange(block_requests_, 0);
+  batch.closed = closed_;
+  lock.unlock();
+  if (policy_ == queue_policy::bounded) not_full_.notify_all();
+}
+
+std::size_t writer_queue::high_water() const {
+  std::lock_guard lock(mutex_);
+  return high_water_;
+}
+
+std::uint64_t writer_queue::full_waits() const {
+  std::lock_guard lock(mutex_);
+  return full_waits_;
+}
+
+}  // namespace apiary::queen

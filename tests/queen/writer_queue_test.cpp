@@ -1,0 +1,89 @@
+#include "apiary/queen/writer_queue.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+namespace apiary::queen {
+namespace {
+
+core::full_transaction_ptr dummy_tx(std::uint16_t n) {
+  core::signed_transaction tx;
+  tx.ref_block_num = n;
+  return std::make_shared<const core::full_transaction>(tx, core::hive_mainnet_chain_id());
+}
+
+TEST(WriterQueue, TakesEverythingQueuedInOrder) {
+  writer_queue q;
+  for (std::uint16_t i = 0; i < 5; ++i) ASSERT_TRUE(q.submit(dummy_tx(i), {}));
+  queue_batch b;
+  queue_wait w;
+  q.take(b, w);
+  ASSERT_EQ(b.txs.size(), 5u);
+  for (std::uint16_t i = 0; i < 5; ++i) EXPECT_EQ(b.txs[i].tx->tx().ref_block_num, i);
+  EXPECT_EQ(b.block_requests, 0u);
+  EXPECT_FALSE(b.closed);
+  EXPECT_EQ(q.high_water(), 5u);
+}
+
+TEST(WriterQueue, BlockRequestsComeWithTheBatch) {
+  writer_queue q;
+  q.request_block();
+  q.request_block();
+  queue_batch b;
+  queue_wait w;
+  q.take(b, w);
+  EXPECT_EQ(b.block_requests, 2u);
+  EXPECT_TRUE(b.txs.empty());
+}
+
+TEST(WriterQueue, CloseWakesTheWriterAndRefusesSubmits) {
+  writer_queue q;
+  std::thread closer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    q.close();
+  });
+  queue_batch b;
+  queue_wait w;
+  q.take(b, w);  // returns once closed
+  closer.join();
+  EXPECT_TRUE(b.closed);
+  EXPECT_GT(w.work_ns, 0);
+  EXPECT_FALSE(q.submit(dummy_tx(1), {}));
+}
+
+TEST(WriterQueue, BoundedQueueMakesProducersWait) {
+  writer_queue q(queue_policy::bounded, 2);
+  ASSERT_TRUE(q.submit(dummy_tx(0), {}));
+  ASSERT_TRUE(q.submit(dummy_tx(1), {}));
+  std::atomic<bool> third_in{false};
+  std::thread producer([&] {
+    q.submit(dummy_tx(2), {});
+    third_in = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(third_in.load()) << "a full bounded queue must block the producer";
+  queue_batch b;
+  queue_wait w;
+  q.take(b, w);
+  EXPECT_EQ(b.txs.size(), 2u);
+  producer.join();
+  EXPECT_TRUE(third_in.load());
+  EXPECT_EQ(q.full_waits(), 1u);
+  EXPECT_LE(q.high_water(), 2u);
+}
+
+TEST(WriterQueue, ClosingReleasesAProducerWaitingOnAFullQueue) {
+  writer_queue q(queue_policy::bounded, 1);
+  ASSERT_TRUE(q.submit(dummy_tx(0), {}));
+  std::atomic<int> result{-1};
+  std::thread producer([&] { result = q.submit(dummy_tx(1), {}) ? 1 : 0; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  q.close();
+  producer.join();
+  EXPECT_EQ(result.load(), 0);
+}
+
+}  // namespace
+}  // namespace apiary::queen
