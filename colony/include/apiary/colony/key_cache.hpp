@@ -23,6 +23,10 @@ class key_cache {
 
   const core::private_key& private_key(const core::account_name& account, core::key_role role);
   const core::public_key& public_key(const core::account_name& account, core::key_role role);
+  // The cached key, or nullptr when it has not been derived yet: lets a caller time the
+  // (rare, expensive) derivations apart from the (frequent, cheap) lookups.
+  const core::private_key* find_private_key(const core::account_name& account, core::key_role role) const;
+  const core::public_key* find_public_key(const core::account_name& account, core::key_role role) const;
 
   std::string_view password() const { return password_; }
   std::size_t accounts() const { return entries_.size(); }
@@ -35,6 +39,7 @@ class key_cache {
   using entry = std::array<role_keys, 4>;  // by key_role
 
   role_keys& slot(const core::account_name& account, core::key_role role);
+  const role_keys* find(const core::account_name& account, core::key_role role) const;
 
   std::string password_;
   std::unordered_map<core::account_name, entry> entries_;

@@ -1,0 +1,166 @@
+// colony: the producer threads of Hive's cycle test. Each thread owns a generator (seeded
+// config.seed + thread index), the genesis accounts dealt to it round-robin and their keys;
+// in a loop it builds a transaction of the typical mix, signs it (libsecp256k1, signer key
+// attached) and submits it to the sink, fire-and-forget.
+//
+// How the harness drives it, in this order:
+//   0. config.use_genesis_of(chain_options); config.validate() for the CLI's error line
+//   1. colony c(config, sink, head);    throws std::invalid_argument naming the bad field
+//                                       (config.validate()); derives the block budget
+//   2. c.start();                       spawns the threads, which warm their keys (when
+//                                       asked), wait until all are ready and start
+//                                       together; start() returns once they have started
+//   3. after every block, from the thread that owns the chain (the writer):
+//        c.on_block(head, pending_after)
+//      from any thread, at any time: c.stats(), c.finished()
+//   4. c.request_stop(); c.join();      join() rethrows the first exception a producer
+//                                       thread ended with (the run failed)
+//   5. shut the sink down, then destroy the colony.
+//
+// Threads and callbacks:
+//   - The completion each transaction is submitted with (core::tx_completion) runs on the
+//     sink's writer thread. It counts the outcome, remembers an accepted comment in the
+//     shared comment ring (so replies and votes target only comments the chain has),
+//     decrements the producer's in-flight count and, when that producer is braked and the
+//     count fell low enough, wakes it (a mutex taken only to notify). It never blocks on
+//     anything else and never calls back into the sink.
+//   - on_block may run concurrently with everything but itself. It publishes the new head
+//     (producers copy it before their next transaction: expiration = head time + 3,600 s,
+//     TaPoS = head, head number in the nonce) and, in block-budget mode, sets the budget of
+//     the next block to block_budget minus what the block left over: pending_after (the
+//     chain's pending transactions after the block) and the colony's transactions still in
+//     flight (queued, not processed yet), which the colony counts itself.
+//   - request_stop() may be called from any thread, also from a completion; every producer
+//     returns promptly, also when braked. A closed sink (submit returns false) or an
+//     exception in one producer stops them all.
+//
+// Brakes, checked before each transaction: the in-flight limit (always: a thread with
+// in_flight_limit transactions outstanding waits until fewer than resume_below() are), then
+// the rate mode's (a unit of the shared block budget, or a token of the thread's
+// tps_limit / threads bucket). In async mode the thread also waits for each outcome.
+//
+// Lifetime: completions point at the colony's per-thread state, so the colony must outlive
+// every completion the sink will call for its transactions: after join(), transactions
+// still queued complete later. Destroy the colony after the sink has stopped calling back.
+// The destructor requests a stop and joins, swallowing a producer's exception.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "apiary/colony/colony_config.hpp"
+#include "apiary/colony/colony_stats.hpp"
+#include "apiary/colony/comment_ring.hpp"
+#include "apiary/colony/mix.hpp"
+#include "apiary/core/account_name.hpp"
+#include "apiary/core/bytes.hpp"
+#include "apiary/core/full_transaction.hpp"
+#include "apiary/core/reject.hpp"
+#include "apiary/core/submission.hpp"
+#include "apiary/core/time_point.hpp"
+
+namespace apiary::colony {
+
+// The head block the colony's transactions build on. block_num must be the number the id
+// encodes (core::block_num_from_id).
+struct head_info {
+  std::uint32_t block_num = 0;
+  core::block_id id;
+  core::time_point_sec time;
+};
+
+// The average packed size of the mix's transactions (with one signature when `signed_`),
+// from `samples` transactions of a generator over the given accounts with a private ring.
+double estimate_average_size(const mix_config& mix, std::span<const core::account_name> accounts,
+                             bool signed_, std::uint64_t seed = 1, std::size_t samples = 4000);
+
+namespace detail {
+struct worker;
+enum class brake : std::uint8_t;
+}  // namespace detail
+
+class colony {
+ public:
+  colony(const colony_config& config, core::transaction_sink& sink, const head_info& initial_head);
+  ~colony();
+  colony(const colony&) = delete;
+  colony& operator=(const colony&) = delete;
+
+  // Once. Returns when every thread has started producing (or a stop was requested).
+  void start();
+  void request_stop();
+  // Waits for every producer thread to return, then rethrows the first exception one of
+  // them ended with. Call from outside the colony's threads and callbacks.
+  void join();
+  // After each block, from the writer thread; see the top of this file. pending_after: the
+  // chain's pending transactions once the block is applied (not the writer queue's).
+  void on_block(const head_info& head, std::size_t pending_after);
+
+  // Merged over the threads; per thread, in thread order.
+  colony_stats stats() const;
+  std::vector<colony_stats> thread_stats() const;
+  // Every producer thread has returned (stopped, finished its transactions, or failed).
+  bool finished() const;
+  bool stop_requested() const { return stop_.load(); }
+  // The message of the exception a producer thread ended with, if one did.
+  std::optional<std::string> error() const;
+
+  const colony_config& config() const { return config_; }
+  // Transactions per block in block-budget mode (configured or derived); 0 otherwise.
+  std::uint32_t block_budget() const { return budget_per_block_; }
+  const comment_ring& ring() const { return ring_; }
+
+ private:
+  static void on_complete(void* ctx, const core::full_transaction& tx, core::reject outcome);
+
+  void run(detail::worker& w);
+  void produce(detail::worker& w);
+  void prepare(detail::worker& w);
+  // Each returns false when the thread is to stop instead.
+  bool wait_in_flight(detail::worker& w, std::uint32_t at_most, detail::brake b);
+  bool take_budget(detail::worker& w);
+  bool take_token(detail::worker& w);
+  void refresh_head(detail::worker& w);
+  void fail(std::exception_ptr e);
+  void join_threads();
+
+  const colony_config config_;
+  core::transaction_sink& sink_;
+  comment_ring ring_;
+  std::uint32_t budget_per_block_ = 0;
+  std::uint32_t resume_below_ = 1;
+  std::vector<std::unique_ptr<detail::worker>> workers_;
+
+  std::atomic<bool> stop_{false};
+  bool started_ = false;
+
+  // The start gate: threads count themselves ready, then wait for go_.
+  std::mutex start_mutex_;
+  std::condition_variable start_cv_;
+  std::uint32_t ready_ = 0;  // guarded by start_mutex_
+  bool go_ = false;          // guarded by start_mutex_
+
+  // The head the producers build on: copied by a thread when head_seq_ moves.
+  mutable std::mutex head_mutex_;
+  head_info head_;                          // guarded by head_mutex_
+  std::atomic<std::uint64_t> head_seq_{0};  // written under head_mutex_
+
+  // rate_mode::block_budget: transactions left for this block, shared by the threads.
+  std::mutex budget_mutex_;
+  std::condition_variable budget_cv_;
+  std::atomic<std::int64_t> budget_{0};  // refilled under budget_mutex_
+
+  mutable std::mutex error_mutex_;
+  std::exception_ptr error_;  // guarded by error_mutex_: the first failure
+};
+
+}  // namespace apiary::colony

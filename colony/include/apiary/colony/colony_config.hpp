@@ -1,0 +1,101 @@
+// colony_config: everything that shapes a colony run (colony.hpp): the producer threads,
+// the transaction mix, the accounts and keys (which must match the chain's genesis), signing,
+// rate control and the submission style. A plain value; validate() before use.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "apiary/colony/comment_ring.hpp"
+#include "apiary/colony/mix.hpp"
+#include "apiary/core/bytes.hpp"
+#include "apiary/core/chain_options.hpp"
+
+namespace apiary::colony {
+
+// What, besides the in-flight brake that always applies, limits how fast threads produce.
+enum class rate_mode : std::uint8_t {
+  infinite,      // nothing: only each thread's in-flight count brakes it
+  block_budget,  // a per-block number of transactions shared by all threads
+  tps,           // transactions per second, split evenly between the threads
+};
+
+// How a thread hands a transaction to the sink.
+enum class submit_mode : std::uint8_t {
+  fire_and_forget,  // submit and go on; the outcome arrives in a callback on the writer thread
+  async,            // submit and wait for that transaction's outcome before making the next
+};
+
+// "infinite", "block_budget", "tps"; "fire_and_forget", "async".
+std::string_view to_string(rate_mode m);
+std::string_view to_string(submit_mode m);
+std::optional<rate_mode> parse_rate_mode(std::string_view name);
+std::optional<submit_mode> parse_submit_mode(std::string_view name);
+
+struct colony_config {
+  static constexpr std::uint32_t max_threads = 128;
+
+  std::uint32_t threads = 2;  // 1..max_threads
+  // Thread t draws from a generator seeded with seed + t.
+  std::uint64_t seed = 1;
+  mix_config mix;
+
+  // The genesis the chain was built with (core::chain_options): accounts prefix0 ..
+  // prefix(n-1), dealt to the threads round-robin, keys from_login(name, role, password).
+  std::uint32_t genesis_accounts = 100'000;
+  std::string account_prefix = "user";
+  std::string key_password = "apiary";
+  core::chain_id chain = core::hive_mainnet_chain_id();
+
+  // Off: transactions go unsigned (no signatures, no signer keys), which a chain accepts
+  // only when it does not check authority.
+  bool sign = true;
+  // Attach the signer's public key so the node can skip recovering it.
+  bool attach_signer_keys = true;
+  // Derive every key of a thread's accounts before start() returns, instead of on first
+  // use (a public key costs about one signature, which would otherwise land in the first
+  // blocks of the run).
+  bool warm_keys = false;
+  // Measure generation and signing CPU time per transaction: three readings of the thread's
+  // CPU clock, each a system call of ~0.5 µs. Measured on a 2-core machine: a signed
+  // transaction costs ~60 µs and measuring adds ~4%; an unsigned one costs ~0.65 µs and
+  // measuring makes it ~2.4 µs. Turn off for unsigned maximum-rate runs (thread_cpu_ns,
+  // read once a block, stays).
+  bool measure_cpu = true;
+
+  rate_mode rate = rate_mode::infinite;
+  // rate_mode::tps: transactions per second for the whole colony (> 0).
+  double tps_limit = 0;
+  // rate_mode::block_budget: transactions per block; 0 derives it as block_size divided by
+  // the mix's average transaction size (sampled from a generator at construction).
+  std::uint32_t block_budget = 0;
+  std::uint32_t block_size = core::chain_limits::max_block_size - 256;
+
+  // A thread that has this many transactions submitted and not yet completed stops, and
+  // resumes once fewer than max(1, floor(in_flight_limit * resume_fraction)) are.
+  std::uint32_t in_flight_limit = 1000;
+  double resume_fraction = 0.2;  // (0, 1]
+
+  submit_mode submit = submit_mode::fire_and_forget;
+
+  // Recent comments kept as targets for replies and votes.
+  std::size_t comment_ring_capacity = comment_ring::default_capacity;
+  // Each thread ends by itself after this many transactions; 0: only request_stop() (or a
+  // closed sink) ends it.
+  std::uint64_t transactions_per_thread = 0;
+
+  // Copies the genesis fields above from the chain's options, so the two cannot disagree.
+  void use_genesis_of(const core::chain_options& chain);
+
+  // The in-flight count below which a braked thread resumes.
+  std::uint32_t resume_below() const;
+
+  // A message naming the first field that is out of range (and what is allowed), or
+  // nullopt when the configuration is usable.
+  std::optional<std::string> validate() const;
+};
+
+}  // namespace apiary::colony

@@ -1,0 +1,481 @@
+#include "apiary/colony/colony.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+#include "apiary/colony/generator.hpp"
+#include "apiary/colony/genesis.hpp"
+#include "apiary/colony/key_cache.hpp"
+#include "apiary/colony/token_bucket.hpp"
+#include "apiary/core/check.hpp"
+#include "apiary/core/serialize.hpp"
+
+namespace apiary::colony {
+
+namespace detail {
+
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+std::uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+std::uint64_t elapsed_ns(steady::time_point since) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(steady::now() - since).count());
+}
+
+}  // namespace
+
+// A counter with one writer and any number of readers: a plain add, no locked instruction.
+class counter {
+ public:
+  void add(std::uint64_t n) { v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  void set(std::uint64_t n) { v_.store(n, std::memory_order_relaxed); }
+  std::uint64_t get() const { return v_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint64_t> v_{0};
+};
+
+enum class brake : std::uint8_t { in_flight, budget, tps, result };
+constexpr std::size_t brake_count = 4;
+
+// One producer thread's state. The first part is written by the producer only; the part
+// after `completion side` by the completions on the writer thread: separate cache lines,
+// so counting an outcome does not steal the line the producer writes.
+struct alignas(64) worker {
+  worker(std::uint32_t i, generator g, std::string password)
+      : index(i), gen(std::move(g)), keys(std::move(password)) {}
+
+  const std::uint32_t index;
+  generator gen;
+  key_cache keys;
+  std::optional<token_bucket> bucket;
+  std::uint64_t head_seq = ~std::uint64_t{0};
+  std::uint64_t cpu_at_start = 0;
+  std::thread thread;
+
+  counter generated;
+  counter submitted;
+  std::array<counter, op_kind_count> kind_count;
+  std::array<counter, op_kind_count> kind_extra;
+  std::array<counter, op_kind_count> kind_packed;
+  counter substitutions;
+  counter thread_cpu;
+  counter generation_cpu;
+  counter signing_cpu;
+  counter key_cpu;
+  std::array<counter, brake_count> brake_waits;
+  std::array<counter, brake_count> brake_ns;
+  std::atomic<bool> sink_closed{false};
+  std::atomic<bool> finished{false};
+
+  // ---- completion side ----
+  alignas(64) comment_ring* ring = nullptr;
+  std::array<std::atomic<std::uint64_t>, core::reject_count> outcomes{};
+  // Submitted, completion not yet called: incremented before submit, so never negative.
+  std::atomic<std::uint32_t> in_flight{0};
+  // While the producer waits for in_flight to fall: the count at which to wake it; -1 when
+  // it does not wait. The producer stores it and then reads in_flight, a completion
+  // decrements in_flight and then reads it (both sequentially consistent), so one of the
+  // two sees the other and no wake-up is lost.
+  std::atomic<std::int64_t> wake_at{-1};
+  std::mutex mutex;
+  std::condition_variable cv;
+
+  void add_wait(brake b, steady::time_point since) {
+    brake_waits[static_cast<std::size_t>(b)].add(1);
+    brake_ns[static_cast<std::size_t>(b)].add(elapsed_ns(since));
+  }
+};
+
+}  // namespace detail
+
+using detail::brake;
+using detail::worker;
+
+double estimate_average_size(const mix_config& mix, std::span<const core::account_name> accounts, bool signed_,
+                             std::uint64_t seed, std::size_t samples) {
+  APIARY_CHECK(!accounts.empty() && samples > 0);
+  comment_ring ring;
+  generator g(mix, generator_options{seed, 0, true}, std::vector<core::account_name>(accounts.begin(), accounts.end()),
+              ring);
+  // Block 1,000 as the head: nonces about as long as in a typical run.
+  core::block_id head;
+  head.data[2] = 0x03;
+  head.data[3] = 0xe8;
+  g.set_head(head, core::time_point_sec{1'700'000'000});
+  // The signature list: its count, and one compact signature when signed.
+  const std::size_t signatures = signed_ ? 1 + 65 : 1;
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < samples; ++i) bytes += core::packed_size(g.next().tx) + signatures;
+  return static_cast<double>(bytes) / static_cast<double>(samples);
+}
+
+colony::colony(const colony_config& config, core::transaction_sink& sink, const head_info& initial_head)
+    : config_(config), sink_(sink), ring_(std::max<std::size_t>(config.comment_ring_capacity, 1)), head_(initial_head) {
+  if (auto problem = config_.validate()) throw std::invalid_argument(*problem);
+  APIARY_CHECK(initial_head.block_num == core::block_num_from_id(initial_head.id));
+  resume_below_ = config_.resume_below();
+
+  const auto genesis = genesis_account_names(config_.genesis_accounts, config_.account_prefix);
+  if (config_.rate == rate_mode::block_budget) {
+    budget_per_block_ = config_.block_budget;
+    if (budget_per_block_ == 0) {
+      // About a thousand accounts spread over the genesis: of the accounts, only the
+      // lengths of their names change the sizes.
+      const auto sample = deal_accounts(genesis, 0, std::max<std::size_t>(1, genesis.size() / 1000));
+      const double average = estimate_average_size(config_.mix, sample, config_.sign, config_.seed);
+      budget_per_block_ = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(config_.block_size / average));
+    }
+    budget_.store(budget_per_block_);
+  }
+
+  workers_.reserve(config_.threads);
+  for (std::uint32_t t = 0; t < config_.threads; ++t) {
+    // Comments are remembered when the chain accepts them (on_complete), not when made.
+    generator g(config_.mix, generator_options{config_.seed, t, false}, deal_accounts(genesis, t, config_.threads),
+                ring_);
+    auto w = std::make_unique<worker>(t, std::move(g), config_.key_password);
+    w->ring = &ring_;
+    workers_.push_back(std::move(w));
+  }
+}
+
+colony::~colony() {
+  request_stop();
+  join_threads();
+}
+
+void colony::start() {
+  APIARY_CHECK(!started_);
+  started_ = true;
+  try {
+    for (auto& w : workers_) w->thread = std::thread([this, p = w.get()] { run(*p); });
+  } catch (...) {
+    request_stop();
+    join_threads();
+    throw;
+  }
+  std::unique_lock lock(start_mutex_);
+  start_cv_.wait(lock, [this] { return ready_ == workers_.size() || stop_.load(); });
+  go_ = true;
+  lock.unlock();
+  start_cv_.notify_all();
+}
+
+void colony::request_stop() {
+  stop_.store(true);
+  // Take each mutex before notifying: a waiter between its check of stop_ and its wait
+  // holds the mutex, so the notification cannot fall in between.
+  { std::lock_guard lock(start_mutex_); }
+  start_cv_.notify_all();
+  { std::lock_guard lock(budget_mutex_); }
+  budget_cv_.notify_all();
+  for (auto& w : workers_) {
+    { std::lock_guard lock(w->mutex); }
+    w->cv.notify_all();
+  }
+}
+
+void colony::join_threads() {
+  for (auto& w : workers_)
+    if (w->thread.joinable()) w->thread.join();
+}
+
+void colony::join() {
+  join_threads();
+  std::lock_guard lock(error_mutex_);
+  if (error_) std::rethrow_exception(error_);
+}
+
+bool colony::finished() const {
+  for (const auto& w : workers_)
+    if (!w->finished.load()) return false;
+  return true;
+}
+
+std::optional<std::string> colony::error() const {
+  std::lock_guard lock(error_mutex_);
+  if (!error_) return std::nullopt;
+  try {
+    std::rethrow_exception(error_);
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  } catch (...) {
+    return std::string("unknown exception");
+  }
+}
+
+void colony::fail(std::exception_ptr e) {
+  {
+    std::lock_guard lock(error_mutex_);
+    if (!error_) error_ = std::move(e);
+  }
+  request_stop();
+}
+
+void colony::on_block(const head_info& head, std::size_t pending_after) {
+  APIARY_CHECK(head.block_num == core::block_num_from_id(head.id));
+  {
+    std::lock_guard lock(head_mutex_);
+    head_ = head;
+    head_seq_.fetch_add(1, std::memory_order_release);
+  }
+  if (config_.rate == rate_mode::block_budget) {
+    // Left over: pending in the chain, and submitted but not processed yet (still queued).
+    std::int64_t queued = 0;
+    for (const auto& w : workers_) queued += w->in_flight.load(std::memory_order_relaxed);
+    const auto left =
+        static_cast<std::int64_t>(budget_per_block_) - static_cast<std::int64_t>(pending_after) - queued;
+    {
+      std::lock_guard lock(budget_mutex_);
+      budget_.store(std::max<std::int64_t>(left, 0));
+    }
+    budget_cv_.notify_all();
+  }
+}
+
+// ---- the producer thread ------------------------------------------------------------------
+
+void colony::run(worker& w) {
+  w.cpu_at_start = detail::thread_cpu_ns();
+  try {
+    prepare(w);
+    {
+      std::lock_guard lock(start_mutex_);
+      ++ready_;
+    }
+    start_cv_.notify_all();
+    {
+      std::unique_lock lock(start_mutex_);
+      start_cv_.wait(lock, [this] { return go_ || stop_.load(); });
+    }
+    produce(w);
+  } catch (...) {
+    fail(std::current_exception());  // also lets start() return: it waits for a stop too
+  }
+  w.thread_cpu.set(detail::thread_cpu_ns() - w.cpu_at_start);
+  w.finished.store(true);
+}
+
+void colony::prepare(worker& w) {
+  if (config_.rate == rate_mode::tps) {
+    const double rate = config_.tps_limit / config_.threads;
+    // Up to 50 ms worth of catch-up after an oversleep or a brake.
+    w.bucket.emplace(rate, std::max(1.0, rate / 20.0), detail::steady::now());
+  }
+  if (config_.sign && config_.warm_keys) {
+    const std::uint64_t t0 = detail::thread_cpu_ns();
+    for (const auto& account : w.gen.accounts()) {
+      if (stop_.load()) break;
+      for (core::key_role role : {core::key_role::posting, core::key_role::active}) {
+        if (config_.attach_signer_keys)
+          w.keys.public_key(account, role);
+        else
+          w.keys.private_key(account, role);
+      }
+    }
+    w.key_cpu.add(detail::thread_cpu_ns() - t0);
+  }
+}
+
+void colony::refresh_head(worker& w) {
+  if (head_seq_.load(std::memory_order_acquire) == w.head_seq) return;
+  head_info h;
+  {
+    std::lock_guard lock(head_mutex_);
+    h = head_;
+    w.head_seq = head_seq_.load(std::memory_order_relaxed);
+  }
+  w.gen.set_head(h.id, h.time);
+  // Once a block: cheap enough to keep the thread's CPU total current for stats().
+  w.thread_cpu.set(detail::thread_cpu_ns() - w.cpu_at_start);
+}
+
+bool colony::wait_in_flight(worker& w, std::uint32_t at_most, brake b) {
+  if (w.in_flight.load() <= at_most) return true;
+  const auto since = detail::steady::now();
+  {
+    std::unique_lock lock(w.mutex);
+    w.wake_at.store(at_most);
+    while (w.in_flight.load() > at_most && !stop_.load()) w.cv.wait(lock);
+    w.wake_at.store(-1);
+  }
+  w.add_wait(b, since);
+  return !stop_.load();
+}
+
+bool colony::take_budget(worker& w) {
+  std::int64_t left = budget_.load(std::memory_order_relaxed);
+  for (;;) {
+    while (left > 0)
+      // Acquire: a unit of a new block's budget comes with that block's head (on_block
+      // publishes the head first).
+      if (budget_.compare_exchange_weak(left, left - 1, std::memory_order_acquire, std::memory_order_relaxed))
+        return true;
+    const auto since = detail::steady::now();
+    {
+      std::unique_lock lock(budget_mutex_);
+      budget_cv_.wait(lock, [this] { return budget_.load() > 0 || stop_.load(); });
+    }
+    w.add_wait(brake::budget, since);
+    if (stop_.load()) return false;
+    left = budget_.load(std::memory_order_relaxed);
+  }
+}
+
+bool colony::take_token(worker& w) {
+  if (w.bucket->try_take(detail::steady::now())) return true;
+  const auto since = detail::steady::now();
+  {
+    std::unique_lock lock(w.mutex);
+    while (!stop_.load()) {
+      const auto now = detail::steady::now();
+      if (w.bucket->try_take(now)) break;
+      w.cv.wait_until(lock, w.bucket->ready_at(now));
+    }
+  }
+  w.add_wait(brake::tps, since);
+  return !stop_.load();
+}
+
+void colony::produce(worker& w) {
+  const bool measure = config_.measure_cpu;
+  const core::tx_completion done{&colony::on_complete, &w};
+  const std::uint32_t limit = config_.in_flight_limit;
+  for (std::uint64_t made = 0; config_.transactions_per_thread == 0 || made < config_.transactions_per_thread;
+       ++made) {
+    if (stop_.load(std::memory_order_relaxed)) return;
+    if (w.in_flight.load() >= limit && !wait_in_flight(w, resume_below_ - 1, brake::in_flight)) return;
+    if (config_.rate == rate_mode::block_budget && !take_budget(w)) return;
+    if (config_.rate == rate_mode::tps && !take_token(w)) return;
+    refresh_head(w);
+
+    const std::uint64_t t0 = measure ? detail::thread_cpu_ns() : 0;
+    const std::uint64_t substitutions = w.gen.stats().article_substitutions;
+    generated_transaction g = w.gen.next();
+    const std::uint64_t t1 = measure ? detail::thread_cpu_ns() : 0;
+
+    std::uint64_t key_ns = 0;
+    core::full_transaction_ptr tx;
+    if (config_.sign) {
+      const core::private_key* priv = w.keys.find_private_key(g.signer, g.role);
+      const core::public_key* pub = config_.attach_signer_keys ? w.keys.find_public_key(g.signer, g.role) : nullptr;
+      if (priv == nullptr || (config_.attach_signer_keys && pub == nullptr)) {
+        const std::uint64_t k0 = measure ? detail::thread_cpu_ns() : 0;
+        priv = &w.keys.private_key(g.signer, g.role);
+        if (config_.attach_signer_keys) pub = &w.keys.public_key(g.signer, g.role);
+        if (measure) key_ns = detail::thread_cpu_ns() - k0;
+      }
+      std::span<const core::public_key> signer_keys;
+      if (pub != nullptr) signer_keys = std::span(pub, 1);
+      tx = std::make_shared<const core::full_transaction>(std::move(g.tx), config_.chain, std::span(priv, 1),
+                                                          signer_keys);
+    } else {
+      tx = std::make_shared<const core::full_transaction>(std::move(g.tx), config_.chain,
+                                                          std::span<const core::private_key>{});
+    }
+    if (measure) {
+      const std::uint64_t t2 = detail::thread_cpu_ns();
+      w.generation_cpu.add(t1 - t0);
+      w.signing_cpu.add(t2 - t1 - std::min(key_ns, t2 - t1));
+      w.key_cpu.add(key_ns);
+    }
+
+    const std::size_t k = index_of(g.kind);
+    w.generated.add(1);
+    w.kind_count[k].add(1);
+    w.kind_extra[k].add(g.extra_size);
+    w.kind_packed[k].add(tx->packed_size());
+    if (w.gen.stats().article_substitutions != substitutions) w.substitutions.add(1);
+
+    w.in_flight.fetch_add(1);
+    bool taken = false;
+    try {
+      taken = sink_.submit(std::move(tx), done);
+    } catch (...) {
+      w.in_flight.fetch_sub(1);  // not taken: no completion will come
+      throw;
+    }
+    if (!taken) {
+      w.in_flight.fetch_sub(1);
+      w.sink_closed.store(true);
+      request_stop();
+      return;
+    }
+    w.submitted.add(1);
+    if (config_.submit == submit_mode::async && !wait_in_flight(w, 0, brake::result)) return;
+  }
+}
+
+// ---- the completion, on the writer thread -------------------------------------------------
+
+void colony::on_complete(void* ctx, const core::full_transaction& tx, core::reject outcome) {
+  worker& w = *static_cast<worker*>(ctx);
+  const auto reason = static_cast<std::size_t>(outcome);
+  APIARY_CHECK(reason < core::reject_count);
+  w.outcomes[reason].fetch_add(1, std::memory_order_relaxed);
+  // Before the in-flight decrement, so a producer woken by it finds the comment there.
+  if (outcome == core::reject::none) w.ring->remember(tx.tx());
+  const std::uint32_t now = w.in_flight.fetch_sub(1) - 1;
+  const std::int64_t wake_at = w.wake_at.load();
+  if (wake_at >= 0 && now <= wake_at) {
+    std::lock_guard lock(w.mutex);
+    w.cv.notify_one();
+  }
+}
+
+// ---- stats ----------------------------------------------------------------------------------
+
+std::vector<colony_stats> colony::thread_stats() const {
+  std::vector<colony_stats> all;
+  all.reserve(workers_.size());
+  for (const auto& p : workers_) {
+    const worker& w = *p;
+    colony_stats s;
+    s.threads = 1;
+    s.generated = w.generated.get();
+    s.submitted = w.submitted.get();
+    for (std::size_t i = 0; i < core::reject_count; ++i)
+      s.outcomes.by_reason[i] = w.outcomes[i].load(std::memory_order_relaxed);
+    s.in_flight = w.in_flight.load();
+    for (std::size_t k = 0; k < op_kind_count; ++k)
+      s.kinds[k] = {w.kind_count[k].get(), w.kind_extra[k].get(), w.kind_packed[k].get()};
+    s.article_substitutions = w.substitutions.get();
+    s.thread_cpu_ns = w.thread_cpu.get();
+    s.generation_cpu_ns = w.generation_cpu.get();
+    s.signing_cpu_ns = w.signing_cpu.get();
+    s.key_cpu_ns = w.key_cpu.get();
+    auto brake_of = [&w](brake b) {
+      const auto i = static_cast<std::size_t>(b);
+      return brake_totals{w.brake_waits[i].get(), w.brake_ns[i].get()};
+    };
+    s.in_flight_brake = brake_of(brake::in_flight);
+    s.budget_brake = brake_of(brake::budget);
+    s.tps_brake = brake_of(brake::tps);
+    s.result_wait = brake_of(brake::result);
+    s.sink_closed = w.sink_closed.load();
+    all.push_back(s);
+  }
+  return all;
+}
+
+colony_stats colony::stats() const {
+  colony_stats total;
+  for (const colony_stats& s : thread_stats()) total += s;
+  return total;
+}
+
+}  // namespace apiary::colony

@@ -1,0 +1,75 @@
+#include "apiary/colony/colony_config.hpp"
+
+#include <cmath>
+
+namespace apiary::colony {
+
+std::string_view to_string(rate_mode m) {
+  switch (m) {
+    case rate_mode::infinite: return "infinite";
+    case rate_mode::block_budget: return "block_budget";
+    case rate_mode::tps: return "tps";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(submit_mode m) {
+  switch (m) {
+    case submit_mode::fire_and_forget: return "fire_and_forget";
+    case submit_mode::async: return "async";
+  }
+  return "unknown";
+}
+
+std::optional<rate_mode> parse_rate_mode(std::string_view name) {
+  for (rate_mode m : {rate_mode::infinite, rate_mode::block_budget, rate_mode::tps})
+    if (to_string(m) == name) return m;
+  return std::nullopt;
+}
+
+std::optional<submit_mode> parse_submit_mode(std::string_view name) {
+  for (submit_mode m : {submit_mode::fire_and_forget, submit_mode::async})
+    if (to_string(m) == name) return m;
+  return std::nullopt;
+}
+
+void colony_config::use_genesis_of(const core::chain_options& o) {
+  genesis_accounts = o.genesis_accounts;
+  account_prefix = o.account_prefix;
+  key_password = o.key_password;
+  chain = o.chain;
+}
+
+std::uint32_t colony_config::resume_below() const {
+  const double below = std::floor(static_cast<double>(in_flight_limit) * resume_fraction);
+  if (!(below >= 1.0)) return 1;  // also NaN
+  if (below >= static_cast<double>(in_flight_limit)) return in_flight_limit;
+  return static_cast<std::uint32_t>(below);
+}
+
+std::optional<std::string> colony_config::validate() const {
+  if (threads < 1 || threads > max_threads)
+    return "threads: " + std::to_string(threads) + " is outside 1.." + std::to_string(max_threads);
+  if (auto problem = mix.validate()) return "mix: " + *problem;
+  if (genesis_accounts < threads)
+    return "genesis_accounts: " + std::to_string(genesis_accounts) + " is fewer than the " +
+           std::to_string(threads) + " threads (each needs an account of its own)";
+  if (account_prefix.size() < 3 || account_prefix.size() > 10)
+    return "account_prefix: '" + account_prefix + "' must be 3..10 lower-case letters";
+  for (char c : account_prefix)
+    if (c < 'a' || c > 'z') return "account_prefix: '" + account_prefix + "' must be 3..10 lower-case letters";
+  if (account_prefix.size() + std::to_string(genesis_accounts - 1).size() > core::account_name::max_size)
+    return "account_prefix: '" + account_prefix + "' with " + std::to_string(genesis_accounts) +
+           " genesis accounts makes names longer than 16 characters";
+  if (rate == rate_mode::tps && !(tps_limit > 0.0 && std::isfinite(tps_limit)))
+    return "tps_limit: must be a number > 0 in tps rate mode";
+  if (rate == rate_mode::block_budget && block_budget == 0 && block_size == 0)
+    return "block_size: must be > 0 to derive the block budget";
+  if (in_flight_limit == 0) return std::string("in_flight_limit: must be at least 1");
+  if (!(resume_fraction > 0.0 && resume_fraction <= 1.0))
+    return "resume_fraction: " + std::to_string(resume_fraction) + " is outside (0, 1]";
+  if (comment_ring_capacity == 0) return std::string("comment_ring_capacity: must be at least 1");
+  return std::nullopt;
+}
+
+}  // namespace apiary::colony
