@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what apiary needs, then builds and runs every test: the release build and the
-# ASan+UBSan build, both with warnings as errors.
+# ASan+UBSan build, both with warnings as errors, then the threaded tests (queue, writer,
+# colony, the end-to-end runs) under TSan.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -13,3 +14,8 @@ for preset in release asan; do
   cmake --build --preset "$preset" -j "$jobs"
   ctest --preset "$preset" -j "$jobs"
 done
+
+echo "== tsan (threaded tests) =="
+cmake --preset tsan >/dev/null
+cmake --build --preset tsan -j "$jobs" --target apiary_queen_tests apiary_colony_tests apiary apiary_harness_tests
+ctest --preset tsan -j "$jobs" -L 'threaded|harness'

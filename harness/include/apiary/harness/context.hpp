@@ -1,0 +1,56 @@
+// The facts a report needs to be compared with another: the machine, the build, the source
+// commit, when the run started. And the process's resource usage (getrusage), read at any
+// moment from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace apiary::harness {
+
+struct run_context {
+  std::string cpu_model;     // /proc/cpuinfo "model name"; "unknown" elsewhere
+  unsigned cores = 1;        // std::thread::hardware_concurrency(), at least 1
+  std::string compiler;      // e.g. "gcc 12.2.0"
+  std::string build_type;    // CMAKE_BUILD_TYPE
+  std::string sanitizer;     // APIARY_SANITIZE: "", "address" or "thread"
+  std::string commit;        // short hash, "-dirty" with uncommitted changes, or "unknown"
+  std::string version;       // the project version
+  std::string hostname;
+  std::string command_line;  // argv joined by spaces
+  std::chrono::system_clock::time_point start;
+  std::string start_time;     // ISO 8601 UTC: 2026-11-21T15:00:51Z
+  std::string start_compact;  // for file names: 20261121T150051Z
+};
+
+run_context collect_context(int argc, const char* const* argv);
+
+// True when the numbers a run produces are not the ones to quote: not a release build, or a
+// sanitizer is on.
+bool measuring_build(const run_context& c);
+
+struct process_usage {
+  std::int64_t user_ns = 0;
+  std::int64_t system_ns = 0;
+  std::int64_t peak_rss_bytes = 0;
+  std::int64_t cpu_ns() const { return user_ns + system_ns; }
+};
+
+// getrusage(RUSAGE_SELF): every thread of the process. Async-signal-safe, about a microsecond.
+process_usage read_usage();
+
+// The whole machine's CPU time from /proc/stat, in clock ticks summed over every core: how
+// busy the machine was, so a run on a shared machine can say how much others took.
+struct machine_usage {
+  bool valid = false;           // false where /proc/stat is missing
+  std::int64_t busy_ticks = 0;  // user, nice, system, irq, softirq, steal
+  std::int64_t total_ticks = 0;  // busy plus idle and iowait
+};
+machine_usage read_machine_usage();
+long clock_ticks_per_second();
+
+// Monotonic nanoseconds (steady_clock), the clock the writer's records use.
+std::int64_t steady_ns();
+
+}  // namespace apiary::harness

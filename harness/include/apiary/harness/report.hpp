@@ -1,0 +1,29 @@
+// The JSON report of a run (schema: harness/report.schema.json, schema_version 1), streamed
+// into one buffer with core::json_writer: no DOM. Units are in the field names (_us, _ms,
+// _s, _bytes); shares are fractions in [0, 1].
+#pragma once
+
+#include <string>
+
+#include "apiary/core/buffer.hpp"
+#include "apiary/harness/analysis.hpp"
+#include "apiary/harness/context.hpp"
+#include "apiary/harness/run.hpp"
+#include "apiary/harness/run_config.hpp"
+
+namespace apiary::harness {
+
+inline constexpr int report_schema_version = 1;
+
+void write_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const run_result& r,
+                  const analysis& a, const std::string& path);
+
+// Writes the buffer to path through a temporary file renamed into place, so a reader never
+// sees half a report. Throws std::runtime_error naming the path.
+void save_file(const std::string& path, const core::out_buffer& content);
+
+// Checks before the run that path can be written (creating missing parent directories): an
+// error message, or nullopt. Leaves nothing behind.
+std::optional<std::string> check_writable(const std::string& path);
+
+}  // namespace apiary::harness

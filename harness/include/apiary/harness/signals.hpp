@@ -1,0 +1,20 @@
+// SIGINT and SIGTERM during a run: the handler only records the signal (an atomic store,
+// async-signal-safe); the main thread polls interrupt_signal() and shuts the run down in
+// order. A second signal while the first is being handled exits at once with 128 + signal.
+// Thread safety: install/restore from the main thread; interrupt_signal() from any thread.
+#pragma once
+
+namespace apiary::harness {
+
+class interrupt_guard {
+ public:
+  interrupt_guard();   // installs the handlers
+  ~interrupt_guard();  // restores the previous ones
+  interrupt_guard(const interrupt_guard&) = delete;
+  interrupt_guard& operator=(const interrupt_guard&) = delete;
+};
+
+// The signal number received, 0 when none.
+int interrupt_signal();
+
+}  // namespace apiary::harness

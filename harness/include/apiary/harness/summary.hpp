@@ -1,0 +1,20 @@
+// The human summary printed at the end of a run: the facts Hive's cycle test prints (the
+// full block cycle with the blocks of its extremes; average production, application and
+// processing time per block), then throughput, the writer's time, the colony, CPU and the
+// targets, in plain words.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "apiary/harness/analysis.hpp"
+#include "apiary/harness/context.hpp"
+#include "apiary/harness/run.hpp"
+#include "apiary/harness/run_config.hpp"
+
+namespace apiary::harness {
+
+std::string format_summary(const run_config& c, const run_context& ctx, const run_result& r, const analysis& a,
+                           const std::string& report_path);
+
+}  // namespace apiary::harness

@@ -1,0 +1,456 @@
+#include "apiary/harness/report.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+#include <vector>
+
+#include "apiary/colony/mix.hpp"
+#include "apiary/core/json.hpp"
+#include "apiary/core/reject.hpp"
+
+namespace apiary::harness {
+
+namespace {
+
+// core::json_writer plus the commas: remembers, per open object or array, whether an
+// element was written, so callers only say what comes next.
+class json_out {
+ public:
+  explicit json_out(core::out_buffer& b) : w_(b) {}
+
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+  void key(std::string_view k) {
+    separate();
+    w_.key(k);
+    after_key_ = true;
+  }
+
+  void value(std::uint64_t v) {
+    separate();
+    w_.number(v);
+  }
+  void value(std::int64_t v) {
+    separate();
+    w_.number(v);
+  }
+  void value(std::uint32_t v) { value(static_cast<std::uint64_t>(v)); }
+  void value(int v) { value(static_cast<std::int64_t>(v)); }
+  // Fixed-point with `decimals` digits; null for NaN and infinities (JSON has none).
+  void value(double v, int decimals) {
+    separate();
+    if (!std::isfinite(v)) {
+      w_.raw("null");
+      return;
+    }
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+    w_.raw(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
+  }
+  void value(std::string_view s) {
+    separate();
+    w_.string(s);
+  }
+  void value(const char* s) { value(std::string_view(s)); }
+  void value(const std::string& s) { value(std::string_view(s)); }
+  void value(bool b) {
+    separate();
+    w_.boolean(b);
+  }
+  void null() {
+    separate();
+    w_.raw("null");
+  }
+  // A string, or null when empty.
+  void text_or_null(std::string_view s) {
+    if (s.empty())
+      null();
+    else
+      value(s);
+  }
+
+  template <class T>
+  void field(std::string_view k, const T& v) {
+    key(k);
+    value(v);
+  }
+  void field(std::string_view k, double v, int decimals) {
+    key(k);
+    value(v, decimals);
+  }
+
+ private:
+  void open(char c) {
+    separate();
+    w_.put(c);
+    has_element_.push_back(false);
+  }
+  void close(char c) {
+    has_element_.pop_back();
+    w_.put(c);
+  }
+  void separate() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!has_element_.empty()) {
+      if (has_element_.back()) w_.put(',');
+      has_element_.back() = true;
+    }
+  }
+
+  core::json_writer w_;
+  std::vector<bool> has_element_;
+  bool after_key_ = false;
+};
+
+double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
+double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
+double sec(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+void write_series(json_out& j, std::string_view name, const block_series& s, int decimals) {
+  j.key(name);
+  j.begin_object();
+  j.field("count", static_cast<std::uint64_t>(s.stats.count));
+  const bool any = s.stats.count != 0;
+  auto num = [&](std::string_view k, double v) {
+    j.key(k);
+    if (any)
+      j.value(v, decimals);
+    else
+      j.null();
+  };
+  auto block = [&](std::string_view k, std::uint32_t n) {
+    j.key(k);
+    if (any)
+      j.value(n);
+    else
+      j.null();
+  };
+  num("min", s.stats.min);
+  block("min_block", s.min_block);
+  num("avg", s.stats.avg);
+  num("max", s.stats.max);
+  block("max_block", s.max_block);
+  num("median", s.stats.median);
+  num("p90", s.stats.p90);
+  num("p99", s.stats.p99);
+  num("stddev", s.stats.stddev);
+  j.end_object();
+}
+
+void write_config(json_out& j, const run_config& c) {
+  j.begin_object();
+  for (const option_spec& o : run_options()) {
+    const std::string v = o.get(c);
+    j.key(o.name);
+    switch (o.kind) {
+      case value_kind::number: {
+        // Whole numbers exactly; fractions (durations, rates) as written.
+        if (v.find_first_of(".eE") == std::string::npos)
+          j.value(static_cast<std::uint64_t>(std::stoull(v)));
+        else
+          j.value(std::stod(v), 6);
+        break;
+      }
+      case value_kind::toggle: j.value(v == "on"); break;
+      case value_kind::text: j.text_or_null(v); break;
+    }
+  }
+  j.field("config_file", c.config_file);
+  j.end_object();
+}
+
+void write_brake(json_out& j, std::string_view name, const colony::brake_totals& b) {
+  j.key(name);
+  j.begin_object();
+  j.field("waits", b.waits);
+  j.field("wait_ms", ms(static_cast<std::int64_t>(b.wait_ns)), 3);
+  j.end_object();
+}
+
+}  // namespace
+
+void write_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const run_result& r,
+                  const analysis& a, const std::string& path) {
+  out.reserve(out.size() + 4096 + r.blocks.size() * 256);
+  json_out j(out);
+  j.begin_object();
+  j.field("schema_version", report_schema_version);
+  j.field("name", c.name);
+  j.field("status", to_string(r.status));
+  j.field("interrupted", r.status == run_status::interrupted);
+  j.field("failed", r.status == run_status::failed);
+  j.key("error");
+  j.text_or_null(r.error);
+  j.field("stop_reason", r.stop_reason);
+  j.field("report_path", path);
+
+  j.key("context");
+  j.begin_object();
+  j.field("cpu_model", ctx.cpu_model);
+  j.field("cores", ctx.cores);
+  j.field("compiler", ctx.compiler);
+  j.field("build_type", ctx.build_type);
+  j.field("sanitizer", ctx.sanitizer);
+  j.field("commit", ctx.commit);
+  j.field("version", ctx.version);
+  j.field("hostname", ctx.hostname);
+  j.field("command_line", ctx.command_line);
+  j.field("start_time", ctx.start_time);
+  j.field("seed", c.seed);
+  {
+    const core::chain_id id = make_chain_options(c).chain;
+    j.key("chain_id");
+    j.value(core::to_hex(id));
+  }
+  j.end_object();
+
+  j.key("config");
+  write_config(j, c);
+
+  j.key("timing");
+  j.begin_object();
+  j.field("genesis_ms", ms(r.genesis_ns), 3);
+  j.field("colony_start_ms", ms(r.colony_start_ns), 3);
+  j.field("run_s", sec(r.run_ns), 6);
+  j.field("shutdown_ms", ms(r.shutdown_ns), 3);
+  j.field("measured_s", a.window_s, 9);
+  j.end_object();
+
+  j.key("blocks");
+  j.begin_array();
+  for (std::size_t i = 0; i < r.blocks.size(); ++i) {
+    const queen::block_record& b = r.blocks[i];
+    j.begin_object();
+    j.field("num", b.num);
+    j.field("warmup", i < r.warmup_blocks);
+    j.field("transactions", b.transactions);
+    j.field("size_bytes", b.size_bytes);
+    j.field("pending_after", b.pending_after);
+    j.field("dropped", b.dropped);
+    j.field("produced_us", us(b.produced_ns), 3);
+    j.field("applied_us", us(b.applied_ns), 3);
+    j.field("processing_us", us(b.processing_ns), 3);
+    j.key("cycle_us");
+    if (b.cycle_ns < 0)
+      j.null();
+    else
+      j.value(us(b.cycle_ns), 3);
+    j.field("completed_ms", ms(b.completed_ns), 6);
+    j.end_object();
+  }
+  j.end_array();
+
+  j.key("aggregates");
+  j.begin_object();
+  j.field("warmup_blocks", r.warmup_blocks);
+  j.field("measured_blocks", a.measured_blocks);
+  write_series(j, "cycle_us", a.cycle_us, 3);
+  write_series(j, "produced_us", a.produced_us, 3);
+  write_series(j, "applied_us", a.applied_us, 3);
+  write_series(j, "processing_us", a.processing_us, 3);
+  write_series(j, "transactions_per_block", a.transactions, 3);
+  write_series(j, "size_bytes", a.size_bytes, 3);
+  j.end_object();
+
+  j.key("throughput");
+  j.begin_object();
+  j.field("transactions", a.measured_transactions);
+  j.field("bytes", a.measured_bytes);
+  j.field("window_s", a.window_s, 9);
+  j.field("tx_per_s", a.tx_per_s, 3);
+  j.field("blocks_per_s", a.blocks_per_s, 6);
+  j.end_object();
+
+  j.key("cpu");
+  j.begin_object();
+  j.field("cores", ctx.cores);
+  j.field("process_cpu_s", a.cpu_s, 6);
+  j.field("window_s", a.window_s, 9);
+  j.field("utilization", a.cpu_utilization, 6);
+  j.key("machine_busy_share");
+  if (a.machine_known)
+    j.value(a.machine_busy_share, 6);
+  else
+    j.null();
+  j.key("other_processes_share");
+  if (a.machine_known)
+    j.value(a.other_processes_share, 6);
+  else
+    j.null();
+  j.field("run_user_s", sec(r.usage_end.user_ns), 6);
+  j.field("run_system_s", sec(r.usage_end.system_ns), 6);
+  j.end_object();
+
+  j.key("writer");
+  j.begin_object();
+  j.field("total_ms", ms(a.writer.total_ns), 3);
+  j.field("wait_work_ms", ms(a.writer.wait_work_ns), 3);
+  j.field("wait_lock_ms", ms(a.writer.wait_lock_ns), 3);
+  j.field("transactions_ms", ms(a.writer.tx_ns), 3);
+  j.field("blocks_ms", ms(a.writer.block_ns), 3);
+  j.field("unknown_ms", ms(a.writer.unknown_ns()), 3);
+  j.field("wait_work_share", a.wait_work_share, 6);
+  j.field("wait_lock_share", a.wait_lock_share, 6);
+  j.field("transactions_share", a.tx_share, 6);
+  j.field("blocks_share", a.block_share, 6);
+  j.field("unknown_share", a.unknown_share, 6);
+  j.field("transactions_accepted", a.writer.transactions_accepted);
+  j.field("transactions_rejected", a.writer.transactions_rejected);
+  j.field("block_size_target_bytes", c.block_size);
+  j.field("block_transactions_target", r.block_transactions);
+  j.field("queue_policy", c.queue == queen::queue_policy::bounded ? "bounded" : "unbounded");
+  j.field("queue_high_water", r.queue_high_water);
+  j.field("queue_full_waits", r.queue_full_waits);
+  j.end_object();
+
+  j.key("signing");
+  j.begin_object();
+  j.field("enabled", c.sign);
+  j.field("cpu_ms_per_block", a.signing_ms_per_block, 6);
+  j.field("bound_us", a.signing_bound_us, 3);
+  j.key("cycle_to_bound");
+  if (a.cycle_to_signing_bound > 0)
+    j.value(a.cycle_to_signing_bound, 6);
+  else
+    j.null();
+  j.end_object();
+
+  const colony::colony_stats& k = r.colony_total;
+  j.key("colony");
+  j.begin_object();
+  j.field("threads", k.threads);
+  j.field("rate", rate_text(c));
+  j.field("block_budget", r.colony_block_budget);
+  j.field("generated", k.generated);
+  j.field("submitted", k.submitted);
+  j.field("accepted", k.accepted());
+  j.field("rejected", k.rejected());
+  j.field("in_flight_at_end", k.in_flight);
+  j.field("article_substitutions", k.article_substitutions);
+  j.field("avg_size_bytes", k.average_packed_bytes(), 3);
+  j.field("thread_cpu_ms", ms(static_cast<std::int64_t>(k.thread_cpu_ns)), 3);
+  j.field("generation_cpu_ms", ms(static_cast<std::int64_t>(k.generation_cpu_ns)), 3);
+  j.field("signing_cpu_ms", ms(static_cast<std::int64_t>(k.signing_cpu_ns)), 3);
+  j.field("key_cpu_ms", ms(static_cast<std::int64_t>(k.key_cpu_ns)), 3);
+  j.field("sink_closed", k.sink_closed);
+  j.key("brakes");
+  j.begin_object();
+  write_brake(j, "in_flight", k.in_flight_brake);
+  write_brake(j, "block_budget", k.budget_brake);
+  write_brake(j, "tps", k.tps_brake);
+  write_brake(j, "async_result", k.result_wait);
+  j.end_object();
+  j.key("kinds");
+  j.begin_array();
+  for (colony::op_kind kind : colony::all_op_kinds) {
+    j.begin_object();
+    j.field("kind", colony::op_kind_name(kind));
+    j.field("count", k[kind].count);
+    j.field("share", k.share(kind), 6);
+    j.field("avg_extra_bytes", k.average_extra_bytes(kind), 3);
+    j.field("avg_size_bytes", k.average_packed_bytes(kind), 3);
+    j.field("extra_bytes", k[kind].extra_bytes);
+    j.field("size_bytes", k[kind].packed_bytes);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+
+  j.key("rejections");
+  j.begin_object();
+  for (std::size_t i = 1; i < core::reject_count; ++i)
+    j.field(core::reject_name(static_cast<core::reject>(i)), k.outcomes.by_reason[i]);
+  j.end_object();
+
+  j.key("ledger");
+  j.begin_object();
+  j.field("accepted", k.accepted());
+  j.field("in_blocks", a.in_blocks);
+  j.field("dropped", a.dropped);
+  j.field("pending_at_end", r.pending_at_end);
+  j.end_object();
+
+  j.key("targets");
+  j.begin_array();
+  for (const target_check& t : a.targets) {
+    j.begin_object();
+    j.field("name", t.name);
+    j.field("description", t.description);
+    j.field("target", t.target, 6);
+    j.field("value", t.value, 6);
+    j.field("met", t.met);
+    j.end_object();
+  }
+  j.end_array();
+
+  j.key("dumps");
+  j.begin_object();
+  j.key("transactions");
+  j.text_or_null(c.dump_transactions);
+  j.field("transactions_written", r.dumped_transactions);
+  j.key("blocks");
+  j.text_or_null(c.dump_blocks);
+  j.field("blocks_written", r.dumped_blocks);
+  j.end_object();
+
+  j.field("peak_rss_bytes", r.usage_end.peak_rss_bytes);
+  j.end_object();
+  out.append("\n");
+}
+
+void save_file(const std::string& path, const core::out_buffer& content) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  const int err = errno;
+  if (std::fclose(f) != 0 || !ok) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(ok ? errno : err));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(e));
+  }
+}
+
+std::optional<std::string> check_writable(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) return "cannot write " + path + ": it is a directory";
+  if (p.has_parent_path()) {
+    fs::create_directories(p.parent_path(), ec);
+    if (ec) return "cannot create the directory " + p.parent_path().string() + ": " + ec.message();
+  }
+  // Probe with a file of our own next to it: the target itself may not exist yet.
+  const std::string probe = path + ".probe-" + std::to_string(getpid());
+  const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) return "cannot write " + path + ": " + std::strerror(errno);
+  close(fd);
+  unlink(probe.c_str());
+  if (fs::exists(p, ec) && access(path.c_str(), W_OK) != 0)
+    return "cannot write " + path + ": " + std::strerror(errno);
+  return std::nullopt;
+}
+
+}  // namespace apiary::harness

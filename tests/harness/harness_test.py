@@ -1,0 +1,441 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `apiary run`, run by ctest (tests/harness/CMakeLists.txt).
+
+Each mode runs the real binary and checks what it leaves behind:
+
+  e2e        smoke.toml with both dumps: exit 0; the report validates against
+             harness/report.schema.json and against its own arithmetic; the dumps' bytes,
+             ids and sizes check out.
+  interrupt  a run without limits, SIGINT (or SIGTERM) after a moment: exit 130 (143), a
+             valid report marked "interrupted": true.
+  failure    an exception on the writer thread (the hidden --fail-at-block): exit 1, a valid
+             report marked "failed": true with the error.
+  bad-usage  bad values, keys and files: exit 2, one line on stderr naming the problem, no
+             report written.
+  help       `apiary run --help` lists every option scripts rely on, each with its default.
+  defaults   the built-in defaults equal configs/default.toml.
+"""
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import jsonschema
+
+REQUIRED_OPTIONS = [
+    "--config", "--blocks", "--warmup-blocks", "--duration", "--threads", "--block-size", "--rate",
+    "--seed", "--sign", "--report", "--dump-transactions", "--dump-blocks", "--transactions",
+]
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+def close(a, b, tol):
+    return abs(a - b) <= tol
+
+
+# ---- the report ------------------------------------------------------------------------------
+
+def load_schema(source_dir):
+    with open(os.path.join(source_dir, "harness", "report.schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return schema
+
+
+def validate_schema(report, schema):
+    v = jsonschema.Draft202012Validator(schema)
+    errors = sorted(v.iter_errors(report), key=lambda e: list(e.path))
+    if errors:
+        lines = ["%s: %s" % ("/".join(str(p) for p in e.path), e.message[:300]) for e in errors[:20]]
+        raise Failure("the report does not match the schema:\n  " + "\n  ".join(lines))
+
+
+def nearest_rank(sorted_values, p):
+    rank = math.ceil(p / 100.0 * len(sorted_values))
+    rank = min(max(rank, 1), len(sorted_values))
+    return sorted_values[rank - 1]
+
+
+def recompute_series(values, nums):
+    n = len(values)
+    if n == 0:
+        return {"count": 0}
+    s = sorted(values)
+    avg = sum(values) / n
+    mid = n // 2
+    median = s[mid] if n % 2 == 1 else (s[mid - 1] + s[mid]) / 2
+    mn, mx = min(values), max(values)
+    return {
+        "count": n, "min": mn, "max": mx, "avg": avg, "median": median,
+        "p90": nearest_rank(s, 90), "p99": nearest_rank(s, 99),
+        "stddev": math.sqrt(sum((v - avg) ** 2 for v in values) / n),
+        "min_block": nums[values.index(mn)], "max_block": nums[values.index(mx)],
+    }
+
+
+def check_series(name, got, values, nums, tol):
+    want = recompute_series(values, nums)
+    check(got["count"] == want["count"], "%s: count %s, the records give %s" % (name, got["count"], want["count"]))
+    if want["count"] == 0:
+        return
+    for key in ("min", "max", "avg", "median", "p90", "p99", "stddev"):
+        check(close(got[key], want[key], tol), "%s.%s: %s, the records give %s" % (name, key, got[key], want[key]))
+    # Equal values may tie: the block named must hold the extreme.
+    by_num = dict(zip(nums, values))
+    check(close(by_num[got["min_block"]], want["min"], tol), "%s.min_block %s does not hold the minimum" % (name, got["min_block"]))
+    check(close(by_num[got["max_block"]], want["max"], tol), "%s.max_block %s does not hold the maximum" % (name, got["max_block"]))
+
+
+def check_arithmetic(r):
+    cfg = r["config"]
+    blocks = r["blocks"]
+    agg = r["aggregates"]
+
+    # Status flags agree.
+    check(r["interrupted"] == (r["status"] == "interrupted"), "interrupted flag and status disagree")
+    check(r["failed"] == (r["status"] == "failed"), "failed flag and status disagree")
+    check((r["error"] is not None) == r["failed"], "error is set exactly when the run failed")
+
+    # Blocks: consecutive, within the size target, warm-up first.
+    for i, b in enumerate(blocks):
+        check(b["num"] == i + 1, "block %d has number %d" % (i + 1, b["num"]))
+        check(b["size_bytes"] <= cfg["block-size"],
+              "block #%d is %d bytes, above the %d-byte target" % (b["num"], b["size_bytes"], cfg["block-size"]))
+        check(b["warmup"] == (i < cfg["warmup-blocks"]), "block #%d: wrong warm-up flag" % b["num"])
+        check((b["cycle_us"] is None) == (i == 0), "block #%d: only the first block has no cycle" % b["num"])
+        check(close(b["processing_us"], b["produced_us"] + b["applied_us"], 0.0021),
+              "block #%d: processing is not produced + applied" % b["num"])
+        if i > 0:
+            check(close(b["cycle_us"], (b["completed_ms"] - blocks[i - 1]["completed_ms"]) * 1000, 0.01),
+                  "block #%d: cycle is not the time between completions" % b["num"])
+    measured = [b for b in blocks if not b["warmup"]]
+    check(agg["warmup_blocks"] == len(blocks) - len(measured), "aggregates.warmup_blocks")
+    check(agg["measured_blocks"] == len(measured), "aggregates.measured_blocks is not the measured records")
+    if r["status"] == "completed" and r["stop_reason"] == "blocks":
+        check(len(measured) == cfg["blocks"], "stopped by the block limit after %d measured blocks, not %d"
+              % (len(measured), cfg["blocks"]))
+
+    # Statistics agree with the records.
+    nums = [b["num"] for b in measured]
+    cyc = [(b["num"], b["cycle_us"]) for b in measured if b["cycle_us"] is not None]
+    check_series("cycle_us", agg["cycle_us"], [c for _, c in cyc], [n for n, _ in cyc], 0.01)
+    for key in ("produced_us", "applied_us", "processing_us"):
+        check_series(key, agg[key], [b[key] for b in measured], nums, 0.01)
+    check_series("transactions_per_block", agg["transactions_per_block"], [b["transactions"] for b in measured], nums, 0.001)
+    check_series("size_bytes", agg["size_bytes"], [b["size_bytes"] for b in measured], nums, 0.001)
+
+    # Throughput over the measured window.
+    t = r["throughput"]
+    check(t["transactions"] == sum(b["transactions"] for b in measured), "throughput.transactions")
+    check(t["bytes"] == sum(b["size_bytes"] for b in measured), "throughput.bytes")
+    if measured:
+        start_ms = blocks[cfg["warmup-blocks"] - 1]["completed_ms"] if cfg["warmup-blocks"] > 0 else 0.0
+        window = (measured[-1]["completed_ms"] - start_ms) / 1000
+        check(close(t["window_s"], window, 2e-9), "throughput.window_s %s, the records give %s" % (t["window_s"], window))
+        if cfg["warmup-blocks"] > 0:
+            check(close(t["window_s"] * 1e6, sum(b["cycle_us"] for b in measured), 1.0 + 0.001 * len(measured)),
+                  "the measured window is not the sum of the measured cycles")
+        if t["window_s"] > 0:
+            check(close(t["tx_per_s"], t["transactions"] / t["window_s"], 0.01 + 1e-6 * t["tx_per_s"]), "tx_per_s")
+    cpu = r["cpu"]
+    if cpu["window_s"] > 0:
+        check(close(cpu["utilization"], cpu["process_cpu_s"] / (cpu["window_s"] * cpu["cores"]), 1e-5), "cpu.utilization")
+
+    # The writer's shares add up.
+    w = r["writer"]
+    if w["total_ms"] > 0:
+        shares = w["wait_work_share"] + w["wait_lock_share"] + w["transactions_share"] + w["blocks_share"] + w["unknown_share"]
+        check(close(shares, 1.0, 1e-4), "writer shares add up to %s" % shares)
+        check(close(w["unknown_ms"], w["total_ms"] - w["wait_work_ms"] - w["wait_lock_ms"] - w["transactions_ms"]
+                    - w["blocks_ms"], 0.01), "writer.unknown_ms is not the rest")
+
+    # Signing bound.
+    s = r["signing"]
+    check(close(s["bound_us"], s["cpu_ms_per_block"] * 1000 / r["context"]["cores"], 0.01), "signing.bound_us")
+    if s["cycle_to_bound"] is not None:
+        check(close(s["cycle_to_bound"], agg["cycle_us"]["avg"] / s["bound_us"], 1e-4), "signing.cycle_to_bound")
+
+    # The colony: per-kind counts add up; every submitted transaction answered or left queued.
+    c = r["colony"]
+    kinds = c["kinds"]
+    check(sum(k["count"] for k in kinds) == c["generated"], "per-kind counts do not add up to generated")
+    if c["generated"]:
+        check(close(sum(k["share"] for k in kinds), 1.0, 1e-5), "kind shares do not add up to 1")
+        total_size = sum(k["size_bytes"] for k in kinds)
+        check(close(c["avg_size_bytes"], total_size / c["generated"], 0.001), "colony.avg_size_bytes")
+    for k in kinds:
+        if k["count"]:
+            check(close(k["share"], k["count"] / c["generated"], 1e-6), "%s share" % k["kind"])
+            check(close(k["avg_extra_bytes"], k["extra_bytes"] / k["count"], 0.001), "%s avg_extra_bytes" % k["kind"])
+            check(close(k["avg_size_bytes"], k["size_bytes"] / k["count"], 0.001), "%s avg_size_bytes" % k["kind"])
+    check(c["submitted"] <= c["generated"], "more submitted than generated")
+    check(c["accepted"] + c["rejected"] + c["in_flight_at_end"] == c["submitted"],
+          "accepted %d + rejected %d + in flight %d != submitted %d"
+          % (c["accepted"], c["rejected"], c["in_flight_at_end"], c["submitted"]))
+    check(sum(r["rejections"].values()) == c["rejected"], "rejections by reason do not add up")
+
+    # Transactions in blocks = accepted ones minus those still pending (and dropped ones).
+    led = r["ledger"]
+    check(led["accepted"] == c["accepted"], "ledger.accepted != colony.accepted")
+    check(led["in_blocks"] == sum(b["transactions"] for b in blocks), "ledger.in_blocks is not the blocks' sum")
+    check(led["dropped"] == sum(b["dropped"] for b in blocks), "ledger.dropped is not the blocks' sum")
+    check(led["in_blocks"] == led["accepted"] - led["pending_at_end"] - led["dropped"],
+          "in blocks %d != accepted %d - pending %d - dropped %d"
+          % (led["in_blocks"], led["accepted"], led["pending_at_end"], led["dropped"]))
+
+
+# ---- the dumps -------------------------------------------------------------------------------
+
+def varint_size(n):
+    size = 1
+    while n >= 0x80:
+        n >>= 7
+        size += 1
+    return size
+
+
+def check_transaction_dump(path, expected):
+    lines = open(path).read().splitlines()
+    check(len(lines) == expected, "%s: %d lines, expected %d" % (path, len(lines), expected))
+    for i, line in enumerate(lines):
+        d = json.loads(line)
+        check(d["index"] == i, "dump line %d: index %s" % (i, d["index"]))
+        packed = bytes.fromhex(d["packed_hex"])
+        check(len(packed) == d["size_bytes"], "dump line %d: packed size" % i)
+        sigs = len(d["transaction"]["signatures"])
+        unsigned = packed[: len(packed) - varint_size(sigs) - 65 * sigs]
+        check(packed[len(unsigned)] == sigs, "dump line %d: signature count" % i)
+        check(hashlib.sha256(unsigned).hexdigest()[:40] == d["id"], "dump line %d: the id is not sha256(unsigned)[:20]" % i)
+        check(len(d["signer_keys"]) == sigs, "dump line %d: a signer key per signature" % i)
+        check(d["signer_keys"] == d["attached_signer_keys"], "dump line %d: recovered keys differ from attached ones" % i)
+        for k in d["signer_keys"]:
+            check(k.startswith("STM"), "dump line %d: key %s" % (i, k))
+        check(d["outcome"] is None or isinstance(d["outcome"], str), "dump line %d: outcome" % i)
+
+
+def check_block_dump(path, report):
+    by_num = {b["num"]: b for b in report["blocks"]}
+    lines = open(path).read().splitlines()
+    check(len(lines) == min(report["config"]["dump-block-limit"], report["aggregates"]["measured_blocks"]),
+          "%s: %d blocks" % (path, len(lines)))
+    for line in lines:
+        d = json.loads(line)
+        n = d["block_num"]
+        check(d["id_matches_chain"], "block #%d: the rebuilt block's id differs from the chain's" % n)
+        check(int(d["id"][:8], 16) == n, "block #%d: the id does not encode the number" % n)
+        check(len(bytes.fromhex(d["packed_hex"])) == d["size_bytes"], "block #%d: packed size" % n)
+        check(d["size_bytes"] == by_num[n]["size_bytes"], "block #%d: size differs from the report's record" % n)
+        check(d["transaction_count"] == by_num[n]["transactions"], "block #%d: count differs from the report" % n)
+        b = d["block"]
+        check(b["block_id"] == d["id"], "block #%d: block_id" % n)
+        check(len(b["transactions"]) == len(b["transaction_ids"]) == d["transaction_count"], "block #%d: counts" % n)
+        check(d["signing_key"].startswith("STM"), "block #%d: signing key" % n)
+
+
+# ---- modes -----------------------------------------------------------------------------------
+
+def run_apiary(args, cmd, timeout=900):
+    return subprocess.run([args.apiary] + cmd, capture_output=True, text=True, timeout=timeout, cwd=args.work_dir)
+
+
+def load_report(path, schema):
+    with open(path) as f:
+        report = json.load(f)
+    validate_schema(report, schema)
+    check_arithmetic(report)
+    return report
+
+
+def mode_e2e(args, schema):
+    report_path = os.path.join(args.work_dir, "smoke.json")
+    tx_path = os.path.join(args.work_dir, "smoke-transactions.jsonl")
+    block_path = os.path.join(args.work_dir, "smoke-blocks.jsonl")
+    for p in (report_path, tx_path, block_path):
+        if os.path.exists(p):
+            os.remove(p)
+    p = run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", "smoke.toml"),
+                          "--report", report_path, "--dump-transactions", tx_path, "--dump-blocks", block_path,
+                          "--dump-limit", "200"])
+    sys.stdout.write(p.stdout)
+    check(p.returncode == 0, "exit status %d, expected 0; stderr:\n%s" % (p.returncode, p.stderr))
+    check(p.stderr == "", "a run whose stderr is not a terminal prints no progress; stderr:\n%s" % p.stderr)
+    check("Full block cycle" in p.stdout and "Report: " + report_path in p.stdout, "the summary is incomplete")
+    r = load_report(report_path, schema)
+    check(r["status"] == "completed" and r["stop_reason"] == "blocks", "status %s (%s)" % (r["status"], r["stop_reason"]))
+    check(r["aggregates"]["measured_blocks"] == r["config"]["blocks"], "measured blocks")
+    check(r["colony"]["kinds"][4]["count"] > 0 and r["colony"]["accepted"] > 0, "the colony produced nothing")
+    check(r["dumps"]["transactions_written"] == 200, "transactions dumped")
+    check_transaction_dump(tx_path, 200)
+    check_block_dump(block_path, r)
+    print("e2e: report and dumps check out (%d blocks, %d transactions)" % (len(r["blocks"]), r["ledger"]["in_blocks"]))
+
+
+def mode_interrupt(args, schema):
+    sig = signal.SIGTERM if args.signal == "TERM" else signal.SIGINT
+    expected_status = 143 if sig == signal.SIGTERM else 130
+    report_path = os.path.join(args.work_dir, "interrupted-%s.json" % args.signal)
+    if os.path.exists(report_path):
+        os.remove(report_path)
+    cmd = [args.apiary, "run", "--config", os.path.join(args.source_dir, "configs", "smoke.toml"),
+           "--blocks", "0", "--report", report_path]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
+    time.sleep(args.delay)
+    check(proc.poll() is None, "apiary ended before it was interrupted")
+    t0 = time.monotonic()
+    proc.send_signal(sig)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise Failure("apiary did not exit within 60 s of SIG%s" % args.signal)
+    took = time.monotonic() - t0
+    sys.stdout.write(out)
+    check(proc.returncode == expected_status, "exit status %d, expected %d; stderr:\n%s" % (proc.returncode, expected_status, err))
+    r = load_report(report_path, schema)
+    check(r["interrupted"] is True and r["status"] == "interrupted", "the report is not marked interrupted")
+    check(r["stop_reason"] == "SIG" + args.signal, "stop_reason %s" % r["stop_reason"])
+    print("interrupt: SIG%s handled in %.2f s; %d blocks in the report" % (args.signal, took, len(r["blocks"])))
+
+
+def mode_failure(args, schema):
+    report_path = os.path.join(args.work_dir, "failed.json")
+    if os.path.exists(report_path):
+        os.remove(report_path)
+    p = run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", "smoke.toml"),
+                          "--report", report_path, "--fail-at-block", "5"])
+    sys.stdout.write(p.stdout)
+    check(p.returncode == 1, "exit status %d, expected 1; stderr:\n%s" % (p.returncode, p.stderr))
+    r = load_report(report_path, schema)
+    check(r["failed"] is True and r["status"] == "failed" and r["stop_reason"] == "error", "not marked failed")
+    check("injected failure at block 5" in r["error"], "error: %s" % r["error"])
+    check(len(r["blocks"]) == 5, "%d blocks, expected the 5 up to the failure" % len(r["blocks"]))
+    check("error: " in p.stdout, "the summary does not show the error")
+    print("failure: exit 1, report marked failed: %s" % r["error"])
+
+
+def mode_bad_usage(args, schema):
+    smoke = os.path.join(args.source_dir, "configs", "smoke.toml")
+    tmp = tempfile.mkdtemp(dir=args.work_dir)
+    unknown_key = os.path.join(tmp, "unknown-key.toml")
+    with open(unknown_key, "w") as f:
+        f.write("blocks = 3\nblokcs = 4\n")
+    bad_value = os.path.join(tmp, "bad-value.toml")
+    with open(bad_value, "w") as f:
+        f.write("sign = \"maybe\"\n")
+    section = os.path.join(tmp, "section.toml")
+    with open(section, "w") as f:
+        f.write("[run]\nblocks = 3\n")
+    cases = [
+        (["--block-size", "3MiB"], "--block-size"),
+        (["--block-size", "lots"], "--block-size"),
+        (["--sign", "maybe"], "--sign"),
+        (["--threads", "0"], "--threads"),
+        (["--rate", "fast"], "--rate"),
+        (["--blocks", "-3"], "blocks"),
+        (["--duration", "soon"], "--duration"),
+        (["--accounts", "1", "--threads", "2"], "--accounts"),
+        (["--config", os.path.join(tmp, "missing.toml")], "missing.toml"),
+        (["--config", unknown_key], "blokcs"),
+        (["--config", bad_value], "sign"),
+        (["--config", section], "section"),
+        (["--no-such-option"], "no-such-option"),
+        (["--report", tmp], "--report"),  # a directory
+    ]
+    for extra, needle in cases:
+        report = os.path.join(tmp, "report.json")
+        cmd = ["run"] + (["--config", smoke] if extra[0] != "--config" else []) + extra
+        if "--report" not in extra:
+            cmd += ["--report", report]
+        p = run_apiary(args, cmd, timeout=60)
+        lines = p.stderr.splitlines()
+        check(p.returncode == 2, "%s: exit status %d, expected 2; stderr: %s" % (" ".join(extra), p.returncode, p.stderr))
+        check(len(lines) == 1, "%s: %d lines on stderr, expected one:\n%s" % (" ".join(extra), len(lines), p.stderr))
+        check(needle in lines[0], "%s: the message does not name %s: %s" % (" ".join(extra), needle, lines[0]))
+        check(p.stdout == "", "%s: something on stdout" % " ".join(extra))
+        check(not os.path.exists(report), "%s: a report was written" % " ".join(extra))
+        print("bad usage: %s -> %s" % (" ".join(extra), lines[0]))
+    # Nothing but the inputs left in the temporary directory.
+    left = sorted(set(os.listdir(tmp)) - {"unknown-key.toml", "bad-value.toml", "section.toml"})
+    check(not left, "files left behind: %s" % left)
+    # The command line overrides the file: the file's bad value is never used.
+    p = run_apiary(args, ["run", "--config", bad_value, "--sign", "off", "--print-config"], timeout=60)
+    check(p.returncode == 0 and 'sign = "off"' in p.stdout, "the command line does not override the file: %s" % p.stderr)
+
+
+def mode_help(args, schema):
+    p = run_apiary(args, ["run", "--help"], timeout=60)
+    check(p.returncode == 0, "run --help: exit status %d" % p.returncode)
+    lines = p.stdout.splitlines()
+    for opt in REQUIRED_OPTIONS:
+        found = [l for l in lines if l.strip().startswith(opt + " ")]
+        check(found, "run --help does not list %s" % opt)
+        check("(default: " in found[0], "run --help: %s does not state its default: %s" % (opt, found[0].strip()))
+    check("Exit status:" in p.stdout, "run --help does not document the exit status")
+    p = run_apiary(args, [], timeout=60)
+    check(p.returncode == 2 and len(p.stderr.splitlines()) == 1, "apiary without a subcommand: %d %s" % (p.returncode, p.stderr))
+    print("help: every required option is listed with its default")
+
+
+def mode_defaults(args, schema):
+    builtin = run_apiary(args, ["run", "--print-config"], timeout=60)
+    check(builtin.returncode == 0, "run --print-config: %s" % builtin.stderr)
+    from_file = run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", "default.toml"),
+                                  "--print-config"], timeout=60)
+    check(from_file.returncode == 0, "run --config configs/default.toml --print-config: %s" % from_file.stderr)
+    check(builtin.stdout == from_file.stdout,
+          "configs/default.toml differs from the built-in defaults:\n--- built in\n%s--- default.toml\n%s"
+          % (builtin.stdout, from_file.stdout))
+    for name in ("smoke", "small-blocks", "core-only", "default"):
+        p = run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", name + ".toml"),
+                              "--print-config"], timeout=60)
+        check(p.returncode == 0, "configs/%s.toml does not load: %s" % (name, p.stderr))
+        # What --print-config writes reads back to the same thing.
+        path = os.path.join(args.work_dir, "printed-%s.toml" % name)
+        with open(path, "w") as f:
+            f.write(p.stdout)
+        again = run_apiary(args, ["run", "--config", path, "--name", name, "--print-config"], timeout=60)
+        check(again.returncode == 0 and again.stdout == p.stdout, "configs/%s.toml does not round-trip:\n%s%s"
+              % (name, again.stderr, again.stdout))
+    print("defaults: configs/default.toml equals the built-in defaults; every config loads and round-trips")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--apiary", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--signal", default="INT", choices=["INT", "TERM"])
+    ap.add_argument("--delay", type=float, default=1.5)
+    ap.add_argument("mode", choices=["e2e", "interrupt", "failure", "bad-usage", "help", "defaults"])
+    args = ap.parse_args()
+    args.apiary = os.path.abspath(args.apiary)
+    args.source_dir = os.path.abspath(args.source_dir)
+    args.work_dir = os.path.abspath(args.work_dir)
+    os.makedirs(args.work_dir, exist_ok=True)
+    schema = load_schema(args.source_dir)
+    try:
+        {"e2e": mode_e2e, "interrupt": mode_interrupt, "failure": mode_failure, "bad-usage": mode_bad_usage,
+         "help": mode_help, "defaults": mode_defaults}[args.mode](args, schema)
+    except Failure as e:
+        print("FAILED (%s): %s" % (args.mode, e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

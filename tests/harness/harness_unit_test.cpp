@@ -1,0 +1,129 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "apiary/harness/run_config.hpp"
+#include "apiary/harness/statistics.hpp"
+
+namespace apiary::harness {
+namespace {
+
+TEST(Statistics, EmptySeriesHasOnlyACount) {
+  const series_stats s = summarize({});
+  EXPECT_EQ(s.count, 0u);
+  EXPECT_EQ(s.avg, 0.0);
+}
+
+TEST(Statistics, OddSeries) {
+  const std::vector<double> v = {5, 1, 4, 2, 3};
+  const series_stats s = summarize(v);
+  EXPECT_EQ(s.count, 5u);
+  EXPECT_EQ(s.min, 1);
+  EXPECT_EQ(s.min_at, 1u);
+  EXPECT_EQ(s.max, 5);
+  EXPECT_EQ(s.max_at, 0u);
+  EXPECT_DOUBLE_EQ(s.avg, 3);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(2.0));  // population: sum of squares 10 / 5
+  EXPECT_EQ(s.p90, 5);                         // rank ceil(4.5) = 5
+  EXPECT_EQ(s.p99, 5);
+}
+
+TEST(Statistics, EvenMedianIsTheMeanOfTheMiddleTwo) {
+  const std::vector<double> v = {4, 1, 3, 2};
+  EXPECT_DOUBLE_EQ(summarize(v).median, 2.5);
+}
+
+TEST(Statistics, NearestRankPercentiles) {
+  std::vector<double> v;
+  for (int i = 1; i <= 200; ++i) v.push_back(i);
+  const series_stats s = summarize(v);
+  EXPECT_EQ(s.p90, 180);  // rank 180
+  EXPECT_EQ(s.p99, 198);  // rank 198
+  EXPECT_EQ(nearest_rank(std::vector<double>{7}, 99), 7);
+}
+
+TEST(Statistics, FirstExtremeWins) {
+  const std::vector<double> v = {2, 1, 3, 1, 3};
+  const series_stats s = summarize(v);
+  EXPECT_EQ(s.min_at, 1u);
+  EXPECT_EQ(s.max_at, 2u);
+}
+
+TEST(Parsers, Sizes) {
+  EXPECT_EQ(parse_size("65536"), 65536u);
+  EXPECT_EQ(parse_size("64KiB"), 65536u);
+  EXPECT_EQ(parse_size("64k"), 65536u);
+  EXPECT_EQ(parse_size("2MiB"), 2097152u);
+  EXPECT_EQ(parse_size("2MiB-256"), 2096896u);
+  EXPECT_EQ(parse_size(" 1 MiB + 1 "), 1048577u);
+  EXPECT_EQ(parse_size("2_097_152"), 2097152u);
+  EXPECT_FALSE(parse_size(""));
+  EXPECT_FALSE(parse_size("-1"));
+  EXPECT_FALSE(parse_size("2GB"));
+  EXPECT_FALSE(parse_size("1KiB-2KiB"));
+  EXPECT_FALSE(parse_size("99999999999999999999"));
+}
+
+TEST(Parsers, Durations) {
+  EXPECT_EQ(parse_duration("90"), 90.0);
+  EXPECT_EQ(parse_duration("90s"), 90.0);
+  EXPECT_EQ(parse_duration("1.5m"), 90.0);
+  EXPECT_EQ(parse_duration("500ms"), 0.5);
+  EXPECT_EQ(parse_duration("1h"), 3600.0);
+  EXPECT_FALSE(parse_duration("soon"));
+  EXPECT_FALSE(parse_duration("inf"));
+  EXPECT_FALSE(parse_duration(""));
+}
+
+TEST(Parsers, TogglesAndCounts) {
+  EXPECT_EQ(parse_toggle("on"), true);
+  EXPECT_EQ(parse_toggle("OFF"), false);
+  EXPECT_EQ(parse_toggle("true"), true);
+  EXPECT_FALSE(parse_toggle("maybe"));
+  EXPECT_EQ(parse_count("100_000"), 100000u);
+  EXPECT_FALSE(parse_count("-3"));
+  EXPECT_FALSE(parse_count("3.5"));
+}
+
+TEST(RunConfig, EveryOptionReadsBackWhatItPrints) {
+  run_config c;
+  c.rate = rate_kind::tps;
+  c.rate_tps = 1234.5;
+  c.duration_s = 1.5;
+  c.report = "x.json";
+  c.sign = false;
+  for (const option_spec& o : run_options()) {
+    const std::string text = o.get(c);
+    if (text.empty()) continue;
+    run_config d = c;
+    EXPECT_EQ(o.set(d, text), std::nullopt) << o.name << " = " << text;
+    EXPECT_EQ(o.get(d), text) << o.name;
+  }
+}
+
+TEST(RunConfig, RateForms) {
+  run_config c;
+  ASSERT_EQ(find_option("rate")->set(c, "block"), std::nullopt);
+  EXPECT_EQ(c.rate, rate_kind::block);
+  ASSERT_EQ(find_option("rate")->set(c, "5000tps"), std::nullopt);
+  EXPECT_EQ(c.rate, rate_kind::tps);
+  EXPECT_EQ(c.rate_tps, 5000);
+  EXPECT_NE(find_option("rate")->set(c, "0"), std::nullopt);
+}
+
+TEST(RunConfig, BlockSizeAboveTheChainMaximumNeedsAnExplicitMaximum) {
+  run_config c;
+  c.block_size = 4 * 1024 * 1024;
+  auto problem = validate(c);
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("--block-size"), std::string::npos) << *problem;
+  c.max_block_size = 8 * 1024 * 1024;
+  EXPECT_EQ(validate(c), std::nullopt);
+}
+
+TEST(RunConfig, DefaultsAreValid) { EXPECT_EQ(validate(run_config{}), std::nullopt); }
+
+}  // namespace
+}  // namespace apiary::harness
