@@ -12,4 +12,10 @@ void out_buffer::grow_to(std::size_t need) {
   cap_ = cap;
 }
 
+out_buffer& thread_scratch() {
+  thread_local out_buffer buf(4096);
+  buf.clear();
+  return buf;
+}
+
 }  // namespace apiary::core

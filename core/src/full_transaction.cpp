@@ -5,16 +5,8 @@
 
 namespace apiary::core {
 
-namespace {
-out_buffer& scratch() {
-  thread_local out_buffer buf(4096);
-  buf.clear();
-  return buf;
-}
-}  // namespace
-
 full_transaction::full_transaction(signed_transaction tx, const chain_id& chain) : tx_(std::move(tx)) {
-  out_buffer& buf = scratch();
+  out_buffer& buf = thread_scratch();
   pack_into(buf, static_cast<const transaction&>(tx_));
   derive(buf.span(), chain);
   byte_writer w(buf);
@@ -27,7 +19,7 @@ full_transaction::full_transaction(transaction tx, const chain_id& chain, std::s
     : signer_keys_(signer_keys.begin(), signer_keys.end()) {
   APIARY_CHECK(signer_keys.empty() || signer_keys.size() == keys.size());
   static_cast<transaction&>(tx_) = std::move(tx);
-  out_buffer& buf = scratch();
+  out_buffer& buf = thread_scratch();
   pack_into(buf, static_cast<const transaction&>(tx_));
   derive(buf.span(), chain);
   tx_.signatures.reserve(keys.size());

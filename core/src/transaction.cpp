@@ -30,29 +30,20 @@ sha256_digest signature_digest_of(const chain_id& chain, std::span<const std::ui
   return sha256(std::span<const std::uint8_t>(chain.begin(), chain.size()), packed_unsigned);
 }
 
-namespace {
-// Per-thread scratch so hashing a transaction does not allocate.
-out_buffer& scratch() {
-  thread_local out_buffer buf(4096);
-  buf.clear();
-  return buf;
-}
-}  // namespace
-
 transaction_id compute_id(const transaction& tx) {
-  out_buffer& buf = scratch();
+  out_buffer& buf = thread_scratch();
   pack_into(buf, tx);
   return transaction_id_of(buf.span());
 }
 
 sha256_digest signature_digest(const transaction& tx, const chain_id& chain) {
-  out_buffer& buf = scratch();
+  out_buffer& buf = thread_scratch();
   pack_into(buf, tx);
   return signature_digest_of(chain, buf.span());
 }
 
 sha256_digest merkle_digest(const signed_transaction& tx) {
-  out_buffer& buf = scratch();
+  out_buffer& buf = thread_scratch();
   pack_into(buf, tx);
   return sha256(buf.data(), buf.size());
 }

@@ -3,15 +3,11 @@
 #include <chrono>
 
 #include "apiary/core/check.hpp"
+#include "clock.hpp"
 
 namespace apiary::queen {
 
-namespace {
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
+using detail::now_ns;
 
 writer::writer(core::chain& chain, writer_queue& queue, writer_config config, block_callback on_block)
     : chain_(chain), queue_(queue), config_(config), on_block_(std::move(on_block)) {}

@@ -5,15 +5,11 @@
 #include <utility>
 
 #include "apiary/core/check.hpp"
+#include "clock.hpp"
 
 namespace apiary::queen {
 
-namespace {
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
+using detail::now_ns;
 
 writer_queue::writer_queue(queue_policy policy, std::size_t capacity) : policy_(policy), capacity_(capacity) {
   APIARY_CHECK(policy != queue_policy::bounded || capacity > 0);

@@ -59,4 +59,8 @@ class out_buffer {
   std::size_t cap_ = 0;
 };
 
+// A per-thread buffer for packing a transaction before hashing it, emptied on each call, so
+// the hot paths do not allocate. Valid until the same thread calls it again.
+out_buffer& thread_scratch();
+
 }  // namespace apiary::core
