@@ -141,11 +141,17 @@ generated_transaction generator::next(op_kind kind) {
   return g;
 }
 
-void generator::build_article(generated_transaction& g, std::size_t actor, std::string_view nonce_text) {
-  g.kind = op_kind::article;
-  g.extra_size = draw_extra(op_kind::article);
+// What every builder sets first: the kind, its extra size (drawn now, so the random stream
+// keeps its order), and who signs with which key.
+void generator::start(generated_transaction& g, op_kind kind, std::size_t actor, core::key_role role) {
+  g.kind = kind;
+  g.extra_size = draw_extra(kind);
   g.signer = accounts_[actor];
-  g.role = core::key_role::posting;
+  g.role = role;
+}
+
+void generator::build_article(generated_transaction& g, std::size_t actor, std::string_view nonce_text) {
+  start(g, op_kind::article, actor, core::key_role::posting);
 
   core::comment_operation c;
   c.parent_permlink = std::string(detail::categories[next_random() % detail::categories.size()]);
@@ -193,10 +199,7 @@ void generator::build_article(generated_transaction& g, std::size_t actor, std::
 void generator::build_reply(generated_transaction& g, std::size_t actor, std::string_view nonce_text) {
   std::optional<comment_ref> parent = ring_.pick(next_random());
   if (!parent) return build_article(g, actor, nonce_text);
-  g.kind = op_kind::reply;
-  g.extra_size = draw_extra(op_kind::reply);
-  g.signer = accounts_[actor];
-  g.role = core::key_role::posting;
+  start(g, op_kind::reply, actor, core::key_role::posting);
 
   core::comment_operation c;
   c.parent_author = parent->author;
@@ -210,10 +213,7 @@ void generator::build_reply(generated_transaction& g, std::size_t actor, std::st
 void generator::build_vote(generated_transaction& g, std::size_t actor, std::string_view nonce_text) {
   std::optional<comment_ref> target = ring_.pick(next_random());
   if (!target) return build_article(g, actor, nonce_text);
-  g.kind = op_kind::vote;
-  g.extra_size = draw_extra(op_kind::vote);
-  g.signer = accounts_[actor];
-  g.role = core::key_role::posting;
+  start(g, op_kind::vote, actor, core::key_role::posting);
 
   core::vote_operation v;
   v.voter = accounts_[actor];
@@ -225,10 +225,7 @@ void generator::build_vote(generated_transaction& g, std::size_t actor, std::str
 }
 
 void generator::build_transfer(generated_transaction& g, std::size_t actor, std::string_view nonce_text) {
-  g.kind = op_kind::transfer;
-  g.extra_size = draw_extra(op_kind::transfer);
-  g.signer = accounts_[actor];
-  g.role = core::key_role::active;
+  start(g, op_kind::transfer, actor, core::key_role::active);
 
   core::transfer_operation t;
   t.from = accounts_[actor];
@@ -246,10 +243,7 @@ void generator::build_transfer(generated_transaction& g, std::size_t actor, std:
 }
 
 void generator::build_custom_json(generated_transaction& g, std::size_t actor, std::string_view nonce_text) {
-  g.kind = op_kind::custom_json;
-  g.extra_size = draw_extra(op_kind::custom_json);
-  g.signer = accounts_[actor];
-  g.role = core::key_role::posting;
+  start(g, op_kind::custom_json, actor, core::key_role::posting);
 
   core::custom_json_operation cj;
   cj.required_posting_auths.push_back(accounts_[actor]);

@@ -101,6 +101,7 @@ class generator {
   std::uint32_t draw_extra(op_kind k);
   std::size_t next_actor();
 
+  void start(generated_transaction& g, op_kind kind, std::size_t actor, core::key_role role);
   void build_article(generated_transaction& g, std::size_t actor, std::string_view nonce_text);
   void build_reply(generated_transaction& g, std::size_t actor, std::string_view nonce_text);
   void build_vote(generated_transaction& g, std::size_t actor, std::string_view nonce_text);
