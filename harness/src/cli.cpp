@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <deque>
+#include <array>
+#include <span>
 #include <cstdio>
 #include <filesystem>
 #include <vector>
@@ -73,6 +76,68 @@ std::optional<std::string> apply_config_file(const std::string& path, run_config
   return std::nullopt;
 }
 
+namespace {
+
+// The run options one subcommand takes, registered with CLI11; read back by apply().
+class option_set {
+ public:
+  // names: the run_options() to offer (empty: all of them).
+  option_set(CLI::App* app, const run_config& defaults, std::span<const std::string_view> names = {}) {
+    for (const option_spec& o : run_options()) {
+      if (!names.empty() && std::find(names.begin(), names.end(), o.name) == names.end()) continue;
+      // The table's default text describes run_config{}'s value; a subcommand with another
+      // default shows its own.
+      const std::string value = o.get(defaults);
+      const std::string def =
+          !o.default_text.empty() && value == o.get(run_config{}) ? std::string(o.default_text) : value;
+      entries_.push_back({&o, std::string(), nullptr});
+      entry& e = entries_.back();
+      e.cli = app->add_option("--" + std::string(o.name), e.value, std::string(o.help) + " (default: " + def + ")")
+                  ->type_name(std::string(o.placeholder));
+    }
+  }
+  option_set(const option_set&) = delete;
+  option_set& operator=(const option_set&) = delete;
+
+  // The names given on the command line.
+  std::vector<std::string> given() const {
+    std::vector<std::string> out;
+    for (const entry& e : entries_)
+      if (e.cli->count() > 0) out.emplace_back(e.spec->name);
+    return out;
+  }
+
+  // Sets every given option; false (after printing the error line) on a bad value.
+  bool apply(run_config& c, std::string_view command_name) const {
+    for (const entry& e : entries_) {
+      if (e.cli->count() == 0) continue;
+      if (auto problem = e.spec->set(c, e.value)) {
+        std::fprintf(stderr, "apiary %.*s: --%s '%s': %s\n", static_cast<int>(command_name.size()),
+                     command_name.data(), std::string(e.spec->name).c_str(), e.value.c_str(), problem->c_str());
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  struct entry {
+    const option_spec* spec;
+    std::string value;
+    CLI::Option* cli;
+  };
+  std::deque<entry> entries_;  // stable addresses: CLI11 writes into entry::value
+};
+
+// The run options that shape a workload, and those that shape a replay's chain and blocks.
+constexpr std::array<std::string_view, 4> workload_option_names = {"seed", "threads", "accounts", "sign"};
+constexpr std::array<std::string_view, 15> replay_option_names = {
+    "seed",         "threads",       "accounts",      "sign",          "block-size",
+    "max-block-size", "block-transactions", "dedup",   "custom-ops",    "signers",
+    "block-session", "reversible-blocks", "keep-alive", "pool-objects", "pool-undo"};
+
+}  // namespace
+
 command parse_command_line(int argc, const char* const* argv) {
   command cmd;
   CLI::App app("apiary: Hive's colony + queen full-block-cycle test for a node core", "apiary");
@@ -85,25 +150,53 @@ command parse_command_line(int argc, const char* const* argv) {
   run->footer(exit_help);
 
   const run_config defaults;
-  const auto specs = run_options();
-  std::vector<std::string> values(specs.size());
-  std::vector<CLI::Option*> cli_options(specs.size());
   std::string config_file;
   bool print_config = false;
   run->add_option("--config", config_file,
                   "Read options from this TOML file (keys are the option names: blocks = 100); the command line "
                   "overrides it (default: none, the built-in defaults, equal to configs/default.toml)")
       ->type_name("FILE");
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    const option_spec& o = specs[i];
-    const std::string def = o.default_text.empty() ? o.get(defaults) : std::string(o.default_text);
-    cli_options[i] = run->add_option("--" + std::string(o.name), values[i],
-                                     std::string(o.help) + " (default: " + def + ")")
-                         ->type_name(std::string(o.placeholder));
-  }
+  const option_set run_set(run, defaults);
   run->add_flag("--print-config", print_config, "Print the effective options as a config file and exit (default: off)");
   std::uint32_t fail_at_block = 0;
   run->add_option("--fail-at-block", fail_at_block, "Testing: fail the run at this block")->group("");
+
+  run_config replay_defaults;
+  replay_defaults.accounts = replay_default_accounts;
+  const std::string transactions_help =
+      "Transactions to generate, taking turns between the --threads streams (default: " +
+      std::to_string(cmd.transactions) + ")";
+
+  CLI::App* workload = app.add_subcommand(
+      "workload",
+      "Generate a seeded workload once (single-threaded order, signatures on every core) and save it for "
+      "`apiary replay --workload`; the same options give the same file");
+  workload->footer("Exit status: 0 saved; 1 generation or the file failed; 2 bad command line (nothing written).");
+  workload->add_option("--out", cmd.workload_out, "Where the workload goes (required)")->type_name("FILE")->required();
+  workload->add_option("--transactions", cmd.transactions, transactions_help)->type_name("N");
+  const option_set workload_set(workload, replay_defaults, workload_option_names);
+
+  CLI::App* replay = app.add_subcommand(
+      "replay",
+      "Push a workload through the writer and the core on one thread, with no other thread running: the same "
+      "binary, workload and options execute the same instructions every time (the CI performance gate counts "
+      "them with callgrind); prints a summary");
+  replay->footer(
+      "The measured part is the function apiary_replay_measured: valgrind --tool=callgrind --collect-atstart=no "
+      "--toggle-collect=apiary_replay_measured counts only it.\n"
+      "Exit status: 0 replayed; 1 the replay or an output failed; 2 bad command line, workload file or output "
+      "path.");
+  replay->add_option("--workload", cmd.workload_in,
+                     "A workload saved by `apiary workload` (default: none, generate one from --seed, --threads, "
+                     "--accounts, --sign and --transactions first)")
+      ->type_name("FILE");
+  replay->add_option("--transactions", cmd.transactions, transactions_help + "; without --workload only")
+      ->type_name("N");
+  replay->add_option("--save-workload", cmd.save_workload, "Also save the generated workload here (default: none)")
+      ->type_name("FILE");
+  replay->add_option("--report", cmd.replay_report, "Write the result as JSON here (default: none)")
+      ->type_name("PATH");
+  const option_set replay_set(replay, replay_defaults, replay_option_names);
 
   try {
     app.parse(argc, argv);
@@ -114,39 +207,54 @@ command parse_command_line(int argc, const char* const* argv) {
     cmd.status = app.exit(e);
     return cmd;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "apiary: %s (apiary run --help lists the options)\n", e.what());
+    std::fprintf(stderr, "apiary: %s (apiary --help lists the commands, apiary COMMAND --help their options)\n",
+                 e.what());
     cmd.status = exit_usage;
     return cmd;
   }
 
   run_config& c = cmd.config;
-  std::vector<std::string> given;
-  for (std::size_t i = 0; i < specs.size(); ++i)
-    if (cli_options[i]->count() > 0) given.emplace_back(specs[i].name);
+  const auto fail = [&cmd](std::string_view name, const std::string& problem) {
+    std::fprintf(stderr, "apiary %.*s: %s\n", static_cast<int>(name.size()), name.data(), problem.c_str());
+    cmd.status = exit_usage;
+    return cmd;
+  };
 
+  if (workload->parsed() || replay->parsed()) {
+    const bool is_replay = replay->parsed();
+    const std::string_view name = is_replay ? "replay" : "workload";
+    cmd.which = is_replay ? subcommand::replay : subcommand::workload;
+    c = replay_defaults;
+    if (!(is_replay ? replay_set : workload_set).apply(c, name)) {
+      cmd.status = exit_usage;
+      return cmd;
+    }
+    if (cmd.transactions == 0) return fail(name, "--transactions 0: at least one transaction");
+    if (is_replay && !cmd.workload_in.empty()) {
+      for (std::string_view generation : workload_option_names)
+        if (replay->count("--" + std::string(generation)) > 0)
+          return fail(name, "--" + std::string(generation) + ": the workload was generated already (--workload " +
+                                cmd.workload_in + "); drop one of the two");
+      if (replay->count("--transactions") > 0 || !cmd.save_workload.empty())
+        return fail(name, "--transactions and --save-workload only apply when the replay generates its workload "
+                          "(without --workload)");
+    }
+    if (auto problem = validate(c)) return fail(name, *problem);
+    cmd.run = true;
+    return cmd;
+  }
+
+  const std::vector<std::string> given = run_set.given();
   if (!config_file.empty()) {
     c.config_file = config_file;
     c.name = std::filesystem::path(config_file).stem().string();
-    if (auto problem = apply_config_file(config_file, c, given)) {
-      std::fprintf(stderr, "apiary run: %s\n", problem->c_str());
-      cmd.status = exit_usage;
-      return cmd;
-    }
+    if (auto problem = apply_config_file(config_file, c, given)) return fail("run", *problem);
   }
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    if (cli_options[i]->count() == 0) continue;
-    if (auto problem = specs[i].set(c, values[i])) {
-      std::fprintf(stderr, "apiary run: --%s '%s': %s\n", std::string(specs[i].name).c_str(), values[i].c_str(),
-                   problem->c_str());
-      cmd.status = exit_usage;
-      return cmd;
-    }
-  }
-  if (auto problem = validate(c)) {
-    std::fprintf(stderr, "apiary run: %s\n", problem->c_str());
+  if (!run_set.apply(c, "run")) {
     cmd.status = exit_usage;
     return cmd;
   }
+  if (auto problem = validate(c)) return fail("run", *problem);
   c.fail_at_block = fail_at_block;
   cmd.print_config = print_config;
   cmd.run = true;

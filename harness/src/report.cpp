@@ -16,105 +16,41 @@
 #include "apiary/colony/mix.hpp"
 #include "apiary/core/json.hpp"
 #include "apiary/core/reject.hpp"
+#include "json_out.hpp"
 
 namespace apiary::harness {
 
+void write_option(json_out& j, const option_spec& o, const run_config& c) {
+  const std::string v = o.get(c);
+  j.key(o.name);
+  switch (o.kind) {
+    case value_kind::number: {
+      // Whole numbers exactly; fractions (durations, rates) as written.
+      if (v.find_first_of(".eE") == std::string::npos)
+        j.value(static_cast<std::uint64_t>(std::stoull(v)));
+      else
+        j.value(std::stod(v), 6);
+      break;
+    }
+    case value_kind::toggle: j.value(v == "on"); break;
+    case value_kind::text: j.text_or_null(v); break;
+  }
+}
+
+void write_context_fields(json_out& j, const run_context& ctx) {
+  j.field("cpu_model", ctx.cpu_model);
+  j.field("cores", ctx.cores);
+  j.field("compiler", ctx.compiler);
+  j.field("build_type", ctx.build_type);
+  j.field("sanitizer", ctx.sanitizer);
+  j.field("commit", ctx.commit);
+  j.field("version", ctx.version);
+  j.field("hostname", ctx.hostname);
+  j.field("command_line", ctx.command_line);
+  j.field("start_time", ctx.start_time);
+}
+
 namespace {
-
-// core::json_writer plus the commas: remembers, per open object or array, whether an
-// element was written, so callers only say what comes next.
-class json_out {
- public:
-  explicit json_out(core::out_buffer& b) : w_(b) {}
-
-  void begin_object() { open('{'); }
-  void end_object() { close('}'); }
-  void begin_array() { open('['); }
-  void end_array() { close(']'); }
-  void key(std::string_view k) {
-    separate();
-    w_.key(k);
-    after_key_ = true;
-  }
-
-  void value(std::uint64_t v) {
-    separate();
-    w_.number(v);
-  }
-  void value(std::int64_t v) {
-    separate();
-    w_.number(v);
-  }
-  void value(std::uint32_t v) { value(static_cast<std::uint64_t>(v)); }
-  void value(int v) { value(static_cast<std::int64_t>(v)); }
-  // Fixed-point with `decimals` digits; null for NaN and infinities (JSON has none).
-  void value(double v, int decimals) {
-    separate();
-    if (!std::isfinite(v)) {
-      w_.raw("null");
-      return;
-    }
-    char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-    w_.raw(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
-  }
-  void value(std::string_view s) {
-    separate();
-    w_.string(s);
-  }
-  void value(const char* s) { value(std::string_view(s)); }
-  void value(const std::string& s) { value(std::string_view(s)); }
-  void value(bool b) {
-    separate();
-    w_.boolean(b);
-  }
-  void null() {
-    separate();
-    w_.raw("null");
-  }
-  // A string, or null when empty.
-  void text_or_null(std::string_view s) {
-    if (s.empty())
-      null();
-    else
-      value(s);
-  }
-
-  template <class T>
-  void field(std::string_view k, const T& v) {
-    key(k);
-    value(v);
-  }
-  void field(std::string_view k, double v, int decimals) {
-    key(k);
-    value(v, decimals);
-  }
-
- private:
-  void open(char c) {
-    separate();
-    w_.put(c);
-    has_element_.push_back(false);
-  }
-  void close(char c) {
-    has_element_.pop_back();
-    w_.put(c);
-  }
-  void separate() {
-    if (after_key_) {
-      after_key_ = false;
-      return;
-    }
-    if (!has_element_.empty()) {
-      if (has_element_.back()) w_.put(',');
-      has_element_.back() = true;
-    }
-  }
-
-  core::json_writer w_;
-  std::vector<bool> has_element_;
-  bool after_key_ = false;
-};
 
 double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
@@ -153,22 +89,7 @@ void write_series(json_out& j, std::string_view name, const block_series& s, int
 
 void write_config(json_out& j, const run_config& c) {
   j.begin_object();
-  for (const option_spec& o : run_options()) {
-    const std::string v = o.get(c);
-    j.key(o.name);
-    switch (o.kind) {
-      case value_kind::number: {
-        // Whole numbers exactly; fractions (durations, rates) as written.
-        if (v.find_first_of(".eE") == std::string::npos)
-          j.value(static_cast<std::uint64_t>(std::stoull(v)));
-        else
-          j.value(std::stod(v), 6);
-        break;
-      }
-      case value_kind::toggle: j.value(v == "on"); break;
-      case value_kind::text: j.text_or_null(v); break;
-    }
-  }
+  for (const option_spec& o : run_options()) write_option(j, o, c);
   j.field("config_file", c.config_file);
   j.end_object();
 }
@@ -200,16 +121,7 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
 
   j.key("context");
   j.begin_object();
-  j.field("cpu_model", ctx.cpu_model);
-  j.field("cores", ctx.cores);
-  j.field("compiler", ctx.compiler);
-  j.field("build_type", ctx.build_type);
-  j.field("sanitizer", ctx.sanitizer);
-  j.field("commit", ctx.commit);
-  j.field("version", ctx.version);
-  j.field("hostname", ctx.hostname);
-  j.field("command_line", ctx.command_line);
-  j.field("start_time", ctx.start_time);
+  write_context_fields(j, ctx);
   j.field("seed", c.seed);
   {
     const core::chain_id id = make_chain_options(c).chain;

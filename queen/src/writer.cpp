@@ -22,6 +22,11 @@ void writer::start() {
   thread_ = std::thread([this] { run(); });
 }
 
+void writer::run_here() {
+  APIARY_CHECK(!thread_.joinable());
+  run();
+}
+
 void writer::request_stop() {
   stop_.store(true, std::memory_order_relaxed);
   // Wakes the writer if it waits for work; queued transactions are left to the caller.

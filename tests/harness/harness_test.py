@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end tests of `apiary run`, run by ctest (tests/harness/CMakeLists.txt).
+"""End-to-end tests of `apiary run`, `apiary workload` and `apiary replay`, run by ctest (tests/harness/CMakeLists.txt).
 
 Each mode runs the real binary and checks what it leaves behind:
 
@@ -14,6 +14,8 @@ Each mode runs the real binary and checks what it leaves behind:
              report written.
   help       `apiary run --help` lists every option scripts rely on, each with its default.
   defaults   the built-in defaults equal configs/default.toml.
+  replay     a saved workload replays to the same state twice, and like the same workload
+             generated in memory; damaged workload files and bad options: exit 2, one line.
 """
 
 import argparse
@@ -414,6 +416,65 @@ def mode_defaults(args, schema):
     print("defaults: configs/default.toml equals the built-in defaults; every config loads and round-trips")
 
 
+def mode_replay(args, schema):
+    """apiary workload + apiary replay: the same workload gives the same chain, a saved
+    workload replays like the generated one, and damaged files are one clear line."""
+    tmp = tempfile.mkdtemp(dir=args.work_dir)
+    wl = os.path.join(tmp, "w.bin")
+    common = ["--accounts", "500", "--seed", "7"]
+    p = run_apiary(args, ["workload", "--out", wl, "--transactions", "3000"] + common, timeout=300)
+    check(p.returncode == 0 and os.path.exists(wl), "apiary workload failed: %s" % p.stderr)
+    first = os.path.join(tmp, "first.json")
+    results = []
+    for extra, report in ((["--workload", wl], first),
+                          (["--workload", wl], os.path.join(tmp, "second.json")),
+                          (["--transactions", "3000"] + common, os.path.join(tmp, "generated.json"))):
+        p = run_apiary(args, ["replay", "--block-size", "64KiB", "--report", report] + extra, timeout=300)
+        check(p.returncode == 0, "replay %s: exit %d: %s" % (extra, p.returncode, p.stderr))
+        check("us per transaction" in p.stdout, "replay prints no summary: %s" % p.stdout)
+        with open(report) as f:
+            results.append(json.load(f))
+    r = results[0]["result"]
+    check(results[0]["kind"] == "replay" and not results[0]["failed"], "replay report kind/failed")
+    check(r["transactions"] == 3000 and r["accepted"] + r["rejected"] == 3000, "replay counts: %s" % r)
+    check(r["rejected"] == 0, "a seeded workload replays without rejections: %s" % r["rejections"])
+    check(r["transactions_in_blocks"] + r["pending_at_end"] == r["accepted"], "accepted = in blocks + pending")
+    check(r["blocks"] >= 10 and len(results[0]["blocks"]) == r["blocks"], "blocks: %d" % r["blocks"])
+    check(all(b["size_bytes"] <= 65536 for b in results[0]["blocks"]), "a block above the size target")
+    for other in results[1:]:
+        for key in ("state_digest", "head_block_id", "accepted", "transactions_in_blocks"):
+            check(other["result"][key] == r[key], "replays differ in %s" % key)
+    # Another seed, another chain.
+    p = run_apiary(args, ["replay", "--transactions", "3000", "--accounts", "500", "--seed", "8",
+                          "--block-size", "64KiB"], timeout=300)
+    check(p.returncode == 0 and r["state_digest"] not in p.stdout, "seed 8 replays to seed 7's state")
+
+    with open(wl, "rb") as f:
+        data = f.read()
+    damaged = os.path.join(tmp, "damaged.bin")
+    cases = [(data[: len(data) // 2], "checksum"), (data[:5], "APIARYWL"), (b"", "APIARYWL"),
+             (data[:100] + bytes([data[100] ^ 1]) + data[101:], "checksum")]
+    for content, needle in cases:
+        with open(damaged, "wb") as f:
+            f.write(content)
+        p = run_apiary(args, ["replay", "--workload", damaged], timeout=60)
+        lines = p.stderr.splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and needle in lines[0] and damaged in lines[0],
+              "damaged workload: exit %d, stderr %r" % (p.returncode, p.stderr))
+        print("damaged workload -> %s" % lines[0])
+    for extra, needle in ((["--workload", os.path.join(tmp, "missing.bin")], "missing.bin"),
+                          (["--workload", wl, "--seed", "3"], "--seed"),
+                          (["--workload", wl, "--transactions", "5"], "--transactions"),
+                          (["--transactions", "0"], "--transactions"),
+                          (["--report", tmp], "--report")):
+        p = run_apiary(args, ["replay"] + extra, timeout=60)
+        lines = p.stderr.splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and needle in lines[0],
+              "replay %s: exit %d, stderr %r" % (extra, p.returncode, p.stderr))
+    print("replay: %d transactions, %d blocks, state %s... the same from a file, twice, and generated"
+          % (r["transactions"], r["blocks"], r["state_digest"][:16]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--apiary", required=True)
@@ -421,7 +482,7 @@ def main():
     ap.add_argument("--work-dir", required=True)
     ap.add_argument("--signal", default="INT", choices=["INT", "TERM"])
     ap.add_argument("--delay", type=float, default=1.5)
-    ap.add_argument("mode", choices=["e2e", "interrupt", "failure", "bad-usage", "help", "defaults"])
+    ap.add_argument("mode", choices=["e2e", "interrupt", "failure", "bad-usage", "help", "defaults", "replay"])
     args = ap.parse_args()
     args.apiary = os.path.abspath(args.apiary)
     args.source_dir = os.path.abspath(args.source_dir)
@@ -430,7 +491,7 @@ def main():
     schema = load_schema(args.source_dir)
     try:
         {"e2e": mode_e2e, "interrupt": mode_interrupt, "failure": mode_failure, "bad-usage": mode_bad_usage,
-         "help": mode_help, "defaults": mode_defaults}[args.mode](args, schema)
+         "help": mode_help, "defaults": mode_defaults, "replay": mode_replay}[args.mode](args, schema)
     except Failure as e:
         print("FAILED (%s): %s" % (args.mode, e))
         return 1

@@ -1,10 +1,17 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
+#include "apiary/harness/replay.hpp"
 #include "apiary/harness/run_config.hpp"
 #include "apiary/harness/statistics.hpp"
+#include "apiary/harness/workload_file.hpp"
 
 namespace apiary::harness {
 namespace {
@@ -124,6 +131,109 @@ TEST(RunConfig, BlockSizeAboveTheChainMaximumNeedsAnExplicitMaximum) {
 }
 
 TEST(RunConfig, DefaultsAreValid) { EXPECT_EQ(validate(run_config{}), std::nullopt); }
+
+// A small signed workload, saved next to the test binary.
+class WorkloadFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    run_config c;
+    c.accounts = 50;
+    c.seed = 11;
+    w_ = generate_saved_workload(c, 60);
+    path_ = (std::filesystem::temp_directory_path() / ("apiary-workload-test-" + std::to_string(::getpid()))).string();
+    save_workload(path_, w_);
+    std::ifstream in(path_, std::ios::binary);
+    bytes_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+
+  void write(const std::vector<char>& content) {
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  }
+
+  saved_workload w_;
+  std::string path_;
+  std::vector<char> bytes_;
+};
+
+TEST_F(WorkloadFile, LoadsBackTheSameBytesKeysAndMeta) {
+  const saved_workload back = load_workload(path_);
+  EXPECT_EQ(back.meta.seed, 11u);
+  EXPECT_EQ(back.meta.accounts, 50u);
+  EXPECT_EQ(back.meta.streams, w_.meta.streams);
+  EXPECT_TRUE(back.meta.sign);
+  EXPECT_EQ(back.meta.chain, w_.meta.chain);
+  ASSERT_EQ(back.transactions.size(), w_.transactions.size());
+  for (std::size_t i = 0; i < back.transactions.size(); ++i) {
+    const auto& a = *w_.transactions[i];
+    const auto& b = *back.transactions[i];
+    ASSERT_TRUE(std::equal(a.packed().begin(), a.packed().end(), b.packed().begin(), b.packed().end())) << i;
+    EXPECT_EQ(a.id(), b.id());
+    EXPECT_EQ(a.sig_digest(), b.sig_digest());
+    EXPECT_EQ(a.signer_keys(), b.signer_keys());
+    EXPECT_EQ(b.signer_keys().size(), 1u);
+  }
+}
+
+TEST_F(WorkloadFile, TheSameOptionsGiveTheSameFile) {
+  run_config c;
+  c.accounts = 50;
+  c.seed = 11;
+  save_workload(path_, generate_saved_workload(c, 60));
+  std::ifstream in(path_, std::ios::binary);
+  const std::vector<char> again((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(again, bytes_);
+}
+
+TEST_F(WorkloadFile, EveryTruncationIsAnError) {
+  for (std::size_t n = 0; n < bytes_.size(); n += (n < 200 ? 1 : 97)) {
+    write(std::vector<char>(bytes_.begin(), bytes_.begin() + static_cast<std::ptrdiff_t>(n)));
+    EXPECT_THROW(load_workload(path_), workload_error) << n << " bytes";
+  }
+}
+
+TEST_F(WorkloadFile, EveryFlippedByteIsAnError) {
+  for (std::size_t i = 0; i < bytes_.size(); i += 13) {
+    std::vector<char> damaged = bytes_;
+    damaged[i] = static_cast<char>(damaged[i] ^ 0x20);
+    write(damaged);
+    EXPECT_THROW(load_workload(path_), workload_error) << "byte " << i;
+  }
+}
+
+TEST_F(WorkloadFile, AMissingFileNamesItself) {
+  std::filesystem::remove(path_);
+  try {
+    load_workload(path_);
+    FAIL() << "no error";
+  } catch (const workload_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path_), std::string::npos) << e.what();
+  }
+}
+
+TEST(Replay, TheSameWorkloadGivesTheSameChainUnderEverySwitch) {
+  run_config c;
+  c.accounts = 200;
+  c.block_size = 16 * 1024;
+  const saved_workload w = generate_saved_workload(c, 600);
+  const replay_result base = replay_workload(c, w);
+  ASSERT_TRUE(base.error.empty()) << base.error;
+  EXPECT_EQ(base.accepted, 600u);
+  EXPECT_GE(base.blocks.size(), 5u);
+  // The switches change how the core gets there, never where it ends up.
+  run_config slow = c;
+  slow.keep_alive = slow.pool_objects = slow.pool_undo = false;
+  slow.dedup = core::dedup_mode::unified;
+  slow.custom_ops = core::counter_mode::state;
+  slow.signers = core::signer_source::recover;
+  for (const run_config& variant : {c, slow}) {
+    const replay_result r = replay_workload(variant, w);
+    EXPECT_EQ(r.state_digest, base.state_digest);
+    EXPECT_EQ(r.head_block_id, base.head_block_id);
+    EXPECT_EQ(r.accepted, base.accepted);
+  }
+}
 
 }  // namespace
 }  // namespace apiary::harness

@@ -17,8 +17,9 @@ namespace apiary::core {
 
 class full_transaction {
  public:
-  // Packs tx once and derives the rest from those bytes.
-  full_transaction(signed_transaction tx, const chain_id& chain);
+  // Packs tx once and derives the rest from those bytes; signer_keys as below (a saved
+  // workload carries them).
+  full_transaction(signed_transaction tx, const chain_id& chain, std::span<const public_key> signer_keys = {});
   // Packs tx once, signs the digest with each key, and appends the signatures to the
   // packed bytes, so nothing is packed twice. signer_keys, when not empty, are the public
   // keys of `keys` (the caller caches them: deriving one costs as much as a signature),

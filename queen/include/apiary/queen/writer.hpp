@@ -8,8 +8,9 @@
 //   order without re-executing them, signed, and applied; chain time advances one 3-second
 //   slot per block whatever the wall clock says.
 //
-// Thread safety: start/request_stop/join from the controlling thread; the block callback
-// runs on the writer thread; results (records, breakdown, error) are read after join().
+// Thread safety: start/run_here/request_stop/join from the controlling thread; the block
+// callback runs on the writer thread; results (records, breakdown, error) are read after
+// join() or run_here().
 #pragma once
 
 #include <atomic>
@@ -44,6 +45,10 @@ class writer {
   writer& operator=(const writer&) = delete;
 
   void start();
+  // Runs the writer's loop on the calling thread instead of starting one, until the queue is
+  // closed and drained or the callback asks to stop: the deterministic single-thread replay
+  // (fill the queue, close it, then call this). Not together with start().
+  void run_here();
   // Ends the loop after the transaction or block in hand (any thread). The current block,
   // if one is being produced, is finished.
   void request_stop();

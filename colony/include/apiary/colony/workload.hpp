@@ -1,0 +1,35 @@
+// workload: a seeded sequence of transactions built once, ahead of time, for deterministic
+// single-thread replays (`apiary workload`, `apiary replay`).
+//
+// The colony's producer threads become `config.threads` streams: stream t is the generator
+// thread t would have had (seed + t, the accounts dealt to thread t), and the streams take
+// turns, one transaction each, so the order is fixed by the seed alone. Unlike a live run,
+// no block is known while the workload is built: every transaction references `head` (the
+// genesis head) and expires an hour after it, so a workload is valid for the first 1,199
+// blocks of a chain built with the same genesis (3-second slots). Replies and votes target
+// comments made earlier in the workload.
+//
+// Signing is deterministic (RFC 6979), so it is spread over the machine's cores after the
+// sequence is fixed without changing a byte.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "apiary/colony/colony.hpp"
+#include "apiary/colony/colony_config.hpp"
+#include "apiary/colony/generator.hpp"
+#include "apiary/core/full_transaction.hpp"
+
+namespace apiary::colony {
+
+struct workload {
+  std::vector<core::full_transaction_ptr> transactions;
+  generator_stats stats;  // what was built, by kind
+};
+
+// `transactions` transactions of config's mix, signed when config.sign (with the signer's
+// public key attached when config.attach_signer_keys). config must validate().
+workload generate_workload(const colony_config& config, std::uint64_t transactions, const head_info& head);
+
+}  // namespace apiary::colony

@@ -1,0 +1,53 @@
+// workload_file: a workload (colony/workload.hpp) saved with what it was made from, so
+// `apiary replay` can rebuild the same genesis and push the very same bytes.
+//
+// Format, version 1 (integers little-endian, in core's wire encoding):
+//   "APIARYWL"                          8-byte magic
+//   u32 version
+//   u64 seed, u32 streams, u32 accounts, bool signed
+//   string account prefix, string key password, 32-byte chain id
+//   u64 transaction count
+//   per transaction: varint length, the packed signed transaction, then the attached signer
+//                    keys as a list of 33-byte compressed keys
+//   32-byte sha256 of every byte before it
+//
+// Loading checks the magic, the version, the checksum (a truncated or damaged file), and
+// decodes every transaction; any problem is one workload_error naming the file and what is
+// wrong with it.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "apiary/core/bytes.hpp"
+#include "apiary/core/full_transaction.hpp"
+
+namespace apiary::harness {
+
+class workload_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct workload_meta {
+  std::uint64_t seed = 0;
+  std::uint32_t streams = 0;
+  std::uint32_t accounts = 0;
+  bool sign = true;
+  std::string account_prefix;
+  std::string key_password;
+  core::chain_id chain;
+};
+
+struct saved_workload {
+  workload_meta meta;
+  std::vector<core::full_transaction_ptr> transactions;
+};
+
+// Writes through a temporary file renamed into place, so a reader never sees half a file.
+void save_workload(const std::string& path, const saved_workload& w);
+saved_workload load_workload(const std::string& path);
+
+}  // namespace apiary::harness

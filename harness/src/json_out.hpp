@@ -1,0 +1,121 @@
+// json_out: the harness's streaming JSON writer (run reports, replay results), and the
+// fields both write about the machine and the build. Private to the harness; no DOM is
+// built, values go straight into the caller's out_buffer.
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "apiary/core/buffer.hpp"
+#include "apiary/core/json.hpp"
+#include "apiary/harness/context.hpp"
+#include "apiary/harness/run_config.hpp"
+
+namespace apiary::harness {
+
+// core::json_writer plus the commas: remembers, per open object or array, whether an
+// element was written, so callers only say what comes next.
+class json_out {
+ public:
+  explicit json_out(core::out_buffer& b) : w_(b) {}
+
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+  void key(std::string_view k) {
+    separate();
+    w_.key(k);
+    after_key_ = true;
+  }
+
+  void value(std::uint64_t v) {
+    separate();
+    w_.number(v);
+  }
+  void value(std::int64_t v) {
+    separate();
+    w_.number(v);
+  }
+  void value(std::uint32_t v) { value(static_cast<std::uint64_t>(v)); }
+  void value(int v) { value(static_cast<std::int64_t>(v)); }
+  // Fixed-point with `decimals` digits; null for NaN and infinities (JSON has none).
+  void value(double v, int decimals) {
+    separate();
+    if (!std::isfinite(v)) {
+      w_.raw("null");
+      return;
+    }
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+    w_.raw(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
+  }
+  void value(std::string_view s) {
+    separate();
+    w_.string(s);
+  }
+  void value(const char* s) { value(std::string_view(s)); }
+  void value(const std::string& s) { value(std::string_view(s)); }
+  void value(bool b) {
+    separate();
+    w_.boolean(b);
+  }
+  void null() {
+    separate();
+    w_.raw("null");
+  }
+  // A string, or null when empty.
+  void text_or_null(std::string_view s) {
+    if (s.empty())
+      null();
+    else
+      value(s);
+  }
+
+  template <class T>
+  void field(std::string_view k, const T& v) {
+    key(k);
+    value(v);
+  }
+  void field(std::string_view k, double v, int decimals) {
+    key(k);
+    value(v, decimals);
+  }
+
+ private:
+  void open(char c) {
+    separate();
+    w_.put(c);
+    has_element_.push_back(false);
+  }
+  void close(char c) {
+    has_element_.pop_back();
+    w_.put(c);
+  }
+  void separate() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!has_element_.empty()) {
+      if (has_element_.back()) w_.put(',');
+      has_element_.back() = true;
+    }
+  }
+
+  core::json_writer w_;
+  std::vector<bool> has_element_;
+  bool after_key_ = false;
+};
+
+// `"name": value` of one run option, typed as the option is (number, boolean or string).
+void write_option(json_out& j, const option_spec& o, const run_config& c);
+
+// The run_context fields (cpu_model ... start_time), into the object being written.
+void write_context_fields(json_out& j, const run_context& ctx);
+
+}  // namespace apiary::harness

@@ -1,0 +1,133 @@
+#include <cstdio>
+#include <array>
+#include <string_view>
+
+#include "apiary/harness/progress.hpp"
+#include "apiary/harness/replay.hpp"
+#include "json_out.hpp"
+
+namespace apiary::harness {
+
+namespace {
+
+double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
+double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
+
+double per_tx_us(const replay_result& r) {
+  return r.transactions == 0 ? 0.0 : static_cast<double>(r.replay_ns) / 1e3 / static_cast<double>(r.transactions);
+}
+
+std::uint64_t in_blocks(const replay_result& r) {
+  std::uint64_t n = 0;
+  for (const queen::block_record& b : r.blocks) n += b.transactions;
+  return n;
+}
+
+// The options a replay is shaped by, as the run report's config section writes them.
+constexpr std::array<std::string_view, 11> chain_option_names = {
+    "block-size", "max-block-size", "block-transactions", "dedup", "custom-ops", "signers",
+    "block-session", "reversible-blocks", "keep-alive", "pool-objects", "pool-undo"};
+
+}  // namespace
+
+void write_replay_report(core::out_buffer& out, const run_config& c, const run_context& ctx,
+                         const workload_meta& w, const std::string& workload_source, const replay_result& r) {
+  out.reserve(out.size() + 4096 + r.blocks.size() * 160);
+  json_out j(out);
+  j.begin_object();
+  j.field("schema_version", 1);
+  j.field("kind", "replay");
+  j.field("failed", !r.error.empty());
+  j.key("error");
+  j.text_or_null(r.error);
+
+  j.key("context");
+  j.begin_object();
+  write_context_fields(j, ctx);
+  j.end_object();
+
+  j.key("workload");
+  j.begin_object();
+  j.field("source", workload_source);
+  j.field("seed", w.seed);
+  j.field("streams", w.streams);
+  j.field("accounts", w.accounts);
+  j.field("sign", w.sign);
+  j.field("transactions", r.transactions);
+  j.field("chain_id", core::to_hex(w.chain));
+  j.end_object();
+
+  j.key("config");
+  j.begin_object();
+  for (std::string_view name : chain_option_names) write_option(j, *find_option(name), c);
+  j.end_object();
+
+  j.key("result");
+  j.begin_object();
+  j.field("transactions", r.transactions);
+  j.field("accepted", r.accepted);
+  j.field("rejected", r.rejections.rejected());
+  j.key("rejections");
+  j.begin_object();
+  for (std::size_t i = 1; i < core::reject_count; ++i)
+    j.field(core::reject_name(static_cast<core::reject>(i)), r.rejections.by_reason[i]);
+  j.end_object();
+  j.field("blocks", static_cast<std::uint64_t>(r.blocks.size()));
+  j.field("transactions_in_blocks", in_blocks(r));
+  j.field("pending_at_end", r.pending_at_end);
+  j.field("head_block_num", r.head_block_num);
+  j.field("head_block_id", r.head_block_id);
+  j.field("state_digest", r.state_digest);
+  j.field("genesis_ms", ms(r.genesis_ns), 3);
+  j.field("replay_ms", ms(r.replay_ns), 3);
+  j.field("us_per_tx", per_tx_us(r), 4);
+  j.key("writer");
+  j.begin_object();
+  j.field("transactions_ms", ms(r.breakdown.tx_ns), 3);
+  j.field("blocks_ms", ms(r.breakdown.block_ns), 3);
+  j.field("queue_ms", ms(r.breakdown.wait_work_ns + r.breakdown.wait_lock_ns), 3);
+  j.field("unknown_ms", ms(r.breakdown.unknown_ns()), 3);
+  j.end_object();
+  j.end_object();
+
+  j.key("blocks");
+  j.begin_array();
+  for (const queen::block_record& b : r.blocks) {
+    j.begin_object();
+    j.field("num", b.num);
+    j.field("transactions", b.transactions);
+    j.field("size_bytes", b.size_bytes);
+    j.field("pending_after", b.pending_after);
+    j.field("produced_us", us(b.produced_ns), 3);
+    j.field("applied_us", us(b.applied_ns), 3);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  out.put('\n');
+}
+
+std::string format_replay_summary(const run_context& ctx, const workload_meta& w, const replay_result& r) {
+  std::string s;
+  char line[512];
+  std::snprintf(line, sizeof line, "apiary replay: %s transactions (seed %llu, %u streams, %s accounts, %s)\n",
+                grouped(r.transactions).c_str(), static_cast<unsigned long long>(w.seed), w.streams,
+                grouped(w.accounts).c_str(), w.sign ? "signed" : "unsigned");
+  s += line;
+  std::snprintf(line, sizeof line, "  %s build, commit %s\n", ctx.build_type.c_str(), ctx.commit.c_str());
+  s += line;
+  std::snprintf(line, sizeof line,
+                "Replayed in %.1f ms on one thread: %.3f us per transaction (pushes %.1f ms, blocks %.1f ms)\n",
+                ms(r.replay_ns), per_tx_us(r), ms(r.breakdown.tx_ns), ms(r.breakdown.block_ns));
+  s += line;
+  std::snprintf(line, sizeof line, "Accepted %s, rejected %s; %zu blocks hold %s, %s pending at the end\n",
+                grouped(r.accepted).c_str(), grouped(r.rejections.rejected()).c_str(), r.blocks.size(),
+                grouped(in_blocks(r)).c_str(), grouped(r.pending_at_end).c_str());
+  s += line;
+  std::snprintf(line, sizeof line, "Head block %u, state digest %s\n", r.head_block_num, r.state_digest.c_str());
+  s += line;
+  if (!r.error.empty()) s += "Failed: " + r.error + "\n";
+  return s;
+}
+
+}  // namespace apiary::harness
