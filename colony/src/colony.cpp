@@ -55,12 +55,13 @@ constexpr std::size_t brake_count = 4;
 // after `completion side` by the completions on the writer thread: separate cache lines,
 // so counting an outcome does not steal the line the producer writes.
 struct alignas(64) worker {
-  worker(std::uint32_t i, generator g, std::string password)
-      : index(i), gen(std::move(g)), keys(std::move(password)) {}
+  worker(std::uint32_t i, generator g, std::string password, fault_injector f)
+      : index(i), gen(std::move(g)), keys(std::move(password)), faults(std::move(f)) {}
 
   const std::uint32_t index;
   generator gen;
   key_cache keys;
+  fault_injector faults;
   std::optional<token_bucket> bucket;
   std::uint64_t head_seq = ~std::uint64_t{0};
   std::uint64_t cpu_at_start = 0;
@@ -68,6 +69,7 @@ struct alignas(64) worker {
 
   counter generated;
   counter submitted;
+  std::array<counter, fault_kind_count> injected;
   std::array<counter, op_kind_count> kind_count;
   std::array<counter, op_kind_count> kind_extra;
   std::array<counter, op_kind_count> kind_packed;
@@ -147,7 +149,8 @@ colony::colony(const colony_config& config, core::transaction_sink& sink, const 
     // Comments are remembered when the chain accepts them (on_complete), not when made.
     generator g(config_.mix, generator_options{config_.seed, t, false}, deal_accounts(genesis, t, config_.threads),
                 ring_);
-    auto w = std::make_unique<worker>(t, std::move(g), config_.key_password);
+    auto w = std::make_unique<worker>(t, std::move(g), config_.key_password,
+                                      fault_injector(config_.faults, config_.seed, t));
     w->ring = &ring_;
     workers_.push_back(std::move(w));
   }
@@ -401,23 +404,37 @@ void colony::produce(worker& w) {
     w.kind_packed[k].add(tx->packed_size());
     if (w.gen.stats().article_substitutions != substitutions) w.substitutions.add(1);
 
-    w.in_flight.fetch_add(1);
-    bool taken = false;
-    try {
-      taken = sink_.submit(std::move(tx), done);
-    } catch (...) {
-      w.in_flight.fetch_sub(1);  // not taken: no completion will come
-      throw;
+    // A faulty companion follows the normal transaction now and then (faults.hpp).
+    const std::optional<fault_kind> fault = w.faults.draw();
+    core::full_transaction_ptr companion;
+    if (fault) companion = build_fault(*fault, tx, g.signer, w.keys, config_.chain, config_.sign,
+                                       config_.attach_signer_keys);
+    if (!submit(w, std::move(tx), done)) return;
+    if (companion) {
+      w.injected[static_cast<std::size_t>(*fault)].add(1);
+      if (!submit(w, std::move(companion), done)) return;
     }
-    if (!taken) {
-      w.in_flight.fetch_sub(1);
-      w.sink_closed.store(true);
-      request_stop();
-      return;
-    }
-    w.submitted.add(1);
     if (config_.submit == submit_mode::async && !wait_in_flight(w, 0, brake::result)) return;
   }
+}
+
+bool colony::submit(worker& w, core::full_transaction_ptr tx, const core::tx_completion& done) {
+  w.in_flight.fetch_add(1);
+  bool taken = false;
+  try {
+    taken = sink_.submit(std::move(tx), done);
+  } catch (...) {
+    w.in_flight.fetch_sub(1);  // not taken: no completion will come
+    throw;
+  }
+  if (!taken) {
+    w.in_flight.fetch_sub(1);
+    w.sink_closed.store(true);
+    request_stop();
+    return false;
+  }
+  w.submitted.add(1);
+  return true;
 }
 
 // ---- the completion, on the writer thread -------------------------------------------------
@@ -448,6 +465,10 @@ std::vector<colony_stats> colony::thread_stats() const {
     s.threads = 1;
     s.generated = w.generated.get();
     s.submitted = w.submitted.get();
+    for (std::size_t k = 0; k < fault_kind_count; ++k) {
+      s.faults[k] = w.injected[k].get();
+      s.injected += s.faults[k];
+    }
     for (std::size_t i = 0; i < core::reject_count; ++i)
       s.outcomes.by_reason[i] = w.outcomes[i].load(std::memory_order_relaxed);
     s.in_flight = w.in_flight.load();

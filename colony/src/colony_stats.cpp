@@ -28,6 +28,8 @@ colony_stats& colony_stats::operator+=(const colony_stats& o) {
   threads += o.threads;
   generated += o.generated;
   submitted += o.submitted;
+  injected += o.injected;
+  for (std::size_t k = 0; k < fault_kind_count; ++k) faults[k] += o.faults[k];
   for (std::size_t i = 0; i < core::reject_count; ++i) outcomes.by_reason[i] += o.outcomes.by_reason[i];
   in_flight += o.in_flight;
   for (std::size_t k = 0; k < op_kind_count; ++k) {

@@ -1,6 +1,7 @@
 #include "apiary/colony/mix.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 namespace apiary::colony {
@@ -57,6 +58,94 @@ std::optional<std::string> mix_config::validate() const {
       return name + ": exponent must be a finite number >= 0";
   }
   if (total_weight() == 0) return std::string("the mix has no weight: at least one kind needs weight > 0");
+  return std::nullopt;
+}
+
+namespace {
+
+std::string_view trim_blanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<std::uint32_t> parse_u32(std::string_view s) {
+  s = trim_blanks(s);
+  std::uint32_t v = 0;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || r.ec != std::errc{} || r.ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::string kind_list() {
+  std::string s;
+  for (op_kind k : all_op_kinds) {
+    if (!s.empty()) s.append(", ");
+    s.append(op_kind_name(k));
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string to_string(const mix_config& m) {
+  std::string s;
+  for (op_kind k : all_op_kinds) {
+    const op_kind_params& p = m[k];
+    if (!s.empty()) s.push_back(',');
+    s.append(op_kind_name(k)).append("=").append(std::to_string(p.weight));
+    s.append(":").append(std::to_string(p.min)).append("-").append(std::to_string(p.max));
+  }
+  return s;
+}
+
+std::optional<std::string> parse_mix(std::string_view text, mix_config& out) {
+  mix_config m = out;
+  text = trim_blanks(text);
+  if (text.empty()) return std::string("expected kind=weight[:min-max],... (kinds: ").append(kind_list()).append(")");
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view item = trim_blanks(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      std::string e("'");
+      e.append(item).append("': expected kind=weight or kind=weight:min-max (kinds: ").append(kind_list()).append(")");
+      return e;
+    }
+    const std::string_view name = trim_blanks(item.substr(0, eq));
+    const auto kind = op_kind_from_name(name);
+    if (!kind) {
+      std::string e("unknown operation kind '");
+      e.append(name).append("' (kinds: ").append(kind_list()).append(")");
+      return e;
+    }
+    std::string_view rest = item.substr(eq + 1);
+    const std::size_t colon = rest.find(':');
+    const auto weight = parse_u32(rest.substr(0, colon));
+    if (!weight) {
+      std::string e(name);
+      e.append(": weight '").append(trim_blanks(rest.substr(0, colon))).append("' is not a whole number from 0 to 4294967295");
+      return e;
+    }
+    op_kind_params& p = m[*kind];
+    p.weight = *weight;
+    if (colon != std::string_view::npos) {
+      const std::string_view range = rest.substr(colon + 1);
+      const std::size_t dash = range.find('-');
+      const auto lo = dash == std::string_view::npos ? std::nullopt : parse_u32(range.substr(0, dash));
+      const auto hi = dash == std::string_view::npos ? std::nullopt : parse_u32(range.substr(dash + 1));
+      if (!lo || !hi) {
+        std::string e(name);
+        e.append(": extra size range '").append(trim_blanks(range)).append("' is not min-max in bytes (e.g. 20-400)");
+        return e;
+      }
+      p.min = *lo;
+      p.max = *hi;
+    }
+  }
+  if (auto problem = m.validate()) return problem;
+  out = m;
   return std::nullopt;
 }
 

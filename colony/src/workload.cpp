@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <utility>
 
+#include "apiary/colony/faults.hpp"
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/key_cache.hpp"
 #include "apiary/core/check.hpp"
@@ -14,17 +16,37 @@ namespace apiary::colony {
 
 namespace {
 
-// Signs the slice [begin, end) of `unsigned_txs` into `out`, with its own key cache.
-void sign_range(const colony_config& config, std::vector<generated_transaction>& unsigned_txs, std::size_t begin,
-                std::size_t end, std::vector<core::full_transaction_ptr>& out) {
+// One step of the sequence: a normal transaction and the fault drawn after it, if any.
+struct step {
+  generated_transaction normal;
+  std::optional<fault_kind> fault;
+};
+
+// The signed transactions of one step (the normal one, then its faulty companion).
+struct built_step {
+  core::full_transaction_ptr normal;
+  core::full_transaction_ptr companion;
+};
+
+// Builds the steps [begin, end) into `out`, with a key cache of its own.
+void build_range(const colony_config& config, std::vector<step>& steps, std::size_t begin, std::size_t end,
+                 std::vector<built_step>& out) {
   key_cache keys(config.key_password);
   for (std::size_t i = begin; i < end; ++i) {
-    generated_transaction& g = unsigned_txs[i];
-    const core::private_key& priv = keys.private_key(g.signer, g.role);
-    std::span<const core::public_key> signer_keys;
-    if (config.attach_signer_keys) signer_keys = std::span(&keys.public_key(g.signer, g.role), 1);
-    out[i] = std::make_shared<const core::full_transaction>(std::move(g.tx), config.chain, std::span(&priv, 1),
-                                                            signer_keys);
+    generated_transaction& g = steps[i].normal;
+    if (config.sign) {
+      const core::private_key& priv = keys.private_key(g.signer, g.role);
+      std::span<const core::public_key> signer_keys;
+      if (config.attach_signer_keys) signer_keys = std::span(&keys.public_key(g.signer, g.role), 1);
+      out[i].normal = std::make_shared<const core::full_transaction>(std::move(g.tx), config.chain,
+                                                                     std::span(&priv, 1), signer_keys);
+    } else {
+      out[i].normal = std::make_shared<const core::full_transaction>(std::move(g.tx), config.chain,
+                                                                     std::span<const core::private_key>{});
+    }
+    if (steps[i].fault)
+      out[i].companion = build_fault(*steps[i].fault, out[i].normal, g.signer, keys, config.chain, config.sign,
+                                     config.attach_signer_keys);
   }
 }
 
@@ -35,31 +57,34 @@ workload generate_workload(const colony_config& config, std::uint64_t transactio
   const std::vector<core::account_name> genesis = genesis_account_names(config.genesis_accounts, config.account_prefix);
   comment_ring ring(std::max<std::size_t>(config.comment_ring_capacity, 1));
   std::vector<generator> streams;
+  std::vector<fault_injector> injectors;
   streams.reserve(config.threads);
   for (std::uint32_t t = 0; t < config.threads; ++t) {
     streams.emplace_back(config.mix, generator_options{config.seed, t, true},
                          deal_accounts(genesis, t, config.threads), ring);
     streams.back().set_head(head.id, head.time);
+    injectors.emplace_back(config.faults, config.seed, t);
   }
 
   // The sequence first, on this thread: the streams take turns.
-  std::vector<generated_transaction> built;
-  built.reserve(transactions);
-  for (std::uint64_t i = 0; i < transactions; ++i) built.push_back(streams[i % config.threads].next());
+  std::vector<step> steps;
+  steps.reserve(transactions);
+  for (std::uint64_t i = 0; i < transactions; ++i) {
+    const std::size_t t = i % config.threads;
+    steps.push_back({streams[t].next(), injectors[t].draw()});
+  }
 
   workload w;
   for (const generator& g : streams) w.stats += g.stats();
-  w.transactions.resize(built.size());
-  if (!config.sign) {
-    for (std::size_t i = 0; i < built.size(); ++i)
-      w.transactions[i] = std::make_shared<const core::full_transaction>(std::move(built[i].tx), config.chain,
-                                                                         std::span<const core::private_key>{});
-    return w;
-  }
+  for (const step& s : steps)
+    if (s.fault) w.faults[static_cast<std::size_t>(*s.fault)] += 1;
 
   // Then the signatures, in contiguous slices over the cores.
-  const std::size_t n = built.size();
-  const std::size_t workers = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::max<std::size_t>(n / 256, 1));
+  const std::size_t n = steps.size();
+  std::vector<built_step> built(n);
+  const std::size_t workers =
+      config.sign ? std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::max<std::size_t>(n / 256, 1))
+                  : 1;
   std::vector<std::thread> threads;
   std::vector<std::exception_ptr> errors(workers);
   for (std::size_t k = 0; k < workers; ++k) {
@@ -67,7 +92,7 @@ workload generate_workload(const colony_config& config, std::uint64_t transactio
     const std::size_t end = n * (k + 1) / workers;
     threads.emplace_back([&, k, begin, end] {
       try {
-        sign_range(config, built, begin, end, w.transactions);
+        build_range(config, steps, begin, end, built);
       } catch (...) {
         errors[k] = std::current_exception();
       }
@@ -76,6 +101,12 @@ workload generate_workload(const colony_config& config, std::uint64_t transactio
   for (std::thread& t : threads) t.join();
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+
+  w.transactions.reserve(n + n / 8);
+  for (built_step& b : built) {
+    w.transactions.push_back(std::move(b.normal));
+    if (b.companion) w.transactions.push_back(std::move(b.companion));
+  }
   return w;
 }
 

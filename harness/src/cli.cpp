@@ -7,7 +7,11 @@
 #include <array>
 #include <span>
 #include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 namespace apiary::harness {
@@ -35,6 +39,25 @@ std::string toml_value(const option_spec& o, const std::string& v) {
   return q;
 }
 
+// The offset of the first byte that cannot be in a UTF-8 text file (a control character
+// other than tab, newline and carriage return, or a malformed UTF-8 sequence), or npos.
+std::size_t first_non_text_byte(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return i;
+      ++i;
+      continue;
+    }
+    const std::size_t len = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    if (len == 0 || (len == 3 && c > 0xef) || i + len > text.size()) return i;
+    for (std::size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 std::string config_to_toml(const run_config& c) {
@@ -53,7 +76,19 @@ std::string config_to_toml(const run_config& c) {
 std::optional<std::string> apply_config_file(const std::string& path, run_config& c,
                                              const std::vector<std::string>& given) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return "--config " + path + ": no such file";
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) return "--config " + path + ": no such file";
+  if (std::filesystem::is_directory(status)) return "--config " + path + ": a directory, not a config file";
+  if (!std::filesystem::is_regular_file(status)) return "--config " + path + ": not a regular file";
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return "--config " + path + ": cannot be read: " + std::strerror(errno);
+    // TOML is UTF-8 text; say so instead of echoing binary bytes back as a key.
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (const std::size_t bad = first_non_text_byte(text); bad != std::string::npos)
+      return "--config " + path + ": not a TOML text file (a control or non-UTF-8 byte at offset " +
+             std::to_string(bad) + ")";
+  }
   std::vector<CLI::ConfigItem> items;
   try {
     items = CLI::ConfigTOML().from_file(path);
@@ -130,9 +165,10 @@ class option_set {
 };
 
 // The run options that shape a workload, and those that shape a replay's chain and blocks.
-constexpr std::array<std::string_view, 4> workload_option_names = {"seed", "threads", "accounts", "sign"};
-constexpr std::array<std::string_view, 15> replay_option_names = {
-    "seed",         "threads",       "accounts",      "sign",          "block-size",
+constexpr std::array<std::string_view, 6> workload_option_names = {"seed", "threads", "accounts", "sign", "mix",
+                                                                   "faults"};
+constexpr std::array<std::string_view, 17> replay_option_names = {
+    "seed", "threads", "accounts", "sign", "mix", "faults", "block-size",
     "max-block-size", "block-transactions", "dedup",   "custom-ops",    "signers",
     "block-session", "reversible-blocks", "keep-alive", "pool-objects", "pool-undo"};
 
@@ -164,7 +200,8 @@ command parse_command_line(int argc, const char* const* argv) {
   run_config replay_defaults;
   replay_defaults.accounts = replay_default_accounts;
   const std::string transactions_help =
-      "Transactions to generate, taking turns between the --threads streams (default: " +
+      "Normal transactions to generate, taking turns between the --threads streams; --faults companions come on "
+      "top (default: " +
       std::to_string(cmd.transactions) + ")";
 
   CLI::App* workload = app.add_subcommand(
@@ -188,7 +225,7 @@ command parse_command_line(int argc, const char* const* argv) {
       "path.");
   replay->add_option("--workload", cmd.workload_in,
                      "A workload saved by `apiary workload` (default: none, generate one from --seed, --threads, "
-                     "--accounts, --sign and --transactions first)")
+                     "--accounts, --sign, --mix, --faults and --transactions first)")
       ->type_name("FILE");
   replay->add_option("--transactions", cmd.transactions, transactions_help + "; without --workload only")
       ->type_name("N");

@@ -83,6 +83,7 @@ saved_workload generate_saved_workload(const run_config& c, std::uint64_t transa
   w.meta.streams = c.threads;
   w.meta.accounts = chain.genesis_accounts;
   w.meta.sign = c.sign;
+  w.meta.faults = generated.faults;
   w.meta.account_prefix = chain.account_prefix;
   w.meta.key_password = chain.key_password;
   w.meta.chain = chain.chain;

@@ -55,6 +55,11 @@ void write_replay_report(core::out_buffer& out, const run_config& c, const run_c
   j.field("sign", w.sign);
   j.field("transactions", r.transactions);
   j.field("chain_id", core::to_hex(w.chain));
+  j.key("faults");
+  j.begin_object();
+  for (std::size_t i = 0; i < colony::fault_kind_count; ++i)
+    j.field(colony::fault_kind_name(static_cast<colony::fault_kind>(i)), w.faults[i]);
+  j.end_object();
   j.end_object();
 
   j.key("config");

@@ -249,6 +249,7 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   j.field("block_budget", r.colony_block_budget);
   j.field("generated", k.generated);
   j.field("submitted", k.submitted);
+  j.field("injected", k.injected);
   j.field("accepted", k.accepted());
   j.field("rejected", k.rejected());
   j.field("in_flight_at_end", k.in_flight);
@@ -277,6 +278,21 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
     j.field("avg_size_bytes", k.average_packed_bytes(kind), 3);
     j.field("extra_bytes", k[kind].extra_bytes);
     j.field("size_bytes", k[kind].packed_bytes);
+    j.end_object();
+  }
+  j.end_array();
+  // Each fault kind beside the rejections of its reason (a reason may also have other causes).
+  j.key("faults");
+  j.begin_array();
+  for (std::size_t i = 0; i < colony::fault_kind_count; ++i) {
+    const auto kind = static_cast<colony::fault_kind>(i);
+    const core::reject reason = colony::expected_reject(kind);
+    j.begin_object();
+    j.field("kind", colony::fault_kind_name(kind));
+    j.field("fraction", c.faults[kind], 6);
+    j.field("injected", k.faults[i]);
+    j.field("reason", core::reject_name(reason));
+    j.field("rejected", k.outcomes[reason]);
     j.end_object();
   }
   j.end_array();

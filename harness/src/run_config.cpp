@@ -150,6 +150,18 @@ const option_spec options[] = {
     {"accounts", "N", "Genesis accounts (user0, user1, ...), dealt to the producer threads", value_kind::number,
      [](const run_config& c) { return number_text(c.accounts); },
      [](run_config& c, std::string_view t) { return set_u32(c.accounts, t, 1, 10'000'000); }},
+    {"mix", "KIND=W:MIN-MAX,...",
+     "The transaction mix: per kind (article, reply, vote, transfer, custom_json) its relative weight and the range "
+     "of its extra payload in bytes; kinds left out keep their values",
+     value_kind::text, [](const run_config& c) { return colony::to_string(c.mix); },
+     [](run_config& c, std::string_view t) { return colony::parse_mix(t, c.mix); }, "Hive's typical mix: "
+     "article=16:100-5000,reply=110:30-1000,vote=2070:0-0,transfer=87:0-350,custom_json=6006:20-400"},
+    {"faults", "KIND=FRACTION,...",
+     "Faulty transactions: after each one, with this probability per kind, a companion that breaks one rule "
+     "(duplicate, expired, unknown-reference, missing-authority, insufficient-funds, invalid-json, custom-op-limit, "
+     "oversize), which the chain must reject for that reason; none: off",
+     value_kind::text, [](const run_config& c) { return colony::to_string(c.faults); },
+     [](run_config& c, std::string_view t) { return colony::parse_faults(t, c.faults); }},
     {"in-flight", "N", "Transactions a producer may have submitted and not yet answered before it waits",
      value_kind::number, [](const run_config& c) { return number_text(c.in_flight); },
      [](run_config& c, std::string_view t) { return set_u32(c.in_flight, t, 1, 10'000'000); }},
@@ -439,6 +451,7 @@ std::string rate_text(const run_config& c) {
 }
 
 std::optional<std::string> validate(const run_config& c) {
+  if (auto problem = c.faults.validate(c.sign)) return "--faults " + colony::to_string(c.faults) + ": " + *problem;
   if (c.block_size > c.max_block_size) {
     if (c.max_block_size == core::chain_limits::max_block_size)
       return "--block-size " + std::to_string(c.block_size) + ": above the chain's maximum block size " +
@@ -482,6 +495,8 @@ colony::colony_config make_colony_config(const run_config& c, const core::chain_
   colony::colony_config k;
   k.threads = c.threads;
   k.seed = c.seed;
+  k.mix = c.mix;
+  k.faults = c.faults;
   k.genesis_accounts = chain.genesis_accounts;
   k.account_prefix = chain.account_prefix;
   k.key_password = chain.key_password;

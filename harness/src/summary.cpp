@@ -91,8 +91,9 @@ std::string format_summary(const run_config& c, const run_context& ctx, const ru
               a.signing_ms_per_block, us_text(a.signing_bound_us).c_str(), ctx.cores, a.cycle_to_signing_bound);
   }
   const colony::colony_stats& k = r.colony_total;
-  appendf(s, "Colony: %s generated, %s accepted, %s rejected", grouped(k.generated).c_str(),
-          grouped(k.accepted()).c_str(), grouped(k.rejected()).c_str());
+  appendf(s, "Colony: %s generated", grouped(k.generated).c_str());
+  if (k.injected != 0) appendf(s, " and %s faulty (--faults)", grouped(k.injected).c_str());
+  appendf(s, ", %s accepted, %s rejected", grouped(k.accepted()).c_str(), grouped(k.rejected()).c_str());
   bool first = true;
   for (std::size_t i = 1; i < core::reject_count; ++i) {
     if (k.outcomes.by_reason[i] == 0) continue;

@@ -32,6 +32,7 @@ void save_workload(const std::string& path, const saved_workload& w) {
     core::pack(b, w.meta.streams);
     core::pack(b, w.meta.accounts);
     core::pack(b, w.meta.sign);
+    for (std::uint64_t n : w.meta.faults) core::pack(b, n);
     core::pack(b, w.meta.account_prefix);
     core::pack(b, w.meta.key_password);
     core::pack(b, w.meta.chain);
@@ -78,6 +79,7 @@ saved_workload load_workload(const std::string& path) {
     core::unpack(r, w.meta.streams);
     core::unpack(r, w.meta.accounts);
     core::unpack(r, w.meta.sign);
+    for (std::uint64_t& n : w.meta.faults) core::unpack(r, n);
     core::unpack(r, w.meta.account_prefix);
     core::unpack(r, w.meta.key_password);
     core::unpack(r, w.meta.chain);

@@ -14,6 +14,7 @@ Each mode runs the real binary and checks what it leaves behind:
              report written.
   help       `apiary run --help` lists every option scripts rely on, each with its default.
   defaults   the built-in defaults equal configs/default.toml.
+  faults     smoke.toml with every --faults kind: each rejected for its own reason only.
   replay     a saved workload replays to the same state twice, and like the same workload
              generated in memory; damaged workload files and bad options: exit 2, one line.
 """
@@ -39,6 +40,10 @@ REQUIRED_OPTIONS = [
 
 class Failure(Exception):
     pass
+
+
+FAULT_KINDS = ["duplicate", "expired", "unknown-reference", "missing-authority", "insufficient-funds",
+               "invalid-json", "custom-op-limit", "oversize"]
 
 
 def check(cond, message):
@@ -185,7 +190,8 @@ def check_arithmetic(r):
             check(close(k["share"], k["count"] / c["generated"], 1e-6), "%s share" % k["kind"])
             check(close(k["avg_extra_bytes"], k["extra_bytes"] / k["count"], 0.001), "%s avg_extra_bytes" % k["kind"])
             check(close(k["avg_size_bytes"], k["size_bytes"] / k["count"], 0.001), "%s avg_size_bytes" % k["kind"])
-    check(c["submitted"] <= c["generated"], "more submitted than generated")
+    check(c["submitted"] <= c["generated"] + c["injected"], "more submitted than generated and injected")
+    check(c["injected"] == sum(f["injected"] for f in c["faults"]), "injected is not the sum of the fault kinds")
     check(c["accepted"] + c["rejected"] + c["in_flight_at_end"] == c["submitted"],
           "accepted %d + rejected %d + in flight %d != submitted %d"
           % (c["accepted"], c["rejected"], c["in_flight_at_end"], c["submitted"]))
@@ -339,6 +345,9 @@ def mode_bad_usage(args, schema):
     bad_value = os.path.join(tmp, "bad-value.toml")
     with open(bad_value, "w") as f:
         f.write("sign = \"maybe\"\n")
+    garbage = os.path.join(tmp, "garbage.toml")
+    with open(garbage, "wb") as f:
+        f.write(b"\x00\xff\xfe = = [[\n")
     section = os.path.join(tmp, "section.toml")
     with open(section, "w") as f:
         f.write("[run]\nblocks = 3\n")
@@ -357,7 +366,27 @@ def mode_bad_usage(args, schema):
         (["--config", section], "section"),
         (["--no-such-option"], "no-such-option"),
         (["--report", tmp], "--report"),  # a directory
+        (["--report", os.path.join(smoke, "report.json")], "--report"),  # under a file
+        (["--block-size", "0"], "--block-size"),
+        (["--accounts", "0"], "--accounts"),
+        (["--threads", "129"], "--threads"),
+        (["--blocks", "-1"], "--blocks"),
+        (["--in-flight", "0"], "--in-flight"),
+        (["--mix", "poll=3"], "poll"),
+        (["--mix", "article=0,reply=0,vote=0,transfer=0,custom_json=0"], "weight"),
+        (["--mix", "transfer=5:400-300"], "min"),
+        (["--faults", "dupe=0.1"], "dupe"),
+        (["--faults", "expired=1.5"], "expired"),
+        (["--faults", "missing-authority=0.1", "--sign", "off"], "--faults"),
+        (["--config", tmp], "--config"),  # a directory
+        (["--config", garbage], "not a TOML text file"),
     ]
+    if os.geteuid() != 0:  # root reads any file
+        unreadable = os.path.join(tmp, "unreadable.toml")
+        with open(unreadable, "w") as f:
+            f.write("blocks = 3\n")
+        os.chmod(unreadable, 0)
+        cases.append((["--config", unreadable], "cannot be read"))
     for extra, needle in cases:
         report = os.path.join(tmp, "report.json")
         cmd = ["run"] + (["--config", smoke] if extra[0] != "--config" else []) + extra
@@ -372,7 +401,8 @@ def mode_bad_usage(args, schema):
         check(not os.path.exists(report), "%s: a report was written" % " ".join(extra))
         print("bad usage: %s -> %s" % (" ".join(extra), lines[0]))
     # Nothing but the inputs left in the temporary directory.
-    left = sorted(set(os.listdir(tmp)) - {"unknown-key.toml", "bad-value.toml", "section.toml"})
+    left = sorted(set(os.listdir(tmp)) - {"unknown-key.toml", "bad-value.toml", "section.toml", "garbage.toml",
+                                          "unreadable.toml"})
     check(not left, "files left behind: %s" % left)
     # The command line overrides the file: the file's bad value is never used.
     p = run_apiary(args, ["run", "--config", bad_value, "--sign", "off", "--print-config"], timeout=60)
@@ -414,6 +444,32 @@ def mode_defaults(args, schema):
         check(again.returncode == 0 and again.stdout == p.stdout, "configs/%s.toml does not round-trip:\n%s%s"
               % (name, again.stderr, again.stdout))
     print("defaults: configs/default.toml equals the built-in defaults; every config loads and round-trips")
+
+
+def mode_faults(args, schema):
+    """smoke.toml with every fault kind: each companion is rejected for its own reason and
+    nothing else is rejected."""
+    report_path = os.path.join(args.work_dir, "faults.json")
+    faults = ",".join("%s=0.01" % k for k in FAULT_KINDS)
+    p = run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", "smoke.toml"),
+                          "--faults", faults, "--report", report_path])
+    check(p.returncode == 0, "exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
+    r = load_report(report_path, schema)
+    k = r["colony"]
+    check(r["config"]["faults"] == faults, "config.faults: %s" % r["config"]["faults"])
+    check(k["injected"] == sum(f["injected"] for f in k["faults"]), "injected is not the sum of the kinds")
+    check(k["submitted"] <= k["generated"] + k["injected"], "submitted above generated + injected")
+    expected_reasons = set()
+    for f in k["faults"]:
+        check(f["injected"] > 0, "no %s fault was injected" % f["kind"])
+        # Companions still in flight when the run stopped were never answered.
+        check(f["injected"] - k["in_flight_at_end"] <= f["rejected"] <= f["injected"],
+              "%s: %d injected, %d rejected as %s" % (f["kind"], f["injected"], f["rejected"], f["reason"]))
+        expected_reasons.add(f["reason"])
+    others = {reason: n for reason, n in r["rejections"].items() if n and reason not in expected_reasons}
+    check(not others, "rejections for other reasons: %s" % others)
+    check(k["rejected"] == sum(f["rejected"] for f in k["faults"]), "rejected is not the sum of the faults")
+    print("faults: %d injected, %d rejected, each for its own reason" % (k["injected"], k["rejected"]))
 
 
 def mode_replay(args, schema):
@@ -482,7 +538,7 @@ def main():
     ap.add_argument("--work-dir", required=True)
     ap.add_argument("--signal", default="INT", choices=["INT", "TERM"])
     ap.add_argument("--delay", type=float, default=1.5)
-    ap.add_argument("mode", choices=["e2e", "interrupt", "failure", "bad-usage", "help", "defaults", "replay"])
+    ap.add_argument("mode", choices=["e2e", "interrupt", "failure", "bad-usage", "help", "defaults", "replay", "faults"])
     args = ap.parse_args()
     args.apiary = os.path.abspath(args.apiary)
     args.source_dir = os.path.abspath(args.source_dir)
@@ -491,7 +547,7 @@ def main():
     schema = load_schema(args.source_dir)
     try:
         {"e2e": mode_e2e, "interrupt": mode_interrupt, "failure": mode_failure, "bad-usage": mode_bad_usage,
-         "help": mode_help, "defaults": mode_defaults, "replay": mode_replay}[args.mode](args, schema)
+         "help": mode_help, "defaults": mode_defaults, "replay": mode_replay, "faults": mode_faults}[args.mode](args, schema)
     except Failure as e:
         print("FAILED (%s): %s" % (args.mode, e))
         return 1

@@ -235,5 +235,94 @@ TEST(Replay, TheSameWorkloadGivesTheSameChainUnderEverySwitch) {
   }
 }
 
+// Every fault kind alone, under the switches that change how the chain keeps what a
+// rejection must not leave behind (dedup index, custom-op counters, signer keys): each
+// companion is rejected for its own reason, nothing else is, and the chain ends in the state
+// it reaches without faults.
+TEST(Faults, EachKindIsRejectedForItsReasonAndLeavesNoTrace) {
+  run_config base;
+  base.accounts = 300;
+  base.block_size = 16 * 1024;
+  const saved_workload clean = generate_saved_workload(base, 800);
+  const replay_result expected = replay_workload(base, clean);
+  ASSERT_TRUE(expected.error.empty()) << expected.error;
+  ASSERT_EQ(expected.rejections.rejected(), 0u);
+
+  for (std::size_t i = 0; i < colony::fault_kind_count; ++i) {
+    const auto kind = static_cast<colony::fault_kind>(i);
+    run_config c = base;
+    c.faults[kind] = 0.1;
+    const saved_workload w = generate_saved_workload(c, 800);
+    const std::uint64_t injected = w.meta.faults[i];
+    EXPECT_GT(injected, 40u) << colony::fault_kind_name(kind);
+    EXPECT_EQ(w.transactions.size(), clean.transactions.size() + injected);
+
+    for (int variant = 0; variant < 4; ++variant) {
+      run_config v = c;
+      if (variant & 1) {
+        v.dedup = core::dedup_mode::unified;
+        v.custom_ops = core::counter_mode::state;
+      }
+      if (variant & 2) v.signers = core::signer_source::recover;
+      const replay_result r = replay_workload(v, w);
+      SCOPED_TRACE(std::string(colony::fault_kind_name(kind)) + " variant " + std::to_string(variant));
+      ASSERT_TRUE(r.error.empty()) << r.error;
+      EXPECT_EQ(r.rejections[colony::expected_reject(kind)], injected);
+      EXPECT_EQ(r.rejections.rejected(), injected);
+      EXPECT_EQ(r.accepted, expected.accepted);
+      EXPECT_EQ(r.state_digest, expected.state_digest);
+      EXPECT_EQ(r.head_block_id, expected.head_block_id);
+    }
+  }
+}
+
+TEST(Faults, OptionTextRoundTripsAndBadTextIsNamed) {
+  run_config c;
+  ASSERT_EQ(find_option("faults")->set(c, "duplicate=0.01, oversize=0.5"), std::nullopt);
+  EXPECT_EQ(find_option("faults")->get(c), "duplicate=0.01,oversize=0.5");
+  ASSERT_EQ(find_option("faults")->set(c, "none"), std::nullopt);
+  EXPECT_FALSE(c.faults.any());
+  for (const char* bad : {"dupe=0.1", "duplicate=2", "duplicate", "duplicate=-0.1", "expired=0.6,oversize=0.6"}) {
+    const auto problem = find_option("faults")->set(c, bad);
+    ASSERT_TRUE(problem) << bad;
+  }
+  EXPECT_NE(find_option("faults")->set(c, "dupe=0.1")->find("dupe"), std::string::npos);
+  ASSERT_EQ(find_option("faults")->set(c, "missing-authority=0.1"), std::nullopt);
+  c.sign = false;
+  const auto problem = validate(c);
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("--faults"), std::string::npos) << *problem;
+}
+
+TEST(Mix, OptionTextRoundTripsAndBadTextIsNamed) {
+  run_config c;
+  const std::string hive = find_option("mix")->get(c);
+  ASSERT_EQ(find_option("mix")->set(c, hive), std::nullopt);
+  EXPECT_EQ(c.mix, colony::mix_config{});
+  ASSERT_EQ(find_option("mix")->set(c, "vote=1, custom_json=3:10-20"), std::nullopt);
+  EXPECT_EQ(c.mix[colony::op_kind::vote].weight, 1u);
+  EXPECT_EQ(c.mix[colony::op_kind::custom_json].min, 10u);
+  EXPECT_EQ(c.mix[colony::op_kind::article].weight, 16u);  // not named: kept
+  const struct {
+    const char* text;
+    const char* names;
+  } bad[] = {
+      {"poll=3", "poll"},
+      {"article=0,reply=0,vote=0,transfer=0,custom_json=0", "no weight"},
+      {"transfer=5:400-300", "min"},
+      {"vote=x", "weight"},
+      {"vote", "kind=weight"},
+      {"reply=3:5", "range"},
+      {"", "kind=weight"},
+  };
+  for (const auto& b : bad) {
+    run_config d;
+    const auto problem = find_option("mix")->set(d, b.text);
+    ASSERT_TRUE(problem) << b.text;
+    EXPECT_NE(problem->find(b.names), std::string::npos) << b.text << ": " << *problem;
+    EXPECT_EQ(d.mix, colony::mix_config{}) << "a bad --mix changed the mix";
+  }
+}
+
 }  // namespace
 }  // namespace apiary::harness

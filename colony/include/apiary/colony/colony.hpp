@@ -129,6 +129,8 @@ class colony {
   bool wait_in_flight(detail::worker& w, std::uint32_t at_most, detail::brake b);
   bool take_budget(detail::worker& w);
   bool take_token(detail::worker& w);
+  // Hands one transaction to the sink; false when the sink is closed (the thread stops).
+  bool submit(detail::worker& w, core::full_transaction_ptr tx, const core::tx_completion& done);
   void refresh_head(detail::worker& w);
   void fail(std::exception_ptr e);
   void join_threads();

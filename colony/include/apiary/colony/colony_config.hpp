@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "apiary/colony/comment_ring.hpp"
+#include "apiary/colony/faults.hpp"
 #include "apiary/colony/mix.hpp"
 #include "apiary/core/bytes.hpp"
 #include "apiary/core/chain_options.hpp"
@@ -80,6 +81,9 @@ struct colony_config {
   double resume_fraction = 0.2;  // (0, 1]
 
   submit_mode submit = submit_mode::fire_and_forget;
+
+  // Faulty companions mixed into the stream (faults.hpp); none by default.
+  fault_config faults;
 
   // Recent comments kept as targets for replies and votes.
   std::size_t comment_ring_capacity = comment_ring::default_capacity;

@@ -2,7 +2,8 @@
 // db_bench's way: each thread counts its own, the report adds them up). Plain values.
 //
 // Invariants once the threads are joined and the sink has completed every transaction:
-//   sum of kinds[k].count == generated;  submitted <= generated (a closed sink refuses one);
+//   sum of kinds[k].count == generated;  sum of faults == injected;
+//   submitted <= generated + injected (a closed sink refuses one);
 //   outcomes.accepted + outcomes.rejected() == submitted;  in_flight == 0.
 // A snapshot taken while threads run reads the counters one by one, so these hold only
 // approximately then.
@@ -11,6 +12,7 @@
 #include <array>
 #include <cstdint>
 
+#include "apiary/colony/faults.hpp"
 #include "apiary/colony/mix.hpp"
 #include "apiary/core/reject.hpp"
 
@@ -33,7 +35,9 @@ struct brake_totals {
 struct colony_stats {
   std::uint32_t threads = 0;
   std::uint64_t generated = 0;  // built (and signed, with signing on)
-  std::uint64_t submitted = 0;  // taken by the sink
+  std::uint64_t submitted = 0;  // taken by the sink (normal and faulty)
+  std::uint64_t injected = 0;   // faulty companions built (faults.hpp), not in `generated`
+  std::array<std::uint64_t, fault_kind_count> faults{};  // injected, by kind
   // Completions by outcome; reject::none counts the accepted ones.
   core::reject_counts outcomes;
   std::uint64_t in_flight = 0;  // submitted, completion not called yet

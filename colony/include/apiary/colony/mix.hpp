@@ -74,4 +74,12 @@ struct mix_config {
   bool operator==(const mix_config&) const = default;
 };
 
+// The text form of the --mix option: "kind=weight:min-max,..." for every kind in enum order
+// (what parse_mix reads back), e.g. "article=16:100-5000,...,custom_json=6006:20-400".
+std::string to_string(const mix_config& m);
+// Changes the kinds it names, each "kind=weight" or "kind=weight:min-max" (the extra payload
+// range); the others keep their values from `out`. Then checks the result (validate()). The
+// error names the bad part and what is allowed; `out` is left alone on error.
+std::optional<std::string> parse_mix(std::string_view text, mix_config& out);
+
 }  // namespace apiary::colony

@@ -10,26 +10,32 @@
 // comments made earlier in the workload.
 //
 // Signing is deterministic (RFC 6979), so it is spread over the machine's cores after the
-// sequence is fixed without changing a byte.
+// sequence is fixed without changing a byte. Faults come from each stream's own injector,
+// so the normal transactions are the same with and without them.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "apiary/colony/colony.hpp"
 #include "apiary/colony/colony_config.hpp"
+#include "apiary/colony/faults.hpp"
 #include "apiary/colony/generator.hpp"
 #include "apiary/core/full_transaction.hpp"
 
 namespace apiary::colony {
 
 struct workload {
+  // Normal transactions, each followed by its faulty companion when one was drawn.
   std::vector<core::full_transaction_ptr> transactions;
-  generator_stats stats;  // what was built, by kind
+  generator_stats stats;  // the normal transactions, by kind
+  std::array<std::uint64_t, fault_kind_count> faults{};  // companions, by kind
 };
 
-// `transactions` transactions of config's mix, signed when config.sign (with the signer's
-// public key attached when config.attach_signer_keys). config must validate().
+// `transactions` normal transactions of config's mix, signed when config.sign (with the
+// signer's public key attached when config.attach_signer_keys), and the faulty companions
+// config.faults draws (faults.hpp). config must validate().
 workload generate_workload(const colony_config& config, std::uint64_t transactions, const head_info& head);
 
 }  // namespace apiary::colony

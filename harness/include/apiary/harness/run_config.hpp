@@ -46,6 +46,8 @@ struct run_config {
   bool sign = true;
   std::uint64_t seed = 1;
   std::uint32_t accounts = 100'000;
+  colony::mix_config mix;       // Hive's typical mix
+  colony::fault_config faults;  // none
   std::uint32_t in_flight = 1000;
   colony::submit_mode submit = colony::submit_mode::fire_and_forget;
   bool warm_keys = true;

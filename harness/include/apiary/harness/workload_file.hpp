@@ -5,6 +5,7 @@
 //   "APIARYWL"                          8-byte magic
 //   u32 version
 //   u64 seed, u32 streams, u32 accounts, bool signed
+//   u64 faulty companions per fault kind (colony/faults.hpp), 8 of them
 //   string account prefix, string key password, 32-byte chain id
 //   u64 transaction count
 //   per transaction: varint length, the packed signed transaction, then the attached signer
@@ -16,11 +17,13 @@
 // wrong with it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "apiary/colony/faults.hpp"
 #include "apiary/core/bytes.hpp"
 #include "apiary/core/full_transaction.hpp"
 
@@ -36,6 +39,7 @@ struct workload_meta {
   std::uint32_t streams = 0;
   std::uint32_t accounts = 0;
   bool sign = true;
+  std::array<std::uint64_t, colony::fault_kind_count> faults{};  // companions, by kind
   std::string account_prefix;
   std::string key_password;
   core::chain_id chain;
