@@ -411,8 +411,9 @@ void colony::produce(worker& w) {
                                        config_.attach_signer_keys);
     if (!submit(w, std::move(tx), done)) return;
     if (companion) {
-      w.injected[static_cast<std::size_t>(*fault)].add(1);
+      // Counted once the sink took it, so every injected companion gets an answer.
       if (!submit(w, std::move(companion), done)) return;
+      w.injected[static_cast<std::size_t>(*fault)].add(1);
     }
     if (config_.submit == submit_mode::async && !wait_in_flight(w, 0, brake::result)) return;
   }

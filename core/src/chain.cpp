@@ -554,6 +554,65 @@ block_result chain::apply_block(const full_block& block) {
   return result;
 }
 
+// ---- audit --------------------------------------------------------------------------------
+
+chain_audit chain::audit() const {
+  chain_audit a;
+  auto violation = [&a](std::string what) { a.violations.push_back(std::move(what)); };
+
+  const auto accounts = static_cast<std::int64_t>(options_.genesis_accounts);
+  if (total_hive() != accounts * options_.genesis_hive)
+    violation("supply: HIVE sums to " + std::to_string(total_hive()) + ", genesis made " +
+              std::to_string(accounts * options_.genesis_hive));
+  if (total_hbd() != accounts * options_.genesis_hbd)
+    violation("supply: HBD sums to " + std::to_string(total_hbd()) + ", genesis made " +
+              std::to_string(accounts * options_.genesis_hbd));
+
+  a.undo_depth = db_.undo_depth();
+  const std::size_t block_sessions =
+      options_.apply_block_in_session ? std::min<std::size_t>(head_block_num(), options_.reversible_blocks) : 0;
+  if (a.undo_depth != block_sessions + 1)
+    violation("sessions: " + std::to_string(a.undo_depth) + " undo sessions open, expected " +
+              std::to_string(block_sessions + 1) + " (the pending one and " + std::to_string(block_sessions) +
+              " reversible blocks)");
+
+  const time_point_sec now = head_block_time();
+  std::size_t expired = 0;
+  for (const transaction_object& t : transactions_.indices())
+    if (t.expiration <= now) ++expired;
+  if (expired != 0) violation("dedup: " + std::to_string(expired) + " expired ids left in the transaction index");
+
+  boost::unordered_flat_set<transaction_id> pending_seen;
+  std::size_t unknown = 0;
+  std::size_t stale = 0;
+  for (const full_transaction_ptr& tx : pending_) {
+    if (!pending_seen.insert(tx->id()).second) violation("pending: " + to_hex(tx->id()) + " is pending twice");
+    if (!is_known_transaction(tx->id())) ++unknown;
+    if (tx->tx().expiration <= now) ++stale;
+  }
+  if (unknown != 0) violation("dedup: " + std::to_string(unknown) + " pending transactions are not known");
+  if (stale != 0) violation("pending: " + std::to_string(stale) + " pending transactions have expired");
+  if (options_.dedup == dedup_mode::split) {
+    if (pending_ids_.size() != pending_.size())
+      violation("dedup: " + std::to_string(pending_ids_.size()) + " pending ids for " + std::to_string(pending_.size()) +
+                " pending transactions");
+    a.known_transactions = transactions_.indices().size() + pending_ids_.size();
+  } else {
+    a.known_transactions = transactions_.indices().size();
+  }
+
+  std::size_t over = 0;
+  if (options_.custom_ops == counter_mode::local) {
+    for (const auto& [account, n] : custom_ops_)
+      if (n > chain_limits::custom_op_block_limit) ++over;
+  } else {
+    for (const custom_op_counter_object& c : counters_.indices())
+      if (c.count > chain_limits::custom_op_block_limit) ++over;
+  }
+  if (over != 0) violation("custom ops: " + std::to_string(over) + " accounts above the per-block limit");
+  return a;
+}
+
 // ---- state digest -----------------------------------------------------------------------
 
 namespace {

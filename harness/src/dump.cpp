@@ -15,8 +15,12 @@
 namespace apiary::harness {
 
 transaction_tap::transaction_tap(core::transaction_sink& next, const core::chain& chain, std::size_t sample_limit,
-                                 std::size_t block_limit)
-    : next_(next), chain_(chain), sample_limit_(sample_limit), block_limit_(block_limit) {
+                                 std::size_t block_limit, bool record_accepted)
+    : next_(next),
+      chain_(chain),
+      sample_limit_(sample_limit),
+      block_limit_(block_limit),
+      record_accepted_(record_accepted) {
   samples_.reserve(sample_limit);
   sample_full_.store(sample_limit == 0);
   tracking_ = block_limit != 0;
@@ -64,6 +68,8 @@ void transaction_tap::relay(void* ctx, const core::full_transaction& tx, core::r
       }
     }
   }
+  if (outcome == core::reject::none && tap.record_accepted_)
+    tap.accepted_ids_.push_back({tx.id(), tx.tx().expiration});
   if (outcome == core::reject::none && tap.tracking_) {
     // The completion hands out a reference; the chain has just appended the owning pointer
     // to its pending list (the writer thread runs both).

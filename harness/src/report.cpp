@@ -335,6 +335,24 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   j.field("blocks_written", r.dumped_blocks);
   j.end_object();
 
+  j.key("audit");
+  j.begin_object();
+  j.field("enabled", r.audit.ran);
+  j.key("passed");
+  if (r.audit.ran)
+    j.value(r.audit.passed());
+  else
+    j.null();
+  j.field("checks", r.audit.checks);
+  j.key("violations");
+  j.begin_array();
+  for (const std::string& v : r.audit.violations) j.value(v);
+  j.end_array();
+  j.field("known_transactions", r.audit.known_transactions);
+  j.field("accepted_unexpired", r.audit.accepted_unexpired);
+  j.field("undo_depth", r.audit.undo_depth);
+  j.end_object();
+
   j.field("peak_rss_bytes", r.usage_end.peak_rss_bytes);
   j.end_object();
   out.append("\n");

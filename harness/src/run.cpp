@@ -14,6 +14,7 @@
 
 #include "apiary/colony/colony.hpp"
 #include "apiary/core/chain.hpp"
+#include "apiary/harness/audit.hpp"
 #include "apiary/harness/dump.hpp"
 #include "apiary/harness/progress.hpp"
 #include "apiary/harness/signals.hpp"
@@ -168,13 +169,14 @@ run_result cycle_test::run() {
 
   queen::writer_queue queue(config_.queue, config_.queue == queen::queue_policy::bounded ? config_.queue_capacity : 0);
   std::optional<transaction_tap> tap;
-  const bool dumping = !config_.dump_transactions.empty() || !config_.dump_blocks.empty();
-  if (dumping) {
+  // The tap sits between the colony and the queue only when a dump or the audit needs it.
+  const bool tapping = !config_.dump_transactions.empty() || !config_.dump_blocks.empty() || config_.audit;
+  if (tapping) {
     tap.emplace(queue, chain, config_.dump_transactions.empty() ? 0 : config_.dump_limit,
-                config_.dump_blocks.empty() ? 0 : config_.dump_block_limit);
+                config_.dump_blocks.empty() ? 0 : config_.dump_block_limit, config_.audit);
     tap_ = &*tap;
   }
-  core::transaction_sink& sink = dumping ? static_cast<core::transaction_sink&>(*tap) : queue;
+  core::transaction_sink& sink = tapping ? static_cast<core::transaction_sink&>(*tap) : queue;
 
   // Declared before the writer: completions point into the colony, so it must outlive the
   // writer thread (the writer's destructor joins it).
@@ -334,6 +336,15 @@ run_result cycle_test::run() {
       if (!config_.dump_blocks.empty()) result_.dumped_blocks = write_block_dump(config_.dump_blocks, tap->blocks(), chain);
     } catch (const std::exception& e) {
       fail(e.what());
+    }
+  }
+  if (config_.audit) {
+    result_.audit = audit_run(config_, chain, result_.blocks, tap->accepted_ids(), result_.colony_total);
+    if (!result_.audit.passed()) {
+      std::string why = "audit: " + result_.audit.violations.front();
+      if (result_.audit.violations.size() > 1)
+        why += " (and " + std::to_string(result_.audit.violations.size() - 1) + " more)";
+      fail(why);
     }
   }
   result_.usage_end = read_usage();

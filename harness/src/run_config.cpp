@@ -317,6 +317,11 @@ const option_spec options[] = {
     {"dump-block-limit", "N", "Blocks --dump-blocks writes", value_kind::number,
      [](const run_config& c) { return number_text(c.dump_block_limit); },
      [](run_config& c, std::string_view t) { return set_u32(c.dump_block_limit, t, 1, 10'000); }},
+    {"audit", "on|off",
+     "After the run, check the state's invariants (supply, undo sessions, dedup index, block sizes and ids, "
+     "accepted = included + pending); a violation fails the run. Records every accepted transaction's id",
+     value_kind::toggle, [](const run_config& c) { return toggle_text(c.audit); },
+     [](run_config& c, std::string_view t) { return set_toggle(c.audit, t); }},
     {"progress", "WHEN", "Live progress line on stderr: auto (when stderr is a terminal), on or off",
      value_kind::text, [](const run_config& c) { return std::string(to_string(c.progress)); },
      [](run_config& c, std::string_view t) -> std::optional<std::string> {

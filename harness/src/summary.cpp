@@ -127,6 +127,17 @@ std::string format_summary(const run_config& c, const run_context& ctx, const ru
   if (r.dumped_transactions != 0) appendf(s, "; %llu transactions dumped", static_cast<unsigned long long>(r.dumped_transactions));
   if (r.dumped_blocks != 0) appendf(s, "; %llu blocks dumped", static_cast<unsigned long long>(r.dumped_blocks));
   s += "\n";
+  if (r.audit.ran) {
+    if (r.audit.passed()) {
+      appendf(s,
+              "Audit: passed (supply unchanged; undo sessions open: %llu; ids known: %s, the accepted unexpired ones; "
+              "blocks chained and within size; accepted = included + pending)\n",
+              static_cast<unsigned long long>(r.audit.undo_depth), grouped(r.audit.known_transactions).c_str());
+    } else {
+      appendf(s, "Audit: FAILED, %zu violations\n", r.audit.violations.size());
+      for (const std::string& v : r.audit.violations) appendf(s, "  %s\n", v.c_str());
+    }
+  }
   if (!report_path.empty()) appendf(s, "Report: %s\n", report_path.c_str());
   return s;
 }

@@ -136,6 +136,8 @@ void writer::produce_block() {
   r.processing_ns = t2 - t0;
   r.cycle_ns = last_block_ns_ < 0 ? -1 : t2 - last_block_ns_;
   r.completed_ns = t2 - start_ns_;
+  r.id = chain_.head_block_id();
+  r.previous = block.header.previous;
   last_block_ns_ = t2;
   blocks_.push_back(r);
 

@@ -115,7 +115,7 @@ TEST_P(ChainBlocks, SimulatedTimeOneSlotPerBlock) {
 
 TEST_P(ChainBlocks, ReversibleBlocksAreCommitted) {
   for (int i = 0; i < 10; ++i) {
-    push_many(3, 5, "r" + std::to_string(i) + "_");
+    push_many(3, 5, std::string("r").append(std::to_string(i)).append("_"));
     h.produce();
   }
   // Block sessions are kept for reversible_blocks, then committed; the pending one on top.
@@ -209,6 +209,8 @@ TEST_P(ChainConservation, RandomTransfersNeverChangeTheSum) {
     const core::block_result b = h.produce(3'000);
     EXPECT_GT(b.reapplied, 0u);
     ASSERT_EQ(h.chain().total_hive() + h.chain().total_hbd(), total);
+    const core::chain_audit audit = h.chain().audit();
+    EXPECT_TRUE(audit.ok()) << audit.violations.front();
   }
   while (h.chain().pending_count() > 0) {
     h.produce();
@@ -224,6 +226,94 @@ TEST_P(ChainConservation, RandomTransfersNeverChangeTheSum) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, ChainConservation, ::testing::ValuesIn(all_modes()),
                          [](const ::testing::TestParamInfo<modes>& p) { return mode_name(p.param); });
+
+// ---- audit ------------------------------------------------------------------------------
+
+}  // namespace apiary::chain_test
+
+namespace apiary::core {
+// Reaches into the chain to break one invariant at a time.
+struct chain_test_access {
+  static void mint(chain& c, const account_name& who, std::int64_t amount) {
+    c.accounts_.modify(*c.find_account(who), [&](account_object& a) { a.hive += amount; });
+  }
+  static database::session open_session(chain& c) { return c.db_.start_undo_session(); }
+  static void remember_expired_id(chain& c) {
+    c.transactions_.create([&](transaction_object& t) {
+      t.trx_id.data[0] = 0x42;
+      t.expiration = c.head_block_time();
+    });
+  }
+  static void forget_pending_ids(chain& c) { c.pending_ids_.clear(); }
+  static void exceed_custom_ops(chain& c, const account_name& who) { c.custom_ops_[who] = 99; }
+};
+}  // namespace apiary::core
+
+namespace apiary::chain_test {
+
+class ChainAudit : public ::testing::TestWithParam<bool> {
+ protected:
+  // A chain with blocks behind it (in sessions or not) and transactions pending.
+  void SetUp() override {
+    core::chain_options o = small_options(8);
+    o.apply_block_in_session = GetParam();
+    h_ = std::make_unique<harness>(o);
+    for (std::uint32_t b = 0; b < 5; ++b) {
+      for (std::uint32_t i = 0; i < 4; ++i)
+        ASSERT_EQ(h_->push(h_->make(custom_json(user(i), std::string("a").append(std::to_string(b * 10 + i))), user(i))), reject::none);
+      h_->produce();
+    }
+    ASSERT_EQ(h_->push(h_->make(custom_json(user(0), "pending"), user(0))), reject::none);
+  }
+  core::chain& chain() { return h_->chain(); }
+  // The single violation audit() reports, which must mention `what`.
+  void expect_one(std::string_view what) {
+    const core::chain_audit a = h_->chain().audit();
+    ASSERT_EQ(a.violations.size(), 1u) << (a.violations.empty() ? std::string("none") : a.violations.back());
+    EXPECT_NE(a.violations.front().find(what), std::string::npos) << a.violations.front();
+  }
+  std::unique_ptr<harness> h_;
+};
+
+TEST_P(ChainAudit, AConsistentChainPasses) {
+  const core::chain_audit a = h_->chain().audit();
+  EXPECT_TRUE(a.ok()) << a.violations.front();
+  EXPECT_EQ(a.undo_depth, GetParam() ? 4u : 1u);  // 3 reversible blocks and the pending session
+  EXPECT_EQ(a.known_transactions, 21u);           // 20 included, 1 pending
+}
+
+TEST_P(ChainAudit, SupplyChange) {
+  core::chain_test_access::mint(chain(), user(3), 1);
+  expect_one("supply");
+}
+
+TEST_P(ChainAudit, AnExtraUndoSession) {
+  core::database::session extra = core::chain_test_access::open_session(chain());
+  expect_one("sessions");
+  extra.undo();
+}
+
+TEST_P(ChainAudit, AnExpiredIdLeftBehind) {
+  core::chain_test_access::remember_expired_id(chain());
+  expect_one("expired");
+}
+
+TEST_P(ChainAudit, PendingIdsLost) {
+  core::chain_test_access::forget_pending_ids(chain());
+  const core::chain_audit a = h_->chain().audit();
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.violations.front().find("dedup"), std::string::npos) << a.violations.front();
+}
+
+TEST_P(ChainAudit, CustomOpsAboveTheLimit) {
+  core::chain_test_access::exceed_custom_ops(chain(), user(5));
+  expect_one("custom ops");
+}
+
+INSTANTIATE_TEST_SUITE_P(Session, ChainAudit, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? std::string("InSession") : std::string("NoSession");
+                         });
 
 // ---- genesis ----------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 
 Each mode runs the real binary and checks what it leaves behind:
 
-  e2e        smoke.toml with both dumps: exit 0; the report validates against
+  e2e        smoke.toml with both dumps and --audit: exit 0, the audit passes; the report validates against
              harness/report.schema.json and against its own arithmetic; the dumps' bytes,
              ids and sizes check out.
   interrupt  a run without limits, SIGINT (or SIGTERM) after a moment: exit 130 (143), a
@@ -278,7 +278,7 @@ def mode_e2e(args, schema):
             os.remove(p)
     p = run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", "smoke.toml"),
                           "--report", report_path, "--dump-transactions", tx_path, "--dump-blocks", block_path,
-                          "--dump-limit", "200"])
+                          "--dump-limit", "200", "--audit", "on"])
     sys.stdout.write(p.stdout)
     check(p.returncode == 0, "exit status %d, expected 0; stderr:\n%s" % (p.returncode, p.stderr))
     check(p.stderr == "", "a run whose stderr is not a terminal prints no progress; stderr:\n%s" % p.stderr)
@@ -288,6 +288,10 @@ def mode_e2e(args, schema):
     check(r["aggregates"]["measured_blocks"] == r["config"]["blocks"], "measured blocks")
     check(r["colony"]["kinds"][4]["count"] > 0 and r["colony"]["accepted"] > 0, "the colony produced nothing")
     check(r["dumps"]["transactions_written"] == 200, "transactions dumped")
+    a = r["audit"]
+    check(a["enabled"] and a["passed"] is True and not a["violations"], "the audit failed: %s" % a["violations"])
+    check(a["known_transactions"] > 0 and a["undo_depth"] == r["config"]["reversible-blocks"] + 1, "audit: %s" % a)
+    check("Audit: passed" in p.stdout, "the summary does not show the audit")
     check_transaction_dump(tx_path, 200)
     check_block_dump(block_path, r)
     print("e2e: report and dumps check out (%d blocks, %d transactions)" % (len(r["blocks"]), r["ledger"]["in_blocks"]))
@@ -300,7 +304,7 @@ def mode_interrupt(args, schema):
     if os.path.exists(report_path):
         os.remove(report_path)
     cmd = [args.apiary, "run", "--config", os.path.join(args.source_dir, "configs", "smoke.toml"),
-           "--blocks", "0", "--report", report_path]
+           "--blocks", "0", "--audit", "on", "--report", report_path]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
     time.sleep(args.delay)
     check(proc.poll() is None, "apiary ended before it was interrupted")
@@ -317,6 +321,7 @@ def mode_interrupt(args, schema):
     r = load_report(report_path, schema)
     check(r["interrupted"] is True and r["status"] == "interrupted", "the report is not marked interrupted")
     check(r["stop_reason"] == "SIG" + args.signal, "stop_reason %s" % r["stop_reason"])
+    check(r["audit"]["passed"] is True, "the state after an interrupt fails the audit: %s" % r["audit"]["violations"])
     print("interrupt: SIG%s handled in %.2f s; %d blocks in the report" % (args.signal, took, len(r["blocks"])))
 
 
@@ -452,7 +457,7 @@ def mode_faults(args, schema):
     report_path = os.path.join(args.work_dir, "faults.json")
     faults = ",".join("%s=0.01" % k for k in FAULT_KINDS)
     p = run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", "smoke.toml"),
-                          "--faults", faults, "--report", report_path])
+                          "--faults", faults, "--audit", "on", "--report", report_path])
     check(p.returncode == 0, "exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
     r = load_report(report_path, schema)
     k = r["colony"]
@@ -469,6 +474,7 @@ def mode_faults(args, schema):
     others = {reason: n for reason, n in r["rejections"].items() if n and reason not in expected_reasons}
     check(not others, "rejections for other reasons: %s" % others)
     check(k["rejected"] == sum(f["rejected"] for f in k["faults"]), "rejected is not the sum of the faults")
+    check(r["audit"]["passed"] is True, "the audit failed after faults: %s" % r["audit"]["violations"])
     print("faults: %d injected, %d rejected, each for its own reason" % (k["injected"], k["rejected"]))
 
 

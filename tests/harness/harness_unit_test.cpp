@@ -6,8 +6,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <vector>
 
+#include "apiary/core/chain.hpp"
+#include "apiary/harness/audit.hpp"
 #include "apiary/harness/replay.hpp"
 #include "apiary/harness/run_config.hpp"
 #include "apiary/harness/statistics.hpp"
@@ -322,6 +325,94 @@ TEST(Mix, OptionTextRoundTripsAndBadTextIsNamed) {
     EXPECT_NE(problem->find(b.names), std::string::npos) << b.text << ": " << *problem;
     EXPECT_EQ(d.mix, colony::mix_config{}) << "a bad --mix changed the mix";
   }
+}
+
+// A run's worth of blocks, acceptances and colony counts, made by hand on one thread, for
+// audit_run() to pass, and then to fail once each is broken.
+class Audit : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    c_.accounts = 100;
+    c_.block_size = 16 * 1024;
+    const saved_workload w = generate_saved_workload(c_, 300);
+    chain_ = std::make_unique<core::chain>(replay_chain_options(c_, w.meta));
+    for (std::size_t i = 0; i < w.transactions.size(); ++i) {
+      const core::full_transaction_ptr& tx = w.transactions[i];
+      const core::reject r = chain_->push_transaction(tx);
+      colony_.outcomes.add(r);
+      if (r == core::reject::none) accepted_.push_back({tx->id(), tx->tx().expiration});
+      if (i % 60 != 59) continue;
+      const core::full_block b = chain_->generate_block(c_.block_size);
+      const core::block_id previous = chain_->head_block_id();
+      const core::block_result applied = chain_->apply_block(b);
+      queen::block_record rec;
+      rec.num = chain_->head_block_num();
+      rec.transactions = applied.applied;
+      rec.size_bytes = static_cast<std::uint32_t>(b.packed_size());
+      rec.dropped = applied.dropped;
+      rec.id = chain_->head_block_id();
+      rec.previous = previous;
+      blocks_.push_back(rec);
+    }
+    ASSERT_GE(blocks_.size(), 4u);
+    ASSERT_GT(chain_->pending_count(), 0u);
+  }
+
+  void expect_violation(const std::vector<queen::block_record>& blocks,
+                        const std::vector<transaction_tap::accepted_id>& accepted, const colony::colony_stats& k,
+                        std::string_view what) {
+    const audit_result a = audit_run(c_, *chain_, blocks, accepted, k);
+    ASSERT_FALSE(a.passed()) << what;
+    bool named = false;
+    for (const std::string& v : a.violations) named = named || v.find(what) != std::string::npos;
+    EXPECT_TRUE(named) << what << " not in: " << a.violations.front();
+  }
+
+  run_config c_;
+  std::unique_ptr<core::chain> chain_;
+  std::vector<queen::block_record> blocks_;
+  std::vector<transaction_tap::accepted_id> accepted_;
+  colony::colony_stats colony_;
+};
+
+TEST_F(Audit, PassesOnAConsistentRun) {
+  const audit_result a = audit_run(c_, *chain_, blocks_, accepted_, colony_);
+  EXPECT_TRUE(a.passed()) << a.violations.front();
+  EXPECT_EQ(a.checks, 4u);
+  EXPECT_EQ(a.known_transactions, accepted_.size());
+}
+
+TEST_F(Audit, NamesABrokenIdChain) {
+  auto b = blocks_;
+  b[2].previous = core::block_id{};
+  expect_violation(b, accepted_, colony_, "previous");
+}
+
+TEST_F(Audit, NamesAnOversizeBlock) {
+  auto b = blocks_;
+  b[1].size_bytes = c_.block_size + 1;
+  expect_violation(b, accepted_, colony_, "above");
+}
+
+TEST_F(Audit, NamesAMissingBlock) {
+  auto b = blocks_;
+  b.erase(b.begin() + 2);
+  expect_violation(b, accepted_, colony_, "follows");
+}
+
+TEST_F(Audit, NamesALedgerMismatch) {
+  colony::colony_stats k = colony_;
+  k.outcomes.add(core::reject::none);
+  expect_violation(blocks_, accepted_, k, "ledger");
+}
+
+TEST_F(Audit, NamesAnIdTheRunNeverAccepted) {
+  // The chain knows an id the run's record lacks: counted as known beyond the accepted.
+  auto a = accepted_;
+  a.pop_back();
+  colony::colony_stats k = colony_;
+  k.outcomes.by_reason[0] -= 1;
+  expect_violation(blocks_, a, k, "dedup");
 }
 
 }  // namespace

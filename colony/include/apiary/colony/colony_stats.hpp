@@ -36,7 +36,7 @@ struct colony_stats {
   std::uint32_t threads = 0;
   std::uint64_t generated = 0;  // built (and signed, with signing on)
   std::uint64_t submitted = 0;  // taken by the sink (normal and faulty)
-  std::uint64_t injected = 0;   // faulty companions built (faults.hpp), not in `generated`
+  std::uint64_t injected = 0;   // faulty companions submitted (faults.hpp), not in `generated`
   std::array<std::uint64_t, fault_kind_count> faults{};  // injected, by kind
   // Completions by outcome; reject::none counts the accepted ones.
   core::reject_counts outcomes;

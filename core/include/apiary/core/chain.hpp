@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <boost/unordered/unordered_flat_map.hpp>
@@ -30,6 +31,15 @@
 #include "apiary/core/state_objects.hpp"
 
 namespace apiary::core {
+
+// What chain::audit() found: one line per broken invariant (empty: all hold), and what it
+// counted.
+struct chain_audit {
+  std::vector<std::string> violations;
+  std::size_t known_transactions = 0;  // ids the dedup check knows: included and unexpired, plus pending
+  std::size_t undo_depth = 0;          // open undo sessions
+  bool ok() const { return violations.empty(); }
+};
 
 struct block_result {
   std::uint32_t applied = 0;    // transactions in the block
@@ -83,10 +93,24 @@ class chain {
   std::int64_t total_hbd() const;
   // A digest of every object in the state, to compare chains run with different switches.
   sha256_digest state_digest() const;
+  // Checks the invariants the chain can check on its own (a full walk of the state; for the
+  // end of a run, not for hot paths):
+  //   supply      HIVE and HBD summed over the accounts equal the genesis amounts
+  //   sessions    open undo sessions: the pending one, plus one per reversible block when
+  //               blocks apply in sessions
+  //   dedup       every id in the transaction index is unexpired; the pending transactions
+  //               are all known (in the volatile set or the index, by dedup mode), and
+  //               nothing else is
+  //   custom ops  no account is above the per-block limit
+  //   pending     every pending transaction is unexpired and unique
+  chain_audit audit() const;
 
   const private_key& witness_key() const { return witness_key_; }
 
  private:
+  // The chain tests break invariants on purpose, to see audit() catch each one.
+  friend struct chain_test_access;
+
   void build_genesis();
   reject check_rules(const full_transaction& tx) const;
   reject check_authority(const full_transaction& tx) const;

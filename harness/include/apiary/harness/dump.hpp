@@ -1,6 +1,7 @@
 // transaction_tap: a transaction_sink between the colony and the writer queue that keeps what
-// --dump-transactions and --dump-blocks write. It exists only when a dump is asked for, so
-// a plain run submits straight into the queue.
+// --dump-transactions and --dump-blocks write, and what --audit checks the dedup index
+// against. It exists only when one of them is asked for, so a plain run submits straight
+// into the queue.
 //
 //   submit     (producer threads) keeps the first `sample_limit` transactions (a mutex,
 //              taken only until the sample is full), then forwards the transaction with a
@@ -37,10 +38,11 @@ class transaction_tap final : public core::transaction_sink {
  public:
   static constexpr std::size_t max_relays = 512;
 
-  // sample_limit: transactions to keep (0: none); block_limit: measured blocks to capture.
+  // sample_limit: transactions to keep (0: none); block_limit: measured blocks to capture;
+  // record_accepted: keep the id and expiration of every accepted transaction (--audit).
   // The chain is the one the writer drives (read on the writer thread only).
   transaction_tap(core::transaction_sink& next, const core::chain& chain, std::size_t sample_limit,
-                  std::size_t block_limit);
+                  std::size_t block_limit, bool record_accepted = false);
   transaction_tap(const transaction_tap&) = delete;
   transaction_tap& operator=(const transaction_tap&) = delete;
 
@@ -63,8 +65,14 @@ class transaction_tap final : public core::transaction_sink {
     std::vector<core::full_transaction_ptr> transactions;
   };
 
+  struct accepted_id {
+    core::transaction_id id;
+    core::time_point_sec expiration;
+  };
+
   // After the run (no thread submits or completes any more).
   const std::vector<sampled>& samples() const { return samples_; }
+  const std::vector<accepted_id>& accepted_ids() const { return accepted_ids_; }
   const std::vector<captured_block>& blocks() const { return blocks_; }
 
  private:
@@ -92,6 +100,8 @@ class transaction_tap final : public core::transaction_sink {
   std::atomic<std::size_t> outcomes_missing_{0};
 
   // Writer thread only (and the constructor, before the writer starts).
+  const bool record_accepted_;
+  std::vector<accepted_id> accepted_ids_;
   bool tracking_ = false;  // pending_ and accepted_ follow the chain: blocks left to capture
   std::vector<core::full_transaction_ptr> pending_;
   std::vector<core::full_transaction_ptr> accepted_;

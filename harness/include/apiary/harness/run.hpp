@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "apiary/colony/colony_stats.hpp"
+#include "apiary/harness/audit.hpp"
 #include "apiary/harness/context.hpp"
 #include "apiary/harness/run_config.hpp"
 #include "apiary/queen/block_stats.hpp"
@@ -76,6 +77,7 @@ struct run_result {
 
   std::uint64_t dumped_transactions = 0;
   std::uint64_t dumped_blocks = 0;
+  audit_result audit;  // --audit; audit.ran is false without it
 };
 
 // Where the report of this run goes: the configured path, or results/<start>-<name>.json.

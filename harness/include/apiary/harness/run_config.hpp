@@ -74,6 +74,7 @@ struct run_config {
   std::string dump_blocks;
   std::uint32_t dump_limit = 1000;
   std::uint32_t dump_block_limit = 3;
+  bool audit = false;  // check the state's invariants after the run (audit.hpp)
   progress_mode progress = progress_mode::automatic;
 
   // Testing only (a hidden option, not in the table): the block callback throws at this

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "apiary/core/bytes.hpp"
+
 namespace apiary::queen {
 
 struct block_record {
@@ -16,6 +18,8 @@ struct block_record {
   std::int64_t processing_ns = 0;   // produced + applied
   std::int64_t cycle_ns = -1;       // since the previous block completed; -1 for the first
   std::int64_t completed_ns = 0;    // since the writer started
+  core::block_id id;                // as the chain recorded it
+  core::block_id previous;          // the header's: the id of the block before
 };
 
 // The writer loop's time, as in Hive's writer-loop breakdown. `unknown` is what is left:
