@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what apiary needs, then builds and runs every test: the release build and the
 # ASan+UBSan build, both with warnings as errors, then the threaded tests (queue, writer,
-# colony, the end-to-end runs) under TSan.
+# colony, the end-to-end runs) under TSan, then a short libFuzzer run of the decoders.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -19,3 +19,6 @@ echo "== tsan (threaded tests) =="
 cmake --preset tsan >/dev/null
 cmake --build --preset tsan -j "$jobs" --target apiary_queen_tests apiary_colony_tests apiary apiary_harness_tests
 ctest --preset tsan -j "$jobs" -L 'threaded|harness'
+
+echo "== fuzz (libFuzzer: seeds replayed, then 15 s per target) =="
+scripts/fuzz-smoke.sh

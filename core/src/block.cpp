@@ -50,7 +50,13 @@ decoded_block decode_block_with_ids(std::span<const std::uint8_t> in) {
   decoded_block out;
   unpack(r, static_cast<signed_block_header&>(out.block));
   std::uint32_t n = unpack_varint(r, "transaction count");
-  if (n > r.remaining()) r.fail("transaction count " + std::to_string(n) + " exceeds the remaining input");
+  // The smallest signed transaction takes 13 bytes (TaPoS 6, expiration 4, and three empty
+  // lists): a count beyond remaining / 13 cannot be real, and must not make us allocate
+  // ~360 bytes per claimed transaction before the first one fails to decode.
+  constexpr std::size_t min_transaction_bytes = 13;
+  if (n > r.remaining() / min_transaction_bytes)
+    r.fail("transaction count " + std::to_string(n) + " cannot fit in the remaining " +
+           std::to_string(r.remaining()) + " bytes");
   out.block.transactions.resize(n);
   out.transaction_ids.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) {

@@ -72,6 +72,21 @@ TEST(Malformed, HugeCountsDoNotAllocate) {
   EXPECT_THROW(unpack_from<transaction>(b), decode_error);
 }
 
+TEST(Malformed, ABlockCountThatCannotFitIsRejectedBeforeAllocating) {
+  // A header, then a claim of 2,000,000 transactions in 2 MB of zeros: each would need at
+  // least 13 bytes, so the count alone is the error (it used to allocate ~700 MB first).
+  signed_block_header h;
+  auto b = bytes_of(h);
+  for (int x : {0x80, 0x89, 0x7a}) b.push_back(static_cast<std::uint8_t>(x));  // varint 2,000,000
+  b.resize(b.size() + 2'000'000, 0);
+  try {
+    decode_block_with_ids(b);
+    FAIL() << "no error";
+  } catch (const decode_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot fit"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Malformed, OverlongAccountNameIsRejected) {
   vote_operation v{"alice", "bob", "p", 1};
   auto b = bytes_of(v);
