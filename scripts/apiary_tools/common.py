@@ -1,0 +1,178 @@
+"""Pieces every command shares: the error type that becomes a one-line message, the project
+paths, JSON/Markdown writing and number formatting."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+# Exit codes of every command (they match `apiary run`'s where they overlap).
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_SIGINT = 130
+EXIT_SIGTERM = 143
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class ToolError(Exception):
+    """Bad input or a failed step that the user can fix: printed as one line, exit `code`."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE):
+        super().__init__(message)
+        self.code = code
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports bad usage as a ToolError: one line, exit status 2, no usage dump."""
+
+    def error(self, message):
+        raise ToolError(f"{message} (see --help)")
+
+
+def run_main(tool: str, body: Callable[[Sequence[str]], int], argv: Sequence[str] | None) -> int:
+    """Runs a command's body and turns a ToolError into `tool: message` on stderr.
+
+    Commands raise ToolError instead of printing and exiting themselves, so that the tests can
+    call `main()` and see the exit code without a subprocess."""
+    try:
+        return body(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as e:  # --help
+        return e.code if isinstance(e.code, int) else EXIT_OK
+    except ToolError as e:
+        print(f"{tool}: {e}", file=sys.stderr)
+        return e.code
+    except BrokenPipeError:
+        # `scripts/compare ... | head` closes stdout early; that is not an error.
+        return EXIT_OK
+
+
+def default_apiary() -> Path:
+    """The binary the run commands use unless told otherwise: $APIARY_BIN, else the release build."""
+    env = os.environ.get("APIARY_BIN")
+    if env:
+        return Path(env)
+    return REPO_ROOT / "build" / "release" / "harness" / "apiary"
+
+
+def check_apiary(path: str | os.PathLike) -> Path:
+    p = Path(path)
+    if not p.is_file() or not os.access(p, os.X_OK):
+        raise ToolError(f"--apiary {p}: no executable there; build it with "
+                        "`cmake --preset release && cmake --build --preset release --target apiary`")
+    return p
+
+
+def utc_stamp() -> str:
+    """A UTC timestamp for directory names, in the style of `apiary run`'s report names."""
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def utc_iso() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def load_avg() -> list[float]:
+    """The 1, 5 and 15 minute load averages, recorded beside measurements taken on shared machines."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise ToolError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ToolError(f"{path}: is a directory, expected a JSON file") from None
+    except json.JSONDecodeError as e:
+        raise ToolError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
+    except OSError as e:
+        raise ToolError(f"{path}: cannot read ({e.strerror})") from None
+
+
+def _json_safe(value: Any) -> Any:
+    """NaN and infinity are not JSON: they become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        return _json_safe(value.item())
+    return value
+
+
+def write_json(path: str | os.PathLike, data: Any) -> None:
+    """Writes through a temporary file renamed into place, so a reader never sees half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(_json_safe(data), f, indent=2, allow_nan=False)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def parse_csv(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+# ---- numbers for people ---------------------------------------------------------------------
+
+def is_share(name: str) -> bool:
+    """Fractions in [0, 1] that read better as percentages."""
+    leaf = name.rsplit(".", 1)[-1]
+    return leaf.endswith("_share") or leaf in ("utilization", "share") or name.endswith(".share")
+
+
+def fmt_number(value: float | None) -> str:
+    """Thousands separators for big numbers, a few significant digits for small ones."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    a = abs(value)
+    if a >= 100 or (a == int(a) and a < 1e15):
+        return f"{value:,.0f}"
+    if a >= 1:
+        return f"{value:,.2f}"
+    return f"{value:.4g}"
+
+
+def fmt_metric(name: str, value: float | None) -> str:
+    if value is not None and math.isfinite(value) and is_share(name):
+        return f"{value * 100:.2f}%"
+    return fmt_number(value)
+
+
+def fmt_pct(value: float | None, signed: bool = True) -> str:
+    if value is None or not math.isfinite(value):
+        return "–"
+    return f"{value:+.2f}%" if signed else f"{value:.2f}%"
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> str:
+    """A GitHub Markdown table; `align` holds one of l/r per column (default: first left, rest right)."""
+    if not align:
+        align = "l" + "r" * (len(header) - 1)
+    marks = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(marks) + " |"]
+    for row in rows:
+        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |")
+    return "\n".join(lines) + "\n"

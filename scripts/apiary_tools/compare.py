@@ -1,0 +1,330 @@
+"""compare: two reports or two multi-run sets, metric by metric, with a verdict a CI job can
+act on.
+
+For every metric both sides have: the means, the change of B against A in percent, its 95%
+confidence interval, the two-sided Mann–Whitney U p-value, and a verdict. A change is
+significant when p < alpha and the change is at least --min-effect percent; a significant
+change is called faster/slower (or better/worse, fewer/more, smaller/larger) when the metric
+has a better direction (metrics.DIRECTIONS), else higher/lower. With a single run on a side
+there is no test: the change is shown and nothing is significant.
+
+Exit status: 0 no significant regression in the gate metrics (--fail-on), 1 at least one,
+2 bad usage or input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from . import metrics, stats
+from .common import (EXIT_FAILED, EXIT_OK, Parser, ToolError, fmt_metric, fmt_pct, markdown_table,
+                     parse_csv, run_main, write_json, write_text)
+from .reports import RunSet, load_set
+
+DEFAULT_ALPHA = 0.05
+DEFAULT_MIN_EFFECT_PCT = 1.0
+DEFAULT_GATE = ("aggregates.cycle_us.avg",)
+# Options that always differ between two sets and say nothing about what was compared.
+IGNORED_CONFIG = frozenset({"report", "name", "progress", "config_file", "dump-transactions", "dump-blocks"})
+
+
+@dataclass
+class MetricComparison:
+    name: str
+    change: stats.Change
+    verdict: str
+    significant: bool
+    regression: bool
+    improvement: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"metric": self.name, "verdict": self.verdict, "significant": self.significant,
+             "regression": self.regression, "improvement": self.improvement}
+        direction = metrics.direction(self.name)
+        d["better"] = None if direction is None else ("lower" if direction.better < 0 else "higher")
+        d.update(self.change.to_dict())
+        return d
+
+
+def judge(name: str, change: stats.Change, alpha: float, min_effect_pct: float) -> MetricComparison:
+    """The verdict for one metric: significance first, then which way it went."""
+    if change.p_value is None:
+        return MetricComparison(name, change, f"no test (n={min(change.n_a, change.n_b)})", False, False, False)
+    big_enough = change.change_pct is None or abs(change.change_pct) >= min_effect_pct
+    if change.p_value >= alpha or not big_enough or change.mean_a == change.mean_b:
+        return MetricComparison(name, change, "no significant change", False, False, False)
+    went_up = change.mean_b > change.mean_a
+    direction = metrics.direction(name)
+    if direction is None:
+        return MetricComparison(name, change, "higher" if went_up else "lower", True, False, False)
+    improved = went_up == (direction.better > 0)
+    word = direction.better_word if improved else direction.worse_word
+    return MetricComparison(name, change, word, True, not improved, improved)
+
+
+def compare_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
+                 min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT,
+                 ci_method: str = "bootstrap") -> list[MetricComparison]:
+    common = [n for n in a.metric_names() if n in set(b.metric_names())]
+    out = []
+    for name in metrics.ordered(common):
+        change = stats.compare(a.values(name), b.values(name), ci_method=ci_method)
+        out.append(judge(name, change, alpha, min_effect_pct))
+    return out
+
+
+def config_differences(a: RunSet, b: RunSet) -> dict[str, tuple[Any, Any]]:
+    """The options that differ between the two sides: what the comparison is about."""
+    keys = sorted((set(a.config) | set(b.config)) - IGNORED_CONFIG)
+    return {k: (a.config.get(k), b.config.get(k)) for k in keys if a.config.get(k) != b.config.get(k)}
+
+
+@dataclass
+class Comparison:
+    a: RunSet
+    b: RunSet
+    rows: list[MetricComparison]
+    alpha: float
+    min_effect_pct: float
+    ci_method: str
+    gate: list[str]
+
+    @property
+    def by_name(self) -> dict[str, MetricComparison]:
+        return {r.name: r for r in self.rows}
+
+    @property
+    def regressions(self) -> list[MetricComparison]:
+        by_name = self.by_name
+        return [by_name[g] for g in self.gate if by_name[g].regression]
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_FAILED if self.regressions else EXIT_OK
+
+    def notes(self) -> list[str]:
+        out = []
+        if min(self.a.n, self.b.n) < 2:
+            out.append(f"{self.a.label} has {self.a.n} run(s) and {self.b.label} {self.b.n}: with a single "
+                       "run on a side there is no p-value and no confidence interval, only the change; "
+                       "nothing can be significant, so the gate cannot fail. Use multirun for a test.")
+        else:
+            floor = stats.min_p_value(self.a.n, self.b.n)
+            if floor >= self.alpha:
+                out.append(f"with {self.a.n} against {self.b.n} runs the smallest possible Mann–Whitney p-value "
+                           f"is {floor:.3f}, not below alpha {self.alpha}: no change can be significant. "
+                           "Use at least 4 runs a side (5 or more is better).")
+        for side in (self.a, self.b):
+            for s in side.skipped:
+                out.append(f"{side.label}: skipped {s['path']} ({s['reason']})")
+            for key, values in side.config_differences().items():
+                out.append(f"{side.label}: the runs differ in {key}: {values}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        def side(rs: RunSet) -> dict[str, Any]:
+            return {"label": rs.label, "n": rs.n, "sources": rs.sources, "skipped": rs.skipped,
+                    "commit": rs.context.get("commit"), "name": rs.config.get("name")}
+        return {
+            "kind": "apiary-compare", "version": 1,
+            "a": side(self.a), "b": side(self.b),
+            "method": method_text(self.ci_method),
+            "alpha": self.alpha, "min_effect_pct": self.min_effect_pct, "ci_method": self.ci_method,
+            "config_differences": {k: list(v) for k, v in config_differences(self.a, self.b).items()},
+            "gate": {"metrics": self.gate, "failed": bool(self.regressions),
+                     "regressions": [r.name for r in self.regressions]},
+            "notes": self.notes(),
+            "metrics": [r.to_dict() for r in self.rows],
+        }
+
+
+def method_text(ci_method: str) -> str:
+    ci = ("a bootstrap of mean(B)/mean(A) (BCa, 10,000 resamples, each set resampled on its own)"
+          if ci_method == "bootstrap" else
+          "Welch's t interval of mean(B) − mean(A), divided by mean(A)")
+    return (f"change = mean(B) / mean(A) − 1; 95% CI: {ci}; p: Mann–Whitney U, two-sided")
+
+
+ALIGN = "lrrrrrl"
+
+
+def _ci_text(c: stats.Change) -> str:
+    if c.ci_low_pct is None:
+        return "–"
+    return f"{fmt_pct(c.ci_low_pct)} … {fmt_pct(c.ci_high_pct)}"
+
+
+def _p_text(c: stats.Change) -> str:
+    if c.p_value is None:
+        return "–"
+    return f"{c.p_value:.3f}" if c.p_value >= 0.001 else f"{c.p_value:.1e}"
+
+
+def _row(r: MetricComparison) -> list[str]:
+    c = r.change
+    verdict = f"**{r.verdict}**" if r.significant else r.verdict
+    return [metrics.label(r.name), fmt_metric(r.name, c.mean_a), fmt_metric(r.name, c.mean_b),
+            fmt_pct(c.change_pct), _ci_text(c), _p_text(c), verdict]
+
+
+def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") -> str:
+    a, b = cmp.a, cmp.b
+    lines = [f"{heading} Comparison: {b.label} (B, {b.n} runs) against {a.label} (A, {a.n} runs)", ""]
+    for tag, rs in (("A", a), ("B", b)):
+        ctx = rs.context
+        lines.append(f"- {tag} = {rs.label}: {rs.describe_sources()}; config `{rs.config.get('name', '?')}`, "
+                     f"commit {ctx.get('commit', '?')}, {ctx.get('build_type', '?')} build")
+    diffs = config_differences(a, b)
+    if diffs:
+        changed = ", ".join(f"`{k}` {va} → {vb}" for k, (va, vb) in diffs.items())
+        lines.append(f"- options that differ: {changed}")
+    lines.append(f"- {method_text(cmp.ci_method)}; significant when p < {cmp.alpha} and the change is at "
+                 f"least {cmp.min_effect_pct}%")
+    lines.append("")
+    header = ["metric", f"A: {a.label}", f"B: {b.label}", "change", "95% CI", "p", "verdict"]
+    key = [r for r in cmp.rows if r.name in metrics.KEY_METRICS]
+    rest = [r for r in cmp.rows if r.name not in metrics.KEY_METRICS]
+    lines.append(markdown_table(header, [_row(r) for r in key], ALIGN))
+    shown_rest = rest if show_all else [r for r in rest if r.significant]
+    if shown_rest:
+        title = "All other metrics" if show_all else "Other metrics with a significant change"
+        lines += [f"{title}:", "", markdown_table(header, [_row(r) for r in shown_rest], ALIGN)]
+    elif not show_all and min(a.n, b.n) < 2:
+        lines += [f"{len(rest)} more metrics compared, none testable with a single run (`--all` lists them).", ""]
+    elif not show_all:
+        lines += [f"No other metric changed significantly ({len(rest)} more compared; `--all` lists them).", ""]
+    for note in cmp.notes():
+        lines.append(f"> {note}  ")
+    if cmp.notes():
+        lines.append("")
+    gate_rows = [cmp.by_name[g] for g in cmp.gate]
+    status = "FAIL" if cmp.regressions else "pass"
+    detail = "; ".join(f"`{r.name}` {r.verdict} ({fmt_pct(r.change.change_pct)})" for r in gate_rows)
+    lines.append(f"Gate: **{status}**: {detail}")
+    return "\n".join(lines) + "\n"
+
+
+def build(a_paths: Sequence[str], b_paths: Sequence[str], labels: Sequence[str] | None = None,
+          alpha: float = DEFAULT_ALPHA, min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT,
+          ci_method: str = "bootstrap", gate: Sequence[str] = DEFAULT_GATE) -> Comparison:
+    if not labels:
+        labels = [_default_label(a_paths), _default_label(b_paths)]
+        if labels[0] == labels[1]:  # run-001.json against run-001.json: say which directory
+            labels = [_default_label(a_paths, parent=True), _default_label(b_paths, parent=True)]
+    a = load_set(a_paths, labels[0])
+    b = load_set(b_paths, labels[1])
+    return from_sets(a, b, alpha, min_effect_pct, ci_method, gate)
+
+
+def from_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
+              min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT, ci_method: str = "bootstrap",
+              gate: Sequence[str] = DEFAULT_GATE) -> Comparison:
+    rows = compare_sets(a, b, alpha, min_effect_pct, ci_method)
+    names = {r.name for r in rows}
+    for g in gate:
+        if g not in names:
+            raise ToolError(f"--fail-on {g}: not a metric both sides have (e.g. aggregates.cycle_us.avg, "
+                            "us_per_tx, throughput.tx_per_s)")
+        if metrics.direction(g) is None:
+            raise ToolError(f"--fail-on {g}: this metric has no better direction, so it cannot regress")
+    return Comparison(a, b, rows, alpha, min_effect_pct, ci_method, list(gate))
+
+
+def _default_label(paths: Sequence[str], parent: bool = False) -> str:
+    p = Path(paths[0])
+    name = p.name if p.is_dir() else p.stem
+    if name == "aggregate":
+        p = p.parent
+        name = p.name
+    if parent and p.parent.name:
+        name = f"{p.parent.name}/{name}"
+    return name or str(p)
+
+
+def probability(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number between 0 and 1") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"{text}: expected a number between 0 and 1")
+    return v
+
+
+def percent(text: str) -> float:
+    try:
+        v = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a percentage such as 2 or 0.5") from None
+    if v < 0 or not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"{text}: expected a percentage, 0 or more")
+    return v
+
+
+def parser() -> argparse.ArgumentParser:
+    p = Parser(
+        prog="compare",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Compare B against A, metric by metric: the change of the mean in percent, its 95% "
+                    "confidence interval, the Mann-Whitney U p-value and a verdict. A and B are each a "
+                    "report file, a multirun directory or its aggregate.json.",
+        epilog="""verdicts:
+  faster/slower (times, rates), better/worse, fewer/more, smaller/larger: a significant change
+  (p < alpha and at least --min-effect percent) in a metric with a better direction;
+  higher/lower: a significant change in a metric without one; no significant change;
+  no test (n=1): a side has a single run, so only the change is shown.
+
+exit status: 0 no significant regression in the --fail-on metrics, 1 at least one, 2 bad usage.
+
+examples:
+  scripts/compare results/base.json results/new.json
+  scripts/compare results/multirun-A results/multirun-B --fail-on aggregates.cycle_us.avg,us_per_tx
+  scripts/compare base/aggregate.json new/aggregate.json --json cmp.json --markdown cmp.md""")
+    p.add_argument("a", metavar="A", help="the baseline: a report, a multirun directory or aggregate.json")
+    p.add_argument("b", metavar="B", help="the candidate, compared against A")
+    p.add_argument("--alpha", type=probability, default=DEFAULT_ALPHA,
+                   help="significance level of the Mann-Whitney U test (default: %(default)s)")
+    p.add_argument("--min-effect", type=percent, default=DEFAULT_MIN_EFFECT_PCT, metavar="PCT",
+                   help="smallest change in percent that counts as significant (default: %(default)s)")
+    p.add_argument("--fail-on", default=",".join(DEFAULT_GATE), metavar="METRIC,...",
+                   help="metrics whose significant regression makes the exit status 1 (default: %(default)s)")
+    p.add_argument("--ci", choices=stats.CI_METHODS, default="bootstrap",
+                   help="how the confidence interval of the change is computed (default: %(default)s)")
+    p.add_argument("--labels", metavar="A,B", help="names for the two sides (default: from the paths)")
+    p.add_argument("--all", action="store_true", help="list every metric, not only the key ones and "
+                   "those with a significant change")
+    p.add_argument("--json", metavar="PATH", help="also write the comparison as JSON")
+    p.add_argument("--markdown", metavar="PATH", help="also write the Markdown to a file")
+    p.add_argument("--quiet", action="store_true", help="print nothing on stdout (use with --json/--markdown)")
+    return p
+
+
+def _main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
+    gate = parse_csv(args.fail_on)
+    if not gate:
+        raise ToolError("--fail-on: name at least one metric")
+    labels = parse_csv(args.labels) if args.labels else None
+    if labels is not None and len(labels) != 2:
+        raise ToolError(f"--labels {args.labels}: expected two names separated by a comma")
+    cmp = build([args.a], [args.b], labels, args.alpha, args.min_effect, args.ci, gate)
+    text = to_markdown(cmp, show_all=args.all)
+    if args.json:
+        write_json(args.json, cmp.to_dict())
+    if args.markdown:
+        write_text(args.markdown, text)
+    if not args.quiet:
+        print(text, end="")
+    return cmp.exit_code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_main("compare", _main, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,287 @@
+"""gb-export: an apiary report, or a multi-run set, as Google Benchmark JSON.
+
+Dashboards and comparison tools that read Google Benchmark's JSON reporter output (its own
+tools/compare.py among them) can then show apiary's full block cycle beside the
+microbenchmarks. The mapping:
+
+- one benchmark family per measured quantity: `<prefix>/cycle` (the full block cycle),
+  `<prefix>/produced`, `<prefix>/applied`, `<prefix>/processing` (the writer's block phases)
+  and `<prefix>/per_tx` (the cycle per transaction);
+- from a single report, each measured block is one repetition (run_type "iteration",
+  iterations 1; for per_tx the block's transactions are the iterations, real_time the cycle
+  divided by them); from a set, each run is one repetition, its real_time the run's average
+  and its iterations the run's measured cycles (transactions for per_tx);
+- then Google Benchmark's aggregates over the repetitions: mean, median, stddev (sample) and
+  cv (stddev / mean, a fraction, aggregate_unit "percentage"), named `<family>_<aggregate>`,
+  with iterations set to the number of repetitions, as Google Benchmark does;
+- cpu_time: apiary measures the cycle in wall time and the process's CPU over the measured
+  window, so the cycle's cpu_time is its real_time times the average number of busy cores
+  (process CPU seconds / window seconds): the CPU the process spent per cycle, summed over
+  threads as Google Benchmark sums a multithreaded benchmark's CPU. The writer phases run on
+  the writer thread alone and are measured in wall time; their cpu_time repeats real_time;
+- counters on the cycle entries: items_per_second (transactions per second) and
+  bytes_per_second;
+- context: the report's start time, host, executable, cores and build type; the MHz when the
+  CPU model names it; caches and CPU scaling, which apiary does not record, as [] and false;
+  load_avg as multirun recorded it before the first run, else [].
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .common import Parser, ToolError, read_json, run_main, write_json
+from .metrics import flatten
+from .reports import RunSet, is_report, load_report, load_set, measured_blocks
+
+SCHEMA_PATH = Path(__file__).with_name("gbench.schema.json")
+TIME_UNITS = {"us": 1.0, "ms": 1e-3}
+
+# family suffix -> (per-block field, per-run metric, per-run iteration-count metric)
+FAMILIES = (
+    ("cycle", "cycle_us", "aggregates.cycle_us.avg", "aggregates.cycle_us.count"),
+    ("produced", "produced_us", "aggregates.produced_us.avg", "aggregates.produced_us.count"),
+    ("applied", "applied_us", "aggregates.applied_us.avg", "aggregates.applied_us.count"),
+    ("processing", "processing_us", "aggregates.processing_us.avg", "aggregates.processing_us.count"),
+    ("per_tx", None, "us_per_tx", "throughput.transactions"),
+)
+
+
+def load_schema() -> dict[str, Any]:
+    with open(SCHEMA_PATH, encoding="utf-8") as f:
+        return json.load(f)
+
+
+# ---- context ---------------------------------------------------------------------------------
+
+def _gb_date(start_time: str | None) -> str:
+    """apiary's `2026-01-02T03:04:05Z` in Google Benchmark's form, `2026-01-02T03:04:05+00:00`."""
+    if not start_time:
+        return "unknown"
+    return start_time[:-1] + "+00:00" if start_time.endswith("Z") else start_time
+
+
+def _mhz(cpu_model: str) -> int:
+    m = re.search(r"@\s*([0-9.]+)\s*GHz", cpu_model or "")
+    return int(round(float(m.group(1)) * 1000)) if m else 0
+
+
+def gb_context(ctx: dict[str, Any], config: dict[str, Any], load: Sequence[float] | None,
+               runs: int) -> dict[str, Any]:
+    command = ctx.get("command_line") or ""
+    try:
+        executable = shlex.split(command)[0] if command else "apiary"
+    except ValueError:
+        executable = command.split(" ", 1)[0]
+    build = (ctx.get("build_type") or "").lower()
+    return {
+        "date": _gb_date(ctx.get("start_time")),
+        "host_name": ctx.get("hostname", ""),
+        "executable": executable,
+        "num_cpus": int(ctx.get("cores") or 1),
+        "mhz_per_cpu": _mhz(ctx.get("cpu_model", "")),
+        "cpu_scaling_enabled": False,
+        "caches": [],
+        "load_avg": [float(x) for x in (load or [])],
+        "library_build_type": "debug" if build == "debug" else "release",
+        "json_schema_version": 1,
+        # Google Benchmark's custom context: string values only.
+        "apiary_commit": str(ctx.get("commit", "")),
+        "apiary_config": str(config.get("name", "")),
+        "apiary_cpu_model": str(ctx.get("cpu_model", "")),
+        "apiary_runs": str(runs),
+    }
+
+
+# ---- entries ---------------------------------------------------------------------------------
+
+def _aggregates(entries: list[dict[str, Any]], base: dict[str, Any]) -> list[dict[str, Any]]:
+    """mean, median, stddev and cv of real_time and cpu_time over the repetitions."""
+    real = np.array([e["real_time"] for e in entries], dtype=float)
+    cpu = np.array([e["cpu_time"] for e in entries], dtype=float)
+    n = len(entries)
+
+    def sd(x):
+        return float(np.std(x, ddof=1)) if n > 1 else 0.0
+
+    def cv(x):
+        m = float(np.mean(x))
+        return sd(x) / m if m else 0.0
+
+    out = []
+    for name, unit, fn in (("mean", "time", lambda x: float(np.mean(x))),
+                           ("median", "time", lambda x: float(np.median(x))),
+                           ("stddev", "time", sd),
+                           ("cv", "percentage", cv)):
+        out.append(dict(base, name=f"{base['run_name']}_{name}", run_type="aggregate", repetitions=n,
+                        aggregate_name=name, aggregate_unit=unit, iterations=n,
+                        real_time=fn(real), cpu_time=fn(cpu), time_unit=base["time_unit"]))
+    return out
+
+
+def _family(prefix: str, index: int, suffix: str, threads: int, unit: str,
+            reps: list[tuple[float, float, int, dict[str, float]]]) -> list[dict[str, Any]]:
+    """The repetitions of one family, then its aggregates. `reps` holds (real, cpu, iterations,
+    counters) in microseconds."""
+    scale = TIME_UNITS[unit]
+    run_name = f"{prefix}/{suffix}"
+    base = {"family_index": index, "per_family_instance_index": 0, "run_name": run_name,
+            "threads": threads, "time_unit": unit}
+    entries = []
+    for i, (real, cpu, iterations, counters) in enumerate(reps):
+        e = {"name": run_name, "family_index": index, "per_family_instance_index": 0,
+             "run_name": run_name, "run_type": "iteration", "repetitions": len(reps),
+             "repetition_index": i, "threads": threads, "iterations": max(1, int(iterations)),
+             "real_time": real * scale, "cpu_time": cpu * scale, "time_unit": unit}
+        e.update(counters)
+        entries.append(e)
+    return entries + (_aggregates(entries, base) if entries else [])
+
+
+def _cpu_rate(m: dict[str, float]) -> float | None:
+    """Average busy cores of the process over the measured window."""
+    cpu_s, window = m.get("cpu.process_cpu_s"), m.get("cpu.window_s")
+    if cpu_s is None or not window:
+        return None
+    return cpu_s / window
+
+
+def from_report(report: dict[str, Any], prefix: str, unit: str = "us") -> list[dict[str, Any]]:
+    """Each measured block a repetition."""
+    blocks = measured_blocks(report)
+    if not blocks:
+        raise ToolError("the report has no measured block with a cycle time")
+    rate = _cpu_rate(flatten(report))
+    threads = int(report.get("config", {}).get("threads") or 1)
+    out = []
+    for index, (suffix, field, _, _) in enumerate(FAMILIES):
+        reps = []
+        for b in blocks:
+            cycle = float(b["cycle_us"])
+            txs = int(b.get("transactions") or 0)
+            if suffix == "per_tx":
+                if txs == 0:
+                    continue
+                real, iterations = cycle / txs, txs
+                cpu = real * rate if rate is not None else real
+                counters = {}
+            elif suffix == "cycle":
+                real, iterations = cycle, 1
+                cpu = real * rate if rate is not None else real
+                seconds = cycle / 1e6
+                counters = {"items_per_second": txs / seconds if seconds else 0.0,
+                            "bytes_per_second": float(b.get("size_bytes") or 0) / seconds if seconds else 0.0,
+                            "transactions": float(txs)}
+            else:
+                real = cpu = float(b[field])
+                iterations, counters = 1, {}
+            reps.append((real, cpu, iterations, counters))
+        out += _family(prefix, index, suffix, threads, unit, reps)
+    return out
+
+
+def from_set(rs: RunSet, prefix: str, unit: str = "us") -> list[dict[str, Any]]:
+    """Each run a repetition, its real_time the run's average."""
+    threads = int(rs.config.get("threads") or 1)
+    out = []
+    for index, (suffix, _, metric, count_metric) in enumerate(FAMILIES):
+        reps = []
+        for run in rs.runs:
+            m = run.metrics
+            if metric not in m:
+                continue
+            real = m[metric]
+            rate = _cpu_rate(m)
+            cpu = real * rate if (rate is not None and suffix in ("cycle", "per_tx")) else real
+            counters = {}
+            if suffix == "cycle":
+                window = m.get("throughput.window_s")
+                counters = {"items_per_second": m.get("throughput.tx_per_s", 0.0),
+                            "bytes_per_second": m.get("throughput.bytes", 0.0) / window if window else 0.0,
+                            "transactions": m.get("aggregates.transactions_per_block.avg", 0.0)}
+            reps.append((real, cpu, int(m.get(count_metric, 1)), counters))
+        out += _family(prefix, index, suffix, threads, unit, reps)
+    return out
+
+
+def export(paths: Sequence[str], prefix: str = "apiary", unit: str = "us",
+           per_block: bool | None = None) -> dict[str, Any]:
+    """The Google Benchmark document for the inputs. One report file (and per_block not False):
+    blocks are the repetitions; anything else: runs are."""
+    if unit not in TIME_UNITS:
+        raise ToolError(f"--time-unit {unit}: expected one of {', '.join(TIME_UNITS)}")
+    single = len(paths) == 1 and Path(paths[0]).is_file() and is_report(read_json(paths[0]))
+    if per_block and not single:
+        raise ToolError("--per-block needs exactly one report file")
+    if single and per_block is not False:
+        report = load_report(paths[0])
+        if report.get("status") != "completed":
+            raise ToolError(f"{paths[0]}: the run did not complete ({report.get('status')}); nothing to export")
+        ctx = gb_context(report.get("context", {}), report.get("config", {}), None, 1)
+        return {"context": ctx, "benchmarks": from_report(report, prefix, unit)}
+    rs = load_set(paths, "export")
+    first_load = next((r.info.get("load_avg_before") for r in rs.runs if r.info.get("load_avg_before")), None)
+    ctx = gb_context(rs.context, rs.config, first_load, rs.n)
+    return {"context": ctx, "benchmarks": from_set(rs, prefix, unit)}
+
+
+def validate(doc: dict[str, Any]) -> None:
+    """Checks the document against gbench.schema.json (jsonschema raises on the first error)."""
+    import jsonschema
+    jsonschema.Draft202012Validator(load_schema()).validate(doc)
+
+
+def parser() -> Parser:
+    p = Parser(
+        prog="gb-export",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Write an apiary report, or a multirun set, as Google Benchmark JSON "
+                    "(the --benchmark_format=json shape), so that tools made for Google Benchmark "
+                    "output can read it.",
+        epilog="""input: one report file (each measured block becomes a repetition), or a multirun
+directory / aggregate.json / several reports (each run becomes a repetition).
+families: PREFIX/cycle, PREFIX/produced, PREFIX/applied, PREFIX/processing, PREFIX/per_tx, each
+with its _mean, _median, _stddev and _cv aggregates.
+
+examples:
+  scripts/gb-export results/20260101T000000Z-smoke.json -o smoke.gb.json
+  scripts/gb-export results/multirun-A -o a.json && scripts/gb-export results/multirun-B -o b.json
+  (then: google/benchmark's tools/compare.py benchmarks a.json b.json)""")
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="a report, a multirun directory or aggregate.json")
+    p.add_argument("-o", "--output", metavar="PATH", help="where to write (default: stdout)")
+    p.add_argument("--prefix", default="apiary", help="benchmark name prefix (default: %(default)s)")
+    p.add_argument("--time-unit", choices=sorted(TIME_UNITS), default="us",
+                   help="unit of real_time and cpu_time (default: %(default)s)")
+    p.add_argument("--per-run", action="store_true",
+                   help="with one report: one repetition for the run instead of one per block")
+    return p
+
+
+def _main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
+    if not args.prefix or any(c.isspace() for c in args.prefix):
+        raise ToolError(f"--prefix {args.prefix!r}: expected a name without spaces")
+    doc = export(args.inputs, args.prefix, args.time_unit, per_block=False if args.per_run else None)
+    validate(doc)
+    if args.output:
+        write_json(args.output, doc)
+    else:
+        json.dump(doc, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_main("gb-export", _main, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

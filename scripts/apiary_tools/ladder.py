@@ -1,0 +1,265 @@
+"""The optimization ladder: Hive's six cycle optimizations, switched on one at a time.
+
+Hive's developers cut the full 2 MB block cycle from 750 to 312 ms in six steps (DESIGN.md).
+apiary has each of them as a run option, so the ladder starts with all six at their slow
+setting and turns them on in Hive's order:
+
+  start  keep-alive off, dedup unified, submit async + bounded queue, custom-ops state,
+         pool-objects off, pool-undo off
+  1      --keep-alive on            undo containers reused between sessions
+  2      --dedup split              pending ids in a volatile hash set
+  3      --submit fire-and-forget   and --queue unbounded (the in-flight brake instead)
+  4      --custom-ops local         the per-account counter in a local hash map
+  5      --pool-objects on          pool allocator for state objects
+  6      --pool-undo on             pool allocator for undo states (all six on: the default)
+
+Every step runs --runs times with the same seed, interleaved (start, 1, ..., 6, start, 1,
+...) so that drift of the machine falls on every step alike. Per step: the mean full cycle
+with its 95% t interval, the change against the previous step and against the start (the
+relative change of the means, a bootstrap interval and the Mann-Whitney U p-value, from
+stats.compare), whether that change is significant at --alpha, and the writer-loop
+breakdown (waiting for work, locks, transactions, blocks, unknown).
+
+Modes: --mode quick (smoke-sized: 64 KiB blocks, 1,000 accounts, 20 blocks; well under a
+minute) for CI, and --mode full (2 MB blocks, 40 measured blocks, 5 runs a step: about ten
+minutes on 2 cores). Both run without signing (configs/core-only.toml's choice): on two cores
+signing takes most of a signed cycle while the writer waits, and every optimization of the
+ladder is on the writer's side, so a signed ladder measures the signing. `-- --sign on`
+measures it anyway. Output: ladder.json, ladder.md and ladder.png in --out, the Markdown on
+stdout, progress on stderr. Ctrl-C stops after the run in hand and writes what completed.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import stats
+from .common import (EXIT_OK, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary, markdown_table, run_main,
+                     utc_stamp, write_json, write_text)
+from .runner import PlannedRun, Progress, effective_config, execute, with_progress_off
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    what: str
+    args: tuple[str, ...]  # this step's options; each step keeps the ones before it
+    hive_ms: float
+
+
+START = Step("start", "all six optimizations off",
+             ("--keep-alive", "off", "--dedup", "unified", "--submit", "async", "--queue", "bounded",
+              "--custom-ops", "state", "--pool-objects", "off", "--pool-undo", "off"), 750)
+STEPS = (
+    Step("1 keep-alive", "undo containers reused (keep_alive)", ("--keep-alive", "on"), 667),
+    Step("2 split dedup", "pending ids in a volatile hash set", ("--dedup", "split"), 638),
+    Step("3 fire-and-forget", "fire-and-forget submission, in-flight brake instead of a bounded queue",
+         ("--submit", "fire-and-forget", "--queue", "unbounded"), 412),
+    Step("4 local counters", "custom-op counters in a local hash map", ("--custom-ops", "local"), 372),
+    Step("5 object pool", "pool allocator for state objects", ("--pool-objects", "on"), 321),
+    Step("6 undo pool", "pool allocator for undo states", ("--pool-undo", "on"), 312),
+)
+
+# Both modes measure the core without signing: with signing on, two cores spend most of a
+# cycle signing and the writer waits (the ladder's optimizations are all on the writer's side).
+MODES = {
+    "quick": {"runs": 5, "args": ["--config", str(REPO_ROOT / "configs" / "smoke.toml"), "--sign", "off"]},
+    "full": {"runs": 5, "args": ["--config", str(REPO_ROOT / "configs" / "core-only.toml"), "--blocks", "40",
+                                 "--warmup-blocks", "5"]},
+}
+
+BREAKDOWN = ("wait_work", "wait_lock", "transactions", "blocks", "unknown")
+
+
+def step_args(index: int) -> list[str]:
+    """The options of step `index` (0: the start): the start's, overridden by every step up
+    to it. Each option once: apiary takes an option only once."""
+    options: dict[str, str] = {}
+    for step in (START, *STEPS[:index]):
+        for name, value in zip(step.args[::2], step.args[1::2]):
+            options[name] = value
+    return [item for pair in options.items() for item in pair]
+
+
+def merge(*arg_lists: Sequence[str]) -> list[str]:
+    """`--option value` lists merged, a later value replacing an earlier one (apiary takes an
+    option only once)."""
+    options: dict[str, str] = {}
+    for args in arg_lists:
+        if len(args) % 2 != 0 or any(not a.startswith("--") for a in args[::2]):
+            raise ToolError(f"expected `--option value` pairs for apiary run, got: {' '.join(args)}")
+        for name, value in zip(args[::2], args[1::2]):
+            options.pop(name, None)
+            options[name] = value
+    return [item for pair in options.items() for item in pair]
+
+
+def plan(prefix: list[str], base: list[str], runs: int, out: Path) -> list[PlannedRun]:
+    runs_list = []
+    for r in range(1, runs + 1):
+        for i in range(len(STEPS) + 1):
+            label = f"step{i}"
+            runs_list.append(PlannedRun(label, r, prefix + with_progress_off(merge(base, step_args(i))),
+                                        out / f"{label}-run-{r:03d}.json"))
+    return runs_list
+
+
+def analyse(results, runs: int, alpha: float) -> list[dict[str, Any]]:
+    by_step: dict[int, list[dict]] = {i: [] for i in range(len(STEPS) + 1)}
+    for res in results:
+        if res.completed:
+            by_step[int(res.planned.label[4:])].append(res.report)
+    cycles = {i: [r["aggregates"]["cycle_us"]["avg"] / 1000 for r in reps] for i, reps in by_step.items()}
+    rows = []
+    for i in range(len(STEPS) + 1):
+        step = START if i == 0 else STEPS[i - 1]
+        row: dict[str, Any] = {"step": i, "name": step.name, "what": step.what, "options": step_args(i),
+                               "runs": len(cycles[i]), "hive_ms": step.hive_ms}
+        if cycles[i]:
+            s = stats.summarize(cycles[i])
+            row["cycle_ms"] = s.to_dict()
+            reps = by_step[i]
+            row["writer_share"] = {k: float(np.mean([r["writer"][f"{k}_share"] for r in reps])) for k in BREAKDOWN}
+            row["tx_per_block"] = float(np.mean([r["aggregates"]["transactions_per_block"]["avg"] for r in reps]))
+            row["cpu_utilization"] = float(np.mean([r["cpu"]["utilization"] for r in reps]))
+        for key, other in (("vs_previous", i - 1), ("vs_start", 0)):
+            if i > 0 and cycles[i] and cycles[other]:
+                c = stats.compare(cycles[other], cycles[i])
+                d = c.to_dict()
+                d["significant"] = c.p_value is not None and c.p_value < alpha
+                row[key] = d
+        rows.append(row)
+    return rows
+
+
+def _pct(d: dict | None) -> str:
+    if not d or d.get("change_pct") is None:
+        return "-"
+    text = f"{d['change_pct']:+.1f}%"
+    if d.get("ci_low_pct") is not None:
+        text += f" [{d['ci_low_pct']:+.1f}, {d['ci_high_pct']:+.1f}]"
+    return text
+
+
+def _sig(d: dict | None) -> str:
+    if not d or d.get("p_value") is None:
+        return "-"
+    return f"{'yes' if d['significant'] else 'no'} (p={d['p_value']:.3f})"
+
+
+def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+    table = []
+    for r in rows:
+        c = r.get("cycle_ms")
+        cycle = "-" if not c else (f"{c['mean']:,.1f} ± {(c['ci_high'] - c['mean']):,.1f}"
+                                   if c.get("ci_high") is not None else f"{c['mean']:,.1f}")
+        table.append([r["name"], cycle, _pct(r.get("vs_previous")), _sig(r.get("vs_previous")),
+                      _pct(r.get("vs_start")), f"{r['hive_ms']:,.0f}"])
+    md = [f"Ladder ({meta['mode']} mode, {meta['runs']} interleaved runs a step; {meta['machine']}; "
+          f"load average before {meta['load_before']}):", "",
+          markdown_table(["step", "full cycle ms (mean ± 95% CI)", "vs previous [95% CI]",
+                          f"significant (α={meta['alpha']})", "vs start", "Hive ms"], table),
+          "Writer-loop breakdown per step (share of the writer's time):", ""]
+    brows = []
+    for r in rows:
+        w = r.get("writer_share")
+        brows.append([r["name"]] + (["-"] * 5 if not w else [f"{100 * w[k]:.1f}%" for k in BREAKDOWN]))
+    md.append(markdown_table(["step", "waiting for work", "waiting for locks", "transactions", "blocks", "unknown"],
+                             brows))
+    return "\n".join(md)
+
+
+def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [r["name"] for r in rows]
+    means = [r["cycle_ms"]["mean"] if r.get("cycle_ms") else 0 for r in rows]
+    errs = [(r["cycle_ms"]["ci_high"] - r["cycle_ms"]["mean"]) if r.get("cycle_ms") and r["cycle_ms"]["ci_high"]
+            is not None else 0 for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
+    x = np.arange(len(rows))
+    left.bar(x, means, yerr=errs, capsize=4, color="#4c72b0")
+    for xi, m in zip(x, means):
+        left.annotate(f"{m:,.0f}", (xi, m), ha="center", va="bottom", fontsize=8, xytext=(0, 3),
+                      textcoords="offset points")
+    left.set_xticks(x, names, rotation=30, ha="right")
+    left.set_ylabel("full block cycle (ms), mean with 95% CI")
+    left.set_title(title)
+    left.grid(axis="y", alpha=0.3)
+    bottom = np.zeros(len(rows))
+    colors = ["#dddddd", "#937860", "#55a868", "#4c72b0", "#c44e52"]
+    for k, color in zip(BREAKDOWN, colors):
+        vals = np.array([100 * r["writer_share"][k] if r.get("writer_share") else 0 for r in rows])
+        right.bar(x, vals, bottom=bottom, label=k.replace("_", " "), color=color)
+        bottom += vals
+    right.set_xticks(x, names, rotation=30, ha="right")
+    right.set_ylabel("share of the writer's time (%)")
+    right.set_title("writer-loop breakdown")
+    right.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def parser() -> Parser:
+    p = Parser(prog="ladder", description=(
+        "Reproduces Hive's optimization ladder: starting with all six optimizations off, turns them on one "
+        "at a time in Hive's order, several interleaved runs per step, and reports each step's full cycle, "
+        "its change against the previous step and the start with a 95% CI and a significance test, and the "
+        "writer-loop breakdown."),
+        epilog="Extra arguments after -- go to every `apiary run`. Exit status: 0 done, 1 a run failed, "
+               "2 bad usage, 130 interrupted (the completed runs are still analysed and written).")
+    p.add_argument("--mode", choices=sorted(MODES), default="quick",
+                   help="quick: smoke-sized runs for CI; full: 2 MB blocks, 40 measured blocks; both unsigned "
+                        "(default: quick)")
+    p.add_argument("--runs", type=int, default=None, help="runs per step (default: 5)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
+    p.add_argument("--apiary", type=Path, default=None, help="the apiary binary (default: $APIARY_BIN, else the release build)")
+    p.add_argument("--out", type=Path, default=None, help="output directory (default: results/ladder-<mode>-<time>)")
+    p.add_argument("extra", nargs="*", help="more `apiary run` arguments (after --)")
+    return p
+
+
+def _main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
+    mode = MODES[args.mode]
+    runs = args.runs if args.runs is not None else mode["runs"]
+    if runs < 1 or not 0 < args.alpha < 1:
+        raise ToolError("--runs must be at least 1 and --alpha between 0 and 1")
+    binary = check_apiary(args.apiary or default_apiary())
+    prefix = [str(binary), "run"]
+    base = merge(mode["args"], args.extra)
+    for i in range(len(STEPS) + 1):  # every step's options, judged by apiary before anything runs
+        effective_config(prefix, merge(base, step_args(i)), f"step {i}")
+    out = args.out or REPO_ROOT / "results" / f"ladder-{args.mode}-{utc_stamp()}"
+    out.mkdir(parents=True, exist_ok=True)
+    runs_plan = plan(prefix, base, runs, out)
+    outcome = execute(runs_plan, Progress("ladder", runs_plan))
+    rows = analyse(outcome.results, runs, args.alpha)
+    first = next((r.report for r in outcome.results if r.report), {})
+    ctx = first.get("context", {})
+    meta = {"mode": args.mode, "runs": runs, "alpha": args.alpha, "extra_args": base,
+            "machine": f"{ctx.get('cpu_model', '?')}, {ctx.get('cores', '?')} cores, commit {ctx.get('commit', '?')}",
+            "load_before": ", ".join(f"{x:.2f}" for x in (outcome.results[0].load_avg_before if outcome.results else []))}
+    write_json(out / "ladder.json", {"meta": meta, "steps": rows, "runs": [r.info() for r in outcome.results]})
+    md = to_markdown(rows, meta)
+    write_text(out / "ladder.md", md + "\n")
+    plot(rows, out / "ladder.png", f"apiary ladder ({args.mode})")
+    print(md)
+    print(f"ladder: written to {out}", file=sys.stderr)
+    return outcome.exit_code if outcome.exit_code != EXIT_OK else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_main("ladder", _main, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

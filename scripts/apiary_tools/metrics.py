@@ -1,0 +1,154 @@
+"""The scalar metrics of a report: how they are named, which come first in tables, and which
+direction of change is an improvement.
+
+A metric is a numeric leaf of the report outside `config`, `context` and `blocks` (those
+describe the run or repeat the per-block data the aggregates already summarize), named by
+its dotted path: `aggregates.cycle_us.avg`, `writer.unknown_share`. Lists of objects are
+keyed by their `name` or `kind` field so a metric keeps its name when a list changes order
+(`targets.cpu_utilization.value`, `colony.kinds.vote.count`). One metric is derived:
+`us_per_tx`, the average cycle divided by the average transactions per block, the cost of
+one transaction through the whole cycle and the number to compare across block sizes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+SKIPPED_SECTIONS = frozenset({"config", "context", "blocks"})
+# Numbers that identify rather than measure: averaging a block number says nothing.
+IDENTIFIER_LEAVES = frozenset({"schema_version", "min_block", "max_block"})
+LIST_KEYS = ("name", "kind")
+
+# The metrics tables show first, in this order; the rest follow alphabetically.
+KEY_METRICS = (
+    "aggregates.cycle_us.avg",
+    "aggregates.cycle_us.median",
+    "aggregates.cycle_us.p99",
+    "us_per_tx",
+    "throughput.tx_per_s",
+    "aggregates.transactions_per_block.avg",
+    "aggregates.processing_us.avg",
+    "writer.wait_work_share",
+    "writer.wait_lock_share",
+    "writer.transactions_share",
+    "writer.blocks_share",
+    "writer.unknown_share",
+    "cpu.utilization",
+    "cpu.other_processes_share",
+)
+
+SHORT_NAMES = {
+    "aggregates.cycle_us.avg": "cycle avg (µs)",
+    "aggregates.cycle_us.median": "cycle median (µs)",
+    "aggregates.cycle_us.p99": "cycle p99 (µs)",
+    "us_per_tx": "µs per transaction",
+    "throughput.tx_per_s": "tx/s",
+    "aggregates.transactions_per_block.avg": "tx per block",
+    "aggregates.processing_us.avg": "block processing avg (µs)",
+    "writer.wait_work_share": "writer waiting for work",
+    "writer.wait_lock_share": "writer waiting for locks",
+    "writer.transactions_share": "writer processing transactions",
+    "writer.blocks_share": "writer processing blocks",
+    "writer.unknown_share": "writer unknown",
+    "cpu.utilization": "CPU utilization",
+    "cpu.other_processes_share": "CPU taken by other processes",
+}
+
+
+def label(name: str) -> str:
+    """A reader's name for a key metric, with the dotted name for the rest."""
+    short = SHORT_NAMES.get(name)
+    return f"{short} `{name}`" if short else f"`{name}`"
+
+
+def _is_number(value: Any) -> bool:
+    # bool is an int in Python, but a flag is not a measurement.
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _flatten(value: Any, prefix: str, out: dict[str, float]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in IDENTIFIER_LEAVES:
+                continue
+            _flatten(item, f"{prefix}.{key}" if prefix else key, out)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            key = str(index)
+            if isinstance(item, dict):
+                key = next((str(item[k]) for k in LIST_KEYS if isinstance(item.get(k), str)), key)
+            _flatten(item, f"{prefix}.{key}", out)
+    elif _is_number(value):
+        out[prefix] = float(value)
+
+
+def flatten(report: dict[str, Any]) -> dict[str, float]:
+    """Every scalar metric of one report, with `us_per_tx` derived."""
+    out: dict[str, float] = {}
+    for key, value in report.items():
+        if key in SKIPPED_SECTIONS or key in IDENTIFIER_LEAVES:
+            continue
+        _flatten(value, key, out)
+    cycle = out.get("aggregates.cycle_us.avg")
+    per_block = out.get("aggregates.transactions_per_block.avg")
+    if cycle is not None and per_block:
+        out["us_per_tx"] = cycle / per_block
+    return out
+
+
+def ordered(names) -> list[str]:
+    """Key metrics first in their fixed order, then the others alphabetically."""
+    names = set(names)
+    first = [n for n in KEY_METRICS if n in names]
+    return first + sorted(names - set(first))
+
+
+# ---- which way is better -------------------------------------------------------------------
+
+LOWER = -1
+HIGHER = +1
+
+
+@dataclass(frozen=True)
+class Direction:
+    better: int          # LOWER or HIGHER
+    better_word: str     # the verdict when the change is an improvement
+    worse_word: str      # the verdict when it is a regression
+
+
+TIME = Direction(LOWER, "faster", "slower")
+RATE = Direction(HIGHER, "faster", "slower")
+COST = Direction(LOWER, "better", "worse")
+COUNT_BAD = Direction(LOWER, "fewer", "more")
+MEMORY = Direction(LOWER, "smaller", "larger")
+
+# The direction table: the first pattern that matches the dotted name decides. Metrics that
+# match none (totals that grow with run length, shares that only redistribute time, counts of
+# generated transactions) have no better direction: their changes are reported as higher or
+# lower, never as a regression.
+DIRECTIONS: tuple[tuple[str, Direction], ...] = (
+    (r"^us_per_tx$", TIME),
+    (r"^aggregates\.(cycle|produced|applied|processing)_us\.(min|avg|max|median|p90|p99)$", TIME),
+    (r"^aggregates\.(cycle|produced|applied|processing)_us\.stddev$", COST),
+    (r"^throughput\.(tx_per_s|blocks_per_s)$", RATE),
+    (r"^writer\.(wait_lock|unknown)_share$", COST),
+    (r"^signing\.(cpu_ms_per_block|bound_us)$", TIME),
+    (r"^signing\.cycle_to_bound$", COST),
+    (r"^timing\.(genesis_ms|colony_start_ms|shutdown_ms)$", TIME),
+    (r"^colony\.brakes\.[^.]+\.(waits|wait_ms)$", COUNT_BAD),
+    (r"^colony\.rejected$", COUNT_BAD),
+    (r"^rejections\.", COUNT_BAD),
+    (r"^ledger\.dropped$", COUNT_BAD),
+    (r"^peak_rss_bytes$", MEMORY),
+)
+_COMPILED = tuple((re.compile(p), d) for p, d in DIRECTIONS)
+
+
+def direction(name: str) -> Direction | None:
+    for pattern, d in _COMPILED:
+        if pattern.search(name):
+            return d
+    return None

@@ -1,0 +1,308 @@
+"""multirun: repeat `apiary run` and aggregate every scalar metric across the runs.
+
+One run varies by several percent on a shared machine, so a number worth quoting is a mean
+over runs with its confidence interval. Modes:
+
+- N runs of one configuration: `multirun --runs 5 --config configs/smoke.toml`;
+- an A/B pair, interleaved A B A B … so that drift of the machine (other jobs, heat) falls on
+  both sides alike: `multirun --runs 5 --a "--dedup split" --b "--dedup unified" -- --config …`;
+  the comparison (see compare.py) is written beside the two sets;
+- no runs, only aggregation of existing reports: `multirun --aggregate DIR_OR_REPORTS…`.
+
+Output directory (default results/multirun-<UTC time>/): run-001.json … (the reports),
+run-001.log … (apiary's summary), aggregate.json (every run's value of every metric and the
+statistics), summary.md. An A/B run puts each side in its own subdirectory and adds
+comparison.md and comparison.json.
+
+Exit status: 0 all runs completed; 1 a run failed (its log is named; the aggregate of the
+runs that completed is still written); 2 bad usage (also when apiary rejects the arguments);
+130/143 interrupted by SIGINT/SIGTERM (the completed runs are aggregated).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from . import compare as compare_mod
+from . import metrics, stats
+from .common import (EXIT_OK, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary, fmt_metric,
+                     load_avg, markdown_table, run_main, utc_iso, utc_stamp, write_json, write_text)
+from .reports import AGGREGATE_KIND, AGGREGATE_NAME, AGGREGATE_VERSION, RunSet, load_set
+from .runner import (PlannedRun, Progress, RunResult, apiary_command, effective_config, execute,
+                     with_progress_off)
+
+SUMMARY_NAME = "summary.md"
+
+
+# ---- aggregation -----------------------------------------------------------------------------
+
+def _relative(path: str | None, base: Path | None) -> str | None:
+    if path is None or base is None:
+        return path
+    try:
+        return os.path.relpath(path, base)
+    except ValueError:
+        return path
+
+
+def aggregate(rs: RunSet, extra: dict[str, Any] | None = None, base: Path | None = None) -> dict[str, Any]:
+    """The aggregate file's content: each run's value of each metric and their statistics.
+    Run paths are relative to `base` (the aggregate's directory) so the directory can move."""
+    per_metric = {}
+    for name in rs.metric_names():
+        indices = [i for i, run in enumerate(rs.runs) if name in run.metrics]
+        values = [rs.runs[i].metrics[name] for i in indices]
+        entry = stats.summarize(values).to_dict()
+        entry["values"] = values
+        if len(indices) != rs.n:
+            entry["runs"] = indices
+        per_metric[name] = entry
+    data = {
+        "kind": AGGREGATE_KIND,
+        "version": AGGREGATE_VERSION,
+        "label": rs.label,
+        "created": utc_iso(),
+        "sources": rs.sources,
+        "n_runs": rs.n,
+        "runs": [dict(run.info, path=_relative(run.path, base)) for run in rs.runs],
+        "skipped": rs.skipped,
+        "context": rs.context,
+        "config": rs.config,
+        "config_differences": rs.config_differences(),
+        "metrics": per_metric,
+    }
+    if extra:
+        data.update(extra)
+    return data
+
+
+def _ci(entry: dict[str, Any], name: str) -> str:
+    if entry.get("ci_low") is None:
+        return "–"
+    return f"{fmt_metric(name, entry['ci_low'])} … {fmt_metric(name, entry['ci_high'])}"
+
+
+def summary_markdown(agg: dict[str, Any], show_all: bool = True, heading: str = "##") -> str:
+    """Key metrics first (cycle, per transaction, throughput, writer shares, CPU), then the rest."""
+    ctx, cfg = agg.get("context", {}), agg.get("config", {})
+    lines = [f"{heading} {agg['label']}: {agg['n_runs']} runs of `{cfg.get('name', '?')}`", ""]
+    lines.append(f"- {ctx.get('build_type', '?')} build, commit {ctx.get('commit', '?')}, "
+                 f"{ctx.get('cpu_model', '?')}, {ctx.get('cores', '?')} cores, host {ctx.get('hostname', '?')}")
+    loads = [r.get("load_avg_before") for r in agg.get("runs", []) if r.get("load_avg_before")]
+    if loads:
+        lines.append(f"- load average (1 min) before the runs: {min(l[0] for l in loads):.2f} … "
+                     f"{max(l[0] for l in loads):.2f}")
+    for s in agg.get("skipped", []):
+        lines.append(f"- skipped {s['path']}: {s['reason']}")
+    for key, values in agg.get("config_differences", {}).items():
+        lines.append(f"- warning: the runs differ in `{key}`: {values}")
+    lines += ["- 95% CI: Student's t interval of the mean; stddev: sample (n − 1)", ""]
+    header = ["metric", "mean", "95% CI", "median", "stddev", "min", "max"]
+
+    def row(name):
+        e = agg["metrics"][name]
+        return [metrics.label(name), fmt_metric(name, e["mean"]), _ci(e, name), fmt_metric(name, e["median"]),
+                fmt_metric(name, e["stddev"]), fmt_metric(name, e["min"]), fmt_metric(name, e["max"])]
+
+    names = metrics.ordered(agg["metrics"])
+    key = [n for n in names if n in metrics.KEY_METRICS]
+    lines.append(markdown_table(header, [row(n) for n in key]))
+    if show_all:
+        rest = [n for n in names if n not in metrics.KEY_METRICS]
+        lines += ["<details><summary>All other metrics</summary>", "",
+                  markdown_table(header, [row(n) for n in rest]), "</details>", ""]
+    return "\n".join(lines)
+
+
+def write_set(rs: RunSet, out_dir: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    agg = aggregate(rs, extra, out_dir)
+    write_json(out_dir / AGGREGATE_NAME, agg)
+    write_text(out_dir / SUMMARY_NAME, summary_markdown(agg))
+    return agg
+
+
+def set_from_results(label: str, results: Sequence[RunResult]) -> RunSet | None:
+    """The set of the completed runs, with what the runner knows about each (load, duration)."""
+    done = [r for r in results if r.completed]
+    if not done:
+        return None
+    rs = load_set([r.planned.report_path for r in done], label)
+    for run, result in zip(rs.runs, done):
+        run.info.update(result.info())
+    return rs
+
+
+# ---- running ---------------------------------------------------------------------------------
+
+def plan_runs(prefix: list[str], sides: list[tuple[str, list[str]]], runs: int, out: Path,
+              nested: bool) -> list[PlannedRun]:
+    """Interleaves the sides: run 1 of every side, then run 2 of every side, and so on."""
+    plan = []
+    for i in range(1, runs + 1):
+        for label, args in sides:
+            directory = out / label if nested else out
+            plan.append(PlannedRun(label, i, prefix + with_progress_off(args), directory / f"run-{i:03d}.json"))
+    return plan
+
+
+def parser() -> Parser:
+    p = Parser(
+        prog="multirun",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run `apiary run` N times (or two configurations A and B interleaved, N times each), "
+                    "keep every report, and aggregate every scalar metric: mean, median, stddev, min, max "
+                    "and the 95% confidence interval of the mean. Arguments after `--` go to every "
+                    "`apiary run`.",
+        epilog="""examples:
+  scripts/multirun --runs 5 --config configs/smoke.toml
+  scripts/multirun --runs 5 --a "--dedup split" --b "--dedup unified" --a-label split \\
+      --b-label unified -- --config configs/smoke.toml
+  scripts/multirun --aggregate results/multirun-20260101T000000Z
+
+output: DIR/run-NNN.json and .log per run, DIR/aggregate.json, DIR/summary.md; with --a/--b
+each side in DIR/<label>/ and the comparison in DIR/comparison.md and .json.
+progress goes to stderr; the summary (or the comparison) to stdout.
+exit status: 0 all runs completed, 1 a run failed, 2 bad usage, 130/143 interrupted (the
+completed runs are still aggregated). The A/B comparison's verdict does not change it: for a
+gate, run `scripts/compare` on the two directories.""")
+    p.add_argument("--runs", type=int, default=5, metavar="N",
+                   help="runs (per side with --a/--b) (default: %(default)s)")
+    p.add_argument("--config", metavar="FILE", help="shorthand for `-- --config FILE`")
+    p.add_argument("--a", metavar="ARGS", help="arguments of side A (one string, shell-quoted)")
+    p.add_argument("--b", metavar="ARGS", help="arguments of side B (one string, shell-quoted)")
+    p.add_argument("--a-label", default="a", help="name of side A and its directory (default: %(default)s)")
+    p.add_argument("--b-label", default="b", help="name of side B and its directory (default: %(default)s)")
+    p.add_argument("--label", help="name of the set without --a/--b (default: the output directory's name)")
+    p.add_argument("--apiary", metavar="BIN",
+                   help="the apiary binary (default: $APIARY_BIN, else build/release/harness/apiary)")
+    p.add_argument("--command", metavar="CMD",
+                   help="run this instead of `<apiary> run` (e.g. \"taskset -c 1 build/release/harness/apiary "
+                        "run\"); --report and --progress off are appended")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: results/multirun-<UTC time>)")
+    p.add_argument("--keep-going", action="store_true", help="go on after a failed run (default: stop)")
+    p.add_argument("--aggregate", nargs="+", metavar="PATH",
+                   help="run nothing: aggregate these reports / directories / aggregate files")
+    p.add_argument("--alpha", type=compare_mod.probability, default=compare_mod.DEFAULT_ALPHA,
+                   help="significance level of the A/B comparison (default: %(default)s)")
+    p.add_argument("--min-effect", type=compare_mod.percent, default=compare_mod.DEFAULT_MIN_EFFECT_PCT,
+                   metavar="PCT",
+                   help="smallest change in percent the A/B comparison calls significant (default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return p
+
+
+def split_passthrough(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    argv = list(argv)
+    if "--" in argv:
+        i = argv.index("--")
+        return argv[:i], argv[i + 1:]
+    return argv, []
+
+
+def glue_values(argv: Sequence[str], options: Sequence[str]) -> list[str]:
+    """`--a --keep-alive=off` as `--a=--keep-alive=off`: argparse would take a value that
+    starts with dashes for an option of its own, and these values are apiary's options."""
+    out, i = [], 0
+    argv = list(argv)
+    while i < len(argv):
+        if argv[i] in options and i + 1 < len(argv):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
+def _default_out() -> Path:
+    return REPO_ROOT / "results" / f"multirun-{utc_stamp()}"
+
+
+def _aggregate_only(args) -> int:
+    rs = load_set(args.aggregate, args.label or "runs")
+    single_dir = len(args.aggregate) == 1 and Path(args.aggregate[0]).is_dir()
+    out = Path(args.out) if args.out else (Path(args.aggregate[0]) if single_dir else _default_out())
+    if not args.label:
+        rs.label = out.name
+    agg = write_set(rs, out)
+    print(summary_markdown(agg, show_all=False), end="")
+    print(f"\naggregate: {out / AGGREGATE_NAME}\nsummary: {out / SUMMARY_NAME}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _main(argv: Sequence[str]) -> int:
+    own, passthrough = split_passthrough(argv)
+    args = parser().parse_args(glue_values(own, ("--a", "--b", "--command")))
+    if args.aggregate:
+        if args.a or args.b or passthrough or args.config:
+            raise ToolError("--aggregate runs nothing: it takes no --a/--b, --config or run arguments")
+        return _aggregate_only(args)
+    if args.runs < 1:
+        raise ToolError(f"--runs {args.runs}: expected 1 or more")
+    if bool(args.a is not None) != bool(args.b is not None):
+        raise ToolError("--a and --b come together: give both sides")
+    if args.a is not None and args.a_label == args.b_label:
+        raise ToolError(f"--a-label and --b-label are both {args.a_label!r}: the sides need different names")
+    common = list(passthrough)
+    for a in common + shlex.split(args.a or "") + shlex.split(args.b or ""):
+        if a == "--report" or a.startswith("--report="):
+            raise ToolError("--report: multirun names every run's report itself (see --out)")
+    if args.config:
+        if not Path(args.config).is_file():
+            raise ToolError(f"--config {args.config}: no such file")
+        common = ["--config", args.config] + common
+    prefix = apiary_command(None if args.command else check_apiary(args.apiary or default_apiary()),
+                            args.command)
+    ab = args.a is not None
+    if ab:
+        sides = [(args.a_label, common + shlex.split(args.a)), (args.b_label, common + shlex.split(args.b))]
+    else:
+        sides = [("run", common)]
+    for label, side_args in sides:
+        effective_config(prefix, side_args, f"the arguments of {label}" if ab else "the run arguments")
+
+    out = Path(args.out) if args.out else _default_out()
+    if out.exists() and any(out.iterdir()):
+        raise ToolError(f"--out {out}: exists and is not empty; choose a new directory")
+    out.mkdir(parents=True, exist_ok=True)
+    plan = plan_runs(prefix, sides, args.runs, out, nested=ab)
+    progress = Progress("multirun", plan, quiet=args.quiet)
+    progress.say(f"{len(plan)} runs into {out} (load average {' '.join(map(str, load_avg()))})")
+    outcome = execute(plan, progress, keep_going=args.keep_going)
+
+    extra = {"command": {"prefix": prefix, "sides": {label: a for label, a in sides}},
+             "load_avg_after": load_avg()}
+    sets: dict[str, RunSet] = {}
+    for label, _ in sides:
+        rs = set_from_results(label if ab else (args.label or out.name),
+                              [r for r in outcome.results if r.planned.label == label])
+        if rs is None:
+            progress.say(f"{label}: no completed runs, nothing to aggregate")
+            continue
+        write_set(rs, out / label if ab else out, extra)
+        sets[label] = rs
+
+    if ab and len(sets) == 2:
+        cmp = compare_mod.from_sets(sets[args.a_label], sets[args.b_label], args.alpha, args.min_effect)
+        text = compare_mod.to_markdown(cmp)
+        write_text(out / "comparison.md", text)
+        write_json(out / "comparison.json", cmp.to_dict())
+        print(text, end="")
+    elif not ab and sets:
+        print(summary_markdown(aggregate(next(iter(sets.values()))), show_all=False), end="")
+    done = sum(1 for r in outcome.results if r.completed)
+    progress.say(f"{done}/{len(plan)} runs completed in {out}")
+    return outcome.exit_code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_main("multirun", _main, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,213 @@
+"""The CI performance gate: instructions per transaction, parent commit against this one.
+
+Steps, each printed as it goes:
+
+1. The base commit (the parent, `HEAD^`, unless --base names another) is checked out in a
+   git worktree under the work directory and its `apiary` built in release mode. A first
+   commit or a shallow clone has no parent: the gate says so and passes.
+2. Each side generates the same seeded workload with its own binary (`apiary workload`,
+   native speed) and replays it under callgrind, counting only the measured function
+   (`--toggle-collect=apiary_replay_measured`): the writer loop over the workload on one
+   thread. The count is deterministic for a binary, so one run per side is enough.
+   A parent without a replay mode (older than the gate) is reported, and the gate passes.
+3. The verdict (gate.decide): fail when this commit needs more than the threshold (3%)
+   more instructions per transaction than its parent.
+4. For information only, a short interleaved wall-time comparison of the full cycle
+   (smoke-sized `apiary run`s, A B A B ...): shared CI machines are too noisy to gate on it.
+
+Exit status: 0 passed (or nothing to compare), 1 the gate failed, 2 bad usage or a broken
+current build.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from . import gate
+from .common import (EXIT_FAILED, EXIT_OK, EXIT_USAGE, REPO_ROOT, Parser, ToolError, read_json,
+                     run_main, write_json)
+
+MEASURED_FUNCTION = "apiary_replay_measured"
+
+
+def log(message: str) -> None:
+    print(f"perf-gate: {message}", flush=True)
+
+
+def run(cmd: Sequence[str | os.PathLike], **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kwargs)
+
+
+def resolve_commit(rev: str) -> str | None:
+    p = run(["git", "-C", REPO_ROOT, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"])
+    return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else None
+
+
+def build_base(commit: str, work: Path, jobs: int) -> Path | None:
+    """Checks out `commit` in a worktree and builds its apiary; None (with the reason logged)
+    when it cannot be built. A worktree already at that commit is reused, with its build."""
+    tree = work / "base"
+    head = run(["git", "-C", tree, "rev-parse", "HEAD"]) if tree.exists() else None
+    if head is None or head.returncode != 0 or head.stdout.strip() != commit:
+        if tree.exists():
+            run(["git", "-C", REPO_ROOT, "worktree", "remove", "--force", tree])
+            shutil.rmtree(tree, ignore_errors=True)
+        run(["git", "-C", REPO_ROOT, "worktree", "prune"])
+        p = run(["git", "-C", REPO_ROOT, "worktree", "add", "--detach", tree, commit])
+        if p.returncode != 0:
+            log(f"cannot check out {commit[:10]}: {p.stderr.strip()}")
+            return None
+    build = tree / "build-gate"
+    t0 = time.monotonic()
+    configure = ["cmake", "-S", tree, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+                 "-DAPIARY_BUILD_TESTS=OFF", "-DAPIARY_BUILD_BENCH=OFF", "-DAPIARY_WERROR=OFF"]
+    p = run(configure)
+    if p.returncode == 0:
+        p = run(["cmake", "--build", build, "--target", "apiary", "-j", str(jobs)])
+    if p.returncode != 0:
+        tail = "\n".join((p.stdout + p.stderr).strip().splitlines()[-5:])
+        log(f"the base commit {commit[:10]} does not build:\n{tail}")
+        return None
+    binary = build / "harness" / "apiary"
+    log(f"built the base {commit[:10]} in {time.monotonic() - t0:.0f} s")
+    return binary if binary.is_file() else None
+
+
+def count_side(name: str, binary: Path, work: Path, args) -> dict:
+    """Generates the workload with `binary`, replays it under callgrind, and returns the
+    instruction count of the measured function with the replay's own figures."""
+    workload = work / f"{name}.workload"
+    gen = run([binary, "workload", "--out", workload, "--transactions", str(args.transactions),
+               "--seed", str(args.seed), "--accounts", str(args.accounts)])
+    if gen.returncode != 0:
+        raise ToolError(f"{name}: apiary workload failed: {gen.stderr.strip()}", EXIT_FAILED)
+    out = work / f"{name}.callgrind"
+    report = work / f"{name}-replay.json"
+    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={MEASURED_FUNCTION}",
+           f"--callgrind-out-file={out}", binary, "replay", "--workload", workload,
+           "--block-size", args.block_size, "--report", report]
+    t0 = time.monotonic()
+    p = run(cmd)
+    if p.returncode != 0:
+        raise ToolError(f"{name}: the replay under callgrind failed ({p.returncode}): "
+                        f"{(p.stderr.strip().splitlines() or [''])[-1]}", EXIT_FAILED)
+    ir = gate.callgrind_total_ir(out)
+    result = read_json(report)["result"]
+    if ir == 0:
+        raise ToolError(f"{name}: callgrind counted nothing in {MEASURED_FUNCTION}", EXIT_FAILED)
+    side = {"binary": str(binary), "instructions": ir, "transactions": result["transactions"],
+            "accepted": result["accepted"], "blocks": result["blocks"],
+            "ir_per_tx": gate.ir_per_tx(ir, result["transactions"]),
+            "state_digest": result["state_digest"], "seconds": round(time.monotonic() - t0, 1)}
+    log(f"{name}: {ir:,} instructions for {result['transactions']:,} transactions "
+        f"({side['ir_per_tx']:,.1f} per transaction, {result['blocks']} blocks; {side['seconds']} s under callgrind)")
+    return side
+
+
+def wall_comparison(base: Path, current: Path, work: Path, runs: int) -> dict | None:
+    """Interleaved smoke-sized cycle runs, base and current in turn; medians only."""
+    config = REPO_ROOT / "configs" / "smoke.toml"
+    cycle: dict[str, list[float]] = {"base": [], "current": []}
+    for i in range(runs):
+        for name, binary in (("base", base), ("current", current)):
+            report = work / f"wall-{name}-{i}.json"
+            p = run([binary, "run", "--config", config, "--progress", "off", "--report", report])
+            if p.returncode != 0:
+                log(f"wall time: the {name} run failed ({p.returncode}); skipping the comparison")
+                return None
+            cycle[name].append(read_json(report)["aggregates"]["cycle_us"]["avg"])
+    med = {k: statistics.median(v) for k, v in cycle.items()}
+    change = (med["current"] / med["base"] - 1) * 100
+    log(f"wall time (information only, {runs} interleaved smoke runs each): full cycle median "
+        f"{med['base']:,.0f} us -> {med['current']:,.0f} us ({change:+.1f}%)")
+    return {"runs": runs, "cycle_us": cycle, "median_us": med, "change_pct": change}
+
+
+def parser() -> Parser:
+    p = Parser(prog="perf-gate", description=(
+        "CI performance gate: replays the same seeded workload with the parent commit's apiary and "
+        "this one's under callgrind and fails when instructions per transaction grew by more than "
+        "the threshold. Then prints a short interleaved wall-time comparison, for information."),
+        epilog="Exit status: 0 passed or nothing to compare (first commit, shallow clone, a parent "
+               "without `apiary replay`); 1 the gate failed; 2 bad usage or no current build.")
+    p.add_argument("--base", default="HEAD^", help="the commit to compare against (default: HEAD^, the parent)")
+    p.add_argument("--apiary", type=Path, default=REPO_ROOT / "build" / "release" / "harness" / "apiary",
+                   help="this commit's apiary (default: build/release/harness/apiary)")
+    p.add_argument("--threshold", type=float, default=gate.DEFAULT_THRESHOLD * 100,
+                   help="the allowed growth in instructions per transaction, in percent (default: 3)")
+    p.add_argument("--transactions", type=int, default=20_000, help="workload size (default: 20000)")
+    p.add_argument("--accounts", type=int, default=10_000, help="genesis accounts (default: 10000)")
+    p.add_argument("--seed", type=int, default=1, help="workload seed (default: 1)")
+    p.add_argument("--block-size", default="256KiB",
+                   help="block size target of the replay, so blocks are produced and applied often (default: 256KiB)")
+    p.add_argument("--wall-runs", type=int, default=3,
+                   help="interleaved smoke runs per side for the wall-time information; 0: none (default: 3)")
+    p.add_argument("--work", type=Path, default=REPO_ROOT / "build" / "perf-gate",
+                   help="where the base worktree, its build and the profiles go (default: build/perf-gate)")
+    p.add_argument("--json", type=Path, help="also write the result as JSON here")
+    return p
+
+
+def _main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
+    if args.threshold < 0 or args.transactions <= 0 or args.accounts <= 0 or args.wall_runs < 0:
+        raise ToolError("--threshold, --transactions, --accounts and --wall-runs must not be negative "
+                        "(and --transactions, --accounts above 0)")
+    if not args.apiary.is_file():
+        raise ToolError(f"--apiary {args.apiary}: no such binary; build the release preset first")
+    if shutil.which("valgrind") is None:
+        raise ToolError("valgrind is not installed (scripts/install-deps.sh installs it)")
+    result: dict = {"threshold_pct": args.threshold, "base": args.base}
+
+    def finish(code: int) -> int:
+        if args.json:
+            write_json(args.json, result)
+        return code
+
+    commit = resolve_commit(args.base)
+    if commit is None:
+        result["status"] = "skipped"
+        result["reason"] = f"{args.base} does not exist (a first commit, or a shallow clone)"
+        log(f"nothing to compare: {result['reason']}; passing")
+        return finish(EXIT_OK)
+    result["base_commit"] = commit
+    args.work.mkdir(parents=True, exist_ok=True)
+    log(f"base {args.base} = {commit[:10]}; building it in {args.work / 'base'}")
+    base = build_base(commit, args.work, os.cpu_count() or 2)
+    if base is None:
+        result["status"] = "skipped"
+        result["reason"] = "the base commit could not be built"
+        return finish(EXIT_OK)
+    if run([base, "replay", "--help"]).returncode != 0:
+        result["status"] = "skipped"
+        result["reason"] = "the base commit has no `apiary replay` (it predates the gate)"
+        log(f"nothing to compare: {result['reason']}; passing")
+        return finish(EXIT_OK)
+
+    sides = {name: count_side(name, binary, args.work, args) for name, binary in (("base", base), ("current", args.apiary))}
+    result["sides"] = sides
+    if sides["base"]["state_digest"] != sides["current"]["state_digest"]:
+        log("note: the two replays end in different states (the workload or the chain's rules changed)")
+    verdict = gate.decide(sides["base"]["ir_per_tx"], sides["current"]["ir_per_tx"], args.threshold / 100)
+    result["verdict"] = verdict.to_dict()
+    result["status"] = "passed" if verdict.passed else "failed"
+    log(verdict.message)
+
+    if args.wall_runs > 0:
+        result["wall_time"] = wall_comparison(base, args.apiary, args.work, args.wall_runs)
+    return finish(EXIT_OK if verdict.passed else EXIT_FAILED)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_main("perf-gate", _main, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,245 @@
+"""plot: figures of cycle times, from reports or from a sweep.
+
+- cycle-over-run.png: each measured block's full cycle against its block number, one panel
+  per run, with the run's mean: shows warm-up effects, drift and outliers that an average hides;
+- cycle-histogram.png: the distribution of the cycle per run, with mean and median;
+- sweep-<param>.png (from a sweep's sweep.json): the average cycle and the µs per transaction
+  against the swept parameter, with the 95% confidence intervals of the means as error bars.
+
+Runs differ by orders of magnitude across a block-size sweep, so every run gets its own panel
+rather than sharing axes. matplotlib draws with the Agg backend: files only, no display needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+import numpy as np  # noqa: E402
+
+from .common import Parser, ToolError, parse_csv, read_json, run_main  # noqa: E402
+from .reports import Run, RunSet, load_set, measured_blocks  # noqa: E402
+
+MAX_PANELS = 12
+DPI = 110
+
+
+def _grid(n: int) -> tuple[int, int]:
+    cols = 1 if n == 1 else 2 if n <= 4 else 3
+    return math.ceil(n / cols), cols
+
+
+def _panels(n: int, title: str, width: float = 5.2, height: float = 3.0):
+    rows, cols = _grid(n)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    fig.suptitle(title)
+    flat = list(axes.flat)
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    return fig, flat[:n]
+
+
+def _cycles_ms(report: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    blocks = measured_blocks(report)
+    nums = np.array([b["num"] for b in blocks], dtype=float)
+    cycles = np.array([b["cycle_us"] for b in blocks], dtype=float) / 1000.0
+    return nums, cycles
+
+
+def _save(fig, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def cycle_over_run(series: Sequence[tuple[str, dict[str, Any]]], path: Path) -> Path:
+    """Per-block cycle time over each run."""
+    fig, axes = _panels(len(series), "Full block cycle per measured block")
+    for ax, (label, report) in zip(axes, series):
+        nums, cycles = _cycles_ms(report)
+        ax.plot(nums, cycles, marker=".", markersize=3, linewidth=0.8)
+        if cycles.size:
+            ax.axhline(float(np.mean(cycles)), color="tab:red", linestyle="--", linewidth=1,
+                       label=f"mean {np.mean(cycles):,.1f} ms")
+            ax.legend(loc="best", fontsize=8)
+        ax.set_title(label, fontsize=10)
+        ax.set_xlabel("block number")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel("cycle (ms)")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def cycle_histogram(series: Sequence[tuple[str, dict[str, Any]]], path: Path) -> Path:
+    """The distribution of the cycle time of each run."""
+    fig, axes = _panels(len(series), "Distribution of the full block cycle")
+    for ax, (label, report) in zip(axes, series):
+        _, cycles = _cycles_ms(report)
+        if cycles.size:
+            ax.hist(cycles, bins=min(40, max(5, cycles.size // 3)), color="tab:blue", alpha=0.75)
+            ax.axvline(float(np.mean(cycles)), color="tab:red", linestyle="--", linewidth=1,
+                       label=f"mean {np.mean(cycles):,.1f} ms")
+            ax.axvline(float(np.median(cycles)), color="tab:green", linestyle=":", linewidth=1.2,
+                       label=f"median {np.median(cycles):,.1f} ms")
+            ax.legend(fontsize=8)
+        ax.set_title(f"{label} ({cycles.size} cycles)", fontsize=10)
+        ax.set_xlabel("cycle (ms)")
+        ax.set_ylabel("blocks")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def _error_bars(points: Sequence[dict[str, Any]], metric: str, scale: float):
+    means, low, high = [], [], []
+    for p in points:
+        s = p["metrics"].get(metric)
+        if not s:
+            means.append(np.nan)
+            low.append(0.0)
+            high.append(0.0)
+            continue
+        m = s["mean"] * scale
+        means.append(m)
+        low.append(m - s["ci_low"] * scale if s.get("ci_low") is not None else 0.0)
+        high.append(s["ci_high"] * scale - m if s.get("ci_high") is not None else 0.0)
+    return np.array(means), np.array([low, high])
+
+
+def sweep_figure(sweep: dict[str, Any], path: Path) -> Path:
+    """The average cycle and the cost per transaction against the swept parameter."""
+    points = [p for p in sweep["points"] if p.get("n")]
+    if not points:
+        raise ToolError("the sweep has no value with a completed run: nothing to plot")
+    param = sweep["param"]
+    numeric = all(p.get("x") is not None for p in points)
+    xs = np.array([p["x"] for p in points], dtype=float) if numeric else np.arange(len(points), dtype=float)
+    labels = [p["value"] for p in points]
+    log_x = numeric and param == "block-size"
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    title = f"Sweep of --{param}"
+    if sweep.get("runs_per_value"):
+        title += f" ({sweep['runs_per_value']} runs per value, mean and 95% CI)"
+    fig.suptitle(title)
+    for ax, metric, scale, ylabel in ((ax1, "aggregates.cycle_us.avg", 1e-3, "full block cycle, average (ms)"),
+                                     (ax2, "us_per_tx", 1.0, "µs per transaction (cycle / tx per block)")):
+        means, err = _error_bars(points, metric, scale)
+        ax.errorbar(xs, means, yerr=err, marker="o", capsize=4, linewidth=1.2)
+        for x, m in zip(xs, means):
+            if np.isfinite(m):
+                ax.annotate(f"{m:,.1f}" if m >= 10 else f"{m:,.2f}", (x, m), textcoords="offset points",
+                            xytext=(0, 7), ha="center", fontsize=8)
+        if log_x:
+            ax.set_xscale("log", base=2)
+        ax.set_xticks(xs)
+        ax.set_xticklabels(labels, rotation=30 if len(labels) > 5 else 0)
+        ax.minorticks_off()
+        ax.set_xlabel(param)
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+# ---- choosing what to draw -----------------------------------------------------------------
+
+def representative(rs: RunSet) -> Run:
+    """The run whose average cycle is the median of the set's, so one picture stands for the set."""
+    runs = [r for r in rs.runs if r.report is not None]
+    if not runs:
+        raise ToolError(f"{rs.label}: the per-block data is in the reports, which are not there "
+                        "(an aggregate.json alone has no blocks)")
+    runs.sort(key=lambda r: r.metrics.get("aggregates.cycle_us.avg", 0.0))
+    return runs[(len(runs) - 1) // 2]
+
+
+def series_from_inputs(inputs: Sequence[str], labels: Sequence[str] | None) -> list[tuple[str, dict[str, Any]]]:
+    if labels and len(labels) != len(inputs):
+        raise ToolError(f"--labels: {len(labels)} names for {len(inputs)} inputs")
+    if len(inputs) > MAX_PANELS:
+        raise ToolError(f"{len(inputs)} inputs: at most {MAX_PANELS} fit in one figure")
+    out = []
+    for i, path in enumerate(inputs):
+        p = Path(path)
+        rs = load_set([p], p.name if p.is_dir() else p.stem)
+        out.append((labels[i] if labels else rs.label, representative(rs).report))
+    return out
+
+
+def sweep_series(sweep: dict[str, Any], base: Path) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for p in sweep["points"]:
+        if p.get("representative"):
+            report_path = base / p["representative"]
+            if report_path.is_file():
+                out.append((f"--{sweep['param']} {p['value']}", read_json(report_path)))
+    return out[:MAX_PANELS]
+
+
+def plot_sweep_dir(sweep_path: Path, out: Path) -> list[Path]:
+    sweep = read_json(sweep_path)
+    if not isinstance(sweep, dict) or sweep.get("kind") != "apiary-sweep":
+        raise ToolError(f"{sweep_path}: not a sweep.json written by scripts/sweep")
+    written = [sweep_figure(sweep, out / f"sweep-{sweep['param']}.png")]
+    series = sweep_series(sweep, sweep_path.parent)
+    if series:
+        written.append(cycle_over_run(series, out / f"sweep-{sweep['param']}-cycle-over-run.png"))
+        written.append(cycle_histogram(series, out / f"sweep-{sweep['param']}-cycle-histogram.png"))
+    return written
+
+
+def parser() -> Parser:
+    p = Parser(
+        prog="plot",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Draw PNG figures from apiary reports: the per-block cycle over each run and "
+                    "the histogram of cycle times; or, with --sweep, a sweep's figures again.",
+        epilog="""inputs: report files or multirun directories (a directory is drawn by its median run).
+
+examples:
+  scripts/plot results/multirun-X/a results/multirun-X/b --out plots/
+  scripts/plot results/20260101T000000Z-default.json --out plots/
+  scripts/plot --sweep results/sweep-block-size-20260101T000000Z/sweep.json --out docs/""")
+    p.add_argument("inputs", nargs="*", metavar="INPUT", help="reports or multirun directories")
+    p.add_argument("--sweep", metavar="SWEEP_JSON", help="redraw the figures of a sweep from its sweep.json")
+    p.add_argument("--out", metavar="DIR", default=".",
+                   help="where the PNG files go (default: the current directory)")
+    p.add_argument("--labels", metavar="NAME,...", help="panel titles, one per input (default: the file names)")
+    return p
+
+
+def _main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
+    out = Path(args.out)
+    if args.sweep:
+        if args.inputs:
+            raise ToolError("--sweep draws from the sweep alone: give no other inputs")
+        written = plot_sweep_dir(Path(args.sweep), out)
+    else:
+        if not args.inputs:
+            raise ToolError("give at least one report or multirun directory (or --sweep)")
+        series = series_from_inputs(args.inputs, parse_csv(args.labels) if args.labels else None)
+        written = [cycle_over_run(series, out / "cycle-over-run.png"),
+                   cycle_histogram(series, out / "cycle-histogram.png")]
+    for w in written:
+        print(w)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_main("plot", _main, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

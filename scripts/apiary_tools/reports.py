@@ -1,0 +1,207 @@
+"""Loading `apiary run` reports and sets of them.
+
+A *set* is what a comparison or an export works on: the metrics of one or more runs of the
+same configuration. It can come from
+- report files (`apiary run --report`), one run each;
+- a directory: every report directly inside it (multirun writes run-001.json, ...), or its
+  aggregate.json when it has no reports of its own;
+- an aggregate file written by multirun (`aggregate.json`), which keeps every run's value of
+  every metric, so a set can be compared after its reports are gone.
+
+Only completed runs count: an interrupted or failed report has partial or no statistics. They
+are listed in `skipped` with the reason so the commands can say what they left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import metrics
+from .common import ToolError, read_json
+
+AGGREGATE_KIND = "apiary-multirun-aggregate"
+AGGREGATE_VERSION = 1
+AGGREGATE_NAME = "aggregate.json"
+
+
+def is_report(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("schema_version") == 1 and "aggregates" in data \
+        and "status" in data
+
+
+def is_aggregate(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("kind") == AGGREGATE_KIND
+
+
+@dataclass
+class Run:
+    """One completed run inside a set."""
+    path: str | None
+    metrics: dict[str, float]
+    report: dict[str, Any] | None = None   # None when the run came from an aggregate file
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunSet:
+    label: str
+    runs: list[Run] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    context: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.runs)
+
+    def describe_sources(self) -> str:
+        """`5 reports in DIR` rather than five paths, when they share a directory."""
+        parents = {str(Path(s).parent) for s in self.sources}
+        if len(self.sources) > 2 and len(parents) == 1:
+            return f"{len(self.sources)} reports in {parents.pop()}"
+        return ", ".join(self.sources)
+
+    def metric_names(self) -> list[str]:
+        names: set[str] = set()
+        for run in self.runs:
+            names.update(run.metrics)
+        return metrics.ordered(names)
+
+    def values(self, name: str) -> list[float]:
+        """The metric's value in every run that has it (kinds of transaction a short run never
+        generated are missing, not zero)."""
+        return [run.metrics[name] for run in self.runs if name in run.metrics]
+
+    def config_differences(self) -> dict[str, list[Any]]:
+        """Options that differ between the runs (other than the report path and name):
+        a set is meant to repeat one configuration, so these are worth a warning."""
+        configs = [r.report.get("config", {}) for r in self.runs if r.report]
+        ignore = {"report", "name", "progress"}
+        keys = sorted({k for c in configs for k in c} - ignore)
+        diffs = {}
+        for key in keys:
+            seen = [c.get(key) for c in configs]
+            if any(v != seen[0] for v in seen):
+                diffs[key] = seen
+        return diffs
+
+
+def _run_info(report: dict[str, Any]) -> dict[str, Any]:
+    ctx = report.get("context", {})
+    return {"start_time": ctx.get("start_time"), "commit": ctx.get("commit"),
+            "status": report.get("status")}
+
+
+def _add_report(rs: RunSet, path: Path, report: dict[str, Any]) -> None:
+    if report.get("status") != "completed":
+        reason = report.get("status", "unknown status")
+        if report.get("error"):
+            reason += f": {report['error']}"
+        rs.skipped.append({"path": str(path), "reason": reason})
+        return
+    if not rs.context:
+        rs.context = report.get("context", {})
+        rs.config = report.get("config", {})
+    rs.runs.append(Run(path=str(path), metrics=metrics.flatten(report), report=report,
+                       info=_run_info(report)))
+
+
+def _add_aggregate(rs: RunSet, path: Path, data: dict[str, Any]) -> None:
+    if data.get("version") != AGGREGATE_VERSION:
+        raise ToolError(f"{path}: aggregate version {data.get('version')!r}, expected {AGGREGATE_VERSION}")
+    runs = data.get("runs", [])
+    per_metric = data.get("metrics", {})
+    for name, entry in per_metric.items():
+        if len(entry.get("values", [])) != len(entry.get("runs", range(len(runs)))):
+            raise ToolError(f"{path}: metric {name} has a values list that does not match its runs")
+    built = [Run(path=r.get("path"), metrics={}, info=dict(r)) for r in runs]
+    for name, entry in per_metric.items():
+        indices = entry.get("runs", list(range(len(runs))))
+        for index, value in zip(indices, entry["values"]):
+            if not 0 <= index < len(built):
+                raise ToolError(f"{path}: metric {name} names run {index}, which is not listed")
+            built[index].metrics[name] = float(value)
+    if not rs.context:
+        rs.context = data.get("context", {})
+        rs.config = data.get("config", {})
+    rs.runs.extend(built)
+    rs.skipped.extend(data.get("skipped", []))
+
+
+def _reports_in(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.glob("*.json") if p.name != AGGREGATE_NAME)
+
+
+def _merge_run_info(rs: RunSet, aggregate_path: Path) -> None:
+    """What multirun recorded beside a directory's reports (load averages, durations) joins
+    the runs read from the reports themselves."""
+    if not aggregate_path.is_file():
+        return
+    data = read_json(aggregate_path)
+    if not is_aggregate(data):
+        return
+    by_name = {Path(r.get("path") or "").name: r for r in data.get("runs", [])}
+    for run in rs.runs:
+        extra = by_name.get(Path(run.path or "").name)
+        if extra:
+            run.info = dict(extra, **run.info)
+
+
+def add_path(rs: RunSet, path: Path) -> None:
+    """Adds a report file, an aggregate file or a directory of either to the set."""
+    rs.sources.append(str(path))
+    if path.is_dir():
+        candidates = _reports_in(path)
+        found = False
+        for p in candidates:
+            data = read_json(p)
+            if is_report(data):
+                _add_report(rs, p, data)
+                found = True
+        if found:
+            _merge_run_info(rs, path / AGGREGATE_NAME)
+            return
+        if (path / AGGREGATE_NAME).is_file():
+            _add_aggregate(rs, path / AGGREGATE_NAME, read_json(path / AGGREGATE_NAME))
+            return
+        subdirs = sorted(p.name for p in path.iterdir() if p.is_dir())
+        hint = f" (it has the directories {', '.join(subdirs)}: name one of them)" if subdirs else ""
+        raise ToolError(f"{path}: no apiary reports or {AGGREGATE_NAME} in this directory{hint}")
+    if not path.exists():
+        raise ToolError(f"{path}: no such file or directory")
+    data = read_json(path)
+    if is_report(data):
+        _add_report(rs, path, data)
+    elif is_aggregate(data):
+        _add_aggregate(rs, path, data)
+    else:
+        raise ToolError(f"{path}: neither an apiary run report (schema_version 1) nor a multirun "
+                        f"{AGGREGATE_NAME}")
+
+
+def load_set(paths: Iterable[str | Path], label: str) -> RunSet:
+    """A set from report files, aggregate files and directories; at least one completed run."""
+    rs = RunSet(label=label)
+    for p in paths:
+        add_path(rs, Path(p))
+    if rs.n == 0:
+        why = "; ".join(f"{s['path']}: {s['reason']}" for s in rs.skipped[:3])
+        raise ToolError(f"{label}: no completed runs in {', '.join(rs.sources)}"
+                        + (f" (skipped {why})" if why else ""))
+    return rs
+
+
+def load_report(path: str | Path) -> dict[str, Any]:
+    """One report file, checked to be an apiary report."""
+    data = read_json(path)
+    if not is_report(data):
+        raise ToolError(f"{path}: not an apiary run report (schema_version 1)")
+    return data
+
+
+def measured_blocks(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The measured blocks that have a cycle time (the first block of a run has none)."""
+    return [b for b in report.get("blocks", []) if not b.get("warmup") and b.get("cycle_us") is not None]

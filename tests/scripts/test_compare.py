@@ -1,0 +1,139 @@
+"""compare's verdicts and exit codes on constructed sets: a clear improvement, a clear
+regression, noise, an effect below the threshold, single runs, and bad input."""
+
+import json
+
+import pytest
+
+from apiary_tools import compare
+
+import fakes
+
+BASE = [20000, 20100, 19900, 20050, 19950]
+
+
+def rows(cmp):
+    return cmp.by_name
+
+
+def test_clear_faster(tmp_path):
+    a = fakes.write_set(tmp_path / "a", BASE)
+    b = fakes.write_set(tmp_path / "b", [m * 0.9 for m in BASE])
+    cmp = compare.build([str(a)], [str(b)])
+    cycle = rows(cmp)["aggregates.cycle_us.avg"]
+    assert cycle.verdict == "faster" and cycle.improvement and not cycle.regression
+    assert cycle.change.change_pct == pytest.approx(-10, abs=0.5)
+    # more transactions per second is also "faster"
+    assert rows(cmp)["throughput.tx_per_s"].verdict == "faster"
+    assert cmp.exit_code == 0
+    assert compare.main([str(a), str(b), "--quiet"]) == 0
+
+
+def test_clear_slower_fails_the_gate(tmp_path, capsys):
+    a = fakes.write_set(tmp_path / "a", BASE)
+    b = fakes.write_set(tmp_path / "b", [m * 1.1 for m in BASE])
+    out_json = tmp_path / "cmp.json"
+    assert compare.main([str(a), str(b), "--json", str(out_json)]) == 1
+    text = capsys.readouterr().out
+    assert "Gate: **FAIL**" in text and "slower" in text
+    data = json.loads(out_json.read_text())
+    assert data["gate"]["failed"] and data["gate"]["regressions"] == ["aggregates.cycle_us.avg"]
+    cycle = next(m for m in data["metrics"] if m["metric"] == "aggregates.cycle_us.avg")
+    assert cycle["verdict"] == "slower" and cycle["better"] == "lower"
+    assert cycle["p_value"] == pytest.approx(2 / 252)
+    assert cycle["ci_low_pct"] < cycle["change_pct"] < cycle["ci_high_pct"]
+
+
+def test_noise_is_no_significant_change(tmp_path):
+    a = fakes.write_set(tmp_path / "a", [20000, 20300, 19800, 20100, 19900])
+    b = fakes.write_set(tmp_path / "b", [20100, 19850, 20250, 19950, 20000])
+    cmp = compare.build([str(a)], [str(b)])
+    assert rows(cmp)["aggregates.cycle_us.avg"].verdict == "no significant change"
+    assert cmp.exit_code == 0
+
+
+def test_min_effect_hides_small_but_consistent_changes(tmp_path):
+    steady = [20000] * 5
+    a = fakes.write_set(tmp_path / "a", steady, spread=0.001)
+    b = fakes.write_set(tmp_path / "b", [m * 1.005 for m in steady], spread=0.001)  # +0.5%, separated
+    strict = compare.build([str(a)], [str(b)], min_effect_pct=0.0)
+    loose = compare.build([str(a)], [str(b)], min_effect_pct=1.0)
+    assert strict.by_name["aggregates.cycle_us.avg"].change.change_pct == pytest.approx(0.5, abs=0.2)
+    assert strict.by_name["aggregates.cycle_us.avg"].verdict == "slower"
+    assert strict.exit_code == 1
+    assert loose.by_name["aggregates.cycle_us.avg"].verdict == "no significant change"
+    assert loose.exit_code == 0
+
+
+def test_single_reports_have_no_p_value(tmp_path, capsys):
+    a = fakes.write_report(tmp_path / "a.json", fakes.make_report([20000] * 10))
+    b = fakes.write_report(tmp_path / "b.json", fakes.make_report([30000] * 10))
+    assert compare.main([str(a), str(b)]) == 0
+    text = capsys.readouterr().out
+    assert "no p-value" in text and "no test (n=1)" in text and "+50.00%" in text
+
+
+def test_too_few_runs_are_flagged(tmp_path):
+    a = fakes.write_set(tmp_path / "a", BASE[:3])
+    b = fakes.write_set(tmp_path / "b", [m * 2 for m in BASE[:3]])
+    cmp = compare.build([str(a)], [str(b)])
+    assert cmp.by_name["aggregates.cycle_us.avg"].verdict == "no significant change"
+    assert any("smallest possible Mann" in n for n in cmp.notes())
+
+
+def test_neutral_metric_is_higher_or_lower(tmp_path):
+    a = fakes.write_set(tmp_path / "a", BASE, utilization=0.5)
+    b = fakes.write_set(tmp_path / "b", BASE, utilization=0.8)
+    cmp = compare.build([str(a)], [str(b)])
+    assert cmp.by_name["cpu.utilization"].verdict == "higher"
+    assert not cmp.by_name["cpu.utilization"].regression
+
+
+def test_aggregate_files_compare_like_directories(tmp_path):
+    from apiary_tools import multirun
+    a = fakes.write_set(tmp_path / "a", BASE)
+    b = fakes.write_set(tmp_path / "b", [m * 1.1 for m in BASE])
+    assert multirun.main(["--aggregate", str(a), "--quiet"]) == 0
+    assert multirun.main(["--aggregate", str(b), "--quiet"]) == 0
+    from_dirs = compare.build([str(a)], [str(b)])
+    from_files = compare.build([str(a / "aggregate.json")], [str(b / "aggregate.json")])
+    x = from_dirs.by_name["us_per_tx"].change
+    y = from_files.by_name["us_per_tx"].change
+    assert (x.change_pct, x.p_value, x.ci_low_pct) == pytest.approx((y.change_pct, y.p_value, y.ci_low_pct))
+
+
+def test_skipped_runs_are_named(tmp_path):
+    a = fakes.write_set(tmp_path / "a", BASE)
+    fakes.write_report(tmp_path / "a" / "run-009.json", fakes.make_report([1.0], status="interrupted"))
+    b = fakes.write_set(tmp_path / "b", BASE)
+    cmp = compare.build([str(a)], [str(b)])
+    assert cmp.a.n == 5
+    assert any("run-009.json" in n and "interrupted" in n for n in cmp.notes())
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--fail-on", "no.such.metric"], "not a metric"),
+    (["--fail-on", "cpu.utilization"], "no better direction"),
+    (["--alpha", "2"], "between 0 and 1"),
+    (["--min-effect", "x"], "percentage"),
+    (["--labels", "one"], "two names"),
+])
+def test_bad_usage_exits_2(tmp_path, capsys, extra, message):
+    a = fakes.write_set(tmp_path / "a", BASE[:2])
+    b = fakes.write_set(tmp_path / "b", BASE[:2])
+    assert compare.main([str(a), str(b)] + extra) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("compare: ") and message in err and "\n" not in err
+
+
+def test_bad_input_exits_2(tmp_path, capsys):
+    assert compare.main([str(tmp_path / "missing.json"), str(tmp_path / "missing.json")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    (tmp_path / "x.json").write_text("{not json")
+    assert compare.main([str(tmp_path / "x.json"), str(tmp_path / "x.json")]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+    (tmp_path / "y.json").write_text("{}")
+    assert compare.main([str(tmp_path / "y.json"), str(tmp_path / "y.json")]) == 2
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert compare.main([str(empty), str(empty)]) == 2

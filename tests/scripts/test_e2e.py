@@ -1,0 +1,94 @@
+"""End to end with the real apiary binary: a small A/B multirun of smoke runs, compare on its
+two sets, gb-export of a set and of one report, plot, and a two-value sweep. The runs are
+smoke-sized (a fraction of a second each), so this checks the plumbing, not performance."""
+
+import json
+
+import jsonschema
+import pytest
+
+from apiary_tools import compare, gbexport, multirun, plot, sweep
+
+SMOKE = ["--", "--config", "configs/smoke.toml", "--blocks", "8"]
+
+
+@pytest.fixture(scope="module")
+def ab_dir(apiary_bin, repo, tmp_path_factory):
+    out = tmp_path_factory.mktemp("e2e") / "ab"
+    code = multirun.main(["--apiary", str(apiary_bin), "--runs", "2", "--a", "--dedup split", "--b",
+                          "--dedup unified", "--a-label", "split", "--b-label", "unified", "--out", str(out),
+                          "--quiet", "--", "--config", str(repo / "configs" / "smoke.toml"), "--blocks", "8"])
+    assert code == 0
+    return out
+
+
+def test_multirun_wrote_everything(ab_dir):
+    for side in ("split", "unified"):
+        agg = json.loads((ab_dir / side / "aggregate.json").read_text())
+        assert agg["n_runs"] == 2 and agg["config"]["dedup"] == side
+        assert agg["metrics"]["aggregates.cycle_us.count"]["values"] == [8.0, 8.0]
+        assert agg["metrics"]["us_per_tx"]["mean"] > 0
+        assert (ab_dir / side / "run-002.log").read_text().startswith("$ ")
+    text = (ab_dir / "comparison.md").read_text()
+    assert "`dedup` split → unified" in text
+
+
+def test_compare_the_two_sets(ab_dir, capsys):
+    # 2 runs a side cannot reach p < 0.05 (the smallest p is 1/3): the gate passes whatever the numbers
+    code = compare.main([str(ab_dir / "split"), str(ab_dir / "unified"), "--json", str(ab_dir / "c.json")])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "smallest possible Mann" in out and "Gate: **pass**" in out
+    data = json.loads((ab_dir / "c.json").read_text())
+    assert data["a"]["n"] == 2 and data["config_differences"] == {"dedup": ["split", "unified"]}
+
+
+def test_compare_single_reports(ab_dir, capsys):
+    code = compare.main([str(ab_dir / "split" / "run-001.json"), str(ab_dir / "unified" / "run-001.json")])
+    assert code == 0
+    assert "no test (n=1)" in capsys.readouterr().out
+
+
+def test_gb_export_of_a_set_and_a_report(ab_dir):
+    validator = jsonschema.Draft202012Validator(gbexport.load_schema())
+    doc = gbexport.export([str(ab_dir / "split")])
+    validator.validate(doc)
+    assert len([b for b in doc["benchmarks"] if b["name"] == "apiary/cycle"]) == 2
+    assert doc["context"]["load_avg"]  # recorded by multirun
+    one = gbexport.export([str(ab_dir / "split" / "run-001.json")])
+    validator.validate(one)
+    assert len([b for b in one["benchmarks"] if b["name"] == "apiary/cycle"]) == 8
+
+
+def test_plot_from_sets(ab_dir, tmp_path):
+    assert plot.main([str(ab_dir / "split"), str(ab_dir / "unified"), "--out", str(tmp_path)]) == 0
+    for name in ("cycle-over-run.png", "cycle-histogram.png"):
+        assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_sweep_two_block_sizes(apiary_bin, repo, tmp_path, capsys):
+    out = tmp_path / "sweep"
+    code = sweep.main(["--apiary", str(apiary_bin), "--param", "block-size", "--values", "32KiB,64KiB",
+                       "--runs", "1", "--out", str(out), "--quiet", "--",
+                       "--config", str(repo / "configs" / "smoke.toml"), "--blocks", "5"])
+    assert code == 0
+    data = json.loads((out / "sweep.json").read_text())
+    assert [p["x"] for p in data["points"]] == [32768.0, 65536.0]
+    assert all(p["n"] == 1 for p in data["points"])
+    assert "| 32KiB | 1 |" in (out / "sweep.md").read_text()
+    for name in ("sweep-block-size.png", "sweep-block-size-cycle-over-run.png",
+                 "sweep-block-size-cycle-histogram.png"):
+        assert (out / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_sweep_raises_the_maximum_for_big_blocks(apiary_bin):
+    from apiary_tools.runner import apiary_command
+    args, config = sweep.value_args("block-size", "3MiB", [], apiary_command(apiary_bin, None))
+    assert args[-2:] == ["--max-block-size", str(3 * 1024 * 1024)]
+    assert config["block-size"] == 3 * 1024 * 1024
+
+
+def test_sweep_reports_apiarys_error(apiary_bin, capsys):
+    assert sweep.main(["--apiary", str(apiary_bin), "--param", "block-size", "--values", "1.5MiB"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("sweep: --values 1.5MiB: apiary run: --block-size") and "\n" not in err

@@ -1,0 +1,79 @@
+"""The optimization ladder script: the options of each step, the analysis of constructed
+runs (changes, significance, breakdown), and one quick ladder with the real binary."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import fakes
+from apiary_tools import ladder
+from apiary_tools.runner import PlannedRun, RunResult
+
+
+def test_steps_turn_the_switches_on_in_hives_order():
+    start = dict(zip(ladder.step_args(0)[::2], ladder.step_args(0)[1::2]))
+    assert start == {"--keep-alive": "off", "--dedup": "unified", "--submit": "async", "--queue": "bounded",
+                     "--custom-ops": "state", "--pool-objects": "off", "--pool-undo": "off"}
+    last = dict(zip(ladder.step_args(6)[::2], ladder.step_args(6)[1::2]))
+    assert last == {"--keep-alive": "on", "--dedup": "split", "--submit": "fire-and-forget", "--queue": "unbounded",
+                    "--custom-ops": "local", "--pool-objects": "on", "--pool-undo": "on"}
+    # Each step changes exactly what it names, and keeps what came before.
+    for i in range(1, 7):
+        before = dict(zip(ladder.step_args(i - 1)[::2], ladder.step_args(i - 1)[1::2]))
+        after = dict(zip(ladder.step_args(i)[::2], ladder.step_args(i)[1::2]))
+        changed = {k for k in after if after[k] != before[k]}
+        assert changed == set(ladder.STEPS[i - 1].args[::2])
+
+
+def test_merge_lets_a_later_value_win_and_rejects_loose_words():
+    assert ladder.merge(["--sign", "off", "--blocks", "5"], ["--sign", "on"]) == ["--blocks", "5", "--sign", "on"]
+    with pytest.raises(ladder.ToolError):
+        ladder.merge(["--sign"])
+
+
+def _results(means_ms):
+    out = []
+    for step, mean in enumerate(means_ms):
+        for run in range(1, 6):
+            cycles = fakes.noisy_cycles(mean * 1000, run + 10 * step, blocks=10, spread=0.002)
+            report = fakes.make_report(cycles, unknown_share=0.3 if step == 0 else 0.01)
+            planned = PlannedRun(f"step{step}", run, [], Path(f"step{step}-run-{run:03d}.json"))
+            out.append(RunResult(planned, 0, 1.0, [0.0], report))
+    return out
+
+
+def test_analysis_finds_the_steps_that_helped():
+    # Steps 1, 3 and 6 cut the cycle clearly; the others change nothing.
+    means = [100, 80, 80, 50, 50, 50, 40]
+    rows = ladder.analyse(_results(means), runs=5, alpha=0.05)
+    assert [r["runs"] for r in rows] == [5] * 7
+    for r, m in zip(rows, means):
+        assert r["cycle_ms"]["mean"] == pytest.approx(m, rel=0.01)
+    sig = [r["vs_previous"]["significant"] for r in rows[1:]]
+    assert sig == [True, False, True, False, False, True]
+    assert rows[6]["vs_start"]["change_pct"] == pytest.approx(-60, abs=1)
+    assert rows[0]["writer_share"]["unknown"] == pytest.approx(0.3)
+    md = ladder.to_markdown(rows, {"mode": "quick", "runs": 5, "alpha": 0.05, "machine": "test", "load_before": "0"})
+    assert "3 fire-and-forget" in md and "unknown" in md
+
+
+def test_a_quick_ladder_with_the_real_binary(tmp_path, apiary_bin):
+    out = tmp_path / "ladder"
+    code = ladder.main(["--mode", "quick", "--runs", "2", "--apiary", str(apiary_bin), "--out", str(out),
+                        "--", "--blocks", "6", "--accounts", "300"])
+    assert code == 0
+    data = json.loads((out / "ladder.json").read_text())
+    assert [s["runs"] for s in data["steps"]] == [2] * 7
+    assert all(s["cycle_ms"]["mean"] > 0 for s in data["steps"])
+    # The reports carry each step's switches.
+    first = json.loads((out / "step0-run-001.json").read_text())["config"]
+    last = json.loads((out / "step6-run-001.json").read_text())["config"]
+    assert (first["keep-alive"], first["dedup"], first["submit"]) == (False, "unified", "async")
+    assert (last["keep-alive"], last["dedup"], last["submit"]) == (True, "split", "fire-and-forget")
+    assert (out / "ladder.png").stat().st_size > 1000
+
+
+def test_bad_usage(capsys):
+    assert ladder.main(["--runs", "0"]) == 2
+    assert ladder.main(["--mode", "slow"]) == 2

@@ -1,0 +1,127 @@
+"""The statistics on inputs whose answers are worked out by hand, and the flattening of a
+report into named metrics."""
+
+import math
+
+import pytest
+
+from apiary_tools import metrics, stats
+
+import fakes
+
+# Student's t quantiles, from a printed table: t(0.975; 4) and t(0.975; 8).
+T_975_4 = 2.776445
+T_975_8 = 2.306004
+
+
+def test_summary_of_one_to_five():
+    s = stats.summarize([1, 2, 3, 4, 5])
+    assert s.n == 5
+    assert s.mean == 3 and s.median == 3 and s.min == 1 and s.max == 5
+    # sample variance: (4 + 1 + 0 + 1 + 4) / 4 = 2.5
+    assert s.stddev == pytest.approx(math.sqrt(2.5))
+    # half width: t · s / √n = 2.776445 · √2.5 / √5 = 2.776445 · √0.5
+    half = T_975_4 * math.sqrt(0.5)
+    assert s.ci_low == pytest.approx(3 - half, abs=1e-5)
+    assert s.ci_high == pytest.approx(3 + half, abs=1e-5)
+
+
+def test_summary_of_even_count_takes_middle_mean():
+    s = stats.summarize([10, 40, 20, 30])
+    assert s.median == 25 and s.mean == 25
+
+
+def test_single_value_has_no_spread():
+    s = stats.summarize([7.5])
+    assert (s.n, s.mean, s.median, s.min, s.max) == (1, 7.5, 7.5, 7.5, 7.5)
+    assert s.stddev is None and s.ci_low is None and s.ci_high is None
+
+
+def test_constant_values_have_a_point_interval():
+    s = stats.summarize([4, 4, 4])
+    assert s.stddev == 0 and s.ci_low == 4 and s.ci_high == 4
+
+
+def test_empty_is_an_error():
+    with pytest.raises(ValueError):
+        stats.summarize([])
+
+
+A = [100, 101, 99, 100.5, 99.5]
+B = [110, 111, 109, 110.5, 109.5]
+
+
+def test_clear_change_welch():
+    c = stats.compare(A, B, ci_method="welch")
+    assert c.mean_a == 100 and c.mean_b == 110
+    assert c.change_pct == pytest.approx(10.0)
+    # Both samples have variance 0.625, so se = √(0.625/5 + 0.625/5) = 0.5, Welch df = 8:
+    # difference 10 ± 2.306004 · 0.5, divided by mean(A) = 100, in percent.
+    assert c.ci_low_pct == pytest.approx(10 - T_975_8 * 0.5, abs=1e-4)
+    assert c.ci_high_pct == pytest.approx(10 + T_975_8 * 0.5, abs=1e-4)
+    # Complete separation of 5 against 5: the exact two-sided p is 2 / C(10, 5) = 2 / 252.
+    assert c.p_value == pytest.approx(2 / 252)
+    assert c.min_p_value == pytest.approx(2 / 252)
+
+
+def test_clear_change_bootstrap_brackets_the_change():
+    c = stats.compare(A, B)
+    assert c.ci_method == "bootstrap"
+    assert 8 < c.ci_low_pct < 10 < c.ci_high_pct < 12
+    again = stats.compare(A, B)
+    assert (again.ci_low_pct, again.ci_high_pct) == (c.ci_low_pct, c.ci_high_pct)  # seeded
+
+
+def test_overlapping_samples_are_not_significant():
+    c = stats.compare([1, 3, 5, 7, 9], [2, 4, 6, 8, 10])
+    assert c.change_pct == pytest.approx(20.0)  # means 5 and 6
+    # U = 10 of 25, the middle of the distribution: p = 0.690 (exact test, no ties)
+    assert c.p_value == pytest.approx(0.6904761904761905)
+    assert c.ci_low_pct < 0 < c.ci_high_pct
+
+
+def test_single_runs_give_the_change_only():
+    c = stats.compare([200.0], [150.0])
+    assert c.change_pct == pytest.approx(-25.0)
+    assert c.p_value is None and c.ci_low_pct is None and c.min_p_value is None
+
+
+def test_zero_baseline():
+    both = stats.compare([0, 0, 0], [0, 0, 0])
+    assert both.change_pct == 0 and both.p_value == 1.0
+    grew = stats.compare([0, 0, 0], [1, 2, 3])
+    assert grew.change_pct is None and grew.p_value is not None
+
+
+def test_min_p_value():
+    assert stats.min_p_value(3, 3) == pytest.approx(0.1)       # 2 / C(6, 3) = 2 / 20
+    assert stats.min_p_value(5, 5) == pytest.approx(2 / 252)
+    assert stats.min_p_value(1, 1) == 1.0
+
+
+def test_flatten_names_and_skips():
+    report = fakes.make_report([1000, 2000, 3000], tx_per_block=100)
+    m = metrics.flatten(report)
+    assert m["aggregates.cycle_us.avg"] == 2000
+    assert m["writer.unknown_share"] == 0.01
+    assert m["targets.cpu_utilization.value"] == 0.9
+    assert m["colony.kinds.vote.count"] == 75
+    assert m["us_per_tx"] == pytest.approx(20.0)  # 2000 µs / 100 transactions
+    # config, context and blocks are not metrics; flags and block numbers are not either
+    assert not any(k.startswith(("config.", "context.", "blocks.")) for k in m)
+    assert "aggregates.cycle_us.min_block" not in m and "schema_version" not in m
+    assert "colony.sink_closed" not in m and "targets.cpu_utilization.met" not in m
+
+
+def test_key_metrics_come_first():
+    names = metrics.ordered(["zeta", "us_per_tx", "aggregates.cycle_us.avg", "alpha"])
+    assert names == ["aggregates.cycle_us.avg", "us_per_tx", "alpha", "zeta"]
+
+
+def test_direction_table():
+    assert metrics.direction("aggregates.cycle_us.avg").better == metrics.LOWER
+    assert metrics.direction("us_per_tx").better == metrics.LOWER
+    assert metrics.direction("throughput.tx_per_s").better == metrics.HIGHER
+    assert metrics.direction("writer.unknown_share").better == metrics.LOWER
+    assert metrics.direction("throughput.transactions") is None
+    assert metrics.direction("writer.wait_work_share") is None
