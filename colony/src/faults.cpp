@@ -7,10 +7,13 @@
 
 #include "apiary/colony/key_cache.hpp"
 #include "apiary/core/operations.hpp"
+#include "text.hpp"
 
 namespace apiary::colony {
 
 namespace {
+
+using detail::trim_blanks;
 
 constexpr std::array<std::string_view, fault_kind_count> names = {
     "duplicate", "expired", "unknown-reference", "missing-authority",
@@ -29,12 +32,6 @@ std::string all_names() {
 std::string cat(std::initializer_list<std::string_view> pieces) {
   std::string s;
   for (std::string_view p : pieces) s.append(p);
-  return s;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
 
@@ -103,17 +100,17 @@ std::string to_string(const fault_config& f) {
 
 std::optional<std::string> parse_faults(std::string_view text, fault_config& out) {
   fault_config f;
-  text = trim(text);
+  text = trim_blanks(text);
   if (text != "none") {
     while (!text.empty()) {
       const std::size_t comma = text.find(',');
-      const std::string_view item = trim(text.substr(0, comma));
+      const std::string_view item = trim_blanks(text.substr(0, comma));
       text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
       const std::size_t eq = item.find('=');
       if (eq == std::string_view::npos)
         return cat({"'", item, "': expected kind=fraction (kinds: ", all_names(), "), or none"});
-      const std::string_view name = trim(item.substr(0, eq));
-      const std::string_view value = trim(item.substr(eq + 1));
+      const std::string_view name = trim_blanks(item.substr(0, eq));
+      const std::string_view value = trim_blanks(item.substr(eq + 1));
       const auto kind = fault_kind_from_name(name);
       if (!kind) return cat({"unknown fault kind '", name, "' (kinds: ", all_names(), ")"});
       double v = 0;
@@ -205,19 +202,14 @@ core::full_transaction_ptr build_fault(fault_kind k, const core::full_transactio
                                        bool sign, bool attach_keys) {
   if (k == fault_kind::duplicate) return normal;
   faulty_transaction f = make_faulty(k, normal->tx(), normal->id(), signer);
-  if (!sign)
-    return std::make_shared<const core::full_transaction>(std::move(f.tx), chain, std::span<const core::private_key>{});
-  if (f.wrong_key) {
+  if (sign && f.wrong_key) {
     const core::private_key wrong = wrong_key_for(signer, f.role, keys.password());
     const core::public_key pub = wrong.public_key();
     return std::make_shared<const core::full_transaction>(std::move(f.tx), chain, std::span(&wrong, 1),
                                                           attach_keys ? std::span(&pub, 1)
                                                                       : std::span<const core::public_key>{});
   }
-  const core::private_key& priv = keys.private_key(signer, f.role);
-  std::span<const core::public_key> attached;
-  if (attach_keys) attached = std::span(&keys.public_key(signer, f.role), 1);
-  return std::make_shared<const core::full_transaction>(std::move(f.tx), chain, std::span(&priv, 1), attached);
+  return make_transaction(std::move(f.tx), signer, f.role, keys, chain, sign, attach_keys);
 }
 
 }  // namespace apiary::colony

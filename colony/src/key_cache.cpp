@@ -1,5 +1,9 @@
 #include "apiary/colony/key_cache.hpp"
 
+#include <memory>
+#include <span>
+#include <utility>
+
 namespace apiary::colony {
 
 key_cache::role_keys& key_cache::slot(const core::account_name& account, core::key_role role) {
@@ -34,6 +38,17 @@ const core::public_key& key_cache::public_key(const core::account_name& account,
     k.pub = k.priv->public_key();
   }
   return *k.pub;
+}
+
+core::full_transaction_ptr make_transaction(core::transaction tx, const core::account_name& signer,
+                                            core::key_role role, key_cache& keys, const core::chain_id& chain,
+                                            bool sign, bool attach_key) {
+  if (!sign)
+    return std::make_shared<const core::full_transaction>(std::move(tx), chain, std::span<const core::private_key>{});
+  const core::private_key& priv = keys.private_key(signer, role);
+  std::span<const core::public_key> attached;
+  if (attach_key) attached = std::span(&keys.public_key(signer, role), 1);
+  return std::make_shared<const core::full_transaction>(std::move(tx), chain, std::span(&priv, 1), attached);
 }
 
 }  // namespace apiary::colony

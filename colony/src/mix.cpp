@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+
+#include "text.hpp"
 #include <cmath>
 
 namespace apiary::colony {
@@ -63,11 +65,7 @@ std::optional<std::string> mix_config::validate() const {
 
 namespace {
 
-std::string_view trim_blanks(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using detail::trim_blanks;
 
 std::optional<std::uint32_t> parse_u32(std::string_view s) {
   s = trim_blanks(s);

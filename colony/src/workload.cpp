@@ -34,16 +34,8 @@ void build_range(const colony_config& config, std::vector<step>& steps, std::siz
   key_cache keys(config.key_password);
   for (std::size_t i = begin; i < end; ++i) {
     generated_transaction& g = steps[i].normal;
-    if (config.sign) {
-      const core::private_key& priv = keys.private_key(g.signer, g.role);
-      std::span<const core::public_key> signer_keys;
-      if (config.attach_signer_keys) signer_keys = std::span(&keys.public_key(g.signer, g.role), 1);
-      out[i].normal = std::make_shared<const core::full_transaction>(std::move(g.tx), config.chain,
-                                                                     std::span(&priv, 1), signer_keys);
-    } else {
-      out[i].normal = std::make_shared<const core::full_transaction>(std::move(g.tx), config.chain,
-                                                                     std::span<const core::private_key>{});
-    }
+    out[i].normal = make_transaction(std::move(g.tx), g.signer, g.role, keys, config.chain, config.sign,
+                                     config.attach_signer_keys);
     if (steps[i].fault)
       out[i].companion = build_fault(*steps[i].fault, out[i].normal, g.signer, keys, config.chain, config.sign,
                                      config.attach_signer_keys);

@@ -112,6 +112,11 @@ class json_out {
   bool after_key_ = false;
 };
 
+// Nanoseconds in the units the JSON fields are named for.
+inline double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
+inline double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
+inline double sec(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
 // `"name": value` of one run option, typed as the option is (number, boolean or string).
 void write_option(json_out& j, const option_spec& o, const run_config& c);
 

@@ -10,9 +10,6 @@ namespace apiary::harness {
 
 namespace {
 
-double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
-double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
-
 double per_tx_us(const replay_result& r) {
   return r.transactions == 0 ? 0.0 : static_cast<double>(r.replay_ns) / 1e3 / static_cast<double>(r.transactions);
 }

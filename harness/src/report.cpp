@@ -52,10 +52,6 @@ void write_context_fields(json_out& j, const run_context& ctx) {
 
 namespace {
 
-double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
-double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
-double sec(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
-
 void write_series(json_out& j, std::string_view name, const block_series& s, int decimals) {
   j.key(name);
   j.begin_object();

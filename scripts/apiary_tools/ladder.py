@@ -76,16 +76,6 @@ MODES = {
 BREAKDOWN = ("wait_work", "wait_lock", "transactions", "blocks", "unknown")
 
 
-def step_args(index: int) -> list[str]:
-    """The options of step `index` (0: the start): the start's, overridden by every step up
-    to it. Each option once: apiary takes an option only once."""
-    options: dict[str, str] = {}
-    for step in (START, *STEPS[:index]):
-        for name, value in zip(step.args[::2], step.args[1::2]):
-            options[name] = value
-    return [item for pair in options.items() for item in pair]
-
-
 def merge(*arg_lists: Sequence[str]) -> list[str]:
     """`--option value` lists merged, a later value replacing an earlier one (apiary takes an
     option only once)."""
@@ -97,6 +87,12 @@ def merge(*arg_lists: Sequence[str]) -> list[str]:
             options.pop(name, None)
             options[name] = value
     return [item for pair in options.items() for item in pair]
+
+
+def step_args(index: int) -> list[str]:
+    """The options of step `index` (0: the start): the start's, overridden by every step up
+    to it."""
+    return merge(START.args, *(step.args for step in STEPS[:index]))
 
 
 def plan(prefix: list[str], base: list[str], runs: int, out: Path) -> list[PlannedRun]:

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "apiary/core/account_name.hpp"
+#include "apiary/core/full_transaction.hpp"
 #include "apiary/core/keys.hpp"
 
 namespace apiary::colony {
@@ -44,5 +45,11 @@ class key_cache {
   std::string password_;
   std::unordered_map<core::account_name, entry> entries_;
 };
+
+// `tx` ready to submit: signed with the signer's cached key for `role` (its public key
+// attached when attach_key), or unsigned when sign is false.
+core::full_transaction_ptr make_transaction(core::transaction tx, const core::account_name& signer,
+                                            core::key_role role, key_cache& keys, const core::chain_id& chain,
+                                            bool sign, bool attach_key);
 
 }  // namespace apiary::colony
