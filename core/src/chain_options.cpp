@@ -6,10 +6,6 @@
 
 namespace apiary::core {
 
-std::string_view to_string(dedup_mode m) { return m == dedup_mode::split ? "split" : "unified"; }
-std::string_view to_string(counter_mode m) { return m == counter_mode::local ? "local" : "state"; }
-std::string_view to_string(signer_source s) { return s == signer_source::attached ? "attached" : "recover"; }
-
 account_name genesis_account_name(std::string_view prefix, std::uint32_t i) {
   char buf[account_name::max_size];
   APIARY_CHECK(prefix.size() < sizeof buf);

@@ -10,6 +10,7 @@
 #include "apiary/core/account_name.hpp"
 #include "apiary/core/bytes.hpp"
 #include "apiary/core/database.hpp"
+#include "apiary/core/named_enum.hpp"
 
 namespace apiary::core {
 
@@ -31,9 +32,17 @@ enum class signer_source : std::uint8_t {
   recover,   // always recovered from the signatures
 };
 
-std::string_view to_string(dedup_mode m);
-std::string_view to_string(counter_mode m);
-std::string_view to_string(signer_source s);
+// The names the command line, config files and reports use (named_enum.hpp).
+inline constexpr std::array<enum_name<dedup_mode>, 2> dedup_mode_names{
+    {{"split", dedup_mode::split}, {"unified", dedup_mode::unified}}};
+inline constexpr std::array<enum_name<counter_mode>, 2> counter_mode_names{
+    {{"local", counter_mode::local}, {"state", counter_mode::state}}};
+inline constexpr std::array<enum_name<signer_source>, 2> signer_source_names{
+    {{"attached", signer_source::attached}, {"recover", signer_source::recover}}};
+
+constexpr std::string_view to_string(dedup_mode m) { return name_of(dedup_mode_names, m); }
+constexpr std::string_view to_string(counter_mode m) { return name_of(counter_mode_names, m); }
+constexpr std::string_view to_string(signer_source s) { return name_of(signer_source_names, s); }
 
 struct chain_limits {
   static constexpr std::uint32_t max_block_size = 2 * 1024 * 1024;
