@@ -1,6 +1,6 @@
 """The optimization ladder: Hive's six cycle optimizations, switched on one at a time.
 
-Hive's developers cut the full 2 MB block cycle from 750 to 312 ms in six steps (DESIGN.md).
+Hive's developers cut the full 2 MB block cycle from 750 to 312 ms in six steps (docs/design.md, "The optimization ladder").
 apiary has each of them as a run option, so the ladder starts with all six at their slow
 setting and turns them on in Hive's order:
 

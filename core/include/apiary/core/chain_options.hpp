@@ -1,5 +1,5 @@
 // Everything that shapes a chain: genesis, limits, and the runtime switches that exist so
-// each optimization of DESIGN.md's ladder can be measured on and off. Every combination of
+// each optimization of docs/design.md's ladder can be measured on and off. Every combination of
 // switches produces the same chain state for the same input.
 #pragma once
 
