@@ -4,35 +4,6 @@
 
 namespace apiary::colony {
 
-std::string_view to_string(rate_mode m) {
-  switch (m) {
-    case rate_mode::infinite: return "infinite";
-    case rate_mode::block_budget: return "block_budget";
-    case rate_mode::tps: return "tps";
-  }
-  return "unknown";
-}
-
-std::string_view to_string(submit_mode m) {
-  switch (m) {
-    case submit_mode::fire_and_forget: return "fire_and_forget";
-    case submit_mode::async: return "async";
-  }
-  return "unknown";
-}
-
-std::optional<rate_mode> parse_rate_mode(std::string_view name) {
-  for (rate_mode m : {rate_mode::infinite, rate_mode::block_budget, rate_mode::tps})
-    if (to_string(m) == name) return m;
-  return std::nullopt;
-}
-
-std::optional<submit_mode> parse_submit_mode(std::string_view name) {
-  for (submit_mode m : {submit_mode::fire_and_forget, submit_mode::async})
-    if (to_string(m) == name) return m;
-  return std::nullopt;
-}
-
 void colony_config::use_genesis_of(const core::chain_options& o) {
   genesis_accounts = o.genesis_accounts;
   account_prefix = o.account_prefix;

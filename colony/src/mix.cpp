@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "text.hpp"
-#include <cmath>
 
 namespace apiary::colony {
 
@@ -75,6 +75,16 @@ std::optional<std::uint32_t> parse_u32(std::string_view s) {
   return v;
 }
 
+// A non-negative finite decimal: "4", "0.5", "1e-3". No sign, no inf or nan.
+std::optional<double> parse_exponent(std::string_view s) {
+  s = trim_blanks(s);
+  if (s.empty() || s.front() == '-' || s.front() == '+') return std::nullopt;
+  double v = 0;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec != std::errc{} || r.ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
 std::string kind_list() {
   std::string s;
   for (op_kind k : all_op_kinds) {
@@ -93,6 +103,10 @@ std::string to_string(const mix_config& m) {
     if (!s.empty()) s.push_back(',');
     s.append(op_kind_name(k)).append("=").append(std::to_string(p.weight));
     s.append(":").append(std::to_string(p.min)).append("-").append(std::to_string(p.max));
+    // The shortest text that reads back as the same double.
+    char exponent[32];
+    const auto r = std::to_chars(std::begin(exponent), std::end(exponent), p.exponent);
+    s.append("^").append(exponent, r.ptr);
   }
   return s;
 }
@@ -100,7 +114,7 @@ std::string to_string(const mix_config& m) {
 std::optional<std::string> parse_mix(std::string_view text, mix_config& out) {
   mix_config m = out;
   text = trim_blanks(text);
-  if (text.empty()) return std::string("expected kind=weight[:min-max],... (kinds: ").append(kind_list()).append(")");
+  if (text.empty()) return std::string("expected kind=weight[:min-max[^exponent]],... (kinds: ").append(kind_list()).append(")");
   while (!text.empty()) {
     const std::size_t comma = text.find(',');
     const std::string_view item = trim_blanks(text.substr(0, comma));
@@ -108,7 +122,7 @@ std::optional<std::string> parse_mix(std::string_view text, mix_config& out) {
     const std::size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
       std::string e("'");
-      e.append(item).append("': expected kind=weight or kind=weight:min-max (kinds: ").append(kind_list()).append(")");
+      e.append(item).append("': expected kind=weight, kind=weight:min-max or kind=weight:min-max^exponent (kinds: ").append(kind_list()).append(")");
       return e;
     }
     const std::string_view name = trim_blanks(item.substr(0, eq));
@@ -129,7 +143,19 @@ std::optional<std::string> parse_mix(std::string_view text, mix_config& out) {
     op_kind_params& p = m[*kind];
     p.weight = *weight;
     if (colon != std::string_view::npos) {
-      const std::string_view range = rest.substr(colon + 1);
+      std::string_view range = rest.substr(colon + 1);
+      const std::size_t caret = range.find('^');
+      if (caret != std::string_view::npos) {
+        const std::string_view shape = range.substr(caret + 1);
+        const auto exponent = parse_exponent(shape);
+        if (!exponent) {
+          std::string e(name);
+          e.append(": exponent '").append(trim_blanks(shape)).append("' is not a number >= 0 (e.g. 4 or 0.5)");
+          return e;
+        }
+        p.exponent = *exponent;
+        range = range.substr(0, caret);
+      }
       const std::size_t dash = range.find('-');
       const auto lo = dash == std::string_view::npos ? std::nullopt : parse_u32(range.substr(0, dash));
       const auto hi = dash == std::string_view::npos ? std::nullopt : parse_u32(range.substr(dash + 1));

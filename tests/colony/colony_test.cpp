@@ -291,6 +291,14 @@ TEST(ColonyConfig, ModeNamesRoundTrip) {
   for (auto m : {colony::submit_mode::fire_and_forget, colony::submit_mode::async})
     EXPECT_EQ(colony::parse_submit_mode(colony::to_string(m)), m);
   EXPECT_FALSE(colony::parse_rate_mode("fast").has_value());
+  // The command line's spellings, the only ones.
+  EXPECT_EQ(colony::to_string(colony::rate_mode::block_budget), "block");
+  EXPECT_EQ(colony::to_string(colony::submit_mode::fire_and_forget), "fire-and-forget");
+  EXPECT_EQ(colony::parse_rate_mode("block"), colony::rate_mode::block_budget);
+  EXPECT_FALSE(colony::parse_rate_mode("block_budget").has_value());
+  EXPECT_FALSE(colony::parse_submit_mode("fire_and_forget").has_value());
+  EXPECT_EQ(core::names_text(colony::rate_mode_names), "infinite|block|tps");
+  EXPECT_EQ(core::names_text(colony::submit_mode_names, " or "), "fire-and-forget or async");
 }
 
 TEST(Colony, ConstructorRejectsABadConfig) {

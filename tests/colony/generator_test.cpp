@@ -111,6 +111,51 @@ TEST(Mix, ValidateNamesTheProblem) {
   EXPECT_TRUE(mix.validate().has_value());
 }
 
+TEST(Mix, TextShowsTheExponentAndRoundTripsExactly) {
+  const colony::mix_config hive;
+  EXPECT_EQ(colony::to_string(hive),
+            "article=16:100-5000^4,reply=110:30-1000^5,vote=2070:0-0^1,transfer=87:0-350^4,custom_json=6006:20-400^1");
+  colony::mix_config odd;
+  odd[op_kind::article].exponent = 0.1;  // not exact in binary: the text must still read back
+  odd[op_kind::reply].exponent = 1.0 / 3.0;
+  odd[op_kind::vote].exponent = 0.0;
+  odd[op_kind::transfer].exponent = 1e-7;
+  odd[op_kind::custom_json] = {7, 9, 1, 123456.789};
+  for (const colony::mix_config& m : {hive, odd}) {
+    colony::mix_config back;
+    // Read into a mix whose every value differs, so nothing is kept by accident.
+    for (auto& k : back.kinds) k = {1, 2, 3, 2.5};
+    ASSERT_EQ(colony::parse_mix(colony::to_string(m), back), std::nullopt) << colony::to_string(m);
+    EXPECT_EQ(back, m) << colony::to_string(m);
+  }
+}
+
+TEST(Mix, TextAcceptsTheExponentAndTheOldForms) {
+  colony::mix_config m;
+  ASSERT_EQ(colony::parse_mix("article=16:100-5000^4, reply = 3:1-2 ^ 0.5 ,vote=9", m), std::nullopt);
+  EXPECT_EQ(m[op_kind::article], (colony::op_kind_params{100, 5000, 16, 4.0}));
+  EXPECT_EQ(m[op_kind::reply], (colony::op_kind_params{1, 2, 3, 0.5}));
+  EXPECT_EQ(m[op_kind::vote].weight, 9u);
+  // Without ^ the exponent keeps its value.
+  m[op_kind::transfer].exponent = 7.0;
+  ASSERT_EQ(colony::parse_mix("transfer=5:10-20", m), std::nullopt);
+  EXPECT_EQ(m[op_kind::transfer], (colony::op_kind_params{10, 20, 5, 7.0}));
+  ASSERT_EQ(colony::parse_mix("transfer=5:10-20^0", m), std::nullopt);
+  EXPECT_EQ(m[op_kind::transfer].exponent, 0.0);
+
+  for (const char* bad : {"reply=3:1-2^", "reply=3:1-2^-1", "reply=3:1-2^x", "reply=3:1-2^inf", "reply=3:1-2^nan",
+                          "reply=3:1-2^1^2", "reply=3:1-2^+1"}) {
+    colony::mix_config d;
+    const auto problem = colony::parse_mix(bad, d);
+    ASSERT_TRUE(problem) << bad;
+    EXPECT_NE(problem->find("reply: exponent"), std::string::npos) << bad << ": " << *problem;
+    EXPECT_EQ(d, colony::mix_config{}) << bad;
+  }
+  colony::mix_config d;
+  EXPECT_NE(colony::parse_mix("reply=3^2", d).value_or("").find("reply: weight"), std::string::npos);
+  EXPECT_NE(colony::parse_mix("reply=3:1-2x^2", d).value_or("").find("range"), std::string::npos);
+}
+
 TEST(Genesis, NamesAreValidAndDealtRoundRobin) {
   const auto names = colony::genesis_account_names(10);
   ASSERT_EQ(names.size(), 10u);

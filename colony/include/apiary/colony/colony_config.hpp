@@ -3,6 +3,7 @@
 // rate control and the submission style. A plain value; validate() before use.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "apiary/colony/mix.hpp"
 #include "apiary/core/bytes.hpp"
 #include "apiary/core/chain_options.hpp"
+#include "apiary/core/named_enum.hpp"
 
 namespace apiary::colony {
 
@@ -30,11 +32,22 @@ enum class submit_mode : std::uint8_t {
   async,            // submit and wait for that transaction's outcome before making the next
 };
 
-// "infinite", "block_budget", "tps"; "fire_and_forget", "async".
-std::string_view to_string(rate_mode m);
-std::string_view to_string(submit_mode m);
-std::optional<rate_mode> parse_rate_mode(std::string_view name);
-std::optional<submit_mode> parse_submit_mode(std::string_view name);
+// The names the command line, config files and reports use (named_enum.hpp): --rate block,
+// --submit fire-and-forget. (The command line's --rate takes a number for tps mode; "tps" is
+// the mode's name.)
+inline constexpr std::array<core::enum_name<rate_mode>, 3> rate_mode_names{
+    {{"infinite", rate_mode::infinite}, {"block", rate_mode::block_budget}, {"tps", rate_mode::tps}}};
+inline constexpr std::array<core::enum_name<submit_mode>, 2> submit_mode_names{
+    {{"fire-and-forget", submit_mode::fire_and_forget}, {"async", submit_mode::async}}};
+
+constexpr std::string_view to_string(rate_mode m) { return core::name_of(rate_mode_names, m); }
+constexpr std::string_view to_string(submit_mode m) { return core::name_of(submit_mode_names, m); }
+constexpr std::optional<rate_mode> parse_rate_mode(std::string_view name) {
+  return core::value_of(rate_mode_names, name);
+}
+constexpr std::optional<submit_mode> parse_submit_mode(std::string_view name) {
+  return core::value_of(submit_mode_names, name);
+}
 
 struct colony_config {
   static constexpr std::uint32_t max_threads = 128;

@@ -74,12 +74,16 @@ struct mix_config {
   bool operator==(const mix_config&) const = default;
 };
 
-// The text form of the --mix option: "kind=weight:min-max,..." for every kind in enum order
-// (what parse_mix reads back), e.g. "article=16:100-5000,...,custom_json=6006:20-400".
+// The text form of the --mix option: "kind=weight:min-max^exponent,..." for every kind in
+// enum order, the exponent in the shortest form that reads back as the same double, so
+// parse_mix(to_string(m)) gives m exactly, e.g.
+// "article=16:100-5000^4,reply=110:30-1000^5,...,custom_json=6006:20-400^1".
 std::string to_string(const mix_config& m);
-// Changes the kinds it names, each "kind=weight" or "kind=weight:min-max" (the extra payload
-// range); the others keep their values from `out`. Then checks the result (validate()). The
-// error names the bad part and what is allowed; `out` is left alone on error.
+// Changes the kinds it names, each "kind=weight", "kind=weight:min-max" (the extra payload
+// range) or "kind=weight:min-max^exponent" (and the size distribution's exponent, a decimal
+// >= 0); what an item leaves out, and the kinds it does not name, keep their values from
+// `out`. Then checks the result (validate()). The error names the bad part and what is
+// allowed; `out` is left alone on error.
 std::optional<std::string> parse_mix(std::string_view text, mix_config& out);
 
 }  // namespace apiary::colony
