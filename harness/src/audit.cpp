@@ -23,9 +23,9 @@ audit_result audit_run(const run_config& c, const core::chain& chain, const std:
     const queen::block_record& b = blocks[i];
     in_blocks += b.transactions;
     dropped += b.dropped;
-    if (b.size_bytes > c.block_size)
+    if (b.size_bytes > c.writer.block_size)
       violation("blocks: block " + std::to_string(b.num) + " is " + std::to_string(b.size_bytes) +
-                " bytes, above the " + std::to_string(c.block_size) + "-byte target");
+                " bytes, above the " + std::to_string(c.writer.block_size) + "-byte target");
     if (i > 0 && b.num != blocks[i - 1].num + 1)
       violation("blocks: block " + std::to_string(b.num) + " follows block " + std::to_string(blocks[i - 1].num));
     if (i > 0 && b.previous != blocks[i - 1].id)

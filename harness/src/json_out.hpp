@@ -13,7 +13,7 @@
 #include "apiary/core/buffer.hpp"
 #include "apiary/core/json.hpp"
 #include "apiary/harness/context.hpp"
-#include "apiary/harness/run_config.hpp"
+#include "apiary/harness/options.hpp"
 
 namespace apiary::harness {
 
@@ -118,7 +118,7 @@ inline double us(std::int64_t ns) { return static_cast<double>(ns) / 1e3; }
 inline double sec(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 // `"name": value` of one run option, typed as the option is (number, boolean or string).
-void write_option(json_out& j, const option_spec& o, const run_config& c);
+void write_option(json_out& j, const config_entry& o);
 
 // The run_context fields (cpu_model ... start_time), into the object being written.
 void write_context_fields(json_out& j, const run_context& ctx);

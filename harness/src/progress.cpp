@@ -63,13 +63,13 @@ void progress_line::update(const progress_counters& p, std::int64_t now_ns) {
   const std::int64_t last_ns = p.last_block_ns.load(std::memory_order_relaxed);
 
   char buf[128];
-  if (warm < config_.warmup_blocks || start_ns < 0) {
-    std::snprintf(buf, sizeof buf, "warm-up %u/%u blocks", warm, config_.warmup_blocks);
+  if (warm < config_.stop.warmup_blocks || start_ns < 0) {
+    std::snprintf(buf, sizeof buf, "warm-up %u/%u blocks", warm, config_.stop.warmup_blocks);
     draw(buf);
     return;
   }
-  if (config_.blocks != 0)
-    std::snprintf(buf, sizeof buf, "block %u/%u", blocks, config_.blocks);
+  if (config_.stop.blocks != 0)
+    std::snprintf(buf, sizeof buf, "block %u/%u", blocks, config_.stop.blocks);
   else
     std::snprintf(buf, sizeof buf, "block %u", blocks);
   std::string line = buf;
@@ -86,10 +86,10 @@ void progress_line::update(const progress_counters& p, std::int64_t now_ns) {
     double eta = -1;
     const double elapsed_s = static_cast<double>(now_ns - start_ns) / 1e9;
     auto consider = [&eta](double s) { eta = eta < 0 ? s : std::min(eta, s); };
-    if (config_.blocks != 0) consider(static_cast<double>(config_.blocks - std::min(config_.blocks, blocks)) * avg_cycle_ms / 1e3);
-    if (config_.duration_s > 0) consider(config_.duration_s - elapsed_s);
-    if (config_.transactions != 0 && tx_per_s > 0)
-      consider(static_cast<double>(config_.transactions - std::min(config_.transactions, txs)) / tx_per_s);
+    if (config_.stop.blocks != 0) consider(static_cast<double>(config_.stop.blocks - std::min(config_.stop.blocks, blocks)) * avg_cycle_ms / 1e3);
+    if (config_.stop.duration_s > 0) consider(config_.stop.duration_s - elapsed_s);
+    if (config_.stop.transactions != 0 && tx_per_s > 0)
+      consider(static_cast<double>(config_.stop.transactions - std::min(config_.stop.transactions, txs)) / tx_per_s);
     if (eta >= 0) line.append(" | ETA ").append(clock_text(eta));
   } else {
     line += " | measuring";

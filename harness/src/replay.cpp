@@ -31,7 +31,7 @@ void count_outcome(void* ctx, const core::full_transaction&, core::reject outcom
 }  // namespace
 
 core::chain_options replay_chain_options(const run_config& c, const workload_meta& w) {
-  core::chain_options o = make_chain_options(c);
+  core::chain_options o = c.chain;
   o.genesis_accounts = w.accounts;
   o.account_prefix = w.account_prefix;
   o.key_password = w.key_password;
@@ -53,8 +53,8 @@ replay_result replay_workload(const run_config& c, const saved_workload& w) {
   queue.close();
 
   queen::writer_config wc;
-  wc.block_size = c.block_size;
-  wc.block_transactions = c.block_transactions;
+  wc.block_size = c.writer.block_size;
+  wc.block_transactions = c.writer.block_transactions;
   queen::writer writer(chain, queue, wc, nullptr);
 
   const std::int64_t t1 = steady_now_ns();
@@ -73,16 +73,18 @@ replay_result replay_workload(const run_config& c, const saved_workload& w) {
 }
 
 saved_workload generate_saved_workload(const run_config& c, std::uint64_t transactions) {
-  const core::chain_options chain = make_chain_options(c);
-  colony::colony_config k = make_colony_config(c, chain);
+  const core::chain_options& chain = c.chain;
+  // The workload's accounts are the chain's genesis, whether or not resolve() ran.
+  colony::colony_config k = c.colony;
+  k.use_genesis_of(chain);
   const colony::head_info genesis_head{0, core::block_id{}, core::time_point_sec{chain.genesis_time}};
   colony::workload generated = colony::generate_workload(k, transactions, genesis_head);
 
   saved_workload w;
-  w.meta.seed = c.seed;
-  w.meta.streams = c.threads;
+  w.meta.seed = c.colony.seed;
+  w.meta.streams = c.colony.threads;
   w.meta.accounts = chain.genesis_accounts;
-  w.meta.sign = c.sign;
+  w.meta.sign = c.colony.sign;
   w.meta.faults = generated.faults;
   w.meta.account_prefix = chain.account_prefix;
   w.meta.key_password = chain.key_password;

@@ -2,6 +2,7 @@
 #include <array>
 #include <string_view>
 
+#include "apiary/harness/options.hpp"
 #include "apiary/harness/progress.hpp"
 #include "apiary/harness/replay.hpp"
 #include "json_out.hpp"
@@ -19,11 +20,6 @@ std::uint64_t in_blocks(const replay_result& r) {
   for (const queen::block_record& b : r.blocks) n += b.transactions;
   return n;
 }
-
-// The options a replay is shaped by, as the run report's config section writes them.
-constexpr std::array<std::string_view, 11> chain_option_names = {
-    "block-size", "max-block-size", "block-transactions", "dedup", "custom-ops", "signers",
-    "block-session", "reversible-blocks", "keep-alive", "pool-objects", "pool-undo"};
 
 }  // namespace
 
@@ -61,7 +57,9 @@ void write_replay_report(core::out_buffer& out, const run_config& c, const run_c
 
   j.key("config");
   j.begin_object();
-  for (std::string_view name : chain_option_names) write_option(j, *find_option(name), c);
+  // The options that shape the chain and its blocks (those of the workload are above).
+  for (const config_entry& e : describe(c, scope_replay))
+    if ((e.scope & scope_workload) == 0) write_option(j, e);
   j.end_object();
 
   j.key("result");

@@ -16,12 +16,13 @@
 #include "apiary/colony/mix.hpp"
 #include "apiary/core/json.hpp"
 #include "apiary/core/reject.hpp"
+#include "apiary/harness/options.hpp"
 #include "json_out.hpp"
 
 namespace apiary::harness {
 
-void write_option(json_out& j, const option_spec& o, const run_config& c) {
-  const std::string v = o.get(c);
+void write_option(json_out& j, const config_entry& o) {
+  const std::string& v = o.text;
   j.key(o.name);
   switch (o.kind) {
     case value_kind::number: {
@@ -85,7 +86,7 @@ void write_series(json_out& j, std::string_view name, const block_series& s, int
 
 void write_config(json_out& j, const run_config& c) {
   j.begin_object();
-  for (const option_spec& o : run_options()) write_option(j, o, c);
+  for (const config_entry& e : describe(c)) write_option(j, e);
   j.field("config_file", c.config_file);
   j.end_object();
 }
@@ -100,11 +101,20 @@ void write_brake(json_out& j, std::string_view name, const colony::brake_totals&
 
 }  // namespace
 
-void write_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const run_result& r,
-                  const analysis& a, const std::string& path) {
-  out.reserve(out.size() + 4096 + r.blocks.size() * 256);
-  json_out j(out);
-  j.begin_object();
+namespace {
+
+// What the report is made of.
+struct report_inputs {
+  const run_config& c;
+  const run_context& ctx;
+  const run_result& r;
+  const analysis& a;
+  const std::string& path;
+};
+
+// The report's sections, in order; each writes its keys into the top-level object.
+void write_status(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.field("schema_version", report_schema_version);
   j.field("name", c.name);
   j.field("status", to_string(r.status));
@@ -112,23 +122,35 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   j.field("failed", r.status == run_status::failed);
   j.key("error");
   j.text_or_null(r.error);
-  j.field("stop_reason", r.stop_reason);
+  j.field("stop_reason", to_string(r.stopped_by));
   j.field("report_path", path);
 
+}
+
+void write_context(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("context");
   j.begin_object();
   write_context_fields(j, ctx);
-  j.field("seed", c.seed);
+  j.field("seed", c.colony.seed);
   {
-    const core::chain_id id = make_chain_options(c).chain;
+    const core::chain_id id = c.chain.chain;
     j.key("chain_id");
     j.value(core::to_hex(id));
   }
   j.end_object();
 
+}
+
+void write_config_section(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("config");
   write_config(j, c);
 
+}
+
+void write_timing(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("timing");
   j.begin_object();
   j.field("genesis_ms", ms(r.genesis_ns), 3);
@@ -138,6 +160,10 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   j.field("measured_s", a.window_s, 9);
   j.end_object();
 
+}
+
+void write_blocks(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("blocks");
   j.begin_array();
   for (std::size_t i = 0; i < r.blocks.size(); ++i) {
@@ -162,6 +188,10 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   }
   j.end_array();
 
+}
+
+void write_aggregates(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("aggregates");
   j.begin_object();
   j.field("warmup_blocks", r.warmup_blocks);
@@ -183,6 +213,10 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   j.field("blocks_per_s", a.blocks_per_s, 6);
   j.end_object();
 
+}
+
+void write_cpu(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("cpu");
   j.begin_object();
   j.field("cores", ctx.cores);
@@ -203,6 +237,10 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   j.field("run_system_s", sec(r.usage_end.system_ns), 6);
   j.end_object();
 
+}
+
+void write_writer(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("writer");
   j.begin_object();
   j.field("total_ms", ms(a.writer.total_ns), 3);
@@ -218,16 +256,20 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   j.field("unknown_share", a.unknown_share, 6);
   j.field("transactions_accepted", a.writer.transactions_accepted);
   j.field("transactions_rejected", a.writer.transactions_rejected);
-  j.field("block_size_target_bytes", c.block_size);
+  j.field("block_size_target_bytes", c.writer.block_size);
   j.field("block_transactions_target", r.block_transactions);
-  j.field("queue_policy", c.queue == queen::queue_policy::bounded ? "bounded" : "unbounded");
+  j.field("queue_policy", queen::to_string(c.queue.policy));
   j.field("queue_high_water", r.queue_high_water);
   j.field("queue_full_waits", r.queue_full_waits);
   j.end_object();
 
+}
+
+void write_signing(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("signing");
   j.begin_object();
-  j.field("enabled", c.sign);
+  j.field("enabled", c.colony.sign);
   j.field("cpu_ms_per_block", a.signing_ms_per_block, 6);
   j.field("bound_us", a.signing_bound_us, 3);
   j.key("cycle_to_bound");
@@ -237,11 +279,15 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
     j.null();
   j.end_object();
 
+}
+
+void write_colony(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   const colony::colony_stats& k = r.colony_total;
   j.key("colony");
   j.begin_object();
   j.field("threads", k.threads);
-  j.field("rate", rate_text(c));
+  j.field("rate", rate_text(c.colony));
   j.field("block_budget", r.colony_block_budget);
   j.field("generated", k.generated);
   j.field("submitted", k.submitted);
@@ -285,7 +331,7 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
     const core::reject reason = colony::expected_reject(kind);
     j.begin_object();
     j.field("kind", colony::fault_kind_name(kind));
-    j.field("fraction", c.faults[kind], 6);
+    j.field("fraction", c.colony.faults[kind], 6);
     j.field("injected", k.faults[i]);
     j.field("reason", core::reject_name(reason));
     j.field("rejected", k.outcomes[reason]);
@@ -294,6 +340,11 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   j.end_array();
   j.end_object();
 
+}
+
+void write_ledger(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
+  const colony::colony_stats& k = r.colony_total;
   j.key("rejections");
   j.begin_object();
   for (std::size_t i = 1; i < core::reject_count; ++i)
@@ -308,6 +359,10 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   j.field("pending_at_end", r.pending_at_end);
   j.end_object();
 
+}
+
+void write_targets(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("targets");
   j.begin_array();
   for (const target_check& t : a.targets) {
@@ -321,13 +376,17 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   }
   j.end_array();
 
+}
+
+void write_audit(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("dumps");
   j.begin_object();
   j.key("transactions");
-  j.text_or_null(c.dump_transactions);
+  j.text_or_null(c.out.dump_transactions);
   j.field("transactions_written", r.dumped_transactions);
   j.key("blocks");
-  j.text_or_null(c.dump_blocks);
+  j.text_or_null(c.out.dump_blocks);
   j.field("blocks_written", r.dumped_blocks);
   j.end_object();
 
@@ -349,6 +408,35 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   j.field("undo_depth", r.audit.undo_depth);
   j.end_object();
 
+}
+
+}  // namespace
+
+void write_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const run_result& r,
+                  const analysis& a, const std::string& path) {
+  out.reserve(out.size() + 4096 + r.blocks.size() * 256);
+  json_out j(out);
+  const report_inputs in{c, ctx, r, a, path};
+  j.begin_object();
+  write_status(j, in);
+  write_context(j, in);
+  write_config_section(j, in);
+  write_timing(j, in);
+  write_blocks(j, in);
+  write_aggregates(j, in);
+  write_cpu(j, in);
+  write_writer(j, in);
+  write_signing(j, in);
+  write_colony(j, in);
+  write_ledger(j, in);
+  write_targets(j, in);
+  write_audit(j, in);
+  j.key("log");
+  j.begin_object();
+  j.key("file");
+  j.text_or_null(r.log_file);
+  j.field("dropped", r.log_dropped);
+  j.end_object();
   j.field("peak_rss_bytes", r.usage_end.peak_rss_bytes);
   j.end_object();
   out.append("\n");

@@ -4,13 +4,13 @@
 
 #include <condition_variable>
 #include <csignal>
-#include <cstdio>
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <thread>
+
+#include <spdlog/fmt/fmt.h>
 
 #include "apiary/colony/colony.hpp"
 #include "apiary/core/chain.hpp"
@@ -33,7 +33,7 @@ std::string_view to_string(run_status s) {
 }
 
 std::string report_path(const run_config& c, const run_context& ctx) {
-  if (!c.report.empty()) return c.report;
+  if (!c.out.report.empty()) return c.out.report;
   return "results/" + ctx.start_compact + "-" + c.name + ".json";
 }
 
@@ -75,35 +75,145 @@ colony::head_info head_of(const core::chain& chain) {
   return {chain.head_block_num(), chain.head_block_id(), chain.head_block_time()};
 }
 
-// What the block callback leaves for the main thread.
-enum class writer_stop : int { none, blocks, transactions };
+// Hive's chain_plugin prints the writer loop's time split every 30 s, over those 30 s.
+constexpr std::int64_t breakdown_interval_ns = 30'000'000'000;
+// A warning once nothing has happened for this long (the run fails at --stall-timeout).
+constexpr std::int64_t stall_warning_ns = 10'000'000'000;
+
+void log_breakdown(spdlog::logger& log, const queen::writer_breakdown& d) {
+  if (d.total_ns <= 0) return;
+  const double total = static_cast<double>(d.total_ns) / 100.0;
+  log.info("waiting for work: {:.2f}%, waiting for locks: {:.2f}%, processing transactions: {:.2f}%, "
+           "processing blocks: {:.2f}%, unknown: {:.2f}%",
+           static_cast<double>(d.wait_work_ns) / total, static_cast<double>(d.wait_lock_ns) / total,
+           static_cast<double>(d.tx_ns) / total, static_cast<double>(d.block_ns) / total,
+           static_cast<double>(d.unknown_ns()) / total);
+}
+
+// What the main thread's wait remembers between two looks.
+struct poll_state {
+  bool machine_sampled = false;
+  bool stall_warned = false;
+  std::int64_t last_progress_ns = 0;
+  std::uint64_t last_accepted = 0;
+  std::int64_t last_block_seen = -1;
+};
 
 class cycle_test {
  public:
-  cycle_test(const run_config& c, const run_context& ctx, bool progress)
-      : config_(c), ctx_(ctx), progress_(c, progress, progress && isatty(STDERR_FILENO) == 1) {}
+  cycle_test(const run_config& c, const run_context& ctx, bool progress, spdlog::logger& log)
+      : config_(c), ctx_(ctx), log_(log), progress_(c, progress, progress && isatty(STDERR_FILENO) == 1) {}
 
   run_result run();
 
  private:
+  void build();
+  void start();
+  void wait_for_stop();
+  stop_reason poll(poll_state& s, std::int64_t now);
+  bool stalled(poll_state& s, std::int64_t now);
+  void shutdown();
+  void collect();
+  void write_dumps();
+  void run_audit();
+
+  // Writer thread.
   bool on_block(const queen::block_record& r, const core::chain& chain);
+  void count_block(const queen::block_record& r, bool measured, std::int64_t now);
   void snapshot(window_edge& e, std::int64_t writer_ns);
-  void fail(std::string message);
+  void log_block(const queen::block_record& r);
+
+  void fail(std::string message, stop_reason why = stop_reason::error);
 
   const run_config& config_;
   const run_context& ctx_;
+  spdlog::logger& log_;
   progress_line progress_;
   progress_counters counters_;
   run_result result_;
+  std::int64_t run_start_ns_ = 0;
 
-  // Set before the writer starts, used by the callback on the writer thread.
-  colony::colony* colony_ = nullptr;
-  queen::writer* writer_ = nullptr;
-  transaction_tap* tap_ = nullptr;
-  std::uint32_t seen_blocks_ = 0;         // writer thread
-  std::uint64_t measured_transactions_ = 0;  // writer thread
-  std::atomic<int> writer_stop_{static_cast<int>(writer_stop::none)};
+  // Declared in the order they are built, so they are destroyed in the reverse: the writer
+  // (which joins its thread) before the colony its completions point into, the colony
+  // before the tap and the queue its producers submit to, and the chain last.
+  std::unique_ptr<core::chain> chain_;
+  std::unique_ptr<queen::writer_queue> queue_;
+  std::unique_ptr<transaction_tap> tap_;
+  std::unique_ptr<colony::colony> colony_;
+  std::unique_ptr<queen::writer> writer_;
+
+  // Writer thread.
+  std::uint32_t seen_blocks_ = 0;
+  std::uint64_t measured_transactions_ = 0;
+  queen::writer_breakdown last_breakdown_;  // at the last breakdown line
+  std::atomic<stop_reason> writer_stop_{stop_reason::none};
 };
+
+void cycle_test::fail(std::string message, stop_reason why) {
+  if (result_.status == run_status::failed) return;  // the first error is the one to report
+  result_.status = run_status::failed;
+  result_.stopped_by = why;
+  result_.error = std::move(message);
+}
+
+// ---- build and start ----
+
+void cycle_test::build() {
+  const std::int64_t t0 = steady_ns();
+  // Genesis: an EC key derivation per account and role, a few seconds for 100,000.
+  progress_.phase("genesis: " + grouped(config_.chain.genesis_accounts) + " accounts");
+  chain_ = std::make_unique<core::chain>(config_.chain);
+  result_.genesis_ns = steady_ns() - t0;
+  log_.info("genesis: {} accounts in {:.3f} s", config_.chain.genesis_accounts,
+            static_cast<double>(result_.genesis_ns) / 1e9);
+
+  const queue_settings& q = config_.queue;
+  queue_ = std::make_unique<queen::writer_queue>(q.policy, q.policy == queen::queue_policy::bounded ? q.capacity : 0);
+  // The tap sits between the colony and the queue only when a dump or the audit needs it.
+  const outputs& o = config_.out;
+  if (!o.dump_transactions.empty() || !o.dump_blocks.empty() || config_.audit)
+    tap_ = std::make_unique<transaction_tap>(*queue_, *chain_, o.dump_transactions.empty() ? 0 : o.dump_limit,
+                                             o.dump_blocks.empty() ? 0 : o.dump_block_limit, config_.audit);
+  core::transaction_sink& sink = tap_ ? static_cast<core::transaction_sink&>(*tap_) : *queue_;
+  colony_ = std::make_unique<colony::colony>(config_.colony, sink, head_of(*chain_));
+
+  queen::writer_config wc = config_.writer;
+  // Per-block budget mode: a block ends when the budget is pending (or the size target is
+  // reached first); otherwise the colony, waiting for the next block to refill its budget,
+  // and the writer, waiting for a full block, would wait for each other.
+  if (config_.colony.rate == colony::rate_mode::block_budget && wc.block_transactions == 0)
+    wc.block_transactions = colony_->block_budget();
+  result_.block_transactions = wc.block_transactions;
+  result_.colony_block_budget = colony_->block_budget();
+  writer_ = std::make_unique<queen::writer>(
+      *chain_, *queue_, wc, [this](const queen::block_record& r, const core::chain& c) { return on_block(r, c); });
+}
+
+void cycle_test::start() {
+  // The producers warm their keys and start together; the writer starts right after, so
+  // its clock (and the first block's) does not include the key warm-up.
+  if (interrupt_signal() == 0) {
+    const colony::colony_config& k = config_.colony;
+    progress_.phase(k.sign && k.warm_keys ? "colony: deriving keys" : "colony: starting");
+    const std::int64_t c0 = steady_ns();
+    colony_->start();
+    result_.colony_start_ns = steady_ns() - c0;
+  }
+  run_start_ns_ = steady_ns();
+  if (config_.stop.warmup_blocks == 0) {
+    // No warm-up: the window opens with the writer (whose breakdown starts at zero).
+    result_.window_start.usage = read_usage();
+    result_.window_start.colony = colony_->stats();
+    counters_.window_start_ns.store(run_start_ns_, std::memory_order_relaxed);
+  }
+  if (interrupt_signal() == 0) {
+    writer_->start();
+    log_.info("run '{}': {} producer threads, blocks of {} bytes", config_.name, config_.colony.threads,
+              config_.writer.block_size);
+  }
+}
+
+// ---- the block callback (writer thread) ----
 
 void cycle_test::snapshot(window_edge& e, std::int64_t writer_ns) {
   e.writer_ns = writer_ns;
@@ -112,14 +222,10 @@ void cycle_test::snapshot(window_edge& e, std::int64_t writer_ns) {
   e.colony = colony_->stats();
 }
 
-bool cycle_test::on_block(const queen::block_record& r, const core::chain& chain) {
-  // Account for the block first, so every record the writer keeps is in the figures even
-  // when something below throws (the run then fails with a consistent report).
-  ++seen_blocks_;
-  const bool measured = seen_blocks_ > config_.warmup_blocks;
-  const std::int64_t now = steady_ns();
+void cycle_test::count_block(const queen::block_record& r, bool measured, std::int64_t now) {
+  const std::uint32_t warmup = config_.stop.warmup_blocks;
   if (!measured) {
-    if (seen_blocks_ == config_.warmup_blocks) {
+    if (seen_blocks_ == warmup) {
       snapshot(result_.window_start, r.completed_ns);
       counters_.window_start_ns.store(now, std::memory_order_relaxed);
     }
@@ -127,179 +233,146 @@ bool cycle_test::on_block(const queen::block_record& r, const core::chain& chain
   } else {
     measured_transactions_ += r.transactions;
     snapshot(result_.window_end, r.completed_ns);
-    result_.measured_blocks = seen_blocks_ - config_.warmup_blocks;
+    result_.measured_blocks = seen_blocks_ - warmup;
     counters_.measured_transactions.store(measured_transactions_, std::memory_order_relaxed);
     counters_.measured_blocks.store(result_.measured_blocks, std::memory_order_relaxed);
   }
   counters_.last_block_ns.store(now, std::memory_order_relaxed);
+}
+
+void cycle_test::log_block(const queen::block_record& r) {
+  log_.debug("block #{}: {} transactions, {} bytes, cycle {:.3f} ms, produced {:.3f} ms, applied {:.3f} ms, "
+             "{} pending after",
+             r.num, r.transactions, r.size_bytes, r.cycle_ns < 0 ? 0.0 : static_cast<double>(r.cycle_ns) / 1e6,
+             static_cast<double>(r.produced_ns) / 1e6, static_cast<double>(r.applied_ns) / 1e6, r.pending_after);
+  if (r.completed_ns - last_breakdown_.total_ns >= breakdown_interval_ns) {
+    const queen::writer_breakdown now = writer_->breakdown_now();
+    log_breakdown(log_, now - last_breakdown_);
+    last_breakdown_ = now;
+  }
+}
+
+bool cycle_test::on_block(const queen::block_record& r, const core::chain& chain) {
+  // Account for the block first, so every record the writer keeps is in the figures even
+  // when something below throws (the run then fails with a consistent report).
+  ++seen_blocks_;
+  const bool measured = seen_blocks_ > config_.stop.warmup_blocks;
+  count_block(r, measured, steady_ns());
+  log_block(r);
 
   colony_->on_block(head_of(chain), r.pending_after);
-  if (tap_ != nullptr) tap_->on_block(r, chain, measured);
+  if (tap_) tap_->on_block(r, chain, measured);
   if (config_.fail_at_block != 0 && r.num == config_.fail_at_block)
     throw std::runtime_error("injected failure at block " + std::to_string(r.num) + " (--fail-at-block)");
 
   if (!measured) return true;
-  if (config_.blocks != 0 && result_.measured_blocks >= config_.blocks) {
-    writer_stop_.store(static_cast<int>(writer_stop::blocks));
+  const stop_conditions& stop = config_.stop;
+  if (stop.blocks != 0 && result_.measured_blocks >= stop.blocks) {
+    writer_stop_.store(stop_reason::blocks);
     return false;
   }
-  if (config_.transactions != 0 && measured_transactions_ >= config_.transactions) {
-    writer_stop_.store(static_cast<int>(writer_stop::transactions));
+  if (stop.transactions != 0 && measured_transactions_ >= stop.transactions) {
+    writer_stop_.store(stop_reason::transactions);
     return false;
   }
   return true;
 }
 
-void cycle_test::fail(std::string message) {
-  if (result_.status == run_status::failed) return;  // the first error is the one to report
-  result_.status = run_status::failed;
-  result_.stop_reason = "error";
-  result_.error = std::move(message);
+// ---- wait for a stop condition (main thread) ----
+
+bool cycle_test::stalled(poll_state& s, std::int64_t now) {
+  // Progress: a block, or an accepted transaction.
+  const std::int64_t block_ns = counters_.last_block_ns.load(std::memory_order_relaxed);
+  const std::uint64_t accepted = colony_->stats().accepted();
+  if (block_ns != s.last_block_seen || accepted != s.last_accepted) {
+    s.last_block_seen = block_ns;
+    s.last_accepted = accepted;
+    s.last_progress_ns = now;
+    s.stall_warned = false;
+    return false;
+  }
+  const std::int64_t quiet = now - s.last_progress_ns;
+  if (!s.stall_warned && quiet >= stall_warning_ns) {
+    s.stall_warned = true;
+    log_.warn("no block and no accepted transaction for {:.0f} s (the run fails after --stall-timeout {} s)",
+              static_cast<double>(quiet) / 1e9, config_.stop.stall_timeout_s);
+  }
+  const double timeout_s = config_.stop.stall_timeout_s;
+  if (timeout_s <= 0 || static_cast<double>(quiet) < timeout_s * 1e9) return false;
+  const colony::colony_stats st = colony_->stats();
+  std::string why = fmt::format("no block and no accepted transaction for {} s (--stall-timeout); {} accepted, {} "
+                                "rejected so far",
+                                timeout_s, st.accepted(), st.rejected());
+  if (st.rejected() != 0) {
+    std::size_t most = 1;
+    for (std::size_t i = 1; i < core::reject_count; ++i)
+      if (st.outcomes.by_reason[i] > st.outcomes.by_reason[most]) most = i;
+    why += ", most as " + std::string(core::reject_name(static_cast<core::reject>(most)));
+  }
+  fail(why, stop_reason::stall);
+  return true;
 }
 
-run_result cycle_test::run() {
-  interrupt_guard signals;
-  const std::int64_t t0 = steady_ns();
-
-  // Genesis: an EC key derivation per account and role, a few seconds for 100,000.
-  progress_.phase("genesis: " + grouped(config_.accounts) + " accounts");
-  const core::chain_options chain_options = make_chain_options(config_);
-  core::chain chain(chain_options);
-  result_.genesis_ns = steady_ns() - t0;
-
-  queen::writer_queue queue(config_.queue, config_.queue == queen::queue_policy::bounded ? config_.queue_capacity : 0);
-  std::optional<transaction_tap> tap;
-  // The tap sits between the colony and the queue only when a dump or the audit needs it.
-  const bool tapping = !config_.dump_transactions.empty() || !config_.dump_blocks.empty() || config_.audit;
-  if (tapping) {
-    tap.emplace(queue, chain, config_.dump_transactions.empty() ? 0 : config_.dump_limit,
-                config_.dump_blocks.empty() ? 0 : config_.dump_block_limit, config_.audit);
-    tap_ = &*tap;
+stop_reason cycle_test::poll(poll_state& s, std::int64_t now) {
+  if (const int sig = interrupt_signal(); sig != 0) {
+    result_.status = run_status::interrupted;
+    result_.signal = sig;
+    return sig == SIGINT ? stop_reason::sigint : sig == SIGTERM ? stop_reason::sigterm : stop_reason::other_signal;
   }
-  core::transaction_sink& sink = tapping ? static_cast<core::transaction_sink&>(*tap) : queue;
-
-  // Declared before the writer: completions point into the colony, so it must outlive the
-  // writer thread (the writer's destructor joins it).
-  colony::colony producers(make_colony_config(config_, chain_options), sink, head_of(chain));
-  colony_ = &producers;
-  queen::writer_config wc;
-  wc.block_size = config_.block_size;
-  wc.block_transactions = config_.block_transactions;
-  // Per-block budget mode: a block ends when the budget is pending (or the size target is
-  // reached first); otherwise the colony, waiting for the next block to refill its budget,
-  // and the writer, waiting for a full block, would wait for each other.
-  if (config_.rate == rate_kind::block && wc.block_transactions == 0) wc.block_transactions = producers.block_budget();
-  result_.block_transactions = wc.block_transactions;
-  queen::writer writer(chain, queue, wc,
-                       [this](const queen::block_record& r, const core::chain& c) { return on_block(r, c); });
-  writer_ = &writer;
-  result_.colony_block_budget = producers.block_budget();
-
-  // The producers warm their keys and start together; the writer starts right after, so
-  // its clock (and the first block's) does not include the key warm-up.
-  if (interrupt_signal() == 0) {
-    progress_.phase(config_.sign && config_.warm_keys ? "colony: deriving keys" : "colony: starting");
-    const std::int64_t c0 = steady_ns();
-    producers.start();
-    result_.colony_start_ns = steady_ns() - c0;
+  if (const stop_reason why = writer_stop_.load(); why != stop_reason::none) return why;
+  if (queue_->closed()) {
+    // The writer closes the queue when its loop ends: after the callback asked it to stop
+    // (then writer_stop_ is set by now), or because it failed.
+    if (const stop_reason why = writer_stop_.load(); why != stop_reason::none) return why;
+    fail("the writer stopped unexpectedly");  // replaced by its error after join
+    return stop_reason::error;
   }
-  const std::int64_t run_start = steady_ns();
-  if (config_.warmup_blocks == 0) {
-    // No warm-up: the window opens with the writer (whose breakdown starts at zero).
-    result_.window_start.usage = read_usage();
-    result_.window_start.colony = producers.stats();
-    counters_.window_start_ns.store(run_start, std::memory_order_relaxed);
+  if (auto e = colony_->error()) {
+    fail("a producer thread failed: " + *e);
+    return stop_reason::error;
   }
-  if (interrupt_signal() == 0) writer.start();
+  if (colony_->finished()) {
+    fail("every producer thread stopped unexpectedly");
+    return stop_reason::error;
+  }
+  const std::int64_t window_start = counters_.window_start_ns.load(std::memory_order_relaxed);
+  if (!s.machine_sampled && window_start >= 0) {
+    result_.machine_start = {read_machine_usage(), read_usage()};
+    s.machine_sampled = true;
+  }
+  const double duration_s = config_.stop.duration_s;
+  if (duration_s > 0 && window_start >= 0 && static_cast<double>(now - window_start) >= duration_s * 1e9)
+    return stop_reason::duration;
+  if (stalled(s, now)) return stop_reason::stall;
+  return stop_reason::none;
+}
 
-  // ---- wait for a stop condition ----
-  bool machine_sampled = false;
-  std::int64_t last_progress_ns = run_start;
-  std::uint64_t last_accepted = 0;
-  std::int64_t last_block_seen = -1;
-  while (true) {
-    if (const int sig = interrupt_signal(); sig != 0) {
-      result_.status = run_status::interrupted;
-      result_.signal = sig;
-      result_.stop_reason = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal";
-      break;
-    }
-    if (const auto why = static_cast<writer_stop>(writer_stop_.load()); why != writer_stop::none) {
-      result_.stop_reason = why == writer_stop::blocks ? "blocks" : "transactions";
-      break;
-    }
-    if (queue.closed()) {
-      // The writer closes the queue when its loop ends: after the callback asked it to stop
-      // (then writer_stop_ is set by now), or because it failed.
-      if (const auto why = static_cast<writer_stop>(writer_stop_.load()); why != writer_stop::none) {
-        result_.stop_reason = why == writer_stop::blocks ? "blocks" : "transactions";
-      } else {
-        fail("the writer stopped unexpectedly");  // replaced by its error after join
-      }
-      break;
-    }
-    if (auto e = producers.error()) {
-      fail("a producer thread failed: " + *e);
-      break;
-    }
-    if (producers.finished()) {
-      fail("every producer thread stopped unexpectedly");
-      break;
-    }
-    const std::int64_t now = steady_ns();
-    const std::int64_t window_start = counters_.window_start_ns.load(std::memory_order_relaxed);
-    if (!machine_sampled && window_start >= 0) {
-      result_.machine_start = {read_machine_usage(), read_usage()};
-      machine_sampled = true;
-    }
-    if (config_.duration_s > 0 && window_start >= 0 &&
-        static_cast<double>(now - window_start) >= config_.duration_s * 1e9) {
-      result_.stop_reason = "duration";
-      break;
-    }
-    if (config_.stall_timeout_s > 0) {
-      // Progress: a block, or an accepted transaction.
-      const std::int64_t block_ns = counters_.last_block_ns.load(std::memory_order_relaxed);
-      const std::uint64_t accepted = producers.stats().accepted();
-      if (block_ns != last_block_seen || accepted != last_accepted) {
-        last_block_seen = block_ns;
-        last_accepted = accepted;
-        last_progress_ns = now;
-      } else if (static_cast<double>(now - last_progress_ns) >= config_.stall_timeout_s * 1e9) {
-        const colony::colony_stats s = producers.stats();
-        char head[96];
-        std::snprintf(head, sizeof head, "no block and no accepted transaction for %g s (--stall-timeout); ",
-                      config_.stall_timeout_s);
-        std::string why = head;
-        why.append(std::to_string(s.accepted())).append(" accepted, ");
-        why.append(std::to_string(s.rejected())).append(" rejected so far");
-        if (s.rejected() != 0) {
-          std::size_t most = 1;
-          for (std::size_t i = 1; i < core::reject_count; ++i)
-            if (s.outcomes.by_reason[i] > s.outcomes.by_reason[most]) most = i;
-          why += ", most as " + std::string(core::reject_name(static_cast<core::reject>(most)));
-        }
-        fail(why);
-        result_.stop_reason = "stall";
-        break;
-      }
-    }
-    progress_.update(counters_, now);
+void cycle_test::wait_for_stop() {
+  poll_state s;
+  s.last_progress_ns = run_start_ns_;
+  stop_reason why = stop_reason::none;
+  while ((why = poll(s, steady_ns())) == stop_reason::none) {
+    progress_.update(counters_, steady_ns());
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  if (result_.stopped_by == stop_reason::none) result_.stopped_by = why;
   progress_.finish();
-  if (machine_sampled) result_.machine_end = {read_machine_usage(), read_usage()};
+  if (s.machine_sampled) result_.machine_end = {read_machine_usage(), read_usage()};
+  log_.info("stopping: {}", to_string(result_.stopped_by));
+}
 
-  // ---- shut down in order ----
+// ---- shut down and collect ----
+
+void cycle_test::shutdown() {
   const std::int64_t s0 = steady_ns();
   {
     shutdown_watchdog watchdog(std::chrono::seconds(60));
-    writer.request_stop();
-    producers.request_stop();
-    queue.close();
-    writer.join();
+    writer_->request_stop();
+    colony_->request_stop();
+    queue_->close();
+    writer_->join();
     try {
-      producers.join();
+      colony_->join();
     } catch (const std::exception& e) {
       fail(std::string("a producer thread failed: ") + e.what());
     } catch (...) {
@@ -308,55 +381,71 @@ run_result cycle_test::run() {
   }
   const std::int64_t end = steady_ns();
   result_.shutdown_ns = end - s0;
-  result_.run_ns = end - run_start;
-  if (writer.failed()) {
+  result_.run_ns = end - run_start_ns_;
+  if (writer_->failed()) {
     // The writer's own error is the cause; replace what the main thread saw of it.
     const bool first = result_.status != run_status::failed || result_.error == "the writer stopped unexpectedly";
     if (first) {
       result_.status = run_status::failed;
-      result_.error = "the writer failed: " + writer.error_message();
-      result_.stop_reason = "error";
+      result_.error = "the writer failed: " + writer_->error_message();
+      result_.stopped_by = stop_reason::error;
     }
   }
+}
 
-  // ---- collect (every thread is joined) ----
-  result_.blocks = writer.blocks();
-  result_.warmup_blocks = std::min<std::uint32_t>(config_.warmup_blocks, static_cast<std::uint32_t>(result_.blocks.size()));
-  result_.writer_total = writer.breakdown();
-  result_.colony_total = producers.stats();
-  result_.pending_at_end = chain.pending_count();
-  result_.queue_high_water = queue.high_water();
-  result_.queue_full_waits = queue.full_waits();
+void cycle_test::write_dumps() {
+  const outputs& o = config_.out;
+  try {
+    if (!o.dump_transactions.empty())
+      result_.dumped_transactions = write_transaction_dump(o.dump_transactions, tap_->samples(), config_.chain.chain);
+    if (!o.dump_blocks.empty()) result_.dumped_blocks = write_block_dump(o.dump_blocks, tap_->blocks(), *chain_);
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
+}
+
+void cycle_test::run_audit() {
+  result_.audit = audit_run(config_, *chain_, result_.blocks, tap_->accepted_ids(), result_.colony_total);
+  if (result_.audit.passed()) return;
+  std::string why = "audit: " + result_.audit.violations.front();
+  if (result_.audit.violations.size() > 1)
+    why += " (and " + std::to_string(result_.audit.violations.size() - 1) + " more)";
+  fail(why);
+}
+
+void cycle_test::collect() {
+  // Every thread is joined.
+  result_.blocks = writer_->blocks();
+  result_.warmup_blocks =
+      std::min<std::uint32_t>(config_.stop.warmup_blocks, static_cast<std::uint32_t>(result_.blocks.size()));
+  result_.writer_total = writer_->breakdown();
+  result_.colony_total = colony_->stats();
+  result_.colony_threads = colony_->thread_stats();
+  result_.pending_at_end = chain_->pending_count();
+  result_.queue_high_water = queue_->high_water();
+  result_.queue_full_waits = queue_->full_waits();
   if (result_.measured_blocks == 0) result_.window_end = result_.window_start;
-
-  if (tap) {
-    try {
-      if (!config_.dump_transactions.empty())
-        result_.dumped_transactions = write_transaction_dump(config_.dump_transactions, tap->samples(), chain.options().chain);
-      if (!config_.dump_blocks.empty()) result_.dumped_blocks = write_block_dump(config_.dump_blocks, tap->blocks(), chain);
-    } catch (const std::exception& e) {
-      fail(e.what());
-    }
-  }
-  if (config_.audit) {
-    result_.audit = audit_run(config_, chain, result_.blocks, tap->accepted_ids(), result_.colony_total);
-    if (!result_.audit.passed()) {
-      std::string why = "audit: " + result_.audit.violations.front();
-      if (result_.audit.violations.size() > 1)
-        why += " (and " + std::to_string(result_.audit.violations.size() - 1) + " more)";
-      fail(why);
-    }
-  }
+  if (tap_) write_dumps();
+  if (config_.audit) run_audit();
   result_.usage_end = read_usage();
+}
+
+run_result cycle_test::run() {
+  interrupt_guard signals;
+  build();
+  start();
+  wait_for_stop();
+  shutdown();
+  collect();
   return std::move(result_);
 }
 
 }  // namespace
 
-run_result run_cycle_test(const run_config& c, const run_context& ctx, bool progress) {
+run_result run_cycle_test(const run_config& c, const run_context& ctx, bool progress, spdlog::logger& log) {
   run_result failed;
   try {
-    cycle_test test(c, ctx, progress);
+    cycle_test test(c, ctx, progress, log);
     return test.run();
   } catch (const std::exception& e) {
     failed.error = e.what();
@@ -364,7 +453,7 @@ run_result run_cycle_test(const run_config& c, const run_context& ctx, bool prog
     failed.error = "unknown exception";
   }
   failed.status = run_status::failed;
-  failed.stop_reason = "error";
+  failed.stopped_by = stop_reason::error;
   failed.usage_end = read_usage();
   return failed;
 }

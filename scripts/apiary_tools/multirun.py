@@ -10,7 +10,7 @@ over runs with its confidence interval. Modes:
 - no runs, only aggregation of existing reports: `multirun --aggregate DIR_OR_REPORTS…`.
 
 Output directory (default results/multirun-<UTC time>/): run-001.json … (the reports),
-run-001.log … (apiary's summary), aggregate.json (every run's value of every metric and the
+run-001.out … (apiary's summary; its log is run-001.log), aggregate.json (every run's value of every metric and the
 statistics), summary.md. An A/B run puts each side in its own subdirectory and adds
 comparison.md and comparison.json.
 
@@ -164,7 +164,7 @@ def parser() -> Parser:
       --b-label unified -- --config configs/smoke.toml
   scripts/multirun --aggregate results/multirun-20260101T000000Z
 
-output: DIR/run-NNN.json and .log per run, DIR/aggregate.json, DIR/summary.md; with --a/--b
+output: DIR/run-NNN.json, .out (what it printed) and .log (its log) per run, DIR/aggregate.json, DIR/summary.md; with --a/--b
 each side in DIR/<label>/ and the comparison in DIR/comparison.md and .json.
 progress goes to stderr; the summary (or the comparison) to stdout.
 exit status: 0 all runs completed, 1 a run failed, 2 bad usage, 130/143 interrupted (the

@@ -35,7 +35,8 @@ class PlannedRun:
 
     @property
     def log_path(self) -> Path:
-        return self.report_path.with_suffix(".log")
+        # What the run printed; apiary's own log goes beside the report as .log.
+        return self.report_path.with_suffix(".out")
 
 
 @dataclass

@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <vector>
 
 #include "apiary/core/chain.hpp"
 #include "apiary/harness/audit.hpp"
 #include "apiary/harness/replay.hpp"
+#include "apiary/harness/options.hpp"
 #include "apiary/harness/run_config.hpp"
 #include "apiary/harness/statistics.hpp"
 #include "apiary/harness/workload_file.hpp"
@@ -97,35 +99,98 @@ TEST(Parsers, TogglesAndCounts) {
   EXPECT_FALSE(parse_count("3.5"));
 }
 
+// The value `name` prints back in c, as --print-config and the report show it.
+std::string option_text(const run_config& c, std::string_view name) {
+  for (const config_entry& e : describe(c))
+    if (e.name == name) return e.text;
+  ADD_FAILURE() << "no option " << name;
+  return {};
+}
+
+// Sets one option from its text as the command line would: the error, or "".
+std::string set_option(run_config& c, std::string_view name, const std::string& text) {
+  return apply_options(c, {"--" + std::string(name), text});
+}
+
 TEST(RunConfig, EveryOptionReadsBackWhatItPrints) {
   run_config c;
-  c.rate = rate_kind::tps;
-  c.rate_tps = 1234.5;
-  c.duration_s = 1.5;
-  c.report = "x.json";
-  c.sign = false;
-  for (const option_spec& o : run_options()) {
-    const std::string text = o.get(c);
-    if (text.empty()) continue;
+  ASSERT_EQ(set_option(c, "rate", "1234.5"), "");
+  c.stop.duration_s = 1.5;
+  c.out.report = "x.json";
+  c.colony.sign = false;
+  for (const config_entry& e : describe(c)) {
+    if (e.text.empty()) continue;
     run_config d = c;
-    EXPECT_EQ(o.set(d, text), std::nullopt) << o.name << " = " << text;
-    EXPECT_EQ(o.get(d), text) << o.name;
+    EXPECT_EQ(set_option(d, e.name, e.text), "") << e.name << " = " << e.text;
+    EXPECT_EQ(option_text(d, e.name), e.text) << e.name;
+  }
+}
+
+TEST(RunConfig, EveryOptionSetsItsOwnField) {
+  // Each option, set to a value other than its default, changes what it prints and nothing
+  // else: no two options share a field, and none is lost.
+  const std::vector<config_entry> defaults = describe(run_config{});
+  const std::map<std::string, std::string> other = {
+      {"blocks", "7"}, {"warmup-blocks", "9"}, {"duration", "2.5"}, {"transactions", "11"},
+      {"stall-timeout", "13"}, {"threads", "3"}, {"sign", "off"}, {"seed", "17"}, {"accounts", "19"},
+      {"mix", "vote=1"}, {"faults", "duplicate=0.5"}, {"rate", "block"}, {"block-budget", "23"},
+      {"in-flight", "29"}, {"submit", "async"}, {"warm-keys", "off"}, {"measure-cpu", "off"},
+      {"block-size", "65536"}, {"max-block-size", "1048576"}, {"block-transactions", "31"},
+      {"queue", "bounded"}, {"queue-capacity", "37"}, {"dedup", "unified"}, {"custom-ops", "state"},
+      {"signers", "recover"}, {"block-session", "off"}, {"reversible-blocks", "41"}, {"keep-alive", "off"},
+      {"pool-objects", "off"}, {"pool-undo", "off"}, {"name", "other"}, {"report", "r.json"},
+      {"dump-transactions", "t.jsonl"}, {"dump-blocks", "b.jsonl"}, {"dump-limit", "43"},
+      {"dump-block-limit", "47"}, {"audit", "on"}, {"progress", "off"}, {"log-level", "debug"},
+      {"log-file", "l.log"}};
+  for (const config_entry& e : defaults) {
+    const auto it = other.find(e.name);
+    ASSERT_NE(it, other.end()) << "no test value for --" << e.name;
+    run_config c;
+    ASSERT_EQ(set_option(c, e.name, it->second), "") << e.name;
+    for (const config_entry& after : describe(c)) {
+      const auto before = std::find_if(defaults.begin(), defaults.end(),
+                                       [&](const config_entry& d) { return d.name == after.name; });
+      if (after.name == e.name)
+        EXPECT_NE(after.text, before->text) << "--" << e.name << " did not change its value";
+      else
+        EXPECT_EQ(after.text, before->text) << "--" << e.name << " also changed --" << after.name;
+    }
   }
 }
 
 TEST(RunConfig, RateForms) {
   run_config c;
-  ASSERT_EQ(find_option("rate")->set(c, "block"), std::nullopt);
-  EXPECT_EQ(c.rate, rate_kind::block);
-  ASSERT_EQ(find_option("rate")->set(c, "5000tps"), std::nullopt);
-  EXPECT_EQ(c.rate, rate_kind::tps);
-  EXPECT_EQ(c.rate_tps, 5000);
-  EXPECT_NE(find_option("rate")->set(c, "0"), std::nullopt);
+  ASSERT_EQ(set_option(c, "rate", "block"), "");
+  EXPECT_EQ(c.colony.rate, colony::rate_mode::block_budget);
+  ASSERT_EQ(set_option(c, "rate", "5000tps"), "");
+  EXPECT_EQ(c.colony.rate, colony::rate_mode::tps);
+  EXPECT_EQ(c.colony.tps_limit, 5000);
+  EXPECT_NE(set_option(c, "rate", "0"), "");
+}
+
+TEST(RunConfig, BadValuesNameTheOptionAndWhatIsAllowed) {
+  run_config c;
+  EXPECT_NE(set_option(c, "threads", "0").find("from 1 to 128"), std::string::npos);
+  EXPECT_NE(set_option(c, "dedup", "both").find("split or unified"), std::string::npos);
+  EXPECT_NE(set_option(c, "sign", "maybe").find("on or off"), std::string::npos);
+  EXPECT_NE(set_option(c, "block-size", "lots").find("--block-size"), std::string::npos);
+  EXPECT_EQ(c.colony.threads, run_config{}.colony.threads) << "a bad value changed the field";
+}
+
+TEST(RunConfig, ResolveTiesTheChainToTheColony) {
+  run_config c;
+  c.colony.sign = false;
+  c.chain.genesis_accounts = 1234;
+  c.writer.block_size = 65536;
+  resolve(c);
+  EXPECT_FALSE(c.chain.check_authority);
+  EXPECT_EQ(c.colony.genesis_accounts, 1234u);
+  EXPECT_EQ(c.colony.block_size, 65536u);
 }
 
 TEST(RunConfig, BlockSizeAboveTheChainMaximumNeedsAnExplicitMaximum) {
   run_config c;
-  c.block_size = 4 * 1024 * 1024;
+  c.writer.block_size = 4 * 1024 * 1024;
   auto problem = validate(c);
   ASSERT_TRUE(problem);
   EXPECT_NE(problem->find("--block-size"), std::string::npos) << *problem;
@@ -140,8 +205,8 @@ class WorkloadFile : public ::testing::Test {
  protected:
   void SetUp() override {
     run_config c;
-    c.accounts = 50;
-    c.seed = 11;
+    c.chain.genesis_accounts = 50;
+    c.colony.seed = 11;
     w_ = generate_saved_workload(c, 60);
     path_ = (std::filesystem::temp_directory_path() / ("apiary-workload-test-" + std::to_string(::getpid()))).string();
     save_workload(path_, w_);
@@ -181,8 +246,8 @@ TEST_F(WorkloadFile, LoadsBackTheSameBytesKeysAndMeta) {
 
 TEST_F(WorkloadFile, TheSameOptionsGiveTheSameFile) {
   run_config c;
-  c.accounts = 50;
-  c.seed = 11;
+  c.chain.genesis_accounts = 50;
+  c.colony.seed = 11;
   save_workload(path_, generate_saved_workload(c, 60));
   std::ifstream in(path_, std::ios::binary);
   const std::vector<char> again((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -217,8 +282,8 @@ TEST_F(WorkloadFile, AMissingFileNamesItself) {
 
 TEST(Replay, TheSameWorkloadGivesTheSameChainUnderEverySwitch) {
   run_config c;
-  c.accounts = 200;
-  c.block_size = 16 * 1024;
+  c.chain.genesis_accounts = 200;
+  c.writer.block_size = 16 * 1024;
   const saved_workload w = generate_saved_workload(c, 600);
   const replay_result base = replay_workload(c, w);
   ASSERT_TRUE(base.error.empty()) << base.error;
@@ -226,10 +291,10 @@ TEST(Replay, TheSameWorkloadGivesTheSameChainUnderEverySwitch) {
   EXPECT_GE(base.blocks.size(), 5u);
   // The switches change how the core gets there, never where it ends up.
   run_config slow = c;
-  slow.keep_alive = slow.pool_objects = slow.pool_undo = false;
-  slow.dedup = core::dedup_mode::unified;
-  slow.custom_ops = core::counter_mode::state;
-  slow.signers = core::signer_source::recover;
+  slow.chain.db.keep_alive = slow.chain.db.pool_objects = slow.chain.db.pool_undo = false;
+  slow.chain.dedup = core::dedup_mode::unified;
+  slow.chain.custom_ops = core::counter_mode::state;
+  slow.chain.signers = core::signer_source::recover;
   for (const run_config& variant : {c, slow}) {
     const replay_result r = replay_workload(variant, w);
     EXPECT_EQ(r.state_digest, base.state_digest);
@@ -244,8 +309,8 @@ TEST(Replay, TheSameWorkloadGivesTheSameChainUnderEverySwitch) {
 // it reaches without faults.
 TEST(Faults, EachKindIsRejectedForItsReasonAndLeavesNoTrace) {
   run_config base;
-  base.accounts = 300;
-  base.block_size = 16 * 1024;
+  base.chain.genesis_accounts = 300;
+  base.writer.block_size = 16 * 1024;
   const saved_workload clean = generate_saved_workload(base, 800);
   const replay_result expected = replay_workload(base, clean);
   ASSERT_TRUE(expected.error.empty()) << expected.error;
@@ -254,7 +319,7 @@ TEST(Faults, EachKindIsRejectedForItsReasonAndLeavesNoTrace) {
   for (std::size_t i = 0; i < colony::fault_kind_count; ++i) {
     const auto kind = static_cast<colony::fault_kind>(i);
     run_config c = base;
-    c.faults[kind] = 0.1;
+    c.colony.faults[kind] = 0.1;
     const saved_workload w = generate_saved_workload(c, 800);
     const std::uint64_t injected = w.meta.faults[i];
     EXPECT_GT(injected, 40u) << colony::fault_kind_name(kind);
@@ -263,10 +328,10 @@ TEST(Faults, EachKindIsRejectedForItsReasonAndLeavesNoTrace) {
     for (int variant = 0; variant < 4; ++variant) {
       run_config v = c;
       if (variant & 1) {
-        v.dedup = core::dedup_mode::unified;
-        v.custom_ops = core::counter_mode::state;
+        v.chain.dedup = core::dedup_mode::unified;
+        v.chain.custom_ops = core::counter_mode::state;
       }
-      if (variant & 2) v.signers = core::signer_source::recover;
+      if (variant & 2) v.chain.signers = core::signer_source::recover;
       const replay_result r = replay_workload(v, w);
       SCOPED_TRACE(std::string(colony::fault_kind_name(kind)) + " variant " + std::to_string(variant));
       ASSERT_TRUE(r.error.empty()) << r.error;
@@ -281,17 +346,15 @@ TEST(Faults, EachKindIsRejectedForItsReasonAndLeavesNoTrace) {
 
 TEST(Faults, OptionTextRoundTripsAndBadTextIsNamed) {
   run_config c;
-  ASSERT_EQ(find_option("faults")->set(c, "duplicate=0.01, oversize=0.5"), std::nullopt);
-  EXPECT_EQ(find_option("faults")->get(c), "duplicate=0.01,oversize=0.5");
-  ASSERT_EQ(find_option("faults")->set(c, "none"), std::nullopt);
-  EXPECT_FALSE(c.faults.any());
-  for (const char* bad : {"dupe=0.1", "duplicate=2", "duplicate", "duplicate=-0.1", "expired=0.6,oversize=0.6"}) {
-    const auto problem = find_option("faults")->set(c, bad);
-    ASSERT_TRUE(problem) << bad;
-  }
-  EXPECT_NE(find_option("faults")->set(c, "dupe=0.1")->find("dupe"), std::string::npos);
-  ASSERT_EQ(find_option("faults")->set(c, "missing-authority=0.1"), std::nullopt);
-  c.sign = false;
+  ASSERT_EQ(set_option(c, "faults", "duplicate=0.01, oversize=0.5"), "");
+  EXPECT_EQ(option_text(c, "faults"), "duplicate=0.01,oversize=0.5");
+  ASSERT_EQ(set_option(c, "faults", "none"), "");
+  EXPECT_FALSE(c.colony.faults.any());
+  for (const char* bad : {"dupe=0.1", "duplicate=2", "duplicate", "duplicate=-0.1", "expired=0.6,oversize=0.6"})
+    EXPECT_NE(set_option(c, "faults", bad), "") << bad;
+  EXPECT_NE(set_option(c, "faults", "dupe=0.1").find("dupe"), std::string::npos);
+  ASSERT_EQ(set_option(c, "faults", "missing-authority=0.1"), "");
+  c.colony.sign = false;
   const auto problem = validate(c);
   ASSERT_TRUE(problem);
   EXPECT_NE(problem->find("--faults"), std::string::npos) << *problem;
@@ -299,13 +362,13 @@ TEST(Faults, OptionTextRoundTripsAndBadTextIsNamed) {
 
 TEST(Mix, OptionTextRoundTripsAndBadTextIsNamed) {
   run_config c;
-  const std::string hive = find_option("mix")->get(c);
-  ASSERT_EQ(find_option("mix")->set(c, hive), std::nullopt);
-  EXPECT_EQ(c.mix, colony::mix_config{});
-  ASSERT_EQ(find_option("mix")->set(c, "vote=1, custom_json=3:10-20"), std::nullopt);
-  EXPECT_EQ(c.mix[colony::op_kind::vote].weight, 1u);
-  EXPECT_EQ(c.mix[colony::op_kind::custom_json].min, 10u);
-  EXPECT_EQ(c.mix[colony::op_kind::article].weight, 16u);  // not named: kept
+  const std::string hive = option_text(c, "mix");
+  ASSERT_EQ(set_option(c, "mix", hive), "");
+  EXPECT_EQ(c.colony.mix, colony::mix_config{});
+  ASSERT_EQ(set_option(c, "mix", "vote=1, custom_json=3:10-20"), "");
+  EXPECT_EQ(c.colony.mix[colony::op_kind::vote].weight, 1u);
+  EXPECT_EQ(c.colony.mix[colony::op_kind::custom_json].min, 10u);
+  EXPECT_EQ(c.colony.mix[colony::op_kind::article].weight, 16u);  // not named: kept
   const struct {
     const char* text;
     const char* names;
@@ -320,10 +383,10 @@ TEST(Mix, OptionTextRoundTripsAndBadTextIsNamed) {
   };
   for (const auto& b : bad) {
     run_config d;
-    const auto problem = find_option("mix")->set(d, b.text);
-    ASSERT_TRUE(problem) << b.text;
-    EXPECT_NE(problem->find(b.names), std::string::npos) << b.text << ": " << *problem;
-    EXPECT_EQ(d.mix, colony::mix_config{}) << "a bad --mix changed the mix";
+    const std::string problem = set_option(d, "mix", b.text);
+    ASSERT_NE(problem, "") << b.text;
+    EXPECT_NE(problem.find(b.names), std::string::npos) << b.text << ": " << problem;
+    EXPECT_EQ(d.colony.mix, colony::mix_config{}) << "a bad --mix changed the mix";
   }
 }
 
@@ -332,8 +395,8 @@ TEST(Mix, OptionTextRoundTripsAndBadTextIsNamed) {
 class Audit : public ::testing::Test {
  protected:
   void SetUp() override {
-    c_.accounts = 100;
-    c_.block_size = 16 * 1024;
+    c_.chain.genesis_accounts = 100;
+    c_.writer.block_size = 16 * 1024;
     const saved_workload w = generate_saved_workload(c_, 300);
     chain_ = std::make_unique<core::chain>(replay_chain_options(c_, w.meta));
     for (std::size_t i = 0; i < w.transactions.size(); ++i) {
@@ -342,7 +405,7 @@ class Audit : public ::testing::Test {
       colony_.outcomes.add(r);
       if (r == core::reject::none) accepted_.push_back({tx->id(), tx->tx().expiration});
       if (i % 60 != 59) continue;
-      const core::full_block b = chain_->generate_block(c_.block_size);
+      const core::full_block b = chain_->generate_block(c_.writer.block_size);
       const core::block_id previous = chain_->head_block_id();
       const core::block_result applied = chain_->apply_block(b);
       queen::block_record rec;
@@ -390,7 +453,7 @@ TEST_F(Audit, NamesABrokenIdChain) {
 
 TEST_F(Audit, NamesAnOversizeBlock) {
   auto b = blocks_;
-  b[1].size_bytes = c_.block_size + 1;
+  b[1].size_bytes = c_.writer.block_size + 1;
   expect_violation(b, accepted_, colony_, "above");
 }
 

@@ -96,9 +96,9 @@ def test_multirun_ab_interleaves_and_compares(tmp_path, fake_command):
                           "--out", str(out), "--quiet"]) == 0
     runs = json.loads((out / "split" / "aggregate.json").read_text())["runs"]
     assert [r["path"] for r in runs] == ["run-001.json", "run-002.json"]
-    logs = sorted(out.glob("*/run-*.log"), key=lambda p: p.stat().st_mtime_ns)
+    logs = sorted(out.glob("*/run-*.out"), key=lambda p: p.stat().st_mtime_ns)
     assert [p.parent.name for p in logs] == ["split", "unified", "split", "unified"]
-    assert "--dedup unified" in (out / "unified" / "run-001.log").read_text()
+    assert "--dedup unified" in (out / "unified" / "run-001.out").read_text()
     assert multirun.main(["--command", fake_command, "--runs", "1", "--a", "--keep-alive=on", "--b",
                           "--keep-alive=off", "--out", str(tmp_path / "single-word"), "--quiet"]) == 0
     assert "Comparison: unified" in (out / "comparison.md").read_text()
@@ -110,7 +110,7 @@ def test_multirun_failed_run(tmp_path, capsys, fake_command, monkeypatch):
     out = tmp_path / "o"
     assert multirun.main(["--command", fake_command, "--runs", "4", "--out", str(out)]) == 1
     err = capsys.readouterr().err
-    assert "run 2/4 (run #2) FAILED with exit status 1: injected failure" in err and "run-002.log" in err
+    assert "run 2/4 (run #2) FAILED with exit status 1: injected failure" in err and "run-002.out" in err
     assert not (out / "run-003.json").exists()  # stopped at the failure
     assert json.loads((out / "aggregate.json").read_text())["n_runs"] == 1
 
@@ -129,7 +129,7 @@ def test_multirun_interrupted(tmp_path, repo, fake_command, sig, code):
                              "--runs", "4", "--out", str(out)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
-    while not (out / "run-002.log").exists() and time.monotonic() < deadline:
+    while not (out / "run-002.out").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(0.3)
     proc.send_signal(sig)

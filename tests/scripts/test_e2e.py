@@ -28,7 +28,7 @@ def test_multirun_wrote_everything(ab_dir):
         assert agg["n_runs"] == 2 and agg["config"]["dedup"] == side
         assert agg["metrics"]["aggregates.cycle_us.count"]["values"] == [8.0, 8.0]
         assert agg["metrics"]["us_per_tx"]["mean"] > 0
-        assert (ab_dir / side / "run-002.log").read_text().startswith("$ ")
+        assert (ab_dir / side / "run-002.out").read_text().startswith("$ ")
     text = (ab_dir / "comparison.md").read_text()
     assert "`dedup` split → unified" in text
 

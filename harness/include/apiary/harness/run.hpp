@@ -11,11 +11,15 @@
 // process if that takes longer than a minute, so a run never hangs on exit.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include <spdlog/logger.h>
+
 #include "apiary/colony/colony_stats.hpp"
+#include "apiary/core/named_enum.hpp"
 #include "apiary/harness/audit.hpp"
 #include "apiary/harness/context.hpp"
 #include "apiary/harness/run_config.hpp"
@@ -25,6 +29,21 @@ namespace apiary::harness {
 
 enum class run_status : std::uint8_t { completed, interrupted, failed };
 std::string_view to_string(run_status s);
+
+// Why a run ended: a limit, a signal, or a failure.
+enum class stop_reason : std::uint8_t { none, blocks, transactions, duration, sigint, sigterm, other_signal, stall, error };
+inline constexpr std::array<core::enum_name<stop_reason>, 9> stop_reason_names{{
+    {"none", stop_reason::none},
+    {"blocks", stop_reason::blocks},
+    {"transactions", stop_reason::transactions},
+    {"duration", stop_reason::duration},
+    {"SIGINT", stop_reason::sigint},
+    {"SIGTERM", stop_reason::sigterm},
+    {"signal", stop_reason::other_signal},
+    {"stall", stop_reason::stall},
+    {"error", stop_reason::error},
+}};
+constexpr std::string_view to_string(stop_reason r) { return core::name_of(stop_reason_names, r); }
 
 // A snapshot of the counters at the edge of the measured window.
 struct window_edge {
@@ -42,9 +61,7 @@ struct machine_sample {
 
 struct run_result {
   run_status status = run_status::completed;
-  // Why it ended: "blocks", "transactions", "duration", "SIGINT", "SIGTERM", "stall",
-  // "error".
-  std::string stop_reason;
+  stop_reason stopped_by = stop_reason::none;
   int signal = 0;
   std::string error;  // what failed
 
@@ -68,12 +85,16 @@ struct run_result {
 
   queen::writer_breakdown writer_total;  // the whole run
   colony::colony_stats colony_total;     // the whole run, after join
+  std::vector<colony::colony_stats> colony_threads;  // the same per producer thread
   std::uint32_t colony_block_budget = 0;
   std::uint32_t block_transactions = 0;  // the writer's transaction-count target (0: size only)
   std::uint64_t pending_at_end = 0;      // accepted, in no block when the run ended
   std::uint64_t queue_high_water = 0;
   std::uint64_t queue_full_waits = 0;
   process_usage usage_end;               // peak RSS
+
+  std::string log_file;          // empty: none
+  std::uint64_t log_dropped = 0;  // log messages dropped because the log's queue was full
 
   std::uint64_t dumped_transactions = 0;
   std::uint64_t dumped_blocks = 0;
@@ -85,6 +106,7 @@ std::string report_path(const run_config& c, const run_context& ctx);
 
 // Runs the test. Never throws: a failure is a result with status failed and the error.
 // `progress`: draw the live progress line on stderr.
-run_result run_cycle_test(const run_config& c, const run_context& ctx, bool progress);
+// `log`: where the run's log lines go (run_log.hpp).
+run_result run_cycle_test(const run_config& c, const run_context& ctx, bool progress, spdlog::logger& log);
 
 }  // namespace apiary::harness

@@ -4,6 +4,8 @@
 // targets, in plain words.
 #pragma once
 
+#include <spdlog/logger.h>
+
 #include <cstdio>
 #include <string>
 
@@ -16,5 +18,10 @@ namespace apiary::harness {
 
 std::string format_summary(const run_config& c, const run_context& ctx, const run_result& r, const analysis& a,
                            const std::string& report_path);
+
+// Hive's statistics lines at info: the colony's per-thread production stats and the queen's
+// "Blocks produced in average time of ..." and "Full block cycle: ..." lines; a warning
+// when other processes took over 10% of the machine.
+void log_statistics(spdlog::logger& log, const run_result& r, const analysis& a);
 
 }  // namespace apiary::harness
