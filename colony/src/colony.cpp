@@ -64,6 +64,9 @@ struct alignas(64) worker {
   fault_injector faults;
   std::optional<token_bucket> bucket;
   std::uint64_t head_seq = ~std::uint64_t{0};
+  // The in-flight limit and the count to wait for when braked at it, copied with the head.
+  std::uint32_t limit = 1;
+  std::uint32_t resume_at_most = 0;
   std::uint64_t cpu_at_start = 0;
   std::thread thread;
 
@@ -107,6 +110,21 @@ struct alignas(64) worker {
 using detail::brake;
 using detail::worker;
 
+std::uint32_t auto_in_flight_limit(std::uint32_t block_transactions, std::uint32_t threads) {
+  APIARY_CHECK(threads > 0);
+  const std::uint64_t limit = (2 * std::uint64_t{block_transactions} + threads - 1) / threads;
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(limit, 1, UINT32_MAX));
+}
+
+std::uint32_t next_block_budget(std::uint32_t max_budget, const block_counts& block) {
+  if (block.pending_after == 0) return max_budget;
+  const std::uint64_t n = block.transactions;
+  const std::uint64_t margin =
+      std::clamp<std::uint64_t>(n * budget_margin_bp / 10'000, budget_margin_min, budget_margin_max);
+  const std::uint64_t adapted = std::min<std::uint64_t>(n + margin, max_budget);
+  return adapted > block.pending_after ? static_cast<std::uint32_t>(adapted - block.pending_after) : 0;
+}
+
 double estimate_average_size(const mix_config& mix, std::span<const core::account_name> accounts, bool signed_,
                              std::uint64_t seed, std::size_t samples) {
   APIARY_CHECK(!accounts.empty() && samples > 0);
@@ -129,7 +147,7 @@ colony::colony(const colony_config& config, core::transaction_sink& sink, const 
     : config_(config), sink_(sink), ring_(std::max<std::size_t>(config.comment_ring_capacity, 1)), head_(initial_head) {
   if (auto problem = config_.validate()) throw std::invalid_argument(*problem);
   APIARY_CHECK(initial_head.block_num == core::block_num_from_id(initial_head.id));
-  resume_below_ = config_.resume_below();
+  limit_ = config_.first_in_flight_limit();
 
   const auto genesis = genesis_account_names(config_.genesis_accounts, config_.account_prefix);
   if (config_.rate == rate_mode::block_budget) {
@@ -152,6 +170,8 @@ colony::colony(const colony_config& config, core::transaction_sink& sink, const 
     auto w = std::make_unique<worker>(t, std::move(g), config_.key_password,
                                       fault_injector(config_.faults, config_.seed, t));
     w->ring = &ring_;
+    w->limit = limit_;
+    w->resume_at_most = config_.resume_below(limit_) - 1;
     workers_.push_back(std::move(w));
   }
 }
@@ -229,25 +249,39 @@ void colony::fail(std::exception_ptr e) {
   request_stop();
 }
 
-void colony::on_block(const head_info& head, std::size_t pending_after) {
+void colony::on_block(const head_info& head, const block_counts& block) {
   APIARY_CHECK(head.block_num == core::block_num_from_id(head.id));
+  block_plan plan;
+  plan.block_num = head.block_num;
+  plan.transactions = block.transactions;
+  plan.pending_after = static_cast<std::uint32_t>(std::min<std::size_t>(block.pending_after, UINT32_MAX));
   {
     std::lock_guard lock(head_mutex_);
     head_ = head;
+    if (config_.in_flight_limit == 0) limit_ = auto_in_flight_limit(block.transactions, config_.threads);
+    plan.in_flight_limit = limit_;
     head_seq_.fetch_add(1, std::memory_order_release);
   }
   if (config_.rate == rate_mode::block_budget) {
-    // Left over: pending in the chain, and submitted but not processed yet (still queued).
-    std::int64_t queued = 0;
-    for (const auto& w : workers_) queued += w->in_flight.load(std::memory_order_relaxed);
-    const auto left =
-        static_cast<std::int64_t>(budget_per_block_) - static_cast<std::int64_t>(pending_after) - queued;
+    plan.budget = next_block_budget(budget_per_block_, block);
     {
       std::lock_guard lock(budget_mutex_);
-      budget_.store(std::max<std::int64_t>(left, 0));
+      budget_.store(plan.budget);
     }
     budget_cv_.notify_all();
   }
+  std::lock_guard lock(plans_mutex_);
+  plans_.push_back(plan);
+}
+
+std::uint32_t colony::in_flight_limit() const {
+  std::lock_guard lock(head_mutex_);
+  return limit_;
+}
+
+std::vector<block_plan> colony::block_plans() const {
+  std::lock_guard lock(plans_mutex_);
+  return plans_;
 }
 
 // ---- the producer thread ------------------------------------------------------------------
@@ -297,12 +331,18 @@ void colony::prepare(worker& w) {
 void colony::refresh_head(worker& w) {
   if (head_seq_.load(std::memory_order_acquire) == w.head_seq) return;
   head_info h;
+  std::uint32_t limit = 0;
   {
     std::lock_guard lock(head_mutex_);
     h = head_;
+    limit = limit_;
     w.head_seq = head_seq_.load(std::memory_order_relaxed);
   }
   w.gen.set_head(h.id, h.time);
+  if (limit != w.limit) {
+    w.limit = limit;
+    w.resume_at_most = config_.resume_below(limit) - 1;
+  }
   // Once a block: cheap enough to keep the thread's CPU total current for stats().
   w.thread_cpu.set(detail::thread_cpu_ns() - w.cpu_at_start);
 }
@@ -357,14 +397,14 @@ bool colony::take_token(worker& w) {
 void colony::produce(worker& w) {
   const bool measure = config_.measure_cpu;
   const core::tx_completion done{&colony::on_complete, &w};
-  const std::uint32_t limit = config_.in_flight_limit;
   for (std::uint64_t made = 0; config_.transactions_per_thread == 0 || made < config_.transactions_per_thread;
        ++made) {
     if (stop_.load(std::memory_order_relaxed)) return;
-    if (w.in_flight.load() >= limit && !wait_in_flight(w, resume_below_ - 1, brake::in_flight)) return;
+    refresh_head(w);  // a new limit applies from now
+    if (w.in_flight.load() >= w.limit && !wait_in_flight(w, w.resume_at_most, brake::in_flight)) return;
     if (config_.rate == rate_mode::block_budget && !take_budget(w)) return;
     if (config_.rate == rate_mode::tps && !take_token(w)) return;
-    refresh_head(w);
+    refresh_head(w);  // again: a unit of a new block's budget comes with that block's head
 
     const std::uint64_t t0 = measure ? detail::thread_cpu_ns() : 0;
     const std::uint64_t substitutions = w.gen.stats().article_substitutions;

@@ -133,7 +133,7 @@ bool cycle_test::on_block(const queen::block_record& r, const core::chain& chain
   }
   counters_.last_block_ns.store(now, std::memory_order_relaxed);
 
-  colony_->on_block(head_of(chain), r.pending_after);
+  colony_->on_block(head_of(chain), {.transactions = r.transactions, .pending_after = r.pending_after});
   if (tap_ != nullptr) tap_->on_block(r, chain, measured);
   if (config_.fail_at_block != 0 && r.num == config_.fail_at_block)
     throw std::runtime_error("injected failure at block " + std::to_string(r.num) + " (--fail-at-block)");
