@@ -268,7 +268,7 @@ void colony::on_block(const head_info& head, const block_counts& block) {
       std::lock_guard lock(budget_mutex_);
       budget_.store(plan.budget);
     }
-    budget_cv_.notify_all();
+    if (!config_.wait_for_work_ms) budget_cv_.notify_all();  // pollers find it themselves
   }
   std::lock_guard lock(plans_mutex_);
   plans_.push_back(plan);
@@ -347,10 +347,26 @@ void colony::refresh_head(worker& w) {
   w.thread_cpu.set(detail::thread_cpu_ns() - w.cpu_at_start);
 }
 
+void colony::pause(std::mutex& m, std::condition_variable& cv) {
+  const std::uint32_t ms = *config_.wait_for_work_ms;
+  if (ms == 0) {
+    std::this_thread::yield();
+    return;
+  }
+  std::unique_lock lock(m);
+  // Only request_stop() notifies a poller (nobody else knows it waits): the predicate makes
+  // any other wake-up sleep on until the time is up.
+  cv.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop_.load(); });
+}
+
 bool colony::wait_in_flight(worker& w, std::uint32_t at_most, brake b) {
   if (w.in_flight.load() <= at_most) return true;
   const auto since = detail::steady::now();
-  {
+  if (config_.wait_for_work_ms && b == brake::in_flight) {
+    // Hive's way: pause, then check, until few enough are left (completions do not wake it).
+    do pause(w.mutex, w.cv);
+    while (w.in_flight.load() > at_most && !stop_.load());
+  } else {
     std::unique_lock lock(w.mutex);
     w.wake_at.store(at_most);
     while (w.in_flight.load() > at_most && !stop_.load()) w.cv.wait(lock);
@@ -369,7 +385,10 @@ bool colony::take_budget(worker& w) {
       if (budget_.compare_exchange_weak(left, left - 1, std::memory_order_acquire, std::memory_order_relaxed))
         return true;
     const auto since = detail::steady::now();
-    {
+    if (config_.wait_for_work_ms) {
+      do pause(budget_mutex_, budget_cv_);
+      while (budget_.load() <= 0 && !stop_.load());
+    } else {
       std::unique_lock lock(budget_mutex_);
       budget_cv_.wait(lock, [this] { return budget_.load() > 0 || stop_.load(); });
     }

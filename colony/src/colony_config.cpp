@@ -38,6 +38,11 @@ std::optional<std::string> colony_config::validate() const {
     return "tps_limit: must be a number > 0 in tps rate mode";
   if (rate == rate_mode::block_budget && block_budget == 0 && block_size == 0)
     return "block_size: must be > 0 to derive the block budget";
+  if (wait_for_work_ms && *wait_for_work_ms > max_wait_for_work_ms)
+    return "wait_for_work_ms: " + std::to_string(*wait_for_work_ms) +
+           " is above " + std::to_string(max_wait_for_work_ms) +
+           " (allowed: unset to wake on notification, 0 to yield between checks, or 1.." +
+           std::to_string(max_wait_for_work_ms) + " ms between checks)";
   if (!(resume_fraction > 0.0 && resume_fraction <= 1.0))
     return "resume_fraction: " + std::to_string(resume_fraction) + " is outside (0, 1]";
   if (comment_ring_capacity == 0) return std::string("comment_ring_capacity: must be at least 1");

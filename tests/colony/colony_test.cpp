@@ -272,6 +272,9 @@ TEST(ColonyConfig, ValidateNamesTheField) {
   EXPECT_NE(problem([](auto& c) { c.genesis_accounts = 1; }).find("genesis_accounts"), std::string::npos);
   EXPECT_NE(problem([](auto& c) { c.mix[op_kind::vote].exponent = -1; }).find("mix"), std::string::npos);
   EXPECT_NE(problem([](auto& c) { c.comment_ring_capacity = 0; }).find("comment_ring_capacity"), std::string::npos);
+  EXPECT_NE(problem([](auto& c) { c.wait_for_work_ms = 500'001; }).find("wait_for_work_ms"), std::string::npos);
+  EXPECT_EQ(problem([](auto& c) { c.wait_for_work_ms = 500'000; }), "");
+  EXPECT_EQ(problem([](auto& c) { c.wait_for_work_ms = 0; }), "");
 }
 
 TEST(ColonyConfig, ResumeBelowIsAFractionOfTheLimit) {
@@ -521,6 +524,58 @@ TEST(Colony, AutomaticInFlightLimitFollowsTheLastBlock) {
   r.sink.release(1000);
 }
 
+// Hive's colony-wait-for-work: a held thread checks again after each pause, and nothing
+// else wakes it, so each wait lasts at least one pause.
+TEST(ColonyWaitForWork, PollsTheInFlightBrake) {
+  colony::colony_config c = small_config(1);
+  c.in_flight_limit = 10;
+  c.wait_for_work_ms = 300;
+  rig r(c);
+  r.sink.hold();
+  r.c->start();
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 10; }));
+  r.sink.release(9);  // at once: a notified thread would go on within milliseconds
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 19; }));
+  const auto s = r.c->stats();
+  EXPECT_EQ(s.in_flight_brake.waits, 1u);
+  EXPECT_GE(s.in_flight_brake.wait_ns, 300'000'000u);
+  r.sink.release(1000);
+}
+
+TEST(ColonyWaitForWork, PollsTheBlockBudget) {
+  colony::colony_config c = small_config(1);
+  c.rate = colony::rate_mode::block_budget;
+  c.block_budget = 5;
+  c.wait_for_work_ms = 300;
+  rig r(c);
+  r.c->start();
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 5; }));
+  r.c->on_block(head_at(2), {5, 0});
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 10; }));
+  const auto s = r.c->stats();
+  EXPECT_GE(s.budget_brake.waits, 1u);
+  EXPECT_GE(s.budget_brake.wait_ns, 300'000'000u);
+}
+
+TEST(ColonyWaitForWork, ZeroYieldsAndStillObeysTheBrakes) {
+  colony::colony_config c = small_config(2);
+  c.in_flight_limit = 8;
+  c.rate = colony::rate_mode::block_budget;
+  c.block_budget = 300;
+  c.wait_for_work_ms = 0;
+  rig r(c);
+  r.c->start();
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 300; }));
+  std::this_thread::sleep_for(30ms);
+  EXPECT_EQ(r.sink.submitted(), 300u);
+  r.c->on_block(head_at(2), {300, 0});
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 600; }));
+  r.c->request_stop();
+  r.finish();
+  EXPECT_LE(r.sink.max_outstanding(), 8u);
+  EXPECT_EQ(r.sink.submitted(), 600u);
+}
+
 TEST(Colony, BlockBudgetIsDerivedFromTheBlockSize) {
   fake_sink sink;
   colony::colony_config c;  // Hive's mix, signed, 100,000 accounts
@@ -611,6 +666,30 @@ TEST(ColonyStop, WhileWaitingForATpsToken) {
   r.c->start();
   ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 2; }));
   EXPECT_LT(stop_time(*r.c), 2000ms);
+}
+
+TEST(ColonyStop, WhilePollingWithALongPause) {
+  colony::colony_config c = small_config(2);
+  c.in_flight_limit = 5;
+  c.wait_for_work_ms = colony::colony_config::max_wait_for_work_ms;
+  rig r(c);
+  r.sink.hold();
+  r.c->start();
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 10; }));
+  EXPECT_LT(stop_time(*r.c), 2000ms);
+}
+
+TEST(ColonyStop, WhilePollingForTheNextBlock) {
+  for (std::uint32_t ms : {0u, colony::colony_config::max_wait_for_work_ms}) {
+    colony::colony_config c = small_config(2);
+    c.rate = colony::rate_mode::block_budget;
+    c.block_budget = 7;
+    c.wait_for_work_ms = ms;
+    rig r(c);
+    r.c->start();
+    ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 7; }));
+    EXPECT_LT(stop_time(*r.c), 2000ms) << ms;
+  }
 }
 
 TEST(ColonyStop, BeforeStartAndTwice) {

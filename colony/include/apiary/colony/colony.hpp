@@ -41,7 +41,9 @@
 // are; a thread takes a new limit with a new head), then the rate mode's (a unit of the
 // block budget, which the threads share, where Hive gives each thread ceil(budget /
 // threads); or a token of the thread's tps_limit / threads bucket). In async mode the thread
-// also waits for each outcome.
+// also waits for each outcome. The in-flight and budget waits end by notification, or, with
+// wait_for_work_ms set, by polling as Hive's producers do (sleeping that long, or yielding,
+// between checks).
 //
 // Lifetime: completions point at the colony's per-thread state, so the colony must outlive
 // every completion the sink will call for its transactions: after join(), transactions
@@ -171,6 +173,8 @@ class colony {
   void prepare(detail::worker& w);
   // Each returns false when the thread is to stop instead.
   bool wait_in_flight(detail::worker& w, std::uint32_t at_most, detail::brake b);
+  // wait_for_work_ms set: one pause between two checks; a stop ends it.
+  void pause(std::mutex& m, std::condition_variable& cv);
   bool take_budget(detail::worker& w);
   bool take_token(detail::worker& w);
   // Hands one transaction to the sink; false when the sink is closed (the thread stops).

@@ -53,6 +53,7 @@ struct colony_config {
   static constexpr std::uint32_t max_threads = 128;
   // in_flight_limit 0: the limit before the first block (Hive's default limit).
   static constexpr std::uint32_t auto_in_flight_start = 1000;
+  static constexpr std::uint32_t max_wait_for_work_ms = 500'000;  // Hive's bound
 
   std::uint32_t threads = 2;  // 1..max_threads
   // Thread t draws from a generator seeded with seed + t.
@@ -99,6 +100,14 @@ struct colony_config {
   // Any value; Hive accepts at most 50,000.
   std::uint32_t in_flight_limit = 1000;
   double resume_fraction = 0.2;  // (0, 1]; Hive resumes below a fifth
+
+  // How a thread held by the in-flight limit, or out of block budget, learns that it may go
+  // on (Hive's colony-wait-for-work). Unset: the completion or the block that frees it wakes
+  // it, without polling. Set, it polls as Hive's producers do: between checks it sleeps this
+  // many milliseconds (1..max_wait_for_work_ms; Hive's default is 50), or with 0 yields its
+  // core and checks again at once (a busy wait). A stop ends either wait at once. The tps and
+  // async waits are not Hive's and always use notifications or timers.
+  std::optional<std::uint32_t> wait_for_work_ms;
 
   submit_mode submit = submit_mode::fire_and_forget;
 
