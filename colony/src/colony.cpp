@@ -76,13 +76,15 @@ struct alignas(64) worker {
   std::array<counter, op_kind_count> kind_count;
   std::array<counter, op_kind_count> kind_extra;
   std::array<counter, op_kind_count> kind_packed;
-  counter substitutions;
+  std::array<counter, op_kind_count> substitutions;  // by the kind drawn: reply or vote
   counter thread_cpu;
   counter generation_cpu;
   counter signing_cpu;
   counter key_cpu;
   std::array<counter, brake_count> brake_waits;
   std::array<counter, brake_count> brake_ns;
+  counter late_resumes;
+  counter in_flight_peak;
   std::atomic<bool> sink_closed{false};
   std::atomic<bool> finished{false};
 
@@ -373,6 +375,7 @@ bool colony::wait_in_flight(worker& w, std::uint32_t at_most, brake b) {
     w.wake_at.store(-1);
   }
   w.add_wait(b, since);
+  if (b == brake::in_flight && w.in_flight.load() == 0 && !stop_.load()) w.late_resumes.add(1);
   return !stop_.load();
 }
 
@@ -426,7 +429,6 @@ void colony::produce(worker& w) {
     refresh_head(w);  // again: a unit of a new block's budget comes with that block's head
 
     const std::uint64_t t0 = measure ? detail::thread_cpu_ns() : 0;
-    const std::uint64_t substitutions = w.gen.stats().article_substitutions;
     generated_transaction g = w.gen.next();
     const std::uint64_t t1 = measure ? detail::thread_cpu_ns() : 0;
 
@@ -461,7 +463,7 @@ void colony::produce(worker& w) {
     w.kind_count[k].add(1);
     w.kind_extra[k].add(g.extra_size);
     w.kind_packed[k].add(tx->packed_size());
-    if (w.gen.stats().article_substitutions != substitutions) w.substitutions.add(1);
+    if (g.kind != g.drawn) w.substitutions[index_of(g.drawn)].add(1);
 
     // A faulty companion follows the normal transaction now and then (faults.hpp).
     const std::optional<fault_kind> fault = w.faults.draw();
@@ -479,7 +481,7 @@ void colony::produce(worker& w) {
 }
 
 bool colony::submit(worker& w, core::full_transaction_ptr tx, const core::tx_completion& done) {
-  w.in_flight.fetch_add(1);
+  const std::uint32_t in_flight = w.in_flight.fetch_add(1) + 1;
   bool taken = false;
   try {
     taken = sink_.submit(std::move(tx), done);
@@ -494,6 +496,7 @@ bool colony::submit(worker& w, core::full_transaction_ptr tx, const core::tx_com
     return false;
   }
   w.submitted.add(1);
+  if (in_flight > w.in_flight_peak.get()) w.in_flight_peak.set(in_flight);
   return true;
 }
 
@@ -523,6 +526,7 @@ std::vector<colony_stats> colony::thread_stats() const {
     const worker& w = *p;
     colony_stats s;
     s.threads = 1;
+    s.accounts = w.gen.accounts().size();
     s.generated = w.generated.get();
     s.submitted = w.submitted.get();
     for (std::size_t k = 0; k < fault_kind_count; ++k) {
@@ -534,7 +538,9 @@ std::vector<colony_stats> colony::thread_stats() const {
     s.in_flight = w.in_flight.load();
     for (std::size_t k = 0; k < op_kind_count; ++k)
       s.kinds[k] = {w.kind_count[k].get(), w.kind_extra[k].get(), w.kind_packed[k].get()};
-    s.article_substitutions = w.substitutions.get();
+    s.reply_substitutions = w.substitutions[index_of(op_kind::reply)].get();
+    s.vote_substitutions = w.substitutions[index_of(op_kind::vote)].get();
+    s.article_substitutions = s.reply_substitutions + s.vote_substitutions;
     s.thread_cpu_ns = w.thread_cpu.get();
     s.generation_cpu_ns = w.generation_cpu.get();
     s.signing_cpu_ns = w.signing_cpu.get();
@@ -547,6 +553,8 @@ std::vector<colony_stats> colony::thread_stats() const {
     s.budget_brake = brake_of(brake::budget);
     s.tps_brake = brake_of(brake::tps);
     s.result_wait = brake_of(brake::result);
+    s.in_flight_late_resumes = w.late_resumes.get();
+    s.in_flight_peak = w.in_flight_peak.get();
     s.sink_closed = w.sink_closed.load();
     all.push_back(s);
   }

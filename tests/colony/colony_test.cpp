@@ -348,6 +348,7 @@ TEST(Colony, FireAndForgetAndAsyncMakeTheSameTransactionsPerThread) {
     if (mode == colony::submit_mode::async) {
       EXPECT_LE(s.result_wait.waits, 450u);  // not when the outcome was there first
       EXPECT_EQ(r.sink.max_outstanding(), 1u);
+      EXPECT_EQ(s.in_flight_peak, 1u);
     }
     // Sorted by content: which thread got which completion context does not matter.
     auto seqs = r.sink.read([](const fake_sink& k) {
@@ -386,7 +387,29 @@ TEST(Colony, InFlightLimitHoldsAndResumesBelowTheFraction) {
   std::this_thread::sleep_for(30ms);
   EXPECT_EQ(r.sink.submitted(), 19u);
   EXPECT_EQ(r.sink.max_outstanding(), 10u);
-  EXPECT_GE(r.c->stats().in_flight_brake.waits, 1u);
+  const auto s = r.c->stats();
+  EXPECT_EQ(s.in_flight_brake.waits, 1u);  // the second is under way
+  EXPECT_EQ(s.in_flight_late_resumes, 0u);  // resumed with one still in flight
+  EXPECT_EQ(s.in_flight_peak, 10u);
+}
+
+TEST(Colony, ResumingWithNothingInFlightIsALateResume) {
+  colony::colony_config c = small_config(1);
+  c.in_flight_limit = 10;
+  c.resume_fraction = 0.1;  // resume below 1: only once the backlog is gone
+  rig r(c);
+  r.sink.hold();
+  r.c->start();
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 10; }));
+  r.sink.release(10);
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 20; }));
+  r.sink.release(10);
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 30; }));
+  const auto s = r.c->stats();
+  EXPECT_EQ(s.in_flight_brake.waits, 2u);
+  EXPECT_EQ(s.in_flight_late_resumes, 2u);
+  EXPECT_EQ(s.in_flight_peak, 10u);
+  r.sink.release(1000);
 }
 
 TEST(Colony, InFlightLimitIsNeverExceededWithManyThreads) {
@@ -750,7 +773,15 @@ TEST(ColonyStats, PerKindStatsAddUp) {
   EXPECT_EQ(s.accepted(), 6000u);
   EXPECT_EQ(s.rejected(), 0u);
   EXPECT_EQ(s.in_flight, 0u);
-  for (const auto& t : per_thread) EXPECT_EQ(t.generated, 3000u);
+  for (const auto& t : per_thread) {
+    EXPECT_EQ(t.generated, 3000u);
+    EXPECT_EQ(t.accounts, 32u);  // 64 dealt to 2 threads
+    EXPECT_GE(t.in_flight_peak, 1u);
+    EXPECT_LE(t.in_flight_peak, c.in_flight_limit);
+    EXPECT_EQ(t.article_substitutions, t.reply_substitutions + t.vote_substitutions);
+  }
+  EXPECT_EQ(s.accounts, 64u);
+  EXPECT_EQ(s.in_flight_peak, std::max(per_thread[0].in_flight_peak, per_thread[1].in_flight_peak));
 
   std::uint64_t count = 0;
   double shares = 0;
@@ -832,7 +863,9 @@ TEST(ColonyRing, NothingAcceptedMeansNoTargets) {
   const auto s = r.c->stats();
   EXPECT_EQ(s[op_kind::vote].count, 0u);
   EXPECT_EQ(s[op_kind::reply].count, 0u);
-  EXPECT_GT(s.article_substitutions, 0u);
+  EXPECT_GT(s.reply_substitutions, 0u);
+  EXPECT_GT(s.vote_substitutions, 0u);
+  EXPECT_EQ(s.article_substitutions, s.reply_substitutions + s.vote_substitutions);
   EXPECT_EQ(r.c->ring().size(), 0u);
 }
 
