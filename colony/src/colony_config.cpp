@@ -34,6 +34,13 @@ std::optional<std::string> colony_config::validate() const {
   if (account_prefix.size() + std::to_string(genesis_accounts - 1).size() > core::account_name::max_size)
     return "account_prefix: '" + account_prefix + "' with " + std::to_string(genesis_accounts) +
            " genesis accounts makes names longer than 16 characters";
+  // A binder that casts a number could hand over a value no name stands for.
+  if (!core::value_of(rate_mode_names, to_string(rate)))
+    return "rate: " + std::to_string(static_cast<int>(rate)) + " is not a rate mode (allowed: " +
+           core::names_text(rate_mode_names, ", ") + ")";
+  if (!core::value_of(submit_mode_names, to_string(submit)))
+    return "submit: " + std::to_string(static_cast<int>(submit)) + " is not a submit mode (allowed: " +
+           core::names_text(submit_mode_names, ", ") + ")";
   if (rate == rate_mode::tps && !(tps_limit > 0.0 && std::isfinite(tps_limit)))
     return "tps_limit: must be a number > 0 in tps rate mode";
   if (rate == rate_mode::block_budget && block_budget == 0 && block_size == 0)

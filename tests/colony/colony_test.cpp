@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -275,6 +276,15 @@ TEST(ColonyConfig, ValidateNamesTheField) {
   EXPECT_NE(problem([](auto& c) { c.wait_for_work_ms = 500'001; }).find("wait_for_work_ms"), std::string::npos);
   EXPECT_EQ(problem([](auto& c) { c.wait_for_work_ms = 500'000; }), "");
   EXPECT_EQ(problem([](auto& c) { c.wait_for_work_ms = 0; }), "");
+  EXPECT_NE(problem([](auto& c) { c.rate = static_cast<colony::rate_mode>(9); })
+                .find("rate: 9 is not a rate mode (allowed: infinite, block, tps)"),
+            std::string::npos);
+  EXPECT_NE(problem([](auto& c) { c.submit = static_cast<colony::submit_mode>(9); }).find("submit: 9"),
+            std::string::npos);
+  EXPECT_NE(problem([](auto& c) {
+              c.mix[op_kind::reply].exponent = std::numeric_limits<double>::infinity();
+            }).find("mix: reply: exponent"),
+            std::string::npos);
 }
 
 TEST(ColonyConfig, ResumeBelowIsAFractionOfTheLimit) {
