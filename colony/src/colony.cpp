@@ -283,7 +283,7 @@ std::uint32_t colony::in_flight_limit() const {
 
 std::vector<block_plan> colony::block_plans() const {
   std::lock_guard lock(plans_mutex_);
-  return plans_;
+  return {plans_.begin(), plans_.end()};
 }
 
 // ---- the producer thread ------------------------------------------------------------------

@@ -55,6 +55,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -210,7 +211,8 @@ class colony {
   std::atomic<std::int64_t> budget_{0};  // refilled under budget_mutex_
 
   mutable std::mutex plans_mutex_;
-  std::vector<block_plan> plans_;  // guarded by plans_mutex_
+  // A deque: a long run's growth never copies it all within one block's callback.
+  std::deque<block_plan> plans_;  // guarded by plans_mutex_
 
   mutable std::mutex error_mutex_;
   std::exception_ptr error_;  // guarded by error_mutex_: the first failure
