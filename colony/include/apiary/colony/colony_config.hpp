@@ -89,15 +89,16 @@ struct colony_config {
   // rate_mode::block_budget: the most transactions the colony makes for one block (Hive's
   // colony-transactions-per-block); 0 derives it as block_size divided by the mix's average
   // transaction size (sampled from a generator at construction). After a block that left
-  // transactions pending, the next block gets less (colony.hpp, next_block_budget).
+  // transactions pending, the next block gets min(its count + 5% (100..500), block_budget)
+  // less what is pending (colony.hpp, next_block_budget).
   std::uint32_t block_budget = 0;
   std::uint32_t block_size = core::chain_limits::max_block_size - 256;
 
   // A thread that has this many transactions submitted and not yet completed stops, and
   // resumes once fewer than resume_below(limit) are. 0: automatic, as Hive's
   // colony-max-concurrency 0: auto_in_flight_start until the first block, then, from each
-  // block on, ceil(2 x the block's transactions / threads) (colony.hpp, auto_in_flight_limit).
-  // Any value; Hive accepts at most 50,000.
+  // block on, ceil(2 x the block's transactions / threads), at least 1 (colony.hpp,
+  // auto_in_flight_limit). Any value; Hive accepts at most 50,000.
   std::uint32_t in_flight_limit = 1000;
   double resume_fraction = 0.2;  // (0, 1]; Hive resumes below a fifth
 
