@@ -64,6 +64,9 @@ struct alignas(64) worker {
   fault_injector faults;
   std::optional<token_bucket> bucket;
   std::uint64_t head_seq = ~std::uint64_t{0};
+  // The in-flight limit and the count to wait for when braked at it, copied with the head.
+  std::uint32_t limit = 1;
+  std::uint32_t resume_at_most = 0;
   std::uint64_t cpu_at_start = 0;
   std::thread thread;
 
@@ -73,13 +76,15 @@ struct alignas(64) worker {
   std::array<counter, op_kind_count> kind_count;
   std::array<counter, op_kind_count> kind_extra;
   std::array<counter, op_kind_count> kind_packed;
-  counter substitutions;
+  std::array<counter, op_kind_count> substitutions;  // by the kind drawn: reply or vote
   counter thread_cpu;
   counter generation_cpu;
   counter signing_cpu;
   counter key_cpu;
   std::array<counter, brake_count> brake_waits;
   std::array<counter, brake_count> brake_ns;
+  counter late_resumes;
+  counter in_flight_peak;
   std::atomic<bool> sink_closed{false};
   std::atomic<bool> finished{false};
 
@@ -107,6 +112,21 @@ struct alignas(64) worker {
 using detail::brake;
 using detail::worker;
 
+std::uint32_t auto_in_flight_limit(std::uint32_t block_transactions, std::uint32_t threads) {
+  APIARY_CHECK(threads > 0);
+  const std::uint64_t limit = (2 * std::uint64_t{block_transactions} + threads - 1) / threads;
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(limit, 1, UINT32_MAX));
+}
+
+std::uint32_t next_block_budget(std::uint32_t max_budget, const block_counts& block) {
+  if (block.pending_after == 0) return max_budget;
+  const std::uint64_t n = block.transactions;
+  const std::uint64_t margin =
+      std::clamp<std::uint64_t>(n * budget_margin_bp / 10'000, budget_margin_min, budget_margin_max);
+  const std::uint64_t adapted = std::min<std::uint64_t>(n + margin, max_budget);
+  return adapted > block.pending_after ? static_cast<std::uint32_t>(adapted - block.pending_after) : 0;
+}
+
 double estimate_average_size(const mix_config& mix, std::span<const core::account_name> accounts, bool signed_,
                              std::uint64_t seed, std::size_t samples) {
   APIARY_CHECK(!accounts.empty() && samples > 0);
@@ -129,7 +149,7 @@ colony::colony(const colony_config& config, core::transaction_sink& sink, const 
     : config_(config), sink_(sink), ring_(std::max<std::size_t>(config.comment_ring_capacity, 1)), head_(initial_head) {
   if (auto problem = config_.validate()) throw std::invalid_argument(*problem);
   APIARY_CHECK(initial_head.block_num == core::block_num_from_id(initial_head.id));
-  resume_below_ = config_.resume_below();
+  limit_ = config_.first_in_flight_limit();
 
   const auto genesis = genesis_account_names(config_.genesis_accounts, config_.account_prefix);
   if (config_.rate == rate_mode::block_budget) {
@@ -152,6 +172,8 @@ colony::colony(const colony_config& config, core::transaction_sink& sink, const 
     auto w = std::make_unique<worker>(t, std::move(g), config_.key_password,
                                       fault_injector(config_.faults, config_.seed, t));
     w->ring = &ring_;
+    w->limit = limit_;
+    w->resume_at_most = config_.resume_below(limit_) - 1;
     workers_.push_back(std::move(w));
   }
 }
@@ -229,25 +251,39 @@ void colony::fail(std::exception_ptr e) {
   request_stop();
 }
 
-void colony::on_block(const head_info& head, std::size_t pending_after) {
+void colony::on_block(const head_info& head, const block_counts& block) {
   APIARY_CHECK(head.block_num == core::block_num_from_id(head.id));
+  block_plan plan;
+  plan.block_num = head.block_num;
+  plan.transactions = block.transactions;
+  plan.pending_after = static_cast<std::uint32_t>(std::min<std::size_t>(block.pending_after, UINT32_MAX));
   {
     std::lock_guard lock(head_mutex_);
     head_ = head;
+    if (config_.in_flight_limit == 0) limit_ = auto_in_flight_limit(block.transactions, config_.threads);
+    plan.in_flight_limit = limit_;
     head_seq_.fetch_add(1, std::memory_order_release);
   }
   if (config_.rate == rate_mode::block_budget) {
-    // Left over: pending in the chain, and submitted but not processed yet (still queued).
-    std::int64_t queued = 0;
-    for (const auto& w : workers_) queued += w->in_flight.load(std::memory_order_relaxed);
-    const auto left =
-        static_cast<std::int64_t>(budget_per_block_) - static_cast<std::int64_t>(pending_after) - queued;
+    plan.budget = next_block_budget(budget_per_block_, block);
     {
       std::lock_guard lock(budget_mutex_);
-      budget_.store(std::max<std::int64_t>(left, 0));
+      budget_.store(plan.budget);
     }
-    budget_cv_.notify_all();
+    if (!config_.wait_for_work_ms) budget_cv_.notify_all();  // pollers find it themselves
   }
+  std::lock_guard lock(plans_mutex_);
+  plans_.push_back(plan);
+}
+
+std::uint32_t colony::in_flight_limit() const {
+  std::lock_guard lock(head_mutex_);
+  return limit_;
+}
+
+std::vector<block_plan> colony::block_plans() const {
+  std::lock_guard lock(plans_mutex_);
+  return {plans_.begin(), plans_.end()};
 }
 
 // ---- the producer thread ------------------------------------------------------------------
@@ -297,26 +333,49 @@ void colony::prepare(worker& w) {
 void colony::refresh_head(worker& w) {
   if (head_seq_.load(std::memory_order_acquire) == w.head_seq) return;
   head_info h;
+  std::uint32_t limit = 0;
   {
     std::lock_guard lock(head_mutex_);
     h = head_;
+    limit = limit_;
     w.head_seq = head_seq_.load(std::memory_order_relaxed);
   }
   w.gen.set_head(h.id, h.time);
+  if (limit != w.limit) {
+    w.limit = limit;
+    w.resume_at_most = config_.resume_below(limit) - 1;
+  }
   // Once a block: cheap enough to keep the thread's CPU total current for stats().
   w.thread_cpu.set(detail::thread_cpu_ns() - w.cpu_at_start);
+}
+
+void colony::pause(std::mutex& m, std::condition_variable& cv) {
+  const std::uint32_t ms = *config_.wait_for_work_ms;
+  if (ms == 0) {
+    std::this_thread::yield();
+    return;
+  }
+  std::unique_lock lock(m);
+  // Only request_stop() notifies a poller (nobody else knows it waits): the predicate makes
+  // any other wake-up sleep on until the time is up.
+  cv.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop_.load(); });
 }
 
 bool colony::wait_in_flight(worker& w, std::uint32_t at_most, brake b) {
   if (w.in_flight.load() <= at_most) return true;
   const auto since = detail::steady::now();
-  {
+  if (config_.wait_for_work_ms && b == brake::in_flight) {
+    // Hive's way: pause, then check, until few enough are left (completions do not wake it).
+    do pause(w.mutex, w.cv);
+    while (w.in_flight.load() > at_most && !stop_.load());
+  } else {
     std::unique_lock lock(w.mutex);
     w.wake_at.store(at_most);
     while (w.in_flight.load() > at_most && !stop_.load()) w.cv.wait(lock);
     w.wake_at.store(-1);
   }
   w.add_wait(b, since);
+  if (b == brake::in_flight && w.in_flight.load() == 0 && !stop_.load()) w.late_resumes.add(1);
   return !stop_.load();
 }
 
@@ -329,7 +388,10 @@ bool colony::take_budget(worker& w) {
       if (budget_.compare_exchange_weak(left, left - 1, std::memory_order_acquire, std::memory_order_relaxed))
         return true;
     const auto since = detail::steady::now();
-    {
+    if (config_.wait_for_work_ms) {
+      do pause(budget_mutex_, budget_cv_);
+      while (budget_.load() <= 0 && !stop_.load());
+    } else {
       std::unique_lock lock(budget_mutex_);
       budget_cv_.wait(lock, [this] { return budget_.load() > 0 || stop_.load(); });
     }
@@ -357,17 +419,16 @@ bool colony::take_token(worker& w) {
 void colony::produce(worker& w) {
   const bool measure = config_.measure_cpu;
   const core::tx_completion done{&colony::on_complete, &w};
-  const std::uint32_t limit = config_.in_flight_limit;
   for (std::uint64_t made = 0; config_.transactions_per_thread == 0 || made < config_.transactions_per_thread;
        ++made) {
     if (stop_.load(std::memory_order_relaxed)) return;
-    if (w.in_flight.load() >= limit && !wait_in_flight(w, resume_below_ - 1, brake::in_flight)) return;
+    refresh_head(w);  // a new limit applies from now
+    if (w.in_flight.load() >= w.limit && !wait_in_flight(w, w.resume_at_most, brake::in_flight)) return;
     if (config_.rate == rate_mode::block_budget && !take_budget(w)) return;
     if (config_.rate == rate_mode::tps && !take_token(w)) return;
-    refresh_head(w);
+    refresh_head(w);  // again: a unit of a new block's budget comes with that block's head
 
     const std::uint64_t t0 = measure ? detail::thread_cpu_ns() : 0;
-    const std::uint64_t substitutions = w.gen.stats().article_substitutions;
     generated_transaction g = w.gen.next();
     const std::uint64_t t1 = measure ? detail::thread_cpu_ns() : 0;
 
@@ -402,7 +463,7 @@ void colony::produce(worker& w) {
     w.kind_count[k].add(1);
     w.kind_extra[k].add(g.extra_size);
     w.kind_packed[k].add(tx->packed_size());
-    if (w.gen.stats().article_substitutions != substitutions) w.substitutions.add(1);
+    if (g.kind != g.drawn) w.substitutions[index_of(g.drawn)].add(1);
 
     // A faulty companion follows the normal transaction now and then (faults.hpp).
     const std::optional<fault_kind> fault = w.faults.draw();
@@ -420,7 +481,7 @@ void colony::produce(worker& w) {
 }
 
 bool colony::submit(worker& w, core::full_transaction_ptr tx, const core::tx_completion& done) {
-  w.in_flight.fetch_add(1);
+  const std::uint32_t in_flight = w.in_flight.fetch_add(1) + 1;
   bool taken = false;
   try {
     taken = sink_.submit(std::move(tx), done);
@@ -435,6 +496,7 @@ bool colony::submit(worker& w, core::full_transaction_ptr tx, const core::tx_com
     return false;
   }
   w.submitted.add(1);
+  if (in_flight > w.in_flight_peak.get()) w.in_flight_peak.set(in_flight);
   return true;
 }
 
@@ -464,6 +526,7 @@ std::vector<colony_stats> colony::thread_stats() const {
     const worker& w = *p;
     colony_stats s;
     s.threads = 1;
+    s.accounts = w.gen.accounts().size();
     s.generated = w.generated.get();
     s.submitted = w.submitted.get();
     for (std::size_t k = 0; k < fault_kind_count; ++k) {
@@ -475,7 +538,9 @@ std::vector<colony_stats> colony::thread_stats() const {
     s.in_flight = w.in_flight.load();
     for (std::size_t k = 0; k < op_kind_count; ++k)
       s.kinds[k] = {w.kind_count[k].get(), w.kind_extra[k].get(), w.kind_packed[k].get()};
-    s.article_substitutions = w.substitutions.get();
+    s.reply_substitutions = w.substitutions[index_of(op_kind::reply)].get();
+    s.vote_substitutions = w.substitutions[index_of(op_kind::vote)].get();
+    s.article_substitutions = s.reply_substitutions + s.vote_substitutions;
     s.thread_cpu_ns = w.thread_cpu.get();
     s.generation_cpu_ns = w.generation_cpu.get();
     s.signing_cpu_ns = w.signing_cpu.get();
@@ -488,6 +553,8 @@ std::vector<colony_stats> colony::thread_stats() const {
     s.budget_brake = brake_of(brake::budget);
     s.tps_brake = brake_of(brake::tps);
     s.result_wait = brake_of(brake::result);
+    s.in_flight_late_resumes = w.late_resumes.get();
+    s.in_flight_peak = w.in_flight_peak.get();
     s.sink_closed = w.sink_closed.load();
     all.push_back(s);
   }

@@ -1,5 +1,6 @@
 #include "apiary/colony/colony_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace apiary::colony {
@@ -11,10 +12,10 @@ void colony_config::use_genesis_of(const core::chain_options& o) {
   chain = o.chain;
 }
 
-std::uint32_t colony_config::resume_below() const {
-  const double below = std::floor(static_cast<double>(in_flight_limit) * resume_fraction);
+std::uint32_t colony_config::resume_below(std::uint32_t limit) const {
+  const double below = std::floor(static_cast<double>(limit) * resume_fraction);
   if (!(below >= 1.0)) return 1;  // also NaN
-  if (below >= static_cast<double>(in_flight_limit)) return in_flight_limit;
+  if (below >= static_cast<double>(limit)) return std::max<std::uint32_t>(limit, 1);
   return static_cast<std::uint32_t>(below);
 }
 
@@ -33,11 +34,22 @@ std::optional<std::string> colony_config::validate() const {
   if (account_prefix.size() + std::to_string(genesis_accounts - 1).size() > core::account_name::max_size)
     return "account_prefix: '" + account_prefix + "' with " + std::to_string(genesis_accounts) +
            " genesis accounts makes names longer than 16 characters";
+  // A binder that casts a number could hand over a value no name stands for.
+  if (!core::value_of(rate_mode_names, to_string(rate)))
+    return "rate: " + std::to_string(static_cast<int>(rate)) + " is not a rate mode (allowed: " +
+           core::names_text(rate_mode_names, ", ") + ")";
+  if (!core::value_of(submit_mode_names, to_string(submit)))
+    return "submit: " + std::to_string(static_cast<int>(submit)) + " is not a submit mode (allowed: " +
+           core::names_text(submit_mode_names, ", ") + ")";
   if (rate == rate_mode::tps && !(tps_limit > 0.0 && std::isfinite(tps_limit)))
     return "tps_limit: must be a number > 0 in tps rate mode";
   if (rate == rate_mode::block_budget && block_budget == 0 && block_size == 0)
     return "block_size: must be > 0 to derive the block budget";
-  if (in_flight_limit == 0) return std::string("in_flight_limit: must be at least 1");
+  if (wait_for_work_ms && *wait_for_work_ms > max_wait_for_work_ms)
+    return "wait_for_work_ms: " + std::to_string(*wait_for_work_ms) +
+           " is above " + std::to_string(max_wait_for_work_ms) +
+           " (allowed: unset to wake on notification, 0 to yield between checks, or 1.." +
+           std::to_string(max_wait_for_work_ms) + " ms between checks)";
   if (!(resume_fraction > 0.0 && resume_fraction <= 1.0))
     return "resume_fraction: " + std::to_string(resume_fraction) + " is outside (0, 1]";
   if (comment_ring_capacity == 0) return std::string("comment_ring_capacity: must be at least 1");

@@ -1,5 +1,7 @@
 #include "apiary/colony/colony_stats.hpp"
 
+#include <algorithm>
+
 namespace apiary::colony {
 
 namespace {
@@ -26,6 +28,7 @@ double colony_stats::average_packed_bytes() const { return ratio(packed_bytes(),
 
 colony_stats& colony_stats::operator+=(const colony_stats& o) {
   threads += o.threads;
+  accounts += o.accounts;
   generated += o.generated;
   submitted += o.submitted;
   injected += o.injected;
@@ -38,6 +41,8 @@ colony_stats& colony_stats::operator+=(const colony_stats& o) {
     kinds[k].packed_bytes += o.kinds[k].packed_bytes;
   }
   article_substitutions += o.article_substitutions;
+  reply_substitutions += o.reply_substitutions;
+  vote_substitutions += o.vote_substitutions;
   thread_cpu_ns += o.thread_cpu_ns;
   generation_cpu_ns += o.generation_cpu_ns;
   signing_cpu_ns += o.signing_cpu_ns;
@@ -46,6 +51,8 @@ colony_stats& colony_stats::operator+=(const colony_stats& o) {
   add(budget_brake, o.budget_brake);
   add(tps_brake, o.tps_brake);
   add(result_wait, o.result_wait);
+  in_flight_late_resumes += o.in_flight_late_resumes;
+  in_flight_peak = std::max(in_flight_peak, o.in_flight_peak);
   sink_closed = sink_closed || o.sink_closed;
   return *this;
 }

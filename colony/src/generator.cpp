@@ -132,6 +132,7 @@ generated_transaction generator::next(op_kind kind) {
     case op_kind::transfer: build_transfer(g, actor, nonce_text); break;
     case op_kind::custom_json: build_custom_json(g, actor, nonce_text); break;
   }
+  g.drawn = kind;
   if (g.kind == op_kind::article && kind != op_kind::article) ++stats_.article_substitutions;
   kind_stats& s = stats_.kinds[index_of(g.kind)];
   ++s.count;

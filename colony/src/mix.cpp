@@ -114,7 +114,8 @@ std::string to_string(const mix_config& m) {
 std::optional<std::string> parse_mix(std::string_view text, mix_config& out) {
   mix_config m = out;
   text = trim_blanks(text);
-  if (text.empty()) return std::string("expected kind=weight[:min-max[^exponent]],... (kinds: ").append(kind_list()).append(")");
+  if (text.empty())
+    return std::string("expected kind=weight[:min-max[^exponent]],... (kinds: ").append(kind_list()).append(")");
   while (!text.empty()) {
     const std::size_t comma = text.find(',');
     const std::string_view item = trim_blanks(text.substr(0, comma));
@@ -122,7 +123,10 @@ std::optional<std::string> parse_mix(std::string_view text, mix_config& out) {
     const std::size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
       std::string e("'");
-      e.append(item).append("': expected kind=weight, kind=weight:min-max or kind=weight:min-max^exponent (kinds: ").append(kind_list()).append(")");
+      e.append(item)
+          .append("': expected kind=weight, kind=weight:min-max or kind=weight:min-max^exponent (kinds: ")
+          .append(kind_list())
+          .append(")");
       return e;
     }
     const std::string_view name = trim_blanks(item.substr(0, eq));

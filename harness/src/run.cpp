@@ -260,7 +260,7 @@ bool cycle_test::on_block(const queen::block_record& r, const core::chain& chain
   count_block(r, measured, steady_ns());
   log_block(r);
 
-  colony_->on_block(head_of(chain), r.pending_after);
+  colony_->on_block(head_of(chain), {.transactions = r.transactions, .pending_after = r.pending_after});
   if (tap_) tap_->on_block(r, chain, measured);
   if (config_.fail_at_block != 0 && r.num == config_.fail_at_block)
     throw std::runtime_error("injected failure at block " + std::to_string(r.num) + " (--fail-at-block)");

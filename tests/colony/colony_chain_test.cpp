@@ -79,9 +79,9 @@ class chain_writer final : public core::transaction_sink {
       outcomes_.add(r);
       it.done(*it.tx, r);
       if (++pushed_ % block_txs_ == 0) {
-        chain_.apply_block(chain_.generate_block());
+        const core::block_result applied = chain_.apply_block(chain_.generate_block());
         ++blocks_;
-        colony_->on_block(head(), chain_.pending_count());
+        colony_->on_block(head(), {applied.applied, chain_.pending_count()});
       }
       lock.lock();
     }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -259,7 +260,7 @@ TEST(ColonyConfig, ValidateNamesTheField) {
   EXPECT_NE(problem([](auto& c) { c.threads = 0; }).find("threads"), std::string::npos);
   EXPECT_NE(problem([](auto& c) { c.threads = 129; }).find("threads"), std::string::npos);
   EXPECT_EQ(problem([](auto& c) { c.threads = 128; }), "");
-  EXPECT_NE(problem([](auto& c) { c.in_flight_limit = 0; }).find("in_flight_limit"), std::string::npos);
+  EXPECT_EQ(problem([](auto& c) { c.in_flight_limit = 0; }), "");  // automatic
   EXPECT_NE(problem([](auto& c) { c.resume_fraction = 0; }).find("resume_fraction"), std::string::npos);
   EXPECT_NE(problem([](auto& c) { c.resume_fraction = 1.5; }).find("resume_fraction"), std::string::npos);
   EXPECT_NE(problem([](auto& c) { c.rate = colony::rate_mode::tps; }).find("tps_limit"), std::string::npos);
@@ -272,6 +273,18 @@ TEST(ColonyConfig, ValidateNamesTheField) {
   EXPECT_NE(problem([](auto& c) { c.genesis_accounts = 1; }).find("genesis_accounts"), std::string::npos);
   EXPECT_NE(problem([](auto& c) { c.mix[op_kind::vote].exponent = -1; }).find("mix"), std::string::npos);
   EXPECT_NE(problem([](auto& c) { c.comment_ring_capacity = 0; }).find("comment_ring_capacity"), std::string::npos);
+  EXPECT_NE(problem([](auto& c) { c.wait_for_work_ms = 500'001; }).find("wait_for_work_ms"), std::string::npos);
+  EXPECT_EQ(problem([](auto& c) { c.wait_for_work_ms = 500'000; }), "");
+  EXPECT_EQ(problem([](auto& c) { c.wait_for_work_ms = 0; }), "");
+  EXPECT_NE(problem([](auto& c) { c.rate = static_cast<colony::rate_mode>(9); })
+                .find("rate: 9 is not a rate mode (allowed: infinite, block, tps)"),
+            std::string::npos);
+  EXPECT_NE(problem([](auto& c) { c.submit = static_cast<colony::submit_mode>(9); }).find("submit: 9"),
+            std::string::npos);
+  EXPECT_NE(problem([](auto& c) {
+              c.mix[op_kind::reply].exponent = std::numeric_limits<double>::infinity();
+            }).find("mix: reply: exponent"),
+            std::string::npos);
 }
 
 TEST(ColonyConfig, ResumeBelowIsAFractionOfTheLimit) {
@@ -345,6 +358,7 @@ TEST(Colony, FireAndForgetAndAsyncMakeTheSameTransactionsPerThread) {
     if (mode == colony::submit_mode::async) {
       EXPECT_LE(s.result_wait.waits, 450u);  // not when the outcome was there first
       EXPECT_EQ(r.sink.max_outstanding(), 1u);
+      EXPECT_EQ(s.in_flight_peak, 1u);
     }
     // Sorted by content: which thread got which completion context does not matter.
     auto seqs = r.sink.read([](const fake_sink& k) {
@@ -383,7 +397,29 @@ TEST(Colony, InFlightLimitHoldsAndResumesBelowTheFraction) {
   std::this_thread::sleep_for(30ms);
   EXPECT_EQ(r.sink.submitted(), 19u);
   EXPECT_EQ(r.sink.max_outstanding(), 10u);
-  EXPECT_GE(r.c->stats().in_flight_brake.waits, 1u);
+  const auto s = r.c->stats();
+  EXPECT_EQ(s.in_flight_brake.waits, 1u);  // the second is under way
+  EXPECT_EQ(s.in_flight_late_resumes, 0u);  // resumed with one still in flight
+  EXPECT_EQ(s.in_flight_peak, 10u);
+}
+
+TEST(Colony, ResumingWithNothingInFlightIsALateResume) {
+  colony::colony_config c = small_config(1);
+  c.in_flight_limit = 10;
+  c.resume_fraction = 0.1;  // resume below 1: only once the backlog is gone
+  rig r(c);
+  r.sink.hold();
+  r.c->start();
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 10; }));
+  r.sink.release(10);
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 20; }));
+  r.sink.release(10);
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 30; }));
+  const auto s = r.c->stats();
+  EXPECT_EQ(s.in_flight_brake.waits, 2u);
+  EXPECT_EQ(s.in_flight_late_resumes, 2u);
+  EXPECT_EQ(s.in_flight_peak, 10u);
+  r.sink.release(1000);
 }
 
 TEST(Colony, InFlightLimitIsNeverExceededWithManyThreads) {
@@ -410,15 +446,15 @@ TEST(Colony, BlockBudgetLimitsTransactionsPerBlock) {
   EXPECT_EQ(r.sink.submitted(), 50u);
 
   ASSERT_TRUE(all_completed());   // nothing in flight: only pending_after is left over
-  r.c->on_block(head_at(2), 10);  // 10 left over: 40 more
+  r.c->on_block(head_at(2), {50, 10});  // 10 left pending: 50 - 10 more
   ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 90; }));
   std::this_thread::sleep_for(30ms);
   EXPECT_EQ(r.sink.submitted(), 90u);
 
   ASSERT_TRUE(all_completed());
-  r.c->on_block(head_at(3), 0);
+  r.c->on_block(head_at(3), {50, 0});  // nothing pending: the full budget
   ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 140; }));
-  r.c->on_block(head_at(4), 70);  // more left over than the budget: nothing this block
+  r.c->on_block(head_at(4), {50, 70});  // more pending than the budget: nothing this block
   std::this_thread::sleep_for(30ms);
   EXPECT_EQ(r.sink.submitted(), 140u);
 
@@ -432,23 +468,145 @@ TEST(Colony, BlockBudgetLimitsTransactionsPerBlock) {
   EXPECT_GE(r.c->stats().budget_brake.waits, 1u);
 }
 
-TEST(Colony, BlockBudgetCountsQueuedTransactionsAsLeftOver) {
+TEST(Colony, BlockBudgetAdaptsToOverflowAsHivesDoes) {
+  constexpr std::uint32_t full = 100'000;
+  // Nothing left pending: the full budget, whatever the block held.
+  EXPECT_EQ(colony::next_block_budget(full, {7000, 0}), full);
+  EXPECT_EQ(colony::next_block_budget(full, {0, 0}), full);
+  // Overflow: the block's count plus 5%, clamped to 100..500, less what is pending.
+  EXPECT_EQ(colony::next_block_budget(full, {4000, 30}), 4000u + 200 - 30);
+  EXPECT_EQ(colony::next_block_budget(full, {20000, 30}), 20000u + 500 - 30);  // margin at most 500
+  EXPECT_EQ(colony::next_block_budget(full, {300, 30}), 300u + 100 - 30);      // margin at least 100
+  EXPECT_EQ(colony::next_block_budget(full, {0, 30}), 100u - 30);
+  EXPECT_EQ(colony::next_block_budget(full, {2019, 1}), 2019u + 100 - 1);  // 5% of 2019 truncates to 100
+  EXPECT_EQ(colony::next_block_budget(full, {2039, 1}), 2039u + 101 - 1);
+  // At most the full budget, never below 0.
+  EXPECT_EQ(colony::next_block_budget(1000, {990, 10}), 1000u - 10);
+  EXPECT_EQ(colony::next_block_budget(1000, {300, 500}), 0u);
+  EXPECT_EQ(colony::next_block_budget(1000, {300, std::size_t{1} << 40}), 0u);
+}
+
+TEST(Colony, BlockBudgetIgnoresQueuedTransactionsAndRecordsEachBlock) {
   colony::colony_config c = small_config(1);
   c.rate = colony::rate_mode::block_budget;
   c.block_budget = 30;
   rig r(c);
-  r.sink.hold();  // nothing is processed: all 30 stay queued
+  r.sink.hold();  // nothing is processed: all stay queued
   r.c->start();
   ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 30; }));
-  r.c->on_block(head_at(2), 5);  // 5 pending + 30 queued > 30: nothing this block
+  r.c->on_block(head_at(2), {20, 5});  // 30 queued do not count, as in Hive: 30 - 5 more
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 55; }));
   std::this_thread::sleep_for(30ms);
-  EXPECT_EQ(r.sink.submitted(), 30u);
-  r.sink.release(20);
-  ASSERT_TRUE(eventually([&] { return r.sink.completed() == 20; }));
-  r.c->on_block(head_at(3), 5);  // 5 pending + 10 queued: 15 more
-  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 45; }));
+  EXPECT_EQ(r.sink.submitted(), 55u);
+  r.c->on_block(head_at(3), {30, 40});  // more pending than min(30 + 100, 30)
   std::this_thread::sleep_for(30ms);
-  EXPECT_EQ(r.sink.submitted(), 45u);
+  EXPECT_EQ(r.sink.submitted(), 55u);
+  r.c->on_block(head_at(4), {30, 0});
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 85; }));
+
+  const auto plans = r.c->block_plans();
+  ASSERT_EQ(plans.size(), 3u);
+  EXPECT_EQ(plans[0], (colony::block_plan{2, 20, 5, 25, 1000}));
+  EXPECT_EQ(plans[1], (colony::block_plan{3, 30, 40, 0, 1000}));
+  EXPECT_EQ(plans[2], (colony::block_plan{4, 30, 0, 30, 1000}));
+  r.sink.release(1000);
+}
+
+TEST(Colony, AutomaticInFlightLimitFollowsTheLastBlock) {
+  EXPECT_EQ(colony::auto_in_flight_limit(7300, 2), 7300u);
+  EXPECT_EQ(colony::auto_in_flight_limit(7300, 3), 4867u);  // rounded up
+  EXPECT_EQ(colony::auto_in_flight_limit(1, 128), 1u);
+  EXPECT_EQ(colony::auto_in_flight_limit(0, 4), 1u);  // never 0: that would hold the threads for good
+  EXPECT_EQ(colony::auto_in_flight_limit(UINT32_MAX, 1), UINT32_MAX);
+
+  colony::colony_config c = small_config(1);
+  c.in_flight_limit = 0;
+  ASSERT_EQ(c.validate(), std::nullopt);
+  EXPECT_EQ(c.first_in_flight_limit(), 1000u);  // Hive's start: its default limit
+  EXPECT_EQ(c.resume_below(), 200u);
+  rig r(c);
+  EXPECT_EQ(r.c->in_flight_limit(), 1000u);
+  r.sink.hold();
+  r.c->start();
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 1000; }));
+  std::this_thread::sleep_for(30ms);
+  EXPECT_EQ(r.sink.submitted(), 1000u);  // braked at the start value, until fewer than 200
+
+  r.c->on_block(head_at(2), {5, 0});  // 2 x 5 / 1 thread: 10, resume below 2
+  EXPECT_EQ(r.c->in_flight_limit(), 10u);
+  // 199 left: the thread resumes and makes one transaction (Hive's, too, submits the one it
+  // held), then takes the new limit and brakes again at 200.
+  r.sink.release(801);
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 1001; }));
+  std::this_thread::sleep_for(30ms);
+  EXPECT_EQ(r.sink.submitted(), 1001u);
+  r.sink.release(199);  // 1 left: below 2, up to 10 again
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 1010; }));
+  std::this_thread::sleep_for(30ms);
+  EXPECT_EQ(r.sink.submitted(), 1010u);
+  EXPECT_EQ(r.sink.max_outstanding(), 1000u);
+  EXPECT_EQ(r.c->stats().in_flight_brake.waits, 2u);
+
+  r.c->on_block(head_at(3), {0, 0});  // an empty block: 1
+  EXPECT_EQ(r.c->in_flight_limit(), 1u);
+  const auto plans = r.c->block_plans();
+  ASSERT_EQ(plans.size(), 2u);
+  EXPECT_EQ(plans[0].in_flight_limit, 10u);
+  EXPECT_EQ(plans[0].budget, 0u);  // not in block-budget mode
+  EXPECT_EQ(plans[1].in_flight_limit, 1u);
+  r.sink.release(1000);
+}
+
+// Hive's colony-wait-for-work: a held thread checks again after each pause, and nothing
+// else wakes it, so each wait lasts at least one pause.
+TEST(ColonyWaitForWork, PollsTheInFlightBrake) {
+  colony::colony_config c = small_config(1);
+  c.in_flight_limit = 10;
+  c.wait_for_work_ms = 300;
+  rig r(c);
+  r.sink.hold();
+  r.c->start();
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 10; }));
+  r.sink.release(9);  // at once: a notified thread would go on within milliseconds
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 19; }));
+  const auto s = r.c->stats();
+  EXPECT_EQ(s.in_flight_brake.waits, 1u);
+  EXPECT_GE(s.in_flight_brake.wait_ns, 300'000'000u);
+  r.sink.release(1000);
+}
+
+TEST(ColonyWaitForWork, PollsTheBlockBudget) {
+  colony::colony_config c = small_config(1);
+  c.rate = colony::rate_mode::block_budget;
+  c.block_budget = 5;
+  c.wait_for_work_ms = 300;
+  rig r(c);
+  r.c->start();
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 5; }));
+  r.c->on_block(head_at(2), {5, 0});
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 10; }));
+  const auto s = r.c->stats();
+  EXPECT_GE(s.budget_brake.waits, 1u);
+  EXPECT_GE(s.budget_brake.wait_ns, 300'000'000u);
+}
+
+TEST(ColonyWaitForWork, ZeroYieldsAndStillObeysTheBrakes) {
+  colony::colony_config c = small_config(2);
+  c.in_flight_limit = 8;
+  c.rate = colony::rate_mode::block_budget;
+  c.block_budget = 300;
+  c.wait_for_work_ms = 0;
+  rig r(c);
+  r.c->start();
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 300; }));
+  std::this_thread::sleep_for(30ms);
+  EXPECT_EQ(r.sink.submitted(), 300u);
+  r.c->on_block(head_at(2), {300, 0});
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 600; }));
+  r.c->request_stop();
+  r.finish();
+  EXPECT_LE(r.sink.max_outstanding(), 8u);
+  EXPECT_EQ(r.sink.submitted(), 600u);
 }
 
 TEST(Colony, BlockBudgetIsDerivedFromTheBlockSize) {
@@ -482,7 +640,7 @@ TEST(Colony, HeadChangesReachTheProducers) {
   rig r(c);
   r.c->start();
   ASSERT_TRUE(eventually([&] { return r.sink.submitted() > 100; }));
-  r.c->on_block(head_at(7), 0);
+  r.c->on_block(head_at(7), {});
   const std::uint64_t before = r.sink.submitted();
   ASSERT_TRUE(eventually([&] {
     return r.sink.read([](const fake_sink& k) { return k.by_ref_block_.count(ref_block_num_of(7)); }) > 0;
@@ -543,6 +701,30 @@ TEST(ColonyStop, WhileWaitingForATpsToken) {
   EXPECT_LT(stop_time(*r.c), 2000ms);
 }
 
+TEST(ColonyStop, WhilePollingWithALongPause) {
+  colony::colony_config c = small_config(2);
+  c.in_flight_limit = 5;
+  c.wait_for_work_ms = colony::colony_config::max_wait_for_work_ms;
+  rig r(c);
+  r.sink.hold();
+  r.c->start();
+  ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 10; }));
+  EXPECT_LT(stop_time(*r.c), 2000ms);
+}
+
+TEST(ColonyStop, WhilePollingForTheNextBlock) {
+  for (std::uint32_t ms : {0u, colony::colony_config::max_wait_for_work_ms}) {
+    colony::colony_config c = small_config(2);
+    c.rate = colony::rate_mode::block_budget;
+    c.block_budget = 7;
+    c.wait_for_work_ms = ms;
+    rig r(c);
+    r.c->start();
+    ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 7; }));
+    EXPECT_LT(stop_time(*r.c), 2000ms) << ms;
+  }
+}
+
 TEST(ColonyStop, BeforeStartAndTwice) {
   colony::colony_config c = small_config(2);
   rig r(c);
@@ -601,7 +783,15 @@ TEST(ColonyStats, PerKindStatsAddUp) {
   EXPECT_EQ(s.accepted(), 6000u);
   EXPECT_EQ(s.rejected(), 0u);
   EXPECT_EQ(s.in_flight, 0u);
-  for (const auto& t : per_thread) EXPECT_EQ(t.generated, 3000u);
+  for (const auto& t : per_thread) {
+    EXPECT_EQ(t.generated, 3000u);
+    EXPECT_EQ(t.accounts, 32u);  // 64 dealt to 2 threads
+    EXPECT_GE(t.in_flight_peak, 1u);
+    EXPECT_LE(t.in_flight_peak, c.in_flight_limit);
+    EXPECT_EQ(t.article_substitutions, t.reply_substitutions + t.vote_substitutions);
+  }
+  EXPECT_EQ(s.accounts, 64u);
+  EXPECT_EQ(s.in_flight_peak, std::max(per_thread[0].in_flight_peak, per_thread[1].in_flight_peak));
 
   std::uint64_t count = 0;
   double shares = 0;
@@ -683,7 +873,9 @@ TEST(ColonyRing, NothingAcceptedMeansNoTargets) {
   const auto s = r.c->stats();
   EXPECT_EQ(s[op_kind::vote].count, 0u);
   EXPECT_EQ(s[op_kind::reply].count, 0u);
-  EXPECT_GT(s.article_substitutions, 0u);
+  EXPECT_GT(s.reply_substitutions, 0u);
+  EXPECT_GT(s.vote_substitutions, 0u);
+  EXPECT_EQ(s.article_substitutions, s.reply_substitutions + s.vote_substitutions);
   EXPECT_EQ(r.c->ring().size(), 0u);
 }
 

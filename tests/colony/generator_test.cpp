@@ -412,13 +412,20 @@ TEST(Generator, RingOffFeedsNoTargets) {
   colony::comment_ring ring;
   const auto genesis = colony::genesis_account_names(10);
   colony::generator g(colony::mix_config{}, colony::generator_options{1, 0, false}, genesis, ring);
+  std::uint64_t replaced = 0;
   for (int i = 0; i < 500; ++i) {
     const auto t = g.next();
     EXPECT_NE(t.kind, op_kind::vote);  // nothing to vote on: articles instead
     EXPECT_NE(t.kind, op_kind::reply);
+    if (t.drawn != t.kind) {
+      EXPECT_TRUE(t.drawn == op_kind::vote || t.drawn == op_kind::reply);
+      EXPECT_EQ(t.kind, op_kind::article);
+      ++replaced;
+    }
   }
   EXPECT_EQ(ring.size(), 0u);
   EXPECT_GT(g.stats().article_substitutions, 0u);
+  EXPECT_EQ(g.stats().article_substitutions, replaced);
 }
 
 TEST(Generator, AverageSizeFillsA2MBBlockWithAbout7300) {

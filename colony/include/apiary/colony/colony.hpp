@@ -11,7 +11,7 @@
 //                                       asked), wait until all are ready and start
 //                                       together; start() returns once they have started
 //   3. after every block, from the thread that owns the chain (the writer):
-//        c.on_block(head, pending_after)
+//        c.on_block(head, {block's transactions, pending_after})
 //      from any thread, at any time: c.stats(), c.finished()
 //   4. c.request_stop(); c.join();      join() rethrows the first exception a producer
 //                                       thread ended with (the run failed)
@@ -26,18 +26,24 @@
 //     anything else and never calls back into the sink.
 //   - on_block may run concurrently with everything but itself. It publishes the new head
 //     (producers copy it before their next transaction: expiration = head time + 3,600 s,
-//     TaPoS = head, head number in the nonce) and, in block-budget mode, sets the budget of
-//     the next block to block_budget minus what the block left over: pending_after (the
-//     chain's pending transactions after the block) and the colony's transactions still in
-//     flight (queued, not processed yet), which the colony counts itself.
+//     TaPoS = head, head number in the nonce) and with it the in-flight limit (the automatic
+//     one follows the block's transaction count: auto_in_flight_limit). In block-budget mode
+//     it then sets the budget of the next block by Hive's rule (next_block_budget): the full
+//     budget after a block that left nothing pending; otherwise the block's count plus a 5%
+//     margin (100..500), at most the full budget, less the chain's pending transactions
+//     after the block (pending_after). It records what it set (block_plans()).
 //   - request_stop() may be called from any thread, also from a completion; every producer
 //     returns promptly, also when braked. A closed sink (submit returns false) or an
 //     exception in one producer stops them all.
 //
-// Brakes, checked before each transaction: the in-flight limit (always: a thread with
-// in_flight_limit transactions outstanding waits until fewer than resume_below() are), then
-// the rate mode's (a unit of the shared block budget, or a token of the thread's
-// tps_limit / threads bucket). In async mode the thread also waits for each outcome.
+// Brakes, checked before each transaction: the in-flight limit (always: a thread with as
+// many transactions outstanding as the limit waits until fewer than resume_below(limit)
+// are; a thread takes a new limit with a new head), then the rate mode's (a unit of the
+// block budget, which the threads share, where Hive gives each thread ceil(budget /
+// threads); or a token of the thread's tps_limit / threads bucket). In async mode the thread
+// also waits for each outcome. The in-flight and budget waits end by notification, or, with
+// wait_for_work_ms set, by polling as Hive's producers do (sleeping that long, or yielding,
+// between checks).
 //
 // Lifetime: completions point at the colony's per-thread state, so the colony must outlive
 // every completion the sink will call for its transactions: after join(), transactions
@@ -49,6 +55,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -78,6 +85,42 @@ struct head_info {
   core::time_point_sec time;
 };
 
+// What the colony learns of a block just applied.
+struct block_counts {
+  std::uint32_t transactions = 0;  // in the block
+  // The chain's pending transactions once the block is applied (not the writer queue's):
+  // what did not fit, Hive's overflow.
+  std::size_t pending_after = 0;
+};
+
+// Hive's automatic in-flight limit per thread (colony_config::in_flight_limit 0) after a
+// block of `block_transactions`: ceil(2 x block_transactions / threads), so that the
+// threads together brake at about two blocks' worth. At least 1: Hive's is 0 after an empty
+// block, which holds its producers for good.
+std::uint32_t auto_in_flight_limit(std::uint32_t block_transactions, std::uint32_t threads);
+
+// Hive's per-block budget, adapted to overflow. After a block that left nothing pending, the
+// next block's budget is the full max_budget. After one that left transactions pending, it
+// is the block's own count plus a margin, at most max_budget, less what is pending:
+//   max(0, min(n + margin, max_budget) - pending_after),
+//   margin = n x 5%, clamped to [100, 500]  (n = the block's transactions).
+// Transactions submitted but not processed yet are not counted, as in Hive.
+inline constexpr std::uint32_t budget_margin_bp = 500;  // 5%, in basis points
+inline constexpr std::uint32_t budget_margin_min = 100;
+inline constexpr std::uint32_t budget_margin_max = 500;
+std::uint32_t next_block_budget(std::uint32_t max_budget, const block_counts& block);
+
+// What on_block decided after one block, for a report.
+struct block_plan {
+  std::uint32_t block_num = 0;        // the block just applied
+  std::uint32_t transactions = 0;     // in it
+  std::uint32_t pending_after = 0;    // left pending after it
+  std::uint32_t budget = 0;           // rate_mode::block_budget: the next block's; 0 otherwise
+  std::uint32_t in_flight_limit = 0;  // per thread, from each thread's next transaction on
+
+  bool operator==(const block_plan&) const = default;
+};
+
 // The average packed size of the mix's transactions (with one signature when `signed_`),
 // from `samples` transactions of a generator over the given accounts with a private ring.
 double estimate_average_size(const mix_config& mix, std::span<const core::account_name> accounts,
@@ -101,9 +144,8 @@ class colony {
   // Waits for every producer thread to return, then rethrows the first exception one of
   // them ended with. Call from outside the colony's threads and callbacks.
   void join();
-  // After each block, from the writer thread; see the top of this file. pending_after: the
-  // chain's pending transactions once the block is applied (not the writer queue's).
-  void on_block(const head_info& head, std::size_t pending_after);
+  // After each block, from the writer thread; see the top of this file.
+  void on_block(const head_info& head, const block_counts& block);
 
   // Merged over the threads; per thread, in thread order.
   colony_stats stats() const;
@@ -115,8 +157,13 @@ class colony {
   std::optional<std::string> error() const;
 
   const colony_config& config() const { return config_; }
-  // Transactions per block in block-budget mode (configured or derived); 0 otherwise.
+  // The most transactions per block in block-budget mode (configured or derived); 0
+  // otherwise. A block's own budget is in block_plans().
   std::uint32_t block_budget() const { return budget_per_block_; }
+  // The in-flight limit per thread in force now (the configured one, or the automatic one).
+  std::uint32_t in_flight_limit() const;
+  // One entry per on_block call, in order.
+  std::vector<block_plan> block_plans() const;
   const comment_ring& ring() const { return ring_; }
 
  private:
@@ -127,6 +174,8 @@ class colony {
   void prepare(detail::worker& w);
   // Each returns false when the thread is to stop instead.
   bool wait_in_flight(detail::worker& w, std::uint32_t at_most, detail::brake b);
+  // wait_for_work_ms set: one pause between two checks; a stop ends it.
+  void pause(std::mutex& m, std::condition_variable& cv);
   bool take_budget(detail::worker& w);
   bool take_token(detail::worker& w);
   // Hands one transaction to the sink; false when the sink is closed (the thread stops).
@@ -139,7 +188,6 @@ class colony {
   core::transaction_sink& sink_;
   comment_ring ring_;
   std::uint32_t budget_per_block_ = 0;
-  std::uint32_t resume_below_ = 1;
   std::vector<std::unique_ptr<detail::worker>> workers_;
 
   std::atomic<bool> stop_{false};
@@ -154,12 +202,17 @@ class colony {
   // The head the producers build on: copied by a thread when head_seq_ moves.
   mutable std::mutex head_mutex_;
   head_info head_;                          // guarded by head_mutex_
+  std::uint32_t limit_ = 0;                 // guarded by head_mutex_: the in-flight limit
   std::atomic<std::uint64_t> head_seq_{0};  // written under head_mutex_
 
   // rate_mode::block_budget: transactions left for this block, shared by the threads.
   std::mutex budget_mutex_;
   std::condition_variable budget_cv_;
   std::atomic<std::int64_t> budget_{0};  // refilled under budget_mutex_
+
+  mutable std::mutex plans_mutex_;
+  // A deque: a long run's growth never copies it all within one block's callback.
+  std::deque<block_plan> plans_;  // guarded by plans_mutex_
 
   mutable std::mutex error_mutex_;
   std::exception_ptr error_;  // guarded by error_mutex_: the first failure

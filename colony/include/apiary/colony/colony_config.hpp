@@ -51,6 +51,9 @@ constexpr std::optional<submit_mode> parse_submit_mode(std::string_view name) {
 
 struct colony_config {
   static constexpr std::uint32_t max_threads = 128;
+  // in_flight_limit 0: the limit before the first block (Hive's default limit).
+  static constexpr std::uint32_t auto_in_flight_start = 1000;
+  static constexpr std::uint32_t max_wait_for_work_ms = 500'000;  // Hive's bound
 
   std::uint32_t threads = 2;  // 1..max_threads
   // Thread t draws from a generator seeded with seed + t.
@@ -83,15 +86,29 @@ struct colony_config {
   rate_mode rate = rate_mode::infinite;
   // rate_mode::tps: transactions per second for the whole colony (> 0).
   double tps_limit = 0;
-  // rate_mode::block_budget: transactions per block; 0 derives it as block_size divided by
-  // the mix's average transaction size (sampled from a generator at construction).
+  // rate_mode::block_budget: the most transactions the colony makes for one block (Hive's
+  // colony-transactions-per-block); 0 derives it as block_size divided by the mix's average
+  // transaction size (sampled from a generator at construction). After a block that left
+  // transactions pending, the next block gets min(its count + 5% (100..500), block_budget)
+  // less what is pending (colony.hpp, next_block_budget).
   std::uint32_t block_budget = 0;
   std::uint32_t block_size = core::chain_limits::max_block_size - 256;
 
   // A thread that has this many transactions submitted and not yet completed stops, and
-  // resumes once fewer than max(1, floor(in_flight_limit * resume_fraction)) are.
+  // resumes once fewer than resume_below(limit) are. 0: automatic, as Hive's
+  // colony-max-concurrency 0: auto_in_flight_start until the first block, then, from each
+  // block on, ceil(2 x the block's transactions / threads), at least 1 (colony.hpp,
+  // auto_in_flight_limit). Any value; Hive accepts at most 50,000.
   std::uint32_t in_flight_limit = 1000;
-  double resume_fraction = 0.2;  // (0, 1]
+  double resume_fraction = 0.2;  // (0, 1]; Hive resumes below a fifth
+
+  // How a thread held by the in-flight limit, or out of block budget, learns that it may go
+  // on (Hive's colony-wait-for-work). Unset: the completion or the block that frees it wakes
+  // it, without polling. Set, it polls as Hive's producers do: between checks it sleeps this
+  // many milliseconds (1..max_wait_for_work_ms; Hive's default is 50), or with 0 yields its
+  // core and checks again at once (a busy wait). A stop ends either wait at once. The tps and
+  // async waits are not Hive's and always use notifications or timers.
+  std::optional<std::uint32_t> wait_for_work_ms;
 
   submit_mode submit = submit_mode::fire_and_forget;
 
@@ -107,8 +124,12 @@ struct colony_config {
   // Copies the genesis fields above from the chain's options, so the two cannot disagree.
   void use_genesis_of(const core::chain_options& chain);
 
-  // The in-flight count below which a braked thread resumes.
-  std::uint32_t resume_below() const;
+  // The in-flight limit the threads start with: in_flight_limit, or auto_in_flight_start.
+  std::uint32_t first_in_flight_limit() const { return in_flight_limit == 0 ? auto_in_flight_start : in_flight_limit; }
+  // The in-flight count below which a thread braked at `limit` resumes:
+  // max(1, floor(limit * resume_fraction)), at most limit.
+  std::uint32_t resume_below(std::uint32_t limit) const;
+  std::uint32_t resume_below() const { return resume_below(first_in_flight_limit()); }
 
   // A message naming the first field that is out of range (and what is allowed), or
   // nullopt when the configuration is usable.

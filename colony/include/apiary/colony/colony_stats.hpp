@@ -1,8 +1,18 @@
 // colony_stats: what a colony's producer threads did, per thread or merged (leveldb
 // db_bench's way: each thread counts its own, the report adds them up). Plain values.
 //
+// Per thread, it holds what Hive's colony prints for each thread at the end: transactions
+// built (generated) and per kind their count, share, average extra and packed size; replies
+// and votes that became articles; failed transactions (outcomes, by reason); how often the
+// in-flight limit locked the thread out (in_flight_brake.waits) and how often only an empty
+// backlog released it (in_flight_late_resumes). Beyond Hive's: how long each brake held
+// the thread, the in-flight peak, and CPU time.
+//
 // Invariants once the threads are joined and the sink has completed every transaction:
 //   sum of kinds[k].count == generated;  sum of faults == injected;
+//   article_substitutions == reply_substitutions + vote_substitutions;
+//   in_flight_peak <= the highest in-flight limit in force (1 in async mode), plus 1 when
+//   faults are on (a companion follows its transaction past the brake);
 //   submitted <= generated + injected (a closed sink refuses one);
 //   outcomes.accepted + outcomes.rejected() == submitted;  in_flight == 0.
 // A snapshot taken while threads run reads the counters one by one, so these hold only
@@ -34,6 +44,7 @@ struct brake_totals {
 
 struct colony_stats {
   std::uint32_t threads = 0;
+  std::uint64_t accounts = 0;   // genesis accounts the threads act for
   std::uint64_t generated = 0;  // built (and signed, with signing on)
   std::uint64_t submitted = 0;  // taken by the sink (normal and faulty)
   std::uint64_t injected = 0;   // faulty companions submitted (faults.hpp), not in `generated`
@@ -43,6 +54,8 @@ struct colony_stats {
   std::uint64_t in_flight = 0;  // submitted, completion not called yet
   std::array<kind_totals, op_kind_count> kinds{};
   std::uint64_t article_substitutions = 0;  // replies and votes made articles: empty ring
+  std::uint64_t reply_substitutions = 0;    // of which replies
+  std::uint64_t vote_substitutions = 0;     // and votes
 
   // CPU time of the producer threads (CLOCK_THREAD_CPUTIME_ID), in nanoseconds.
   std::uint64_t thread_cpu_ns = 0;      // everything the threads did, updated once a block
@@ -57,6 +70,12 @@ struct colony_stats {
   brake_totals budget_brake;     // block budget exhausted, waiting for the next block
   brake_totals tps_brake;        // waiting for a token
   brake_totals result_wait;      // async submission: waiting for each outcome
+  // In-flight brakes released only once nothing was in flight: the writer had worked off
+  // the thread's whole backlog while it waited (Hive's "late unlocks"; its wait was too long).
+  std::uint64_t in_flight_late_resumes = 0;
+  // The most transactions the thread had in flight at once; merged, the highest of any
+  // thread (not their sum: the threads' peaks need not coincide).
+  std::uint64_t in_flight_peak = 0;
   bool sink_closed = false;      // a thread found the sink closed
 
   std::uint64_t accepted() const { return outcomes[core::reject::none]; }

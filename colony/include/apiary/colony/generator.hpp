@@ -42,6 +42,8 @@ struct generated_transaction {
   core::transaction tx;  // unsigned: sign with full_transaction and the signer's key
   // What was built: an article when a reply or vote found no target in the ring.
   op_kind kind = op_kind::custom_json;
+  // What the mix drew: differs from `kind` when the article replaced it.
+  op_kind drawn = op_kind::custom_json;
   std::uint32_t extra_size = 0;
   // Whose key signs it, and which: active for transfers, posting for everything else.
   core::account_name signer;
