@@ -267,9 +267,11 @@ void bind_generation(option_binder& b, run_config& c) {
   b.count("seed", k.seed, 0, u64_max, "Base seed: producer thread t draws from seed + t");
   b.count("accounts", c.chain.genesis_accounts, 1, 10'000'000,
           "Genesis accounts (user0, user1, ...), dealt to the producer threads");
-  b.custom("mix", "KIND=W:MIN-MAX,...", value_kind::text,
-           "The transaction mix: per kind (article, reply, vote, transfer, custom_json) its relative weight and the "
-           "range of its extra payload in bytes; kinds left out keep their values",
+  b.custom("mix", "KIND=W:MIN-MAX^EXP,...", value_kind::text,
+           "The transaction mix: per kind (article, reply, vote, transfer, custom_json) its relative weight, the "
+           "range of its extra payload in bytes and the exponent of its size distribution (Hive's {min, max, "
+           "weight, exponent}; above 1 favours small payloads); kinds left out, and an exponent left out, keep "
+           "their values",
            [&k](const std::string& t) { return colony::parse_mix(t, k.mix).value_or(""); },
            [&k] { return colony::to_string(k.mix); }, "Hive's typical mix: " + colony::to_string(colony::mix_config{}));
   b.custom("faults", "KIND=FRACTION,...", value_kind::text,
@@ -287,9 +289,28 @@ void bind_colony_run(option_binder& b, colony::colony_config& k) {
            "or a number of transactions per second",
            [&k](const std::string& t) { return set_rate(k, t); }, [&k] { return rate_text(k); });
   b.count("block-budget", k.block_budget, 0, 10'000'000,
-          "Transactions per block with --rate block; 0: block size / average transaction size");
-  b.count("in-flight", k.in_flight_limit, 1, 10'000'000,
-          "Transactions a producer may have submitted and not yet answered before it waits");
+          "Most transactions per block with --rate block, adapted to overflow as Hive does (the last block's "
+          "count plus a 5% margin of 100 to 500, less what it left pending); 0: block size / average transaction "
+          "size");
+  b.count("in-flight", k.in_flight_limit, 0, 10'000'000,
+          "Transactions a producer may have submitted and not yet answered before it waits; 0: automatic, as "
+          "Hive's colony-max-concurrency = 0 (2 x the last block's transactions / threads)");
+  b.custom("wait-for-work", "MS|off", value_kind::text,
+           "How a producer held by the in-flight limit or the block budget waits: off (woken when it may go on), "
+           "or checking every MS milliseconds (0: yield between checks), as Hive's colony-wait-for-work",
+           [&k](const std::string& t) -> std::string {
+             if (t == "off") {
+               k.wait_for_work_ms.reset();
+               return {};
+             }
+             auto ms = parse_count(t);
+             if (!ms || *ms > colony::colony_config::max_wait_for_work_ms)
+               return "'" + t + "': expected off or a whole number of milliseconds from 0 to " +
+                      std::to_string(colony::colony_config::max_wait_for_work_ms);
+             k.wait_for_work_ms = static_cast<std::uint32_t>(*ms);
+             return {};
+           },
+           [&k] { return k.wait_for_work_ms ? std::to_string(*k.wait_for_work_ms) : std::string("off"); });
   b.choice("submit", k.submit, colony::submit_mode_names,
            "fire-and-forget (submit and go on) or async (wait for each transaction's outcome)");
   b.toggle("warm-keys", k.warm_keys, "Derive every producer key before the run starts instead of on first use");

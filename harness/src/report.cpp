@@ -91,6 +91,30 @@ void write_config(json_out& j, const run_config& c) {
   j.end_object();
 }
 
+// Each producer thread, as Hive's colony prints it at the end.
+void write_colony_threads(json_out& j, const std::vector<colony::colony_stats>& threads) {
+  j.key("per_thread");
+  j.begin_array();
+  for (std::size_t t = 0; t < threads.size(); ++t) {
+    const colony::colony_stats& k = threads[t];
+    j.begin_object();
+    j.field("thread", static_cast<std::uint64_t>(t));
+    j.field("accounts", k.accounts);
+    j.field("generated", k.generated);
+    j.field("submitted", k.submitted);
+    j.field("accepted", k.accepted());
+    j.field("rejected", k.rejected());
+    j.field("reply_substitutions", k.reply_substitutions);
+    j.field("vote_substitutions", k.vote_substitutions);
+    j.field("in_flight_peak", k.in_flight_peak);
+    j.field("in_flight_waits", k.in_flight_brake.waits);
+    j.field("in_flight_late_resumes", k.in_flight_late_resumes);
+    j.field("budget_waits", k.budget_brake.waits);
+    j.end_object();
+  }
+  j.end_array();
+}
+
 void write_brake(json_out& j, std::string_view name, const colony::brake_totals& b) {
   j.key(name);
   j.begin_object();
@@ -302,6 +326,8 @@ void write_colony(json_out& j, const report_inputs& in) {
   j.field("signing_cpu_ms", ms(static_cast<std::int64_t>(k.signing_cpu_ns)), 3);
   j.field("key_cpu_ms", ms(static_cast<std::int64_t>(k.key_cpu_ns)), 3);
   j.field("sink_closed", k.sink_closed);
+  j.field("in_flight_peak", k.in_flight_peak);
+  write_colony_threads(j, r.colony_threads);
   j.key("brakes");
   j.begin_object();
   write_brake(j, "in_flight", k.in_flight_brake);

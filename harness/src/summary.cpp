@@ -140,10 +140,16 @@ void log_colony_thread(spdlog::logger& log, std::size_t t, const colony::colony_
     log.info("{}: {} ({:.2f}%), avg.extra: {:.0f}, avg.size: {:.0f}", colony::op_kind_name(kind), kt.count,
              k.share(kind) * 100, k.average_extra_bytes(kind), k.average_packed_bytes(kind));
   }
+  if (k.reply_substitutions != 0 || k.vote_substitutions != 0)
+    log.info("{} replies and {} votes substituted with articles due to lack of proper target comment",
+             k.reply_substitutions, k.vote_substitutions);
   if (k.rejected() != 0) log.info("{} transactions failed", k.rejected());
-  if (k.in_flight_brake.waits != 0)
-    log.info("{} times production loop was locked out due to reaching max number of waiting transactions",
-             k.in_flight_brake.waits);
+  if (k.in_flight_brake.waits == 0) return;
+  log.info("{} times production loop was locked out due to reaching max number of waiting transactions",
+           k.in_flight_brake.waits);
+  if (k.in_flight_late_resumes != 0)
+    log.info("{} times production loop was unlocked only after all transactions were cleared from queue",
+             k.in_flight_late_resumes);
 }
 
 }  // namespace

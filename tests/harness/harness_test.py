@@ -196,6 +196,12 @@ def check_arithmetic(r):
           "accepted %d + rejected %d + in flight %d != submitted %d"
           % (c["accepted"], c["rejected"], c["in_flight_at_end"], c["submitted"]))
     check(sum(r["rejections"].values()) == c["rejected"], "rejections by reason do not add up")
+    # Per producer thread: the totals are their sums, the peak their highest.
+    threads = c["per_thread"]
+    check(len(threads) == c["threads"], "%d per-thread records for %d threads" % (len(threads), c["threads"]))
+    for key in ("generated", "submitted", "accepted", "rejected"):
+        check(sum(t[key] for t in threads) == c[key], "per-thread %s does not add up to the colony's" % key)
+    check(max(t["in_flight_peak"] for t in threads) == c["in_flight_peak"], "in_flight_peak is not the threads' highest")
 
     # Transactions in blocks = accepted ones minus those still pending (and dropped ones).
     led = r["ledger"]
@@ -409,7 +415,9 @@ def mode_bad_usage(args, schema):
         (["--accounts", "0"], "--accounts"),
         (["--threads", "129"], "--threads"),
         (["--blocks", "-1"], "--blocks"),
-        (["--in-flight", "0"], "--in-flight"),
+        (["--in-flight", "10000001"], "--in-flight"),
+        (["--wait-for-work", "soon"], "--wait-for-work"),
+        (["--mix", "article=16:100-5000^-1"], "exponent"),
         (["--mix", "poll=3"], "poll"),
         (["--mix", "article=0,reply=0,vote=0,transfer=0,custom_json=0"], "weight"),
         (["--mix", "transfer=5:400-300"], "min"),

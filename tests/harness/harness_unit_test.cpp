@@ -134,7 +134,7 @@ TEST(RunConfig, EveryOptionSetsItsOwnField) {
       {"blocks", "7"}, {"warmup-blocks", "9"}, {"duration", "2.5"}, {"transactions", "11"},
       {"stall-timeout", "13"}, {"threads", "3"}, {"sign", "off"}, {"seed", "17"}, {"accounts", "19"},
       {"mix", "vote=1"}, {"faults", "duplicate=0.5"}, {"rate", "block"}, {"block-budget", "23"},
-      {"in-flight", "29"}, {"submit", "async"}, {"warm-keys", "off"}, {"measure-cpu", "off"},
+      {"in-flight", "29"}, {"wait-for-work", "50"}, {"submit", "async"}, {"warm-keys", "off"}, {"measure-cpu", "off"},
       {"block-size", "65536"}, {"max-block-size", "1048576"}, {"block-transactions", "31"},
       {"queue", "bounded"}, {"queue-capacity", "37"}, {"dedup", "unified"}, {"custom-ops", "state"},
       {"signers", "recover"}, {"block-session", "off"}, {"reversible-blocks", "41"}, {"keep-alive", "off"},
