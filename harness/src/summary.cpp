@@ -96,12 +96,13 @@ std::string format_summary(const run_config& c, const run_context& ctx, const ru
   appendf(s, ", %s accepted, %s rejected", grouped(k.accepted()).c_str(), grouped(k.rejected()).c_str());
   bool first = true;
   for (std::size_t i = 1; i < core::reject_count; ++i) {
-    if (k.outcomes.by_reason[i] == 0) continue;
+    if (k.outcomes.by_reason[i] == 0 || !core::is_rejection(static_cast<core::reject>(i))) continue;
     appendf(s, "%s%s %s", first ? " (" : ", ", core::reject_name(static_cast<core::reject>(i)).data(),
             grouped(k.outcomes.by_reason[i]).c_str());
     first = false;
   }
   if (!first) s += ")";
+  if (k.shutdown() != 0) appendf(s, ", %s not processed (shutdown)", grouped(k.shutdown()).c_str());
   s += "\n  mix:";
   for (colony::op_kind kind : colony::all_op_kinds)
     appendf(s, " %s %s (%.0f B)", colony::op_kind_name(kind).data(), pct(k.share(kind)).c_str(),
