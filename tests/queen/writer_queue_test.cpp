@@ -85,5 +85,16 @@ TEST(WriterQueue, ClosingReleasesAProducerWaitingOnAFullQueue) {
   EXPECT_EQ(result.load(), 0);
 }
 
+TEST(QueuePolicy, NameTableRoundTrips) {
+  EXPECT_EQ(to_string(queue_policy::unbounded), "unbounded");
+  EXPECT_EQ(to_string(queue_policy::bounded), "bounded");
+  for (const auto& entry : queue_policy_names) {
+    EXPECT_EQ(to_string(entry.value), entry.name);
+    EXPECT_EQ(core::value_of(queue_policy_names, entry.name), entry.value);
+  }
+  EXPECT_EQ(core::names_text(queue_policy_names), "unbounded|bounded");
+  EXPECT_FALSE(core::value_of(queue_policy_names, "lossy").has_value());
+}
+
 }  // namespace
 }  // namespace apiary::queen

@@ -17,12 +17,15 @@
 //                  producers and the writer contend for the lock as little as possible.
 #pragma once
 
+#include <array>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
+#include "apiary/core/named_enum.hpp"
 #include "apiary/core/submission.hpp"
 
 namespace apiary::queen {
@@ -31,6 +34,12 @@ enum class queue_policy : std::uint8_t {
   unbounded,  // producers brake on their own in-flight count (the default, as Hive)
   bounded,    // condition variables on both the full and the empty end (for measurement)
 };
+
+// The names the command line, config files and reports use (core/named_enum.hpp).
+inline constexpr std::array<core::enum_name<queue_policy>, 2> queue_policy_names{
+    {{"unbounded", queue_policy::unbounded}, {"bounded", queue_policy::bounded}}};
+
+constexpr std::string_view to_string(queue_policy p) { return core::name_of(queue_policy_names, p); }
 
 struct queued_tx {
   core::full_transaction_ptr tx;
