@@ -11,10 +11,16 @@
 //   request_block  (any thread) asks the writer for a block; block requests are served
 //                  before any queued transaction.
 //   close          (any thread) wakes every waiter; later submits return false. Items
-//                  already queued are still handed to the writer.
+//                  already queued are still handed to the writer, by take or by drain.
 //   take           (writer thread only) waits for work and moves every queued item into
 //                  the caller's batch at once, one lock acquisition per batch, so the
 //                  producers and the writer contend for the lock as little as possible.
+//   drain          (the consumer only, once it takes no more: the writer at its end)
+//                  closes the queue and moves out every item still queued, under one lock:
+//                  a submit either queued its item before, and drain returns it, or
+//                  returns false after. Nothing is left behind, so the writer answers each
+//                  returned item (reject::shutdown) and every completion is called exactly
+//                  once.
 #pragma once
 
 #include <array>
@@ -70,6 +76,9 @@ class writer_queue final : public core::transaction_sink {
   // Writer thread: blocks until an item, a block request or close; swaps the queued items
   // into batch.txs (which must be empty; its capacity is reused). Adds its waits to `wait`.
   void take(queue_batch& batch, queue_wait& wait);
+  // The consumer, at its end: closes the queue and returns everything still queued, in
+  // submission order. Later calls return nothing.
+  std::vector<queued_tx> drain();
 
   queue_policy policy() const { return policy_; }
   // Most items ever queued at once.
