@@ -22,6 +22,7 @@ std::string_view reject_name(reject r) {
     case reject::custom_json_id_too_long: return "custom_json_id_too_long";
     case reject::custom_json_too_large: return "custom_json_too_large";
     case reject::custom_op_limit: return "custom_op_limit";
+    case reject::shutdown: return "shutdown";
     case reject::count_: break;
   }
   return "unknown";
@@ -29,7 +30,8 @@ std::string_view reject_name(reject r) {
 
 std::uint64_t reject_counts::rejected() const {
   std::uint64_t n = 0;
-  for (std::size_t i = 1; i < reject_count; ++i) n += by_reason[i];
+  for (std::size_t i = 0; i < reject_count; ++i)
+    if (is_rejection(static_cast<reject>(i))) n += by_reason[i];
   return n;
 }
 

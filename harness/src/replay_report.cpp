@@ -70,7 +70,8 @@ void write_replay_report(core::out_buffer& out, const run_config& c, const run_c
   j.key("rejections");
   j.begin_object();
   for (std::size_t i = 1; i < core::reject_count; ++i)
-    j.field(core::reject_name(static_cast<core::reject>(i)), r.rejections.by_reason[i]);
+    if (core::is_rejection(static_cast<core::reject>(i)))
+      j.field(core::reject_name(static_cast<core::reject>(i)), r.rejections.by_reason[i]);
   j.end_object();
   j.field("blocks", static_cast<std::uint64_t>(r.blocks.size()));
   j.field("transactions_in_blocks", in_blocks(r));

@@ -318,6 +318,7 @@ void write_colony(json_out& j, const report_inputs& in) {
   j.field("injected", k.injected);
   j.field("accepted", k.accepted());
   j.field("rejected", k.rejected());
+  j.field("shutdown", k.shutdown());
   j.field("in_flight_at_end", k.in_flight);
   j.field("article_substitutions", k.article_substitutions);
   j.field("avg_size_bytes", k.average_packed_bytes(), 3);
@@ -374,7 +375,8 @@ void write_ledger(json_out& j, const report_inputs& in) {
   j.key("rejections");
   j.begin_object();
   for (std::size_t i = 1; i < core::reject_count; ++i)
-    j.field(core::reject_name(static_cast<core::reject>(i)), k.outcomes.by_reason[i]);
+    if (core::is_rejection(static_cast<core::reject>(i)))  // shutdown is colony.shutdown
+      j.field(core::reject_name(static_cast<core::reject>(i)), k.outcomes.by_reason[i]);
   j.end_object();
 
   j.key("ledger");

@@ -87,12 +87,13 @@ void append_colony(std::string& s, const colony::colony_stats& k) {
   append(s, ", {} accepted, {} rejected", grouped(k.accepted()), grouped(k.rejected()));
   bool first = true;
   for (std::size_t i = 1; i < core::reject_count; ++i) {
-    if (k.outcomes.by_reason[i] == 0) continue;
+    if (k.outcomes.by_reason[i] == 0 || !core::is_rejection(static_cast<core::reject>(i))) continue;
     append(s, "{}{} {}", first ? " (" : ", ", core::reject_name(static_cast<core::reject>(i)),
            grouped(k.outcomes.by_reason[i]));
     first = false;
   }
   if (!first) s += ")";
+  if (k.shutdown() != 0) append(s, ", {} not processed (shutdown)", grouped(k.shutdown()));
   s += "\n  mix:";
   for (colony::op_kind kind : colony::all_op_kinds)
     append(s, " {} {} ({:.0f} B)", colony::op_kind_name(kind), pct(k.share(kind)), k.average_packed_bytes(kind));

@@ -14,27 +14,35 @@ writer::writer(core::chain& chain, writer_queue& queue, writer_config config, bl
 
 writer::~writer() {
   request_stop();
-  if (thread_.joinable()) thread_.join();
+  join();
 }
 
 void writer::start() {
-  APIARY_CHECK(!thread_.joinable());
+  APIARY_CHECK(!ran_);
+  ran_ = true;
   thread_ = std::thread([this] { run(); });
 }
 
 void writer::run_here() {
-  APIARY_CHECK(!thread_.joinable());
+  APIARY_CHECK(!ran_);
+  ran_ = true;
   run();
 }
 
 void writer::request_stop() {
   stop_.store(true, std::memory_order_relaxed);
-  // Wakes the writer if it waits for work; queued transactions are left to the caller.
+  // Wakes the writer if it waits for work; it completes what it leaves unpushed.
   queue_.request_block();
 }
 
 void writer::join() {
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    thread_.join();
+  } else if (!ran_) {
+    // No writer ever ran: this thread is the queue's only consumer, so it ends the run.
+    ran_ = true;
+    finish();
+  }
 }
 
 std::string writer::error_message() const {
@@ -62,8 +70,21 @@ void writer::run() noexcept {
     error_ = std::current_exception();
   }
   breakdown_.total_ns = now_ns() - start_ns_;
-  // Producers must not wait for a writer that is gone.
-  queue_.close();
+  // Producers must not wait for a writer that is gone, nor for completions it owes them.
+  finish();
+}
+
+void writer::finish() noexcept {
+  for (std::size_t i = batch_done_; i < batch_.txs.size(); ++i) complete_unpushed(batch_.txs[i]);
+  batch_.txs.clear();
+  batch_done_ = 0;
+  // Closes the queue: whatever a producer submits from now on is refused, not queued.
+  for (const queued_tx& item : queue_.drain()) complete_unpushed(item);
+}
+
+void writer::complete_unpushed(const queued_tx& item) noexcept {
+  ++breakdown_.transactions_shutdown;
+  item.done(*item.tx, core::reject::shutdown);
 }
 
 std::uint32_t writer::pending_bytes() const {
@@ -78,21 +99,24 @@ void writer::loop() {
   core::signed_block_header header;
   header.witness = core::account_name(chain_.options().witness);
   const std::uint64_t overhead = core::packed_size(header) + 5;
-  queue_batch batch;
   queue_wait wait;
   pending_bytes_ = pending_bytes();
   pending_count_ = static_cast<std::uint32_t>(chain_.pending_count());
   while (!stop_.load(std::memory_order_relaxed)) {
     wait = {};
-    queue_.take(batch, wait);
+    queue_.take(batch_, wait);
+    batch_done_ = 0;
     breakdown_.wait_lock_ns += wait.lock_ns;
     breakdown_.wait_work_ns += wait.work_ns;
-    if (batch.block_requests != 0 && !stop_.load(std::memory_order_relaxed)) produce_block();
+    if (batch_.block_requests != 0 && !stop_.load(std::memory_order_relaxed)) produce_block();
 
-    for (queued_tx& item : batch.txs) {
+    for (queued_tx& item : batch_.txs) {
       if (stop_.load(std::memory_order_relaxed)) break;
       const std::int64_t t0 = now_ns();
       const core::reject outcome = chain_.push_transaction(item.tx);
+      // Pushed: completed below, even if producing a block then throws. A push that threw
+      // left it to finish().
+      ++batch_done_;
       if (outcome == core::reject::none) {
         breakdown_.tx_ns += now_ns() - t0;
         ++breakdown_.transactions_accepted;
@@ -110,10 +134,10 @@ void writer::loop() {
         item.done(*item.tx, outcome);
       }
     }
-    // Whatever the loop did not reach (stop requested) is dropped with the batch; the
-    // producers stop too, so nobody waits for those completions.
-    batch.txs.clear();
-    if (batch.closed) break;
+    // Stopped inside the batch: finish() completes the rest.
+    if (batch_done_ != batch_.txs.size()) return;
+    batch_.txs.clear();
+    if (batch_.closed) return;
   }
 }
 

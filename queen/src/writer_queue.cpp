@@ -70,6 +70,19 @@ void writer_queue::take(queue_batch& batch, queue_wait& wait) {
   if (policy_ == queue_policy::bounded) not_full_.notify_all();
 }
 
+std::vector<queued_tx> writer_queue::drain() {
+  std::vector<queued_tx> rest;
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    rest.swap(items_);
+    block_requests_ = 0;
+  }
+  not_empty_.notify_all();
+  not_full_.notify_all();
+  return rest;
+}
+
 std::size_t writer_queue::high_water() const {
   std::lock_guard lock(mutex_);
   return high_water_;

@@ -3,6 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "apiary/colony/comment_ring.hpp"
 #include "apiary/colony/generator.hpp"
@@ -43,6 +49,46 @@ struct outcome_counter {
     auto* self = static_cast<outcome_counter*>(ctx);
     (r == core::reject::none ? self->accepted : self->rejected)++;
   }
+};
+
+// Every completion, by transaction: proves each is called exactly once and with what.
+class completion_log {
+ public:
+  core::tx_completion completion() { return {&completion_log::record, this}; }
+
+  // After the writer is joined.
+  std::size_t calls(const core::full_transaction_ptr& tx) const {
+    std::lock_guard lock(mutex_);
+    const auto it = outcomes_.find(tx.get());
+    return it == outcomes_.end() ? 0 : it->second.size();
+  }
+  core::reject outcome(const core::full_transaction_ptr& tx) const {
+    std::lock_guard lock(mutex_);
+    return outcomes_.at(tx.get()).front();
+  }
+  std::size_t count(core::reject r) const {
+    std::lock_guard lock(mutex_);
+    std::size_t n = 0;
+    for (const auto& [tx, outcomes] : outcomes_)
+      for (core::reject o : outcomes) n += o == r ? 1 : 0;
+    return n;
+  }
+  // Each of `txs` completed exactly once, none of them with an outcome outside `allowed`.
+  void expect_each_once(const std::vector<core::full_transaction_ptr>& txs) const {
+    for (std::size_t i = 0; i < txs.size(); ++i) EXPECT_EQ(calls(txs[i]), 1u) << "transaction " << i;
+    std::lock_guard lock(mutex_);
+    EXPECT_EQ(outcomes_.size(), txs.size());
+  }
+
+ private:
+  static void record(void* ctx, const core::full_transaction& tx, core::reject r) {
+    auto* self = static_cast<completion_log*>(ctx);
+    std::lock_guard lock(self->mutex_);
+    self->outcomes_[&tx].push_back(r);
+  }
+
+  mutable std::mutex mutex_;
+  std::map<const core::full_transaction*, std::vector<core::reject>> outcomes_;
 };
 
 TEST(Writer, FillsBlocksWithinTheTargetAndCompletesEveryTransaction) {
@@ -135,6 +181,217 @@ TEST(Writer, ExternalBlockRequestProducesABlock) {
   w.join();
   EXPECT_GE(w.blocks().size(), 1u);
   EXPECT_EQ(chain.head_block_num(), w.blocks().back().num);
+}
+
+// The callback stops the writer inside a batch after it queued more: the rest of the batch
+// and the queue are completed with shutdown, each exactly once, and the queue is closed.
+TEST(Writer, StopCompletesTheBatchInHandAndTheQueueWithShutdown) {
+  core::chain chain(small_chain());
+  const auto txs = make_transactions(chain, 400);
+  writer_queue queue;
+  completion_log log;
+  writer_config cfg;
+  cfg.block_transactions = 10;
+  writer w(chain, queue, cfg, [&](const block_record& r, const core::chain&) {
+    if (r.num < 2) return true;
+    for (std::size_t i = 300; i < txs.size(); ++i) EXPECT_TRUE(queue.submit(txs[i], log.completion()));
+    return false;
+  });
+  for (std::size_t i = 0; i < 300; ++i) ASSERT_TRUE(queue.submit(txs[i], log.completion()));
+  w.start();
+  w.join();
+  ASSERT_FALSE(w.failed()) << w.error_message();
+
+  log.expect_each_once(txs);
+  EXPECT_EQ(log.count(core::reject::none), 20u);
+  EXPECT_EQ(log.count(core::reject::shutdown), 380u);
+  for (std::size_t i = 0; i < txs.size(); ++i)
+    EXPECT_EQ(log.outcome(txs[i]), i < 20 ? core::reject::none : core::reject::shutdown) << i;
+  EXPECT_EQ(w.breakdown().transactions_accepted, 20u);
+  EXPECT_EQ(w.breakdown().transactions_shutdown, 380u);
+  EXPECT_TRUE(queue.closed());
+  EXPECT_FALSE(queue.submit(txs.front(), log.completion())) << "nothing is queued after the writer ended";
+  EXPECT_EQ(log.calls(txs.front()), 1u);
+}
+
+// The harness's order: stop the writer, close the queue, join. The writer is held inside a
+// block while more transactions queue up, so the stop finds a batch in hand and a queue.
+TEST(Writer, RequestStopThenCloseCompletesEverythingOnce) {
+  core::chain chain(small_chain());
+  const auto txs = make_transactions(chain, 200);
+  writer_queue queue;
+  completion_log log;
+  writer_config cfg;
+  cfg.block_transactions = 10;
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool in_block = false;
+  bool release = false;
+  writer w(chain, queue, cfg, [&](const block_record&, const core::chain&) {
+    std::unique_lock lock(mutex);
+    in_block = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+    return true;
+  });
+  for (std::size_t i = 0; i < 100; ++i) ASSERT_TRUE(queue.submit(txs[i], log.completion()));
+  w.start();
+  {
+    std::unique_lock lock(mutex);
+    cv.wait(lock, [&] { return in_block; });
+  }
+  for (std::size_t i = 100; i < 150; ++i) ASSERT_TRUE(queue.submit(txs[i], log.completion()));
+  w.request_stop();
+  queue.close();
+  for (std::size_t i = 150; i < txs.size(); ++i) EXPECT_FALSE(queue.submit(txs[i], log.completion()));
+  {
+    std::lock_guard lock(mutex);
+    release = true;
+  }
+  cv.notify_all();
+  w.join();
+  ASSERT_FALSE(w.failed()) << w.error_message();
+
+  const std::vector<core::full_transaction_ptr> taken(txs.begin(), txs.begin() + 150);
+  log.expect_each_once(taken);
+  EXPECT_EQ(log.count(core::reject::none), 10u) << "stopped inside the first block";
+  EXPECT_EQ(log.count(core::reject::shutdown), 140u);
+  for (std::size_t i = 150; i < txs.size(); ++i) EXPECT_EQ(log.calls(txs[i]), 0u) << "refused, never completed";
+}
+
+// Producer threads submit until the queue refuses while the writer runs and is stopped as the
+// harness stops it: every submit that returned true gets exactly one completion.
+TEST(Writer, ConcurrentSubmitsAreEachCompletedOnceAcrossTheStop) {
+  for (queue_policy policy : {queue_policy::unbounded, queue_policy::bounded}) {
+    core::chain chain(small_chain());
+    const auto txs = make_transactions(chain, 64);
+    writer_queue queue(policy, 32);
+    writer_config cfg;
+    cfg.block_transactions = 20;
+    std::atomic<std::uint32_t> blocks{0};
+    writer w(chain, queue, cfg, [&](const block_record&, const core::chain&) {
+      ++blocks;
+      return true;
+    });
+    struct producer {
+      std::atomic<std::uint64_t> completed{0};
+      std::atomic<std::uint64_t> shutdown{0};
+      std::uint64_t taken = 0;  // its own thread, read after join
+      static void done(void* ctx, const core::full_transaction&, core::reject r) {
+        auto* self = static_cast<producer*>(ctx);
+        ++self->completed;
+        if (r == core::reject::shutdown) ++self->shutdown;
+      }
+    };
+    std::vector<producer> producers(3);
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> threads;
+    for (std::size_t p = 0; p < producers.size(); ++p)
+      threads.emplace_back([&, p] {
+        // The same transactions again and again: the chain accepts each once, then rejects
+        // duplicates; all that matters here is the count of completions.
+        for (std::size_t i = p; !stop.load(); i = (i + 1) % txs.size()) {
+          if (!queue.submit(txs[i], {&producer::done, &producers[p]})) break;
+          ++producers[p].taken;
+        }
+      });
+    w.start();
+    while (blocks.load() < 2) std::this_thread::yield();
+    w.request_stop();
+    stop = true;
+    queue.close();
+    w.join();
+    for (std::thread& t : threads) t.join();
+    ASSERT_FALSE(w.failed()) << w.error_message();
+
+    std::uint64_t taken = 0;
+    std::uint64_t shutdown = 0;
+    for (const producer& p : producers) {
+      EXPECT_EQ(p.completed.load(), p.taken) << to_string(policy);
+      taken += p.taken;
+      shutdown += p.shutdown.load();
+    }
+    const writer_breakdown& b = w.breakdown();
+    EXPECT_EQ(b.transactions_accepted + b.transactions_rejected + b.transactions_shutdown, taken) << to_string(policy);
+    EXPECT_EQ(b.transactions_shutdown, shutdown);
+  }
+}
+
+// The replay: fill, close, run on this thread. Without a stop everything is pushed; when the
+// callback stops it, the rest is completed with shutdown before run_here() returns.
+TEST(Writer, RunHereOnAClosedQueuePushesEverything) {
+  core::chain chain(small_chain());
+  const auto txs = make_transactions(chain, 100);
+  writer_queue queue;
+  completion_log log;
+  for (const auto& tx : txs) ASSERT_TRUE(queue.submit(tx, log.completion()));
+  queue.close();
+  writer w(chain, queue, {}, nullptr);
+  w.run_here();
+  ASSERT_FALSE(w.failed()) << w.error_message();
+  log.expect_each_once(txs);
+  EXPECT_EQ(log.count(core::reject::none), 100u);
+  EXPECT_EQ(w.breakdown().transactions_shutdown, 0u);
+}
+
+TEST(Writer, RunHereStoppedByTheCallbackCompletesTheRestWithShutdown) {
+  core::chain chain(small_chain());
+  const auto txs = make_transactions(chain, 100);
+  writer_queue queue;
+  completion_log log;
+  for (const auto& tx : txs) ASSERT_TRUE(queue.submit(tx, log.completion()));
+  queue.close();
+  writer_config cfg;
+  cfg.block_transactions = 10;
+  writer w(chain, queue, cfg, [](const block_record& r, const core::chain&) { return r.num < 3; });
+  w.run_here();
+  ASSERT_FALSE(w.failed()) << w.error_message();
+  log.expect_each_once(txs);
+  EXPECT_EQ(log.count(core::reject::none), 30u);
+  EXPECT_EQ(log.count(core::reject::shutdown), 70u);
+  EXPECT_EQ(w.blocks().size(), 3u);
+}
+
+// A callback that throws fails the writer; what it did not push is still answered, once.
+TEST(Writer, FailingWriterCompletesWhatItDidNotPush) {
+  core::chain chain(small_chain());
+  const auto txs = make_transactions(chain, 100);
+  writer_queue queue;
+  completion_log log;
+  for (const auto& tx : txs) ASSERT_TRUE(queue.submit(tx, log.completion()));
+  writer_config cfg;
+  cfg.block_transactions = 10;
+  writer w(chain, queue, cfg, [](const block_record& r, const core::chain&) {
+    if (r.num == 2) throw std::runtime_error("injected");
+    return true;
+  });
+  w.start();
+  w.join();
+  ASSERT_TRUE(w.failed());
+  EXPECT_EQ(w.error_message(), "injected");
+  log.expect_each_once(txs);
+  EXPECT_EQ(log.count(core::reject::none), 20u) << "the 20th was completed before its block threw";
+  EXPECT_EQ(log.count(core::reject::shutdown), 80u);
+  EXPECT_TRUE(queue.closed());
+}
+
+// Stopped before the writer ever started (an interrupt during key warm-up): join() answers
+// what producers queued.
+TEST(Writer, JoinWithoutStartCompletesTheQueueWithShutdown) {
+  core::chain chain(small_chain());
+  const auto txs = make_transactions(chain, 10);
+  writer_queue queue;
+  completion_log log;
+  for (const auto& tx : txs) ASSERT_TRUE(queue.submit(tx, log.completion()));
+  writer w(chain, queue, {}, nullptr);
+  w.request_stop();
+  queue.close();
+  w.join();
+  log.expect_each_once(txs);
+  EXPECT_EQ(log.count(core::reject::shutdown), 10u);
+  EXPECT_EQ(chain.pending_count(), 0u);
+  w.join();  // once only
+  EXPECT_EQ(log.count(core::reject::shutdown), 10u);
 }
 
 }  // namespace

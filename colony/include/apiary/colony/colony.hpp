@@ -47,7 +47,8 @@
 //
 // Lifetime: completions point at the colony's per-thread state, so the colony must outlive
 // every completion the sink will call for its transactions: after join(), transactions
-// still queued complete later. Destroy the colony after the sink has stopped calling back.
+// still queued complete later (with reject::shutdown when the sink stops before pushing
+// them). Destroy the colony after the sink has stopped calling back.
 // The destructor requests a stop and joins, swallowing a producer's exception.
 #pragma once
 

@@ -14,7 +14,7 @@
 //   in_flight_peak <= the highest in-flight limit in force (1 in async mode), plus 1 when
 //   faults are on (a companion follows its transaction past the brake);
 //   submitted <= generated + injected (a closed sink refuses one);
-//   outcomes.accepted + outcomes.rejected() == submitted;  in_flight == 0.
+//   accepted() + rejected() + shutdown() == completed() == submitted;  in_flight == 0.
 // A snapshot taken while threads run reads the counters one by one, so these hold only
 // approximately then.
 #pragma once
@@ -49,7 +49,8 @@ struct colony_stats {
   std::uint64_t submitted = 0;  // taken by the sink (normal and faulty)
   std::uint64_t injected = 0;   // faulty companions submitted (faults.hpp), not in `generated`
   std::array<std::uint64_t, fault_kind_count> faults{};  // injected, by kind
-  // Completions by outcome; reject::none counts the accepted ones.
+  // Completions by outcome; reject::none counts the accepted ones, reject::shutdown those the
+  // sink never pushed because the run stopped first.
   core::reject_counts outcomes;
   std::uint64_t in_flight = 0;  // submitted, completion not called yet
   std::array<kind_totals, op_kind_count> kinds{};
@@ -79,8 +80,9 @@ struct colony_stats {
   bool sink_closed = false;      // a thread found the sink closed
 
   std::uint64_t accepted() const { return outcomes[core::reject::none]; }
-  std::uint64_t rejected() const { return outcomes.rejected(); }
-  std::uint64_t completed() const { return accepted() + rejected(); }
+  std::uint64_t rejected() const { return outcomes.rejected(); }  // by the chain
+  std::uint64_t shutdown() const { return outcomes[core::reject::shutdown]; }
+  std::uint64_t completed() const { return accepted() + rejected() + shutdown(); }
   std::uint64_t packed_bytes() const;
 
   // Per kind, over the generated transactions; 0 when there are none.

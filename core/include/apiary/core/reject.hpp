@@ -1,5 +1,7 @@
 // Why the core turned a transaction away. A rejection is an expected outcome, returned as a
-// value and counted in reports, never thrown. `none` means accepted.
+// value and counted in reports, never thrown. `none` means accepted. `shutdown` is the one
+// outcome that is not the chain's: the transaction was never pushed (the run stopped first),
+// so it is not a rejection (is_rejection, reject_counts::rejected).
 #pragma once
 
 #include <array>
@@ -27,6 +29,7 @@ enum class reject : std::uint8_t {
   custom_json_id_too_long,  // more than 32 characters
   custom_json_too_large,    // payload above 8 KiB
   custom_op_limit,          // more than 5 custom operations by one account in one block
+  shutdown,                 // not the chain's: the run stopped before the writer pushed it
   count_
 };
 
@@ -34,12 +37,15 @@ inline constexpr std::size_t reject_count = static_cast<std::size_t>(reject::cou
 
 std::string_view reject_name(reject r);
 
+// The chain turned it away: every outcome but none (accepted) and shutdown (never pushed).
+constexpr bool is_rejection(reject r) { return r != reject::none && r != reject::shutdown; }
+
 // One counter per reason, indexable by the enum.
 struct reject_counts {
   std::array<std::uint64_t, reject_count> by_reason{};
   void add(reject r) { ++by_reason[static_cast<std::size_t>(r)]; }
   std::uint64_t operator[](reject r) const { return by_reason[static_cast<std::size_t>(r)]; }
-  std::uint64_t rejected() const;  // every reason but none
+  std::uint64_t rejected() const;  // the chain's rejections: every reason but none and shutdown
 };
 
 }  // namespace apiary::core

@@ -10,7 +10,8 @@ namespace apiary::core {
 
 // A plain function pointer and context, so submitting allocates nothing. Called exactly
 // once per submitted transaction, on the writer thread, with the transaction and
-// reject::none on acceptance. It must be quick: it runs inside the writer loop.
+// reject::none on acceptance, the chain's reason on rejection, or reject::shutdown when the
+// sink stopped before pushing it. It must be quick: it runs inside the writer loop.
 struct tx_completion {
   void (*fn)(void* ctx, const full_transaction& tx, reject outcome) = nullptr;
   void* ctx = nullptr;
@@ -24,7 +25,8 @@ class transaction_sink {
   virtual ~transaction_sink() = default;
   // Hands the transaction over and returns: fire-and-forget. May block only when the sink
   // is a bounded queue that is full. Returns false when the sink is closed (shutting down);
-  // the completion is then not called.
+  // the completion is then not called. Once it has returned true, the completion will be
+  // called, also when the sink shuts down before pushing the transaction (reject::shutdown).
   virtual bool submit(full_transaction_ptr tx, tx_completion done) = 0;
 };
 

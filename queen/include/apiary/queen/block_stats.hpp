@@ -32,6 +32,7 @@ struct writer_breakdown {
   std::int64_t block_ns = 0;      // producing and applying blocks
   std::uint64_t transactions_accepted = 0;
   std::uint64_t transactions_rejected = 0;
+  std::uint64_t transactions_shutdown = 0;  // never pushed: completed with reject::shutdown
 
   std::int64_t unknown_ns() const { return total_ns - wait_work_ns - wait_lock_ns - tx_ns - block_ns; }
   writer_breakdown operator-(const writer_breakdown& o) const {
@@ -41,7 +42,8 @@ struct writer_breakdown {
             tx_ns - o.tx_ns,
             block_ns - o.block_ns,
             transactions_accepted - o.transactions_accepted,
-            transactions_rejected - o.transactions_rejected};
+            transactions_rejected - o.transactions_rejected,
+            transactions_shutdown - o.transactions_shutdown};
   }
 };
 

@@ -8,12 +8,22 @@
 //   order without re-executing them, signed, and applied; chain time advances one 3-second
 //   slot per block whatever the wall clock says.
 //
+// At its end, however the loop ended (stop requested, the callback's stop, the queue closed
+// and emptied, an error), the writer closes the queue and completes every transaction it did
+// not push with reject::shutdown: the rest of the batch in hand (the one whose push threw
+// too), then everything still queued (writer_queue::drain), which also holds all that
+// producers submitted until the close; later submits return false. So every transaction a
+// submit took is completed exactly once, on the writer thread, before join() or run_here()
+// returns. After join(), the producers' in-flight counts are final once no producer is
+// inside a submit any more (join the producers too).
+//
 // Thread safety: start/run_here/request_stop/join from the controlling thread; the block
-// callback runs on the writer thread; results (records, breakdown, error) are read after
-// join() or run_here().
+// callback and the completions run on the writer thread; results (records, breakdown,
+// error) are read after join() or run_here().
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -40,18 +50,24 @@ class writer {
   using block_callback = std::function<bool(const block_record&, const core::chain&)>;
 
   writer(core::chain& chain, writer_queue& queue, writer_config config, block_callback on_block);
+  // Requests a stop and joins: the queue and every completion's target must outlive it.
   ~writer();
   writer(const writer&) = delete;
   writer& operator=(const writer&) = delete;
 
   void start();
   // Runs the writer's loop on the calling thread instead of starting one, until the queue is
-  // closed and drained or the callback asks to stop: the deterministic single-thread replay
-  // (fill the queue, close it, then call this). Not together with start().
+  // closed and emptied or the callback asks to stop: the deterministic single-thread replay
+  // (fill the queue, close it, then call this). Ends as the thread does: what it did not
+  // push is completed with reject::shutdown before it returns. Not together with start().
   void run_here();
   // Ends the loop after the transaction or block in hand (any thread). The current block,
-  // if one is being produced, is finished.
+  // if one is being produced, is finished; the transactions not pushed are completed with
+  // reject::shutdown.
   void request_stop();
+  // Waits for the writer thread. If neither start() nor run_here() ever ran, it does the
+  // writer's end here instead (close the queue, complete what is queued with
+  // reject::shutdown), so a run stopped before its writer started leaves nothing unanswered.
   void join();
 
   // After join(): every block, the time split, and the error that ended the loop, if any.
@@ -66,6 +82,9 @@ class writer {
  private:
   void run() noexcept;
   void loop();
+  // The end of every run: completes what loop() did not push with reject::shutdown.
+  void finish() noexcept;
+  void complete_unpushed(const queued_tx& item) noexcept;
   void produce_block();
   std::uint32_t pending_bytes() const;
 
@@ -74,9 +93,12 @@ class writer {
   writer_config config_;
   block_callback on_block_;
   std::thread thread_;
+  bool ran_ = false;  // controlling thread: start() or run_here() was called
   std::atomic<bool> stop_{false};
 
   // Writer-thread state.
+  queue_batch batch_;           // taken from the queue
+  std::size_t batch_done_ = 0;  // batch_.txs before this index are completed
   std::vector<block_record> blocks_;
   writer_breakdown breakdown_;
   std::int64_t start_ns_ = 0;

@@ -11,10 +11,16 @@
 //   request_block  (any thread) asks the writer for a block; block requests are served
 //                  before any queued transaction.
 //   close          (any thread) wakes every waiter; later submits return false. Items
-//                  already queued are still handed to the writer.
+//                  already queued are still handed to the writer, by take or by drain.
 //   take           (writer thread only) waits for work and moves every queued item into
 //                  the caller's batch at once, one lock acquisition per batch, so the
 //                  producers and the writer contend for the lock as little as possible.
+//   drain          (the consumer only, once it takes no more: the writer at its end)
+//                  closes the queue and moves out every item still queued, under one lock:
+//                  a submit either queued its item before, and drain returns it, or
+//                  returns false after. Nothing is left behind, so the writer answers each
+//                  returned item (reject::shutdown) and every completion is called exactly
+//                  once.
 #pragma once
 
 #include <array>
@@ -22,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "apiary/core/named_enum.hpp"
@@ -33,8 +40,10 @@ enum class queue_policy : std::uint8_t {
   unbounded,  // producers brake on their own in-flight count (the default, as Hive)
   bounded,    // condition variables on both the full and the empty end (for measurement)
 };
+// The names the command line, config files and reports use (core/named_enum.hpp).
 inline constexpr std::array<core::enum_name<queue_policy>, 2> queue_policy_names{
     {{"unbounded", queue_policy::unbounded}, {"bounded", queue_policy::bounded}}};
+
 constexpr std::string_view to_string(queue_policy p) { return core::name_of(queue_policy_names, p); }
 
 struct queued_tx {
@@ -66,6 +75,9 @@ class writer_queue final : public core::transaction_sink {
   // Writer thread: blocks until an item, a block request or close; swaps the queued items
   // into batch.txs (which must be empty; its capacity is reused). Adds its waits to `wait`.
   void take(queue_batch& batch, queue_wait& wait);
+  // The consumer, at its end: closes the queue and returns everything still queued, in
+  // submission order. Later calls return nothing.
+  std::vector<queued_tx> drain();
 
   queue_policy policy() const { return policy_; }
   // Most items ever queued at once.
