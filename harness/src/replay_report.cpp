@@ -1,4 +1,5 @@
-#include <cstdio>
+#include <spdlog/fmt/fmt.h>
+
 #include <array>
 #include <string_view>
 
@@ -23,22 +24,9 @@ std::uint64_t in_blocks(const replay_result& r) {
 
 }  // namespace
 
-void write_replay_report(core::out_buffer& out, const run_config& c, const run_context& ctx,
-                         const workload_meta& w, const std::string& workload_source, const replay_result& r) {
-  out.reserve(out.size() + 4096 + r.blocks.size() * 160);
-  json_out j(out);
-  j.begin_object();
-  j.field("schema_version", 1);
-  j.field("kind", "replay");
-  j.field("failed", !r.error.empty());
-  j.key("error");
-  j.text_or_null(r.error);
+namespace {
 
-  j.key("context");
-  j.begin_object();
-  write_context_fields(j, ctx);
-  j.end_object();
-
+void write_workload(json_out& j, const workload_meta& w, const std::string& workload_source, const replay_result& r) {
   j.key("workload");
   j.begin_object();
   j.field("source", workload_source);
@@ -54,14 +42,9 @@ void write_replay_report(core::out_buffer& out, const run_config& c, const run_c
     j.field(colony::fault_kind_name(static_cast<colony::fault_kind>(i)), w.faults[i]);
   j.end_object();
   j.end_object();
+}
 
-  j.key("config");
-  j.begin_object();
-  // The options that shape the chain and its blocks (those of the workload are above).
-  for (const config_entry& e : describe(c, scope_replay))
-    if ((e.scope & scope_workload) == 0) write_option(j, e);
-  j.end_object();
-
+void write_result(json_out& j, const replay_result& r) {
   j.key("result");
   j.begin_object();
   j.field("transactions", r.transactions);
@@ -90,7 +73,9 @@ void write_replay_report(core::out_buffer& out, const run_config& c, const run_c
   j.field("unknown_ms", ms(r.breakdown.unknown_ns()), 3);
   j.end_object();
   j.end_object();
+}
 
+void write_replay_blocks(json_out& j, const replay_result& r) {
   j.key("blocks");
   j.begin_array();
   for (const queen::block_record& b : r.blocks) {
@@ -104,29 +89,48 @@ void write_replay_report(core::out_buffer& out, const run_config& c, const run_c
     j.end_object();
   }
   j.end_array();
+}
+
+}  // namespace
+
+void write_replay_report(core::out_buffer& out, const run_config& c, const run_context& ctx,
+                         const workload_meta& w, const std::string& workload_source, const replay_result& r) {
+  out.reserve(out.size() + 4096 + r.blocks.size() * 160);
+  json_out j(out);
+  j.begin_object();
+  j.field("schema_version", 1);
+  j.field("kind", "replay");
+  j.field("failed", !r.error.empty());
+  j.key("error");
+  j.text_or_null(r.error);
+  j.key("context");
+  j.begin_object();
+  write_context_fields(j, ctx);
+  j.end_object();
+  write_workload(j, w, workload_source, r);
+  j.key("config");
+  j.begin_object();
+  // The options that shape the chain and its blocks (those of the workload are above).
+  for (const config_entry& e : describe(c, scope_replay))
+    if ((e.scope & scope_workload) == 0) write_option(j, e);
+  j.end_object();
+  write_result(j, r);
+  write_replay_blocks(j, r);
   j.end_object();
   out.put('\n');
 }
 
 std::string format_replay_summary(const run_context& ctx, const workload_meta& w, const replay_result& r) {
-  std::string s;
-  char line[512];
-  std::snprintf(line, sizeof line, "apiary replay: %s transactions (seed %llu, %u streams, %s accounts, %s)\n",
-                grouped(r.transactions).c_str(), static_cast<unsigned long long>(w.seed), w.streams,
-                grouped(w.accounts).c_str(), w.sign ? "signed" : "unsigned");
-  s += line;
-  std::snprintf(line, sizeof line, "  %s build, commit %s\n", ctx.build_type.c_str(), ctx.commit.c_str());
-  s += line;
-  std::snprintf(line, sizeof line,
-                "Replayed in %.1f ms on one thread: %.3f us per transaction (pushes %.1f ms, blocks %.1f ms)\n",
-                ms(r.replay_ns), per_tx_us(r), ms(r.breakdown.tx_ns), ms(r.breakdown.block_ns));
-  s += line;
-  std::snprintf(line, sizeof line, "Accepted %s, rejected %s; %zu blocks hold %s, %s pending at the end\n",
-                grouped(r.accepted).c_str(), grouped(r.rejections.rejected()).c_str(), r.blocks.size(),
-                grouped(in_blocks(r)).c_str(), grouped(r.pending_at_end).c_str());
-  s += line;
-  std::snprintf(line, sizeof line, "Head block %u, state digest %s\n", r.head_block_num, r.state_digest.c_str());
-  s += line;
+  std::string s = fmt::format("apiary replay: {} transactions (seed {}, {} streams, {} accounts, {})\n",
+                              grouped(r.transactions), w.seed, w.streams, grouped(w.accounts),
+                              w.sign ? "signed" : "unsigned");
+  s += fmt::format("  {} build, commit {}\n", ctx.build_type, ctx.commit);
+  s += fmt::format("Replayed in {:.1f} ms on one thread: {:.3f} us per transaction (pushes {:.1f} ms, blocks {:.1f} ms)\n",
+                   ms(r.replay_ns), per_tx_us(r), ms(r.breakdown.tx_ns), ms(r.breakdown.block_ns));
+  s += fmt::format("Accepted {}, rejected {}; {} blocks hold {}, {} pending at the end\n", grouped(r.accepted),
+                   grouped(r.rejections.rejected()), r.blocks.size(), grouped(in_blocks(r)),
+                   grouped(r.pending_at_end));
+  s += fmt::format("Head block {}, state digest {}\n", r.head_block_num, r.state_digest);
   if (!r.error.empty()) s += "Failed: " + r.error + "\n";
   return s;
 }
