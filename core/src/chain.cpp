@@ -7,6 +7,7 @@
 #include <thread>
 
 #include <boost/tuple/tuple.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
 
 #include "apiary/core/check.hpp"
 #include "apiary/core/custom_json.hpp"
@@ -43,7 +44,7 @@ chain::chain(chain_options options)
       votes_(db_.add_index<comment_vote_index>()),
       summaries_(db_.add_index<block_summary_index>()),
       globals_(db_.add_index<global_properties_index>()),
-      transactions_(db_.add_index<transaction_index>()),
+      dedup_(options_.dedup, db_.add_index<transaction_index>()),
       counters_(db_.add_index<custom_op_counter_index>()),
       witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {
   build_genesis();
@@ -111,10 +112,7 @@ const comment_object* chain::find_comment(const account_name& author, std::strin
   return comments_.find<by_permlink>(boost::make_tuple(author, permlink));
 }
 
-bool chain::is_known_transaction(const transaction_id& id) const {
-  if (options_.dedup == dedup_mode::split && pending_ids_.contains(id)) return true;
-  return transactions_.find<by_trx_id>(id) != nullptr;
-}
+bool chain::is_known_transaction(const transaction_id& id) const { return dedup_.contains(id); }
 
 std::uint32_t chain::custom_ops_in_block(const account_name& account) const {
   if (options_.custom_ops == counter_mode::local) {
@@ -148,7 +146,7 @@ reject chain::check_rules(const full_transaction& ft) const {
   if (tx.expiration.secs > now.secs + chain_limits::max_expiration_secs) return reject::expiration_too_far;
   const block_summary_object* tapos = summaries_.find(tx.ref_block_num);
   if (tapos == nullptr || prefix_of(tapos->block) != tx.ref_block_prefix) return reject::unknown_reference_block;
-  if (is_known_transaction(ft.id())) return reject::duplicate;
+  if (dedup_.contains(ft.id())) return reject::duplicate;
   return options_.check_authority ? check_authority(ft) : reject::none;
 }
 
@@ -214,9 +212,9 @@ reject chain::push_transaction(const full_transaction_ptr& tx) {
   tx_custom_ops_.clear();
   r = apply_operations(*tx, true);
   if (r != reject::none) return r;  // the session's destructor undoes what was applied
-  if (options_.dedup == dedup_mode::unified) record_included(*tx);
+  dedup_.add_pending_before_squash(*tx);
   s.squash();
-  if (options_.dedup == dedup_mode::split) pending_ids_.insert(tx->id());
+  dedup_.add_pending_after_squash(tx->id());
   for (const auto& [account, n] : tx_custom_ops_) custom_ops_[account] += n;
   pending_.push_back(tx);
   return reject::none;
@@ -431,13 +429,6 @@ reject chain::apply_custom_json(const custom_json_operation& op, bool pushing) {
 
 // ---- blocks -----------------------------------------------------------------------------
 
-void chain::record_included(const full_transaction& tx) {
-  transactions_.create([&](transaction_object& t) {
-    t.trx_id = tx.id();
-    t.expiration = tx.tx().expiration;
-  });
-}
-
 full_block chain::generate_block(std::uint32_t size_limit, std::uint32_t max_transactions) const {
   full_block b;
   b.header.previous = head_block_id();
@@ -463,7 +454,7 @@ full_block chain::generate_block(std::uint32_t size_limit, std::uint32_t max_tra
 
 void chain::clear_pending_state() {
   pending_session_.undo();
-  pending_ids_.clear();
+  dedup_.clear_pending();
   custom_ops_.clear();
 }
 
@@ -473,17 +464,6 @@ void chain::clear_pending() {
   pending_.clear();
   clear_pending_state();
   start_pending();
-}
-
-std::uint32_t chain::prune_expired() {
-  const time_point_sec now = head_block_time();
-  const auto& by_exp = transactions_.get<by_expiration>();
-  std::uint32_t n = 0;
-  while (!by_exp.empty() && by_exp.begin()->expiration <= now) {
-    transactions_.remove(*by_exp.begin());
-    ++n;
-  }
-  return n;
 }
 
 block_result chain::apply_block(const full_block& block) {
@@ -508,7 +488,7 @@ block_result chain::apply_block(const full_block& block) {
       if (r != reject::none)
         throw std::invalid_argument("block " + std::to_string(block.header.block_num()) + ": transaction " +
                                     to_hex(tx->id()) + " does not apply: " + std::string(reject_name(r)));
-      record_included(*tx);
+      dedup_.record_included(*tx);
       ++result.applied;
     }
     const block_id id = compute_block_id(block.header);
@@ -519,7 +499,7 @@ block_result chain::apply_block(const full_block& block) {
       g.time = block.header.timestamp;
     });
     summaries_.modify(summaries_.get(num & 0xffff), [&](block_summary_object& s) { s.block = id; });
-    result.pruned = prune_expired();
+    result.pruned = dedup_.prune_expired(head_block_time());
     if (block_session.active()) {
       block_session.push();
       if (num > options_.reversible_blocks) db_.commit(static_cast<std::int64_t>(num - options_.reversible_blocks));
@@ -576,30 +556,7 @@ chain_audit chain::audit() const {
               std::to_string(block_sessions + 1) + " (the pending one and " + std::to_string(block_sessions) +
               " reversible blocks)");
 
-  const time_point_sec now = head_block_time();
-  std::size_t expired = 0;
-  for (const transaction_object& t : transactions_.indices())
-    if (t.expiration <= now) ++expired;
-  if (expired != 0) violation("dedup: " + std::to_string(expired) + " expired ids left in the transaction index");
-
-  boost::unordered_flat_set<transaction_id> pending_seen;
-  std::size_t unknown = 0;
-  std::size_t stale = 0;
-  for (const full_transaction_ptr& tx : pending_) {
-    if (!pending_seen.insert(tx->id()).second) violation("pending: " + to_hex(tx->id()) + " is pending twice");
-    if (!is_known_transaction(tx->id())) ++unknown;
-    if (tx->tx().expiration <= now) ++stale;
-  }
-  if (unknown != 0) violation("dedup: " + std::to_string(unknown) + " pending transactions are not known");
-  if (stale != 0) violation("pending: " + std::to_string(stale) + " pending transactions have expired");
-  if (options_.dedup == dedup_mode::split) {
-    if (pending_ids_.size() != pending_.size())
-      violation("dedup: " + std::to_string(pending_ids_.size()) + " pending ids for " + std::to_string(pending_.size()) +
-                " pending transactions");
-    a.known_transactions = transactions_.indices().size() + pending_ids_.size();
-  } else {
-    a.known_transactions = transactions_.indices().size();
-  }
+  a.known_transactions = dedup_.audit(pending_, head_block_time(), a.violations);
 
   std::size_t over = 0;
   if (options_.custom_ops == counter_mode::local) {
@@ -679,7 +636,7 @@ sha256_digest chain::state_digest() const {
   boost::unordered_flat_set<transaction_id> pending_ids;
   for (const auto& tx : pending_) pending_ids.insert(tx->id());
   std::vector<std::pair<transaction_id, std::uint32_t>> txs;
-  for (const auto& t : transactions_.indices())
+  for (const auto& t : dedup_.index().indices())
     if (!pending_ids.contains(t.trx_id)) txs.emplace_back(t.trx_id, t.expiration.secs);
   for (const auto& id : pending_ids) txs.emplace_back(id, 0);
   std::sort(txs.begin(), txs.end());

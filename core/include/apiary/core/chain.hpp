@@ -21,10 +21,10 @@
 #include <vector>
 
 #include <boost/unordered/unordered_flat_map.hpp>
-#include <boost/unordered/unordered_flat_set.hpp>
 
 #include "apiary/core/chain_options.hpp"
 #include "apiary/core/database.hpp"
+#include "apiary/core/dedup_index.hpp"
 #include "apiary/core/full_block.hpp"
 #include "apiary/core/full_transaction.hpp"
 #include "apiary/core/reject.hpp"
@@ -123,10 +123,8 @@ class chain {
   reject apply_comment_options(const comment_options_operation& op);
   reject apply_transfer(const transfer_operation& op);
   reject apply_custom_json(const custom_json_operation& op, bool pushing);
-  void record_included(const full_transaction& tx);
   void start_pending();
   void clear_pending_state();
-  std::uint32_t prune_expired();
 
   chain_options options_;
   database db_;
@@ -135,13 +133,12 @@ class chain {
   comment_vote_index& votes_;
   block_summary_index& summaries_;
   global_properties_index& globals_;
-  transaction_index& transactions_;
+  dedup_index dedup_;  // where the transaction ids live (chain_options::dedup)
   custom_op_counter_index& counters_;
   private_key witness_key_;
 
   database::session pending_session_;
   std::vector<full_transaction_ptr> pending_;
-  boost::unordered_flat_set<transaction_id> pending_ids_;               // dedup_mode::split
   boost::unordered_flat_map<account_name, std::uint32_t> custom_ops_;   // counter_mode::local
   boost::unordered_flat_map<account_name, std::uint32_t> tx_custom_ops_;  // this transaction's
 };
