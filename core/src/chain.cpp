@@ -45,7 +45,7 @@ chain::chain(chain_options options)
       summaries_(db_.add_index<block_summary_index>()),
       globals_(db_.add_index<global_properties_index>()),
       dedup_(options_.dedup, db_.add_index<transaction_index>()),
-      counters_(db_.add_index<custom_op_counter_index>()),
+      counter_(options_.custom_ops, db_.add_index<custom_op_counter_index>()),
       witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {
   build_genesis();
   start_pending();
@@ -114,14 +114,7 @@ const comment_object* chain::find_comment(const account_name& author, std::strin
 
 bool chain::is_known_transaction(const transaction_id& id) const { return dedup_.contains(id); }
 
-std::uint32_t chain::custom_ops_in_block(const account_name& account) const {
-  if (options_.custom_ops == counter_mode::local) {
-    auto it = custom_ops_.find(account);
-    return it == custom_ops_.end() ? 0 : it->second;
-  }
-  const custom_op_counter_object* c = counters_.find<by_account>(account);
-  return c == nullptr ? 0 : c->count;
-}
+std::uint32_t chain::custom_ops_in_block(const account_name& account) const { return counter_.in_block(account); }
 
 std::int64_t chain::total_hive() const {
   std::int64_t sum = 0;
@@ -209,13 +202,13 @@ reject chain::push_transaction(const full_transaction_ptr& tx) {
   reject r = check_rules(*tx);
   if (r != reject::none) return r;
   database::session s = db_.start_undo_session();
-  tx_custom_ops_.clear();
+  counter_.begin_transaction();
   r = apply_operations(*tx, true);
   if (r != reject::none) return r;  // the session's destructor undoes what was applied
   dedup_.add_pending_before_squash(*tx);
   s.squash();
   dedup_.add_pending_after_squash(tx->id());
-  for (const auto& [account, n] : tx_custom_ops_) custom_ops_[account] += n;
+  counter_.commit_transaction();
   pending_.push_back(tx);
   return reject::none;
 }
@@ -400,21 +393,8 @@ reject chain::apply_custom_json(const custom_json_operation& op, bool pushing) {
   if (pushing && !is_valid_json(op.json)) return reject::invalid_json;
 
   auto count = [&](const account_name& name) -> reject {
-    if (pushing) {
-      if (options_.custom_ops == counter_mode::local) {
-        std::uint32_t& in_tx = tx_custom_ops_[name];
-        if (custom_ops_in_block(name) + in_tx >= chain_limits::custom_op_block_limit) return reject::custom_op_limit;
-        ++in_tx;
-      } else if (const custom_op_counter_object* c = counters_.find<by_account>(name)) {
-        if (c->count >= chain_limits::custom_op_block_limit) return reject::custom_op_limit;
-        counters_.modify(*c, [](custom_op_counter_object& o) { ++o.count; });
-      } else {
-        counters_.create([&](custom_op_counter_object& o) {
-          o.account = name;
-          o.count = 1;
-        });
-      }
-    }
+    if (pushing)
+      if (reject r = counter_.count(name); r != reject::none) return r;
     const account_object* a = find_account(name);
     if (a == nullptr) return reject::unknown_account;
     accounts_.modify(*a, [](account_object& o) { ++o.custom_op_count; });
@@ -455,7 +435,7 @@ full_block chain::generate_block(std::uint32_t size_limit, std::uint32_t max_tra
 void chain::clear_pending_state() {
   pending_session_.undo();
   dedup_.clear_pending();
-  custom_ops_.clear();
+  counter_.reset();
 }
 
 void chain::start_pending() { pending_session_ = db_.start_undo_session(); }
@@ -558,14 +538,7 @@ chain_audit chain::audit() const {
 
   a.known_transactions = dedup_.audit(pending_, head_block_time(), a.violations);
 
-  std::size_t over = 0;
-  if (options_.custom_ops == counter_mode::local) {
-    for (const auto& [account, n] : custom_ops_)
-      if (n > chain_limits::custom_op_block_limit) ++over;
-  } else {
-    for (const custom_op_counter_object& c : counters_.indices())
-      if (c.count > chain_limits::custom_op_block_limit) ++over;
-  }
+  const std::size_t over = counter_.accounts_above_limit();
   if (over != 0) violation("custom ops: " + std::to_string(over) + " accounts above the per-block limit");
   return a;
 }

@@ -245,7 +245,7 @@ struct chain_test_access {
     });
   }
   static void forget_pending_ids(chain& c) { c.dedup_.pending_.clear(); }
-  static void exceed_custom_ops(chain& c, const account_name& who) { c.custom_ops_[who] = 99; }
+  static void exceed_custom_ops(chain& c, const account_name& who) { c.counter_.block_[who] = 99; }
 };
 }  // namespace apiary::core
 

@@ -20,9 +20,8 @@
 #include <string>
 #include <vector>
 
-#include <boost/unordered/unordered_flat_map.hpp>
-
 #include "apiary/core/chain_options.hpp"
+#include "apiary/core/custom_op_counter.hpp"
 #include "apiary/core/database.hpp"
 #include "apiary/core/dedup_index.hpp"
 #include "apiary/core/full_block.hpp"
@@ -134,13 +133,11 @@ class chain {
   block_summary_index& summaries_;
   global_properties_index& globals_;
   dedup_index dedup_;  // where the transaction ids live (chain_options::dedup)
-  custom_op_counter_index& counters_;
+  custom_op_counter counter_;  // the block's custom operations per account (chain_options::custom_ops)
   private_key witness_key_;
 
   database::session pending_session_;
   std::vector<full_transaction_ptr> pending_;
-  boost::unordered_flat_map<account_name, std::uint32_t> custom_ops_;   // counter_mode::local
-  boost::unordered_flat_map<account_name, std::uint32_t> tx_custom_ops_;  // this transaction's
 };
 
 }  // namespace apiary::core
