@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
-#include <thread>
 
 #include <boost/tuple/tuple.hpp>
 #include <boost/unordered/unordered_flat_set.hpp>
@@ -12,21 +11,13 @@
 #include "apiary/core/check.hpp"
 #include "apiary/core/custom_json.hpp"
 #include "apiary/core/hash.hpp"
+#include "voting_mana.hpp"
 
 namespace apiary::core {
 
 namespace {
 
-constexpr std::int64_t max_mana = 10'000'000;           // per account, arbitrary units
-constexpr std::uint32_t mana_regen_secs = 5 * 24 * 3600;  // full regeneration, as Hive
 constexpr std::uint8_t max_vote_changes = 5;
-
-void regenerate(manabar& m, time_point_sec now) {
-  if (now.secs <= m.last_update.secs) return;
-  std::int64_t elapsed = now.secs - m.last_update.secs;
-  m.current = std::min(max_mana, m.current + max_mana * elapsed / mana_regen_secs);
-  m.last_update = now;
-}
 
 std::uint32_t prefix_of(const block_id& id) {
   std::uint32_t p;
@@ -52,51 +43,6 @@ chain::chain(chain_options options)
 }
 
 chain::~chain() = default;
-
-// ---- genesis ----------------------------------------------------------------------------
-
-void chain::build_genesis() {
-  const std::uint32_t n = options_.genesis_accounts;
-  std::vector<account_name> names(n);
-  std::vector<public_key> posting(n), active(n);
-  for (std::uint32_t i = 0; i < n; ++i) names[i] = genesis_account_name(options_.account_prefix, i);
-
-  // Deriving a public key is an EC multiplication: spread the accounts over the cores.
-  const unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
-  auto derive = [&](unsigned w) {
-    for (std::uint32_t i = w; i < n; i += workers) {
-      posting[i] = private_key::from_login(names[i].view(), key_role::posting, options_.key_password).public_key();
-      active[i] = private_key::from_login(names[i].view(), key_role::active, options_.key_password).public_key();
-    }
-  };
-  if (n < 1000 || workers == 1) {
-    for (unsigned w = 0; w < workers; ++w) derive(w);
-  } else {
-    std::vector<std::thread> threads;
-    for (unsigned w = 1; w < workers; ++w) threads.emplace_back(derive, w);
-    derive(0);
-    for (auto& t : threads) t.join();
-  }
-
-  const time_point_sec now{options_.genesis_time};
-  for (std::uint32_t i = 0; i < n; ++i) {
-    accounts_.create([&](account_object& a) {
-      a.name = names[i];
-      a.posting_key = posting[i];
-      a.active_key = active[i];
-      a.hive = options_.genesis_hive;
-      a.hbd = options_.genesis_hbd;
-      a.voting = {max_mana, now};
-    });
-  }
-  globals_.create([&](global_properties_object& g) {
-    g.time = now;
-    g.current_supply_hive = options_.genesis_hive * n;
-    g.current_supply_hbd = options_.genesis_hbd * n;
-  });
-  // Block 0 (all-zero id) is a valid TaPoS reference, so the first block can be built.
-  for (std::uint32_t i = 0; i < 0x10000; ++i) summaries_.create([](block_summary_object&) {});
-}
 
 // ---- queries ----------------------------------------------------------------------------
 
@@ -278,9 +224,9 @@ reject chain::apply_vote(const vote_operation& op) {
     });
   }
   accounts_.modify(*voter, [&](account_object& a) {
-    regenerate(a.voting, now);
+    detail::regenerate(a.voting, now);
     // A full vote spends 2% of the mana, as Hive's; an empty bar still lets the vote count.
-    std::int64_t cost = max_mana / 50 * std::abs(op.weight) / 10000;
+    std::int64_t cost = detail::max_mana / 50 * std::abs(op.weight) / 10000;
     a.voting.current = std::max<std::int64_t>(0, a.voting.current - cost);
     ++a.vote_count;
   });
@@ -512,112 +458,6 @@ block_result chain::apply_block(const full_block& block) {
       ++result.dropped;
   }
   return result;
-}
-
-// ---- audit --------------------------------------------------------------------------------
-
-chain_audit chain::audit() const {
-  chain_audit a;
-  auto violation = [&a](std::string what) { a.violations.push_back(std::move(what)); };
-
-  const auto accounts = static_cast<std::int64_t>(options_.genesis_accounts);
-  if (total_hive() != accounts * options_.genesis_hive)
-    violation("supply: HIVE sums to " + std::to_string(total_hive()) + ", genesis made " +
-              std::to_string(accounts * options_.genesis_hive));
-  if (total_hbd() != accounts * options_.genesis_hbd)
-    violation("supply: HBD sums to " + std::to_string(total_hbd()) + ", genesis made " +
-              std::to_string(accounts * options_.genesis_hbd));
-
-  a.undo_depth = db_.undo_depth();
-  const std::size_t block_sessions =
-      options_.apply_block_in_session ? std::min<std::size_t>(head_block_num(), options_.reversible_blocks) : 0;
-  if (a.undo_depth != block_sessions + 1)
-    violation("sessions: " + std::to_string(a.undo_depth) + " undo sessions open, expected " +
-              std::to_string(block_sessions + 1) + " (the pending one and " + std::to_string(block_sessions) +
-              " reversible blocks)");
-
-  a.known_transactions = dedup_.audit(pending_, head_block_time(), a.violations);
-
-  const std::size_t over = counter_.accounts_above_limit();
-  if (over != 0) violation("custom ops: " + std::to_string(over) + " accounts above the per-block limit");
-  return a;
-}
-
-// ---- state digest -----------------------------------------------------------------------
-
-namespace {
-void put(out_buffer& b, const auto& v) { b.append(&v, sizeof v); }
-void put_str(out_buffer& b, std::string_view s) {
-  put(b, s.size());
-  b.append(s);
-}
-}  // namespace
-
-sha256_digest chain::state_digest() const {
-  out_buffer b(1 << 20);
-  for (const auto& a : accounts_.indices()) {
-    put(b, a.id);
-    put_str(b, a.name.view());
-    b.append(a.posting_key.begin(), a.posting_key.size());
-    b.append(a.active_key.begin(), a.active_key.size());
-    put(b, a.hive);
-    put(b, a.hbd);
-    put(b, a.voting.current);
-    put(b, a.voting.last_update.secs);
-    put(b, a.post_count);
-    put(b, a.vote_count);
-    put(b, a.transfer_count);
-    put(b, a.custom_op_count);
-  }
-  for (const auto& c : comments_.indices()) {
-    put(b, c.id);
-    put_str(b, c.author.view());
-    put_str(b, c.permlink);
-    put_str(b, c.parent_author.view());
-    put_str(b, c.parent_permlink);
-    put(b, c.created.secs);
-    put(b, c.last_update.secs);
-    put(b, c.body_size);
-    put(b, c.children);
-    put(b, c.net_votes);
-    put(b, c.vote_count);
-    put(b, c.max_accepted_payout);
-    put(b, c.percent_hbd);
-    put(b, c.allow_votes);
-    put(b, c.allow_curation_rewards);
-    for (const auto& r : c.beneficiaries) {
-      put_str(b, r.account.view());
-      put(b, r.weight);
-    }
-  }
-  for (const auto& v : votes_.indices()) {
-    put(b, v.id);
-    put(b, v.comment);
-    put(b, v.voter);
-    put(b, v.weight);
-    put(b, v.changes);
-    put(b, v.last_update.secs);
-  }
-  for (const auto& s : summaries_.indices()) b.append(s.block.begin(), s.block.size());
-  const global_properties_object& g = globals_.get(0);
-  put(b, g.head_block_number);
-  b.append(g.head_block_id.begin(), g.head_block_id.size());
-  put(b, g.time.secs);
-  // Included transactions by id and expiration; their object ids and the pending ids'
-  // location depend on the dedup variant, what they hold does not.
-  // Pending ones are marked with expiration 0.
-  boost::unordered_flat_set<transaction_id> pending_ids;
-  for (const auto& tx : pending_) pending_ids.insert(tx->id());
-  std::vector<std::pair<transaction_id, std::uint32_t>> txs;
-  for (const auto& t : dedup_.index().indices())
-    if (!pending_ids.contains(t.trx_id)) txs.emplace_back(t.trx_id, t.expiration.secs);
-  for (const auto& id : pending_ids) txs.emplace_back(id, 0);
-  std::sort(txs.begin(), txs.end());
-  for (const auto& [id, exp] : txs) {
-    b.append(id.begin(), id.size());
-    put(b, exp);
-  }
-  return sha256(b.data(), b.size());
 }
 
 }  // namespace apiary::core
