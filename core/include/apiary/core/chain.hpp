@@ -11,6 +11,12 @@
 //                     then re-applies the pending transactions the block did not include
 //                     with fresh custom-op counters.
 //
+// The two switches that decide where per-block bookkeeping lives each have one class, the
+// only place that reads them: dedup_index (chain_options::dedup, where transaction ids live)
+// and custom_op_counter (chain_options::custom_ops, where the custom-op counts live).
+// Sources: chain.cpp holds the rules, the evaluators and the block flow; chain_genesis.cpp
+// the genesis state; chain_audit.cpp audit() and state_digest().
+//
 // Time is simulated: each block is one 3-second slot after its parent.
 // Thread safety: none; one writer thread owns the chain.
 #pragma once
@@ -99,9 +105,9 @@ class chain {
   //               blocks apply in sessions
   //   dedup       every id in the transaction index is unexpired; the pending transactions
   //               are all known (in the volatile set or the index, by dedup mode), and
-  //               nothing else is
-  //   custom ops  no account is above the per-block limit
-  //   pending     every pending transaction is unexpired and unique
+  //               nothing else is (dedup_index::audit)
+  //   pending     every pending transaction is unexpired and unique (dedup_index::audit)
+  //   custom ops  no account is above the per-block limit (custom_op_counter)
   chain_audit audit() const;
 
   const private_key& witness_key() const { return witness_key_; }
@@ -110,7 +116,7 @@ class chain {
   // The chain tests break invariants on purpose, to see audit() catch each one.
   friend struct chain_test_access;
 
-  void build_genesis();
+  void build_genesis();  // chain_genesis.cpp
   reject check_rules(const full_transaction& tx) const;
   reject check_authority(const full_transaction& tx) const;
   // pushing: a new transaction, validated and held to the custom-op limit; otherwise a
@@ -132,8 +138,8 @@ class chain {
   comment_vote_index& votes_;
   block_summary_index& summaries_;
   global_properties_index& globals_;
-  dedup_index dedup_;  // where the transaction ids live (chain_options::dedup)
-  custom_op_counter counter_;  // the block's custom operations per account (chain_options::custom_ops)
+  dedup_index dedup_;          // transaction ids, pending and included; reads chain_options::dedup
+  custom_op_counter counter_;  // the block's custom-op counts; reads chain_options::custom_ops
   private_key witness_key_;
 
   database::session pending_session_;

@@ -7,9 +7,10 @@
 //   unified  pending ids in the transaction index too, so undoing the pending session (or a
 //            failed transaction's session) removes them, and nothing needs clearing.
 //
-// The chain drives it in this order: add_pending for each pushed transaction, record_included
-// for each transaction of an applied block, prune_expired once the block is the head, and
-// clear_pending whenever the pending session is undone.
+// The chain drives it in this order: add_pending_before_squash and add_pending_after_squash
+// for each pushed transaction, record_included for each transaction of an applied block,
+// prune_expired once the block is the head, and clear_pending whenever the pending session
+// is undone. The is-known check and the add steps are inline: they run once per push.
 // Invariants (audit checks them): every id in the index is unexpired; the pending ids are
 // exactly the pending transactions' ids.
 // Thread safety: none; the chain's writer thread owns it.
