@@ -71,8 +71,6 @@ class custom_op_counter {
   // Accounts above the per-block limit (a full walk, for audits).
   std::size_t accounts_above_limit() const;
 
-  counter_mode mode() const { return mode_; }
-
  private:
   // The chain tests break invariants on purpose, to see the audit catch each one.
   friend struct chain_test_access;

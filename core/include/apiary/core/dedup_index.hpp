@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -68,13 +69,13 @@ class dedup_index {
     if (mode_ == dedup_mode::split) pending_.clear();
   }
 
-  // The dedup and pending invariants, against the pending transactions, at time now: one line
-  // per broken one appended to violations (a full walk, for audits). Returns how many ids
-  // contains() knows.
+  // The dedup and pending invariants at time now, a full walk for audits: every id in the
+  // index is unexpired; each pending transaction is unique, known and unexpired; in split
+  // mode the volatile set holds as many ids as there are pending transactions. One line per
+  // broken one is appended to violations. Returns how many ids contains() knows.
   std::size_t audit(std::span<const full_transaction_ptr> pending, time_point_sec now,
                     std::vector<std::string>& violations) const;
 
-  dedup_mode mode() const { return mode_; }
   // Included ids, plus the pending ones in unified mode.
   const transaction_index& index() const { return index_; }
 
