@@ -4,28 +4,20 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
-#include <thread>
 
 #include <boost/tuple/tuple.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
 
 #include "apiary/core/check.hpp"
 #include "apiary/core/custom_json.hpp"
 #include "apiary/core/hash.hpp"
+#include "voting_mana.hpp"
 
 namespace apiary::core {
 
 namespace {
 
-constexpr std::int64_t max_mana = 10'000'000;           // per account, arbitrary units
-constexpr std::uint32_t mana_regen_secs = 5 * 24 * 3600;  // full regeneration, as Hive
 constexpr std::uint8_t max_vote_changes = 5;
-
-void regenerate(manabar& m, time_point_sec now) {
-  if (now.secs <= m.last_update.secs) return;
-  std::int64_t elapsed = now.secs - m.last_update.secs;
-  m.current = std::min(max_mana, m.current + max_mana * elapsed / mana_regen_secs);
-  m.last_update = now;
-}
 
 std::uint32_t prefix_of(const block_id& id) {
   std::uint32_t p;
@@ -43,59 +35,14 @@ chain::chain(chain_options options)
       votes_(db_.add_index<comment_vote_index>()),
       summaries_(db_.add_index<block_summary_index>()),
       globals_(db_.add_index<global_properties_index>()),
-      transactions_(db_.add_index<transaction_index>()),
-      counters_(db_.add_index<custom_op_counter_index>()),
+      dedup_(options_.dedup, db_.add_index<transaction_index>()),
+      counter_(options_.custom_ops, db_.add_index<custom_op_counter_index>()),
       witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {
   build_genesis();
   start_pending();
 }
 
 chain::~chain() = default;
-
-// ---- genesis ----------------------------------------------------------------------------
-
-void chain::build_genesis() {
-  const std::uint32_t n = options_.genesis_accounts;
-  std::vector<account_name> names(n);
-  std::vector<public_key> posting(n), active(n);
-  for (std::uint32_t i = 0; i < n; ++i) names[i] = genesis_account_name(options_.account_prefix, i);
-
-  // Deriving a public key is an EC multiplication: spread the accounts over the cores.
-  const unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
-  auto derive = [&](unsigned w) {
-    for (std::uint32_t i = w; i < n; i += workers) {
-      posting[i] = private_key::from_login(names[i].view(), key_role::posting, options_.key_password).public_key();
-      active[i] = private_key::from_login(names[i].view(), key_role::active, options_.key_password).public_key();
-    }
-  };
-  if (n < 1000 || workers == 1) {
-    for (unsigned w = 0; w < workers; ++w) derive(w);
-  } else {
-    std::vector<std::thread> threads;
-    for (unsigned w = 1; w < workers; ++w) threads.emplace_back(derive, w);
-    derive(0);
-    for (auto& t : threads) t.join();
-  }
-
-  const time_point_sec now{options_.genesis_time};
-  for (std::uint32_t i = 0; i < n; ++i) {
-    accounts_.create([&](account_object& a) {
-      a.name = names[i];
-      a.posting_key = posting[i];
-      a.active_key = active[i];
-      a.hive = options_.genesis_hive;
-      a.hbd = options_.genesis_hbd;
-      a.voting = {max_mana, now};
-    });
-  }
-  globals_.create([&](global_properties_object& g) {
-    g.time = now;
-    g.current_supply_hive = options_.genesis_hive * n;
-    g.current_supply_hbd = options_.genesis_hbd * n;
-  });
-  // Block 0 (all-zero id) is a valid TaPoS reference, so the first block can be built.
-  for (std::uint32_t i = 0; i < 0x10000; ++i) summaries_.create([](block_summary_object&) {});
-}
 
 // ---- queries ----------------------------------------------------------------------------
 
@@ -111,19 +58,9 @@ const comment_object* chain::find_comment(const account_name& author, std::strin
   return comments_.find<by_permlink>(boost::make_tuple(author, permlink));
 }
 
-bool chain::is_known_transaction(const transaction_id& id) const {
-  if (options_.dedup == dedup_mode::split && pending_ids_.contains(id)) return true;
-  return transactions_.find<by_trx_id>(id) != nullptr;
-}
+bool chain::is_known_transaction(const transaction_id& id) const { return dedup_.contains(id); }
 
-std::uint32_t chain::custom_ops_in_block(const account_name& account) const {
-  if (options_.custom_ops == counter_mode::local) {
-    auto it = custom_ops_.find(account);
-    return it == custom_ops_.end() ? 0 : it->second;
-  }
-  const custom_op_counter_object* c = counters_.find<by_account>(account);
-  return c == nullptr ? 0 : c->count;
-}
+std::uint32_t chain::custom_ops_in_block(const account_name& account) const { return counter_.in_block(account); }
 
 std::int64_t chain::total_hive() const {
   std::int64_t sum = 0;
@@ -148,7 +85,7 @@ reject chain::check_rules(const full_transaction& ft) const {
   if (tx.expiration.secs > now.secs + chain_limits::max_expiration_secs) return reject::expiration_too_far;
   const block_summary_object* tapos = summaries_.find(tx.ref_block_num);
   if (tapos == nullptr || prefix_of(tapos->block) != tx.ref_block_prefix) return reject::unknown_reference_block;
-  if (is_known_transaction(ft.id())) return reject::duplicate;
+  if (dedup_.contains(ft.id())) return reject::duplicate;
   return options_.check_authority ? check_authority(ft) : reject::none;
 }
 
@@ -211,13 +148,13 @@ reject chain::push_transaction(const full_transaction_ptr& tx) {
   reject r = check_rules(*tx);
   if (r != reject::none) return r;
   database::session s = db_.start_undo_session();
-  tx_custom_ops_.clear();
+  counter_.begin_transaction();
   r = apply_operations(*tx, true);
   if (r != reject::none) return r;  // the session's destructor undoes what was applied
-  if (options_.dedup == dedup_mode::unified) record_included(*tx);
+  dedup_.add_pending_before_squash(*tx);
   s.squash();
-  if (options_.dedup == dedup_mode::split) pending_ids_.insert(tx->id());
-  for (const auto& [account, n] : tx_custom_ops_) custom_ops_[account] += n;
+  dedup_.add_pending_after_squash(tx->id());
+  counter_.commit_transaction();
   pending_.push_back(tx);
   return reject::none;
 }
@@ -287,9 +224,9 @@ reject chain::apply_vote(const vote_operation& op) {
     });
   }
   accounts_.modify(*voter, [&](account_object& a) {
-    regenerate(a.voting, now);
+    detail::regenerate(a.voting, now);
     // A full vote spends 2% of the mana, as Hive's; an empty bar still lets the vote count.
-    std::int64_t cost = max_mana / 50 * std::abs(op.weight) / 10000;
+    std::int64_t cost = detail::max_mana / 50 * std::abs(op.weight) / 10000;
     a.voting.current = std::max<std::int64_t>(0, a.voting.current - cost);
     ++a.vote_count;
   });
@@ -402,21 +339,8 @@ reject chain::apply_custom_json(const custom_json_operation& op, bool pushing) {
   if (pushing && !is_valid_json(op.json)) return reject::invalid_json;
 
   auto count = [&](const account_name& name) -> reject {
-    if (pushing) {
-      if (options_.custom_ops == counter_mode::local) {
-        std::uint32_t& in_tx = tx_custom_ops_[name];
-        if (custom_ops_in_block(name) + in_tx >= chain_limits::custom_op_block_limit) return reject::custom_op_limit;
-        ++in_tx;
-      } else if (const custom_op_counter_object* c = counters_.find<by_account>(name)) {
-        if (c->count >= chain_limits::custom_op_block_limit) return reject::custom_op_limit;
-        counters_.modify(*c, [](custom_op_counter_object& o) { ++o.count; });
-      } else {
-        counters_.create([&](custom_op_counter_object& o) {
-          o.account = name;
-          o.count = 1;
-        });
-      }
-    }
+    if (pushing)
+      if (reject r = counter_.count(name); r != reject::none) return r;
     const account_object* a = find_account(name);
     if (a == nullptr) return reject::unknown_account;
     accounts_.modify(*a, [](account_object& o) { ++o.custom_op_count; });
@@ -430,13 +354,6 @@ reject chain::apply_custom_json(const custom_json_operation& op, bool pushing) {
 }
 
 // ---- blocks -----------------------------------------------------------------------------
-
-void chain::record_included(const full_transaction& tx) {
-  transactions_.create([&](transaction_object& t) {
-    t.trx_id = tx.id();
-    t.expiration = tx.tx().expiration;
-  });
-}
 
 full_block chain::generate_block(std::uint32_t size_limit, std::uint32_t max_transactions) const {
   full_block b;
@@ -463,8 +380,8 @@ full_block chain::generate_block(std::uint32_t size_limit, std::uint32_t max_tra
 
 void chain::clear_pending_state() {
   pending_session_.undo();
-  pending_ids_.clear();
-  custom_ops_.clear();
+  dedup_.clear_pending();
+  counter_.reset();
 }
 
 void chain::start_pending() { pending_session_ = db_.start_undo_session(); }
@@ -473,17 +390,6 @@ void chain::clear_pending() {
   pending_.clear();
   clear_pending_state();
   start_pending();
-}
-
-std::uint32_t chain::prune_expired() {
-  const time_point_sec now = head_block_time();
-  const auto& by_exp = transactions_.get<by_expiration>();
-  std::uint32_t n = 0;
-  while (!by_exp.empty() && by_exp.begin()->expiration <= now) {
-    transactions_.remove(*by_exp.begin());
-    ++n;
-  }
-  return n;
 }
 
 block_result chain::apply_block(const full_block& block) {
@@ -508,7 +414,7 @@ block_result chain::apply_block(const full_block& block) {
       if (r != reject::none)
         throw std::invalid_argument("block " + std::to_string(block.header.block_num()) + ": transaction " +
                                     to_hex(tx->id()) + " does not apply: " + std::string(reject_name(r)));
-      record_included(*tx);
+      dedup_.record_included(*tx);
       ++result.applied;
     }
     const block_id id = compute_block_id(block.header);
@@ -519,7 +425,7 @@ block_result chain::apply_block(const full_block& block) {
       g.time = block.header.timestamp;
     });
     summaries_.modify(summaries_.get(num & 0xffff), [&](block_summary_object& s) { s.block = id; });
-    result.pruned = prune_expired();
+    result.pruned = dedup_.prune_expired(head_block_time());
     if (block_session.active()) {
       block_session.push();
       if (num > options_.reversible_blocks) db_.commit(static_cast<std::int64_t>(num - options_.reversible_blocks));
@@ -552,142 +458,6 @@ block_result chain::apply_block(const full_block& block) {
       ++result.dropped;
   }
   return result;
-}
-
-// ---- audit --------------------------------------------------------------------------------
-
-chain_audit chain::audit() const {
-  chain_audit a;
-  auto violation = [&a](std::string what) { a.violations.push_back(std::move(what)); };
-
-  const auto accounts = static_cast<std::int64_t>(options_.genesis_accounts);
-  if (total_hive() != accounts * options_.genesis_hive)
-    violation("supply: HIVE sums to " + std::to_string(total_hive()) + ", genesis made " +
-              std::to_string(accounts * options_.genesis_hive));
-  if (total_hbd() != accounts * options_.genesis_hbd)
-    violation("supply: HBD sums to " + std::to_string(total_hbd()) + ", genesis made " +
-              std::to_string(accounts * options_.genesis_hbd));
-
-  a.undo_depth = db_.undo_depth();
-  const std::size_t block_sessions =
-      options_.apply_block_in_session ? std::min<std::size_t>(head_block_num(), options_.reversible_blocks) : 0;
-  if (a.undo_depth != block_sessions + 1)
-    violation("sessions: " + std::to_string(a.undo_depth) + " undo sessions open, expected " +
-              std::to_string(block_sessions + 1) + " (the pending one and " + std::to_string(block_sessions) +
-              " reversible blocks)");
-
-  const time_point_sec now = head_block_time();
-  std::size_t expired = 0;
-  for (const transaction_object& t : transactions_.indices())
-    if (t.expiration <= now) ++expired;
-  if (expired != 0) violation("dedup: " + std::to_string(expired) + " expired ids left in the transaction index");
-
-  boost::unordered_flat_set<transaction_id> pending_seen;
-  std::size_t unknown = 0;
-  std::size_t stale = 0;
-  for (const full_transaction_ptr& tx : pending_) {
-    if (!pending_seen.insert(tx->id()).second) violation("pending: " + to_hex(tx->id()) + " is pending twice");
-    if (!is_known_transaction(tx->id())) ++unknown;
-    if (tx->tx().expiration <= now) ++stale;
-  }
-  if (unknown != 0) violation("dedup: " + std::to_string(unknown) + " pending transactions are not known");
-  if (stale != 0) violation("pending: " + std::to_string(stale) + " pending transactions have expired");
-  if (options_.dedup == dedup_mode::split) {
-    if (pending_ids_.size() != pending_.size())
-      violation("dedup: " + std::to_string(pending_ids_.size()) + " pending ids for " + std::to_string(pending_.size()) +
-                " pending transactions");
-    a.known_transactions = transactions_.indices().size() + pending_ids_.size();
-  } else {
-    a.known_transactions = transactions_.indices().size();
-  }
-
-  std::size_t over = 0;
-  if (options_.custom_ops == counter_mode::local) {
-    for (const auto& [account, n] : custom_ops_)
-      if (n > chain_limits::custom_op_block_limit) ++over;
-  } else {
-    for (const custom_op_counter_object& c : counters_.indices())
-      if (c.count > chain_limits::custom_op_block_limit) ++over;
-  }
-  if (over != 0) violation("custom ops: " + std::to_string(over) + " accounts above the per-block limit");
-  return a;
-}
-
-// ---- state digest -----------------------------------------------------------------------
-
-namespace {
-void put(out_buffer& b, const auto& v) { b.append(&v, sizeof v); }
-void put_str(out_buffer& b, std::string_view s) {
-  put(b, s.size());
-  b.append(s);
-}
-}  // namespace
-
-sha256_digest chain::state_digest() const {
-  out_buffer b(1 << 20);
-  for (const auto& a : accounts_.indices()) {
-    put(b, a.id);
-    put_str(b, a.name.view());
-    b.append(a.posting_key.begin(), a.posting_key.size());
-    b.append(a.active_key.begin(), a.active_key.size());
-    put(b, a.hive);
-    put(b, a.hbd);
-    put(b, a.voting.current);
-    put(b, a.voting.last_update.secs);
-    put(b, a.post_count);
-    put(b, a.vote_count);
-    put(b, a.transfer_count);
-    put(b, a.custom_op_count);
-  }
-  for (const auto& c : comments_.indices()) {
-    put(b, c.id);
-    put_str(b, c.author.view());
-    put_str(b, c.permlink);
-    put_str(b, c.parent_author.view());
-    put_str(b, c.parent_permlink);
-    put(b, c.created.secs);
-    put(b, c.last_update.secs);
-    put(b, c.body_size);
-    put(b, c.children);
-    put(b, c.net_votes);
-    put(b, c.vote_count);
-    put(b, c.max_accepted_payout);
-    put(b, c.percent_hbd);
-    put(b, c.allow_votes);
-    put(b, c.allow_curation_rewards);
-    for (const auto& r : c.beneficiaries) {
-      put_str(b, r.account.view());
-      put(b, r.weight);
-    }
-  }
-  for (const auto& v : votes_.indices()) {
-    put(b, v.id);
-    put(b, v.comment);
-    put(b, v.voter);
-    put(b, v.weight);
-    put(b, v.changes);
-    put(b, v.last_update.secs);
-  }
-  for (const auto& s : summaries_.indices()) b.append(s.block.begin(), s.block.size());
-  const global_properties_object& g = globals_.get(0);
-  put(b, g.head_block_number);
-  b.append(g.head_block_id.begin(), g.head_block_id.size());
-  put(b, g.time.secs);
-  // Included transactions by id and expiration; their object ids and the pending ids'
-  // location depend on the dedup variant, what they hold does not.
-  // Pending ones are marked with expiration 0.
-  boost::unordered_flat_set<transaction_id> pending_ids;
-  for (const auto& tx : pending_) pending_ids.insert(tx->id());
-  std::vector<std::pair<transaction_id, std::uint32_t>> txs;
-  for (const auto& t : transactions_.indices())
-    if (!pending_ids.contains(t.trx_id)) txs.emplace_back(t.trx_id, t.expiration.secs);
-  for (const auto& id : pending_ids) txs.emplace_back(id, 0);
-  std::sort(txs.begin(), txs.end());
-  for (const auto& [id, exp] : txs) {
-    b.append(id.begin(), id.size());
-    put(b, exp);
-  }
-  return sha256(b.data(), b.size());
 }
 
 }  // namespace apiary::core

@@ -239,13 +239,13 @@ struct chain_test_access {
   }
   static database::session open_session(chain& c) { return c.db_.start_undo_session(); }
   static void remember_expired_id(chain& c) {
-    c.transactions_.create([&](transaction_object& t) {
+    c.dedup_.index_.create([&](transaction_object& t) {
       t.trx_id.data[0] = 0x42;
       t.expiration = c.head_block_time();
     });
   }
-  static void forget_pending_ids(chain& c) { c.pending_ids_.clear(); }
-  static void exceed_custom_ops(chain& c, const account_name& who) { c.custom_ops_[who] = 99; }
+  static void forget_pending_ids(chain& c) { c.dedup_.pending_.clear(); }
+  static void exceed_custom_ops(chain& c, const account_name& who) { c.counter_.block_[who] = 99; }
 };
 }  // namespace apiary::core
 

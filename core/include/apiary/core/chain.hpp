@@ -11,6 +11,12 @@
 //                     then re-applies the pending transactions the block did not include
 //                     with fresh custom-op counters.
 //
+// The two switches that decide where per-block bookkeeping lives each have one class, the
+// only place that reads them: dedup_index (chain_options::dedup, where transaction ids live)
+// and custom_op_counter (chain_options::custom_ops, where the custom-op counts live).
+// Sources: chain.cpp holds the rules, the evaluators and the block flow; chain_genesis.cpp
+// the genesis state; chain_audit.cpp audit() and state_digest().
+//
 // Time is simulated: each block is one 3-second slot after its parent.
 // Thread safety: none; one writer thread owns the chain.
 #pragma once
@@ -20,11 +26,10 @@
 #include <string>
 #include <vector>
 
-#include <boost/unordered/unordered_flat_map.hpp>
-#include <boost/unordered/unordered_flat_set.hpp>
-
 #include "apiary/core/chain_options.hpp"
+#include "apiary/core/custom_op_counter.hpp"
 #include "apiary/core/database.hpp"
+#include "apiary/core/dedup_index.hpp"
 #include "apiary/core/full_block.hpp"
 #include "apiary/core/full_transaction.hpp"
 #include "apiary/core/reject.hpp"
@@ -100,9 +105,9 @@ class chain {
   //               blocks apply in sessions
   //   dedup       every id in the transaction index is unexpired; the pending transactions
   //               are all known (in the volatile set or the index, by dedup mode), and
-  //               nothing else is
-  //   custom ops  no account is above the per-block limit
-  //   pending     every pending transaction is unexpired and unique
+  //               nothing else is (dedup_index::audit)
+  //   pending     every pending transaction is unexpired and unique (dedup_index::audit)
+  //   custom ops  no account is above the per-block limit (custom_op_counter)
   chain_audit audit() const;
 
   const private_key& witness_key() const { return witness_key_; }
@@ -111,7 +116,7 @@ class chain {
   // The chain tests break invariants on purpose, to see audit() catch each one.
   friend struct chain_test_access;
 
-  void build_genesis();
+  void build_genesis();  // chain_genesis.cpp
   reject check_rules(const full_transaction& tx) const;
   reject check_authority(const full_transaction& tx) const;
   // pushing: a new transaction, validated and held to the custom-op limit; otherwise a
@@ -123,10 +128,8 @@ class chain {
   reject apply_comment_options(const comment_options_operation& op);
   reject apply_transfer(const transfer_operation& op);
   reject apply_custom_json(const custom_json_operation& op, bool pushing);
-  void record_included(const full_transaction& tx);
   void start_pending();
   void clear_pending_state();
-  std::uint32_t prune_expired();
 
   chain_options options_;
   database db_;
@@ -135,15 +138,12 @@ class chain {
   comment_vote_index& votes_;
   block_summary_index& summaries_;
   global_properties_index& globals_;
-  transaction_index& transactions_;
-  custom_op_counter_index& counters_;
+  dedup_index dedup_;          // transaction ids, pending and included; reads chain_options::dedup
+  custom_op_counter counter_;  // the block's custom-op counts; reads chain_options::custom_ops
   private_key witness_key_;
 
   database::session pending_session_;
   std::vector<full_transaction_ptr> pending_;
-  boost::unordered_flat_set<transaction_id> pending_ids_;               // dedup_mode::split
-  boost::unordered_flat_map<account_name, std::uint32_t> custom_ops_;   // counter_mode::local
-  boost::unordered_flat_map<account_name, std::uint32_t> tx_custom_ops_;  // this transaction's
 };
 
 }  // namespace apiary::core

@@ -1,0 +1,122 @@
+// chain::audit and chain::state_digest: full walks of the state, for the end of a run and for
+// comparing chains, never for the hot path. The dedup and pending checks are
+// dedup_index::audit's, the custom-op limit's custom_op_counter's.
+#include "apiary/core/chain.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/unordered/unordered_flat_set.hpp>
+
+#include "apiary/core/buffer.hpp"
+#include "apiary/core/hash.hpp"
+
+namespace apiary::core {
+
+chain_audit chain::audit() const {
+  chain_audit a;
+  auto violation = [&a](std::string what) { a.violations.push_back(std::move(what)); };
+
+  const auto accounts = static_cast<std::int64_t>(options_.genesis_accounts);
+  if (total_hive() != accounts * options_.genesis_hive)
+    violation("supply: HIVE sums to " + std::to_string(total_hive()) + ", genesis made " +
+              std::to_string(accounts * options_.genesis_hive));
+  if (total_hbd() != accounts * options_.genesis_hbd)
+    violation("supply: HBD sums to " + std::to_string(total_hbd()) + ", genesis made " +
+              std::to_string(accounts * options_.genesis_hbd));
+
+  a.undo_depth = db_.undo_depth();
+  const std::size_t block_sessions =
+      options_.apply_block_in_session ? std::min<std::size_t>(head_block_num(), options_.reversible_blocks) : 0;
+  if (a.undo_depth != block_sessions + 1)
+    violation("sessions: " + std::to_string(a.undo_depth) + " undo sessions open, expected " +
+              std::to_string(block_sessions + 1) + " (the pending one and " + std::to_string(block_sessions) +
+              " reversible blocks)");
+
+  a.known_transactions = dedup_.audit(pending_, head_block_time(), a.violations);
+
+  const std::size_t over = counter_.accounts_above_limit();
+  if (over != 0) violation("custom ops: " + std::to_string(over) + " accounts above the per-block limit");
+  return a;
+}
+
+// ---- state digest -----------------------------------------------------------------------
+
+namespace {
+void put(out_buffer& b, const auto& v) { b.append(&v, sizeof v); }
+void put_str(out_buffer& b, std::string_view s) {
+  put(b, s.size());
+  b.append(s);
+}
+}  // namespace
+
+sha256_digest chain::state_digest() const {
+  out_buffer b(1 << 20);
+  for (const auto& a : accounts_.indices()) {
+    put(b, a.id);
+    put_str(b, a.name.view());
+    b.append(a.posting_key.begin(), a.posting_key.size());
+    b.append(a.active_key.begin(), a.active_key.size());
+    put(b, a.hive);
+    put(b, a.hbd);
+    put(b, a.voting.current);
+    put(b, a.voting.last_update.secs);
+    put(b, a.post_count);
+    put(b, a.vote_count);
+    put(b, a.transfer_count);
+    put(b, a.custom_op_count);
+  }
+  for (const auto& c : comments_.indices()) {
+    put(b, c.id);
+    put_str(b, c.author.view());
+    put_str(b, c.permlink);
+    put_str(b, c.parent_author.view());
+    put_str(b, c.parent_permlink);
+    put(b, c.created.secs);
+    put(b, c.last_update.secs);
+    put(b, c.body_size);
+    put(b, c.children);
+    put(b, c.net_votes);
+    put(b, c.vote_count);
+    put(b, c.max_accepted_payout);
+    put(b, c.percent_hbd);
+    put(b, c.allow_votes);
+    put(b, c.allow_curation_rewards);
+    for (const auto& r : c.beneficiaries) {
+      put_str(b, r.account.view());
+      put(b, r.weight);
+    }
+  }
+  for (const auto& v : votes_.indices()) {
+    put(b, v.id);
+    put(b, v.comment);
+    put(b, v.voter);
+    put(b, v.weight);
+    put(b, v.changes);
+    put(b, v.last_update.secs);
+  }
+  for (const auto& s : summaries_.indices()) b.append(s.block.begin(), s.block.size());
+  const global_properties_object& g = globals_.get(0);
+  put(b, g.head_block_number);
+  b.append(g.head_block_id.begin(), g.head_block_id.size());
+  put(b, g.time.secs);
+  // Included transactions by id and expiration; their object ids and the pending ids'
+  // location depend on the dedup variant, what they hold does not.
+  // Pending ones are marked with expiration 0.
+  boost::unordered_flat_set<transaction_id> pending_ids;
+  for (const auto& tx : pending_) pending_ids.insert(tx->id());
+  std::vector<std::pair<transaction_id, std::uint32_t>> txs;
+  for (const auto& t : dedup_.index().indices())
+    if (!pending_ids.contains(t.trx_id)) txs.emplace_back(t.trx_id, t.expiration.secs);
+  for (const auto& id : pending_ids) txs.emplace_back(id, 0);
+  std::sort(txs.begin(), txs.end());
+  for (const auto& [id, exp] : txs) {
+    b.append(id.begin(), id.size());
+    put(b, exp);
+  }
+  return sha256(b.data(), b.size());
+}
+
+}  // namespace apiary::core

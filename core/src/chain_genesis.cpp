@@ -1,0 +1,56 @@
+// chain::build_genesis: the accounts, the global properties and the TaPoS block summaries
+// a new chain starts from (chain_options' genesis fields).
+#include "apiary/core/chain.hpp"
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+#include "voting_mana.hpp"
+
+namespace apiary::core {
+
+void chain::build_genesis() {
+  const std::uint32_t n = options_.genesis_accounts;
+  std::vector<account_name> names(n);
+  std::vector<public_key> posting(n), active(n);
+  for (std::uint32_t i = 0; i < n; ++i) names[i] = genesis_account_name(options_.account_prefix, i);
+
+  // Deriving a public key is an EC multiplication: spread the accounts over the cores.
+  const unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
+  auto derive = [&](unsigned w) {
+    for (std::uint32_t i = w; i < n; i += workers) {
+      posting[i] = private_key::from_login(names[i].view(), key_role::posting, options_.key_password).public_key();
+      active[i] = private_key::from_login(names[i].view(), key_role::active, options_.key_password).public_key();
+    }
+  };
+  if (n < 1000 || workers == 1) {
+    for (unsigned w = 0; w < workers; ++w) derive(w);
+  } else {
+    std::vector<std::thread> threads;
+    for (unsigned w = 1; w < workers; ++w) threads.emplace_back(derive, w);
+    derive(0);
+    for (auto& t : threads) t.join();
+  }
+
+  const time_point_sec now{options_.genesis_time};
+  for (std::uint32_t i = 0; i < n; ++i) {
+    accounts_.create([&](account_object& a) {
+      a.name = names[i];
+      a.posting_key = posting[i];
+      a.active_key = active[i];
+      a.hive = options_.genesis_hive;
+      a.hbd = options_.genesis_hbd;
+      a.voting = {detail::max_mana, now};
+    });
+  }
+  globals_.create([&](global_properties_object& g) {
+    g.time = now;
+    g.current_supply_hive = options_.genesis_hive * n;
+    g.current_supply_hbd = options_.genesis_hbd * n;
+  });
+  // Block 0 (all-zero id) is a valid TaPoS reference, so the first block can be built.
+  for (std::uint32_t i = 0; i < 0x10000; ++i) summaries_.create([](block_summary_object&) {});
+}
+
+}  // namespace apiary::core
