@@ -83,8 +83,10 @@ reject chain::check_rules(const full_transaction& ft) const {
   const time_point_sec now = head_block_time();
   if (tx.expiration <= now) return reject::expired;
   if (tx.expiration.secs > now.secs + chain_limits::max_expiration_secs) return reject::expiration_too_far;
-  const block_summary_object* tapos = summaries_.find(tx.ref_block_num);
-  if (tapos == nullptr || prefix_of(tapos->block) != tx.ref_block_prefix) return reject::unknown_reference_block;
+  if (options_.check_tapos) {
+    const block_summary_object* tapos = summaries_.find(tx.ref_block_num);
+    if (tapos == nullptr || prefix_of(tapos->block) != tx.ref_block_prefix) return reject::unknown_reference_block;
+  }
   if (dedup_.contains(ft.id())) return reject::duplicate;
   return options_.check_authority ? check_authority(ft) : reject::none;
 }

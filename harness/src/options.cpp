@@ -339,6 +339,7 @@ void bind_chain(option_binder& b, run_config& c) {
            "Per-account custom-operation counters: local (a hash map) or state (an undoable index)");
   b.choice("signers", ch.signers, core::signer_source_names,
            "Signer keys: attached (use the producer's attached keys) or recover (always recover them)");
+  b.toggle("tapos-check", ch.check_tapos, "Check each transaction's reference block (off: Hive's skip_tapos_check)");
   b.toggle("block-session", ch.apply_block_in_session, "Apply blocks inside an undo session");
   b.count("reversible-blocks", ch.reversible_blocks, 0, 100'000, "Blocks kept undoable before they are committed");
   b.toggle("keep-alive", ch.db.keep_alive, "Reuse undo containers between sessions (keep_alive)");

@@ -66,6 +66,8 @@ struct chain_options {
   // Off skips the signature and authority check (as Hive's skip flags do), so unsigned
   // transactions measure the core alone; the accounts named must still exist.
   bool check_authority = true;
+  // Off skips the TaPoS check (Hive's skip_tapos_check): any reference block is accepted.
+  bool check_tapos = true;
   // Apply blocks inside an undo session (pushed, then committed when irreversible); off
   // applies them straight to the state.
   bool apply_block_in_session = true;
