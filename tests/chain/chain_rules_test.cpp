@@ -64,6 +64,18 @@ TEST_P(ChainRejects, UnknownReferenceBlock) {
   expect_no_trace(h.sign(std::move(t), {{user(1)}}), reject::unknown_reference_block, user(1));
 }
 
+// Hive's skip_tapos_check: with the check off, a reference to no recent block is accepted,
+// and every other rule still holds.
+TEST(ChainTapos, OffAcceptsAnyReferenceBlock) {
+  core::chain_options o = small_options(50);
+  o.check_tapos = false;
+  harness h(o);
+  core::transaction t = h.tx(60, custom_json(user(1)));
+  t.ref_block_prefix ^= 1;
+  EXPECT_EQ(h.push(h.sign(std::move(t), {{user(1)}})), reject::none);
+  EXPECT_EQ(h.push(h.make(custom_json(user(1)), user(1), key_role::posting, 0)), reject::expired);
+}
+
 TEST_P(ChainRejects, Duplicate) {
   auto t = h.make(custom_json(user(1), "dup"), user(1));
   ASSERT_EQ(h.push(t), reject::none);
