@@ -1,6 +1,6 @@
 #include "apiary/colony/colony.hpp"
 
-#include <time.h>
+#include <ctime>
 
 #include <algorithm>
 #include <chrono>
@@ -56,7 +56,7 @@ constexpr std::size_t brake_count = 4;
 // so counting an outcome does not steal the line the producer writes.
 struct alignas(64) worker {
   worker(std::uint32_t i, generator g, std::string password, fault_injector f)
-      : index(i), gen(std::move(g)), keys(std::move(password)), faults(std::move(f)) {}
+      : index(i), gen(std::move(g)), keys(std::move(password)), faults(f) {}
 
   const std::uint32_t index;
   generator gen;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <ranges>
 #include <vector>
 
 #include "apiary/core/check.hpp"
@@ -48,7 +49,7 @@ std::string base58_encode(const std::uint8_t* p, std::size_t n) {
     }
   }
   std::string out(zeros, '1');
-  for (auto it = digits.rbegin(); it != digits.rend(); ++it) out.push_back(alphabet[*it]);
+  for (const auto d : digits | std::views::reverse) out.push_back(alphabet[d]);
   return out;
 }
 

@@ -175,7 +175,7 @@ void option_binder::toggle(std::string_view name, bool& field, std::string_view 
       });
 }
 
-CLI::Option* option_binder::add_choice(std::string_view name, std::string placeholder, std::string_view help,
+CLI::Option* option_binder::add_choice(std::string_view name, const std::string& placeholder, std::string_view help,
                                        std::function<std::string()> get, std::vector<std::pair<std::string, int>> names,
                                        std::function<void(int)> assign) {
   std::string allowed = "expected ";

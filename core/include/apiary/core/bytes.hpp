@@ -26,6 +26,7 @@ struct fixed_bytes {
       if (b != 0) return false;
     return true;
   }
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads the defaulted comparison
   auto operator<=>(const fixed_bytes&) const = default;
 };
 

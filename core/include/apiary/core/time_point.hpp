@@ -17,6 +17,7 @@ struct time_point_sec {
   static std::optional<time_point_sec> from_iso(std::string_view s);
 
   friend time_point_sec operator+(time_point_sec t, std::uint32_t s) { return {t.secs + s}; }
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads the defaulted comparison
   auto operator<=>(const time_point_sec&) const = default;
 };
 

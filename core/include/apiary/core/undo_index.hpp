@@ -342,7 +342,8 @@ class undo_index final : public undo_index_base {
         APIARY_CHECK(it != container_.end());
         if (!container_.replace(it, std::move(old))) {  // old key still held: retry below
           s.removed_.push_back({container_.extract(it)});
-          s.removed_.back().node.value() = std::move(old);
+          // A replace() that fails leaves its argument as it was.
+          s.removed_.back().node.value() = std::move(old);  // NOLINT(bugprone-use-after-move)
         }
       }
       for (removed_node& r : s.removed_) {

@@ -94,7 +94,7 @@ class option_binder {
   CLI::Option* add(std::string_view name, std::string_view placeholder, value_kind kind, std::string_view help,
                    std::function<std::string()> get, std::string_view default_text,
                    const std::function<CLI::Option*(const std::string&, const std::string&)>& make);
-  CLI::Option* add_choice(std::string_view name, std::string placeholder, std::string_view help,
+  CLI::Option* add_choice(std::string_view name, const std::string& placeholder, std::string_view help,
                           std::function<std::string()> get, std::vector<std::pair<std::string, int>> names,
                           std::function<void(int)> assign);
 
@@ -109,6 +109,7 @@ template <class E, std::size_t N>
 void option_binder::choice(std::string_view name, E& field, const std::array<core::enum_name<E>, N>& table,
                            std::string_view help) {
   std::vector<std::pair<std::string, int>> names;
+  names.reserve(N);
   for (const auto& entry : table) names.emplace_back(std::string(entry.name), static_cast<int>(entry.value));
   add_choice(
       name, core::names_text(table, "|"), help, [&field, &table] { return std::string(core::name_of(table, field)); },
