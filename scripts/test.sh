@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what apiary needs, then builds and runs every test: the release build and the
-# ASan+UBSan build, both with warnings as errors, then the threaded tests (queue, writer,
+# Installs what apiary needs, then checks the formatting, builds and runs every test: the
+# release build (then clang-tidy and the function lengths, scripts/lint) and the ASan+UBSan
+# build, both with warnings as errors, then the threaded tests (queue, writer,
 # colony, the end-to-end runs) under TSan, then a short libFuzzer run of the decoders, and
 # last the performance gate: the parent commit's instruction count per transaction against
 # this one's (scripts/perf-gate).
@@ -10,11 +11,17 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/install-deps.sh
 export APIARY_WERROR=ON
 jobs=$(nproc)
+echo "== lint: formatting =="
+scripts/lint --format
 for preset in release asan; do
   echo "== $preset =="
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" -j "$jobs"
   ctest --preset "$preset" -j "$jobs"
+  if [ "$preset" = release ]; then
+    echo "== lint: clang-tidy and function lengths =="
+    scripts/lint --tidy
+  fi
 done
 
 echo "== tsan (threaded tests) =="

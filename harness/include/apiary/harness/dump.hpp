@@ -54,7 +54,7 @@ class transaction_tap final : public core::transaction_sink {
 
   struct sampled {
     core::full_transaction_ptr tx;
-    // reject::count_ while no outcome came (the run ended first).
+    // reject::count_ until the outcome comes (reject::shutdown when the run stopped first).
     core::reject outcome = core::reject::count_;
   };
   struct captured_block {
