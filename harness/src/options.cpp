@@ -28,8 +28,7 @@ std::string toggle_text(bool v) { return v ? "on" : "off"; }
 
 // A validator that rewrites the value into what CLI11 converts into the field, or says what
 // is allowed: `rewrite` returns the new text, or nullopt when the value is not allowed.
-CLI::Validator rewriting(std::string description, std::string allowed,
-                         std::function<std::optional<std::string>(const std::string&)> rewrite) {
+CLI::Validator rewriting(std::string allowed, std::function<std::optional<std::string>(const std::string&)> rewrite) {
   return CLI::Validator(
       [allowed = std::move(allowed), rewrite = std::move(rewrite)](std::string& value) -> std::string {
         auto out = rewrite(value);
@@ -37,12 +36,12 @@ CLI::Validator rewriting(std::string description, std::string allowed,
         value = std::move(*out);
         return {};
       },
-      std::move(description));
+      "");
 }
 
 template <class T>
 CLI::Validator whole_number(T min, T max) {
-  return rewriting("", "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max),
+  return rewriting("expected a whole number from " + std::to_string(min) + " to " + std::to_string(max),
                    [min, max](const std::string& v) -> std::optional<std::string> {
                      auto n = parse_count(v);
                      if (!n || *n < min || *n > max) return std::nullopt;
@@ -142,7 +141,7 @@ void option_binder::size(std::string_view name, std::uint32_t& field, std::uint3
   add(name, "SIZE", value_kind::number, help, [&field] { return number_text(field); }, default_text,
       [&](const std::string& flag, const std::string& text) {
         return app_.add_option(flag, field, text)
-            ->transform(rewriting("", allowed, [min, max](const std::string& v) -> std::optional<std::string> {
+            ->transform(rewriting(allowed, [min, max](const std::string& v) -> std::optional<std::string> {
               auto n = parse_size(v);
               if (!n || *n < min || *n > max) return std::nullopt;
               return std::to_string(*n);
@@ -155,7 +154,7 @@ void option_binder::duration(std::string_view name, double& field, double max_s,
   add(name, "TIME", value_kind::number, help, [&field] { return number_text(field); }, {},
       [&](const std::string& flag, const std::string& text) {
         return app_.add_option(flag, field, text)
-            ->transform(rewriting("", allowed, [max_s](const std::string& v) -> std::optional<std::string> {
+            ->transform(rewriting(allowed, [max_s](const std::string& v) -> std::optional<std::string> {
               auto s = parse_duration(v);
               if (!s || *s < 0 || *s > max_s) return std::nullopt;
               return number_text(*s);
@@ -167,7 +166,7 @@ void option_binder::toggle(std::string_view name, bool& field, std::string_view 
   add(name, "on|off", value_kind::toggle, help, [&field] { return toggle_text(field); }, {},
       [&](const std::string& flag, const std::string& text) {
         return app_.add_option(flag, field, text)
-            ->transform(rewriting("", "expected on or off", [](const std::string& v) -> std::optional<std::string> {
+            ->transform(rewriting("expected on or off", [](const std::string& v) -> std::optional<std::string> {
               auto b = parse_toggle(v);
               if (!b) return std::nullopt;
               return std::string(*b ? "true" : "false");
