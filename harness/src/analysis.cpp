@@ -21,6 +21,26 @@ double share(std::int64_t part, std::int64_t total) {
   return total <= 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(total);
 }
 
+// The project's targets, where they apply: full 2 MB blocks of the typical mix, signed, in
+// infinite mode (the producers, not the writer, are then what bounds the cycle); the core
+// alone with signing off.
+void add_targets(analysis& a, const run_config& c) {
+  const bool full_blocks = c.writer.block_size >= core::chain_limits::max_block_size - 256 &&
+                           c.writer.block_size <= core::chain_limits::max_block_size && c.writer.block_transactions == 0;
+  if (full_blocks && c.colony.sign)
+    a.targets.push_back({"transactions_per_block", "about 7,300 transactions per full 2 MB block (within 10%)", 7300,
+                         a.transactions.stats.avg, std::abs(a.transactions.stats.avg - 7300) <= 730});
+  if (c.colony.rate == colony::rate_mode::infinite && c.colony.sign)
+    a.targets.push_back({"cpu_utilization", "infinite mode keeps every core busy (at least 90%)", 0.9,
+                         a.cpu_utilization, a.cpu_utilization >= 0.9});
+  if (c.colony.sign && a.cycle_to_signing_bound > 0 && c.colony.rate == colony::rate_mode::infinite)
+    a.targets.push_back({"cycle_to_signing_bound", "full block cycle within 1.25x the signing bound", 1.25,
+                         a.cycle_to_signing_bound, a.cycle_to_signing_bound <= 1.25});
+  if (!c.colony.sign && full_blocks && a.cycle_us.stats.count != 0)
+    a.targets.push_back({"core_only_cycle_ms", "core alone: full block cycle at most 40 ms per 2 MB block", 40,
+                         a.cycle_us.stats.avg / 1e3, a.cycle_us.stats.avg <= 40'000});
+}
+
 }  // namespace
 
 analysis analyze(const run_config& c, const run_context& ctx, const run_result& r) {
@@ -90,25 +110,7 @@ analysis analyze(const run_config& c, const run_context& ctx, const run_result& 
     a.other_processes_share = std::clamp(a.machine_busy_share - ours / total, 0.0, 1.0);
   }
 
-  // The project's targets, where they apply: full 2 MB blocks of the typical mix, signed, in
-  // infinite mode (the producers, not the writer, are then what bounds the cycle); the core
-  // alone with signing off.
-  if (a.measured_blocks != 0) {
-    const bool full_blocks = c.writer.block_size >= core::chain_limits::max_block_size - 256 &&
-                             c.writer.block_size <= core::chain_limits::max_block_size && c.writer.block_transactions == 0;
-    if (full_blocks && c.colony.sign)
-      a.targets.push_back({"transactions_per_block", "about 7,300 transactions per full 2 MB block (within 10%)", 7300,
-                           a.transactions.stats.avg, std::abs(a.transactions.stats.avg - 7300) <= 730});
-    if (c.colony.rate == colony::rate_mode::infinite && c.colony.sign)
-      a.targets.push_back({"cpu_utilization", "infinite mode keeps every core busy (at least 90%)", 0.9,
-                           a.cpu_utilization, a.cpu_utilization >= 0.9});
-    if (c.colony.sign && a.cycle_to_signing_bound > 0 && c.colony.rate == colony::rate_mode::infinite)
-      a.targets.push_back({"cycle_to_signing_bound", "full block cycle within 1.25x the signing bound", 1.25,
-                           a.cycle_to_signing_bound, a.cycle_to_signing_bound <= 1.25});
-    if (!c.colony.sign && full_blocks && a.cycle_us.stats.count != 0)
-      a.targets.push_back({"core_only_cycle_ms", "core alone: full block cycle at most 40 ms per 2 MB block", 40,
-                           a.cycle_us.stats.avg / 1e3, a.cycle_us.stats.avg <= 40'000});
-  }
+  if (a.measured_blocks != 0) add_targets(a, c);
   return a;
 }
 
