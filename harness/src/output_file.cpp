@@ -4,12 +4,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 
 #include "apiary/harness/error_text.hpp"
 
@@ -32,23 +35,45 @@ std::string kind_of(mode_t mode) {
   return "not a regular file";
 }
 
-// Where the bytes for a regular (or missing) path go: the file a link names, so the link
-// stays a link.
+// Where the bytes for a regular (or missing) path go: the file a link names, followed by hand
+// through a chain of links (even a dangling one), so the link stays a link; else the path
+// itself. The allocations are the same whether the file exists or not, so the heap a later
+// measurement starts from does not depend on it (apiary replay's instruction counts).
 std::string regular_target(const std::string& path) {
-  std::error_code ec;
-  struct stat st {};
-  if (stat(path.c_str(), &st) == 0) {
-    const fs::path real = fs::canonical(path, ec);
-    return ec ? path : real.string();
-  }
-  // A dangling link: follow it by hand to the name it will create.
   fs::path p = path;
+  struct stat st {};
   for (int hops = 0; hops < 40 && lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode); ++hops) {
+    std::error_code ec;
     const fs::path target = fs::read_symlink(p, ec);
     if (ec) break;
     p = target.is_relative() ? p.parent_path() / target : target;
   }
   return p.string();
+}
+
+// /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N name a descriptor this process has
+// open (a file the shell redirected, a pipe): written through that descriptor, never replaced
+// by a file of the same name.
+std::optional<int> descriptor_of(std::string_view path) {
+  if (path == "/dev/stdout") return STDOUT_FILENO;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  for (std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (!path.starts_with(prefix) || path.size() == prefix.size() || path.size() > prefix.size() + 6) continue;
+    int fd = 0;
+    for (char c : path.substr(prefix.size())) {
+      if (c < '0' || c > '9') return std::nullopt;
+      fd = fd * 10 + (c - '0');
+    }
+    return fd;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> check_descriptor(const std::string& path, int fd) {
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0) return "cannot write " + shown_path(path) + ": not an open descriptor";
+  if ((flags & O_ACCMODE) == O_RDONLY) return "cannot write " + shown_path(path) + ": open for reading only";
+  return std::nullopt;
 }
 
 // Creates a file of our own beside `base` (base.tmp-PID-N, exclusively): its descriptor, or
@@ -119,6 +144,7 @@ std::optional<std::string> check_device(const std::string& path, mode_t mode, ou
 
 std::optional<std::string> check_output(const std::string& path, output_use use) {
   if (path.empty()) return std::nullopt;
+  if (auto fd = descriptor_of(path)) return check_descriptor(path, *fd);
   if (a_directory_name(path)) return "cannot write " + shown_path(path) + ": a directory name, not a file";
   struct stat st {};
   const bool exists = stat(path.c_str(), &st) == 0;
@@ -144,6 +170,7 @@ std::optional<std::string> check_output(const std::string& path, output_use use)
 
 bool writes_through(const std::string& path) {
   struct stat st {};
+  if (descriptor_of(path)) return true;
   return stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
 }
 
@@ -152,22 +179,54 @@ namespace {
 struct identity {
   bool exists = false;
   bool device = false;  // a character device
-  dev_t dev = 0;
+  dev_t dev = 0;        // the file's, or when it does not exist yet, its directory's
   ino_t ino = 0;
-  std::string name;  // the absolute path, when the file does not exist yet
+  std::string target;  // regular_target(): its last component names a file not there yet
+                       // (absolute and normal when its directory is not there either)
 };
 
+std::string_view last_component(std::string_view p) {
+  const std::size_t slash = p.rfind('/');
+  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+}
+
+// A file by what it is, not how it is spelled: its device and inode; a file not there yet by
+// its directory's and its name.
 identity identify(const std::string& path) {
   struct stat st {};
-  if (stat(path.c_str(), &st) == 0) return {true, S_ISCHR(st.st_mode), st.st_dev, st.st_ino, {}};
-  std::error_code ec;
-  const fs::path p = fs::weakly_canonical(fs::absolute(regular_target(path), ec), ec);
-  return {false, false, 0, 0, ec ? path : p.string()};
+  if (auto fd = descriptor_of(path); fd && fstat(*fd, &st) == 0)
+    return {true, S_ISCHR(st.st_mode), st.st_dev, st.st_ino, {}};
+  identity id;
+  id.target = regular_target(path);
+  if (stat(id.target.c_str(), &st) == 0) {
+    id.exists = true;
+    id.device = S_ISCHR(st.st_mode);
+    id.dev = st.st_dev;
+    id.ino = st.st_ino;
+    return id;
+  }
+  // The directory, without a heap allocation (see regular_target()).
+  char dir[PATH_MAX];
+  const std::size_t slash = id.target.rfind('/');
+  const std::size_t len = slash == std::string::npos ? 0 : std::max<std::size_t>(slash, 1);
+  if (len >= sizeof dir) return id;  // too long to exist: compared by its spelling
+  std::memcpy(dir, len == 0 ? "." : id.target.c_str(), len == 0 ? 1 : len);
+  dir[len == 0 ? 1 : len] = '\0';
+  if (stat(dir, &st) == 0) {
+    id.dev = st.st_dev;
+    id.ino = st.st_ino;
+  } else {  // its directory is not there yet either: compared by its absolute, normal spelling
+    std::error_code ec;
+    id.target = fs::absolute(id.target, ec).lexically_normal().string();
+  }
+  return id;
 }
 
 bool same(const identity& a, const identity& b) {
   if (a.exists != b.exists) return false;
-  return a.exists ? a.dev == b.dev && a.ino == b.ino : a.name == b.name;
+  if (a.exists) return a.dev == b.dev && a.ino == b.ino;
+  if (a.ino == 0 || b.ino == 0) return a.target == b.target;
+  return a.dev == b.dev && a.ino == b.ino && last_component(a.target) == last_component(b.target);
 }
 
 }  // namespace
@@ -196,6 +255,11 @@ std::optional<std::string> check_distinct(const std::vector<named_path>& inputs,
 // ---- output_file --------------------------------------------------------------------------
 
 output_file::output_file(const std::string& path) : path_(path), final_(path) {
+  if (auto fd = descriptor_of(path)) {
+    fd_ = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+    if (fd_ < 0) throw failure(path, std::strerror(errno));
+    return;
+  }
   struct stat st {};
   const bool exists = stat(path.c_str(), &st) == 0;
   if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {

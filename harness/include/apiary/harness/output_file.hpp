@@ -6,6 +6,8 @@
 //     truncated one under the final name; an existing file keeps its permissions;
 //   - a character device (/dev/null, /dev/full, a terminal) or a FIFO (`>(...)`, a named
 //     pipe): written through, never replaced; a FIFO with no reader is an error, not a hang;
+//   - /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written through that open
+//     descriptor, whatever it is (a file the shell redirected stays that file);
 //   - anything else (a directory, a block device, a socket): refused.
 // A symbolic link is followed: the file it names is written and the link stays.
 // Errors are std::runtime_error("cannot write PATH: why"). Thread safety: one object per
