@@ -3,9 +3,10 @@
 ordinary user does to a tool people script around. Run by ctest (tests/harness/CMakeLists.txt),
 one mode per class of failure; docs/reliability.md lists every case and what apiary does.
 
-  outputs  apiary writes only files of its own: a device or a FIFO is written through, never
-           replaced; an input (config, workload) or another output is never an output; a
-           link stays a link; a file beside the report is never taken for a temporary one.
+  outputs  apiary writes only files of its own: a device, a FIFO or an open descriptor
+           (/proc/self/fd/1) is written through, never replaced; an input (config, workload) or
+           another output is never an output; a link stays a link; a file beside the report is
+           never taken for a temporary one.
   signals  no death by a signal: a closed stdout pipe is an error (exit 1) and the report is
            kept; SIGHUP is handled as SIGTERM (exit 129, the report marked interrupted);
            SIGINT during genesis stops it within a second or two.
@@ -215,6 +216,23 @@ def outputs_beside_and_links(args, tmp):
     print("outputs: a file beside the report kept; a link stays a link, its target holds the report")
 
 
+def outputs_descriptor(args, tmp):
+    # /proc/self/fd/1, not /dev/stdout: the code before these fixes renamed its temporary file
+    # over the path it was given, and as root that would have been the machine's /dev/stdout.
+    captured = os.path.join(tmp, "stdout.txt")
+    with open(captured, "w") as out:
+        inode = os.fstat(out.fileno()).st_ino
+        p = apiary(args, ["run"] + smoke(args) + ["--report", "/proc/self/fd/1"], stdout=out)
+    check(p.returncode == 0, "--report /proc/self/fd/1: exit %d: %s" % (p.returncode, p.stderr))
+    check(os.stat(captured).st_ino == inode, "the file stdout was redirected to was replaced")
+    with open(captured) as f:
+        text = f.read()
+    check(text.startswith('{"schema_version"') and "Full block cycle" in text,
+          "stdout does not hold the report and then the summary: %s" % short(text, 200))
+    json.loads(text[: text.index("\n") + 1])
+    print("outputs: --report /proc/self/fd/1 written through the descriptor, the redirected file kept")
+
+
 def outputs_fifo(args, tmp):
     fifo = os.path.join(tmp, "fifo")
     os.mkfifo(fifo)
@@ -239,6 +257,7 @@ def mode_outputs(args):
     outputs_devices(args, tmp)
     outputs_inputs_and_twins(args, tmp)
     outputs_beside_and_links(args, tmp)
+    outputs_descriptor(args, tmp)
     outputs_fifo(args, tmp)
 
 

@@ -143,6 +143,27 @@ TEST_F(OutputFile, ACharacterDeviceIsWrittenThroughNeverReplaced) {
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
 }
 
+TEST_F(OutputFile, AnOpenDescriptorIsWrittenThrough) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string read_end = "/proc/self/fd/" + std::to_string(fds[0]);
+  const std::string write_end = "/dev/fd/" + std::to_string(fds[1]);
+  EXPECT_NE(check_output(read_end).value_or("").find("open for reading only"), std::string::npos);
+  EXPECT_EQ(check_output(write_end), std::nullopt);
+  EXPECT_TRUE(writes_through(write_end));
+  {
+    output_file f(write_end);
+    f.write("{}", 2);
+    f.commit();
+  }
+  ::close(fds[1]);
+  char got[8] = {};
+  EXPECT_EQ(::read(fds[0], got, sizeof got), 2);
+  EXPECT_EQ(std::string(got), "{}");
+  ::close(fds[0]);
+  EXPECT_NE(check_output("/dev/fd/987654").value_or("").find("not an open descriptor"), std::string::npos);
+}
+
 TEST_F(OutputFile, AFifoWithoutAReaderIsAnErrorNotAHang) {
   const std::string p = path("fifo");
   ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
