@@ -22,29 +22,6 @@ constexpr std::size_t checksum_size = 32;
 
 }  // namespace
 
-namespace {
-
-template <class Fail>
-void read_transactions(core::byte_reader& r, std::uint64_t count, saved_workload& w, const Fail& fail) {
-  w.transactions.reserve(count);
-  std::vector<core::public_key> keys;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    const std::uint32_t size = core::unpack_varint(r, "transaction length");
-    const std::uint8_t* p = r.take(size, "transaction");
-    core::signed_transaction tx;
-    try {
-      tx = core::unpack_from<core::signed_transaction>(std::span(p, size));
-    } catch (const core::decode_error& e) {
-      throw fail("transaction " + std::to_string(i) + ": " + e.what());
-    }
-    keys.clear();
-    core::unpack(r, keys);
-    w.transactions.push_back(std::make_shared<const core::full_transaction>(std::move(tx), w.meta.chain, keys));
-  }
-}
-
-}  // namespace
-
 void save_workload(const std::string& path, const saved_workload& w) {
   std::size_t bytes = 128;
   for (const auto& tx : w.transactions) bytes += tx->packed_size() + 5 + 1 + 33 * tx->signer_keys().size();
@@ -98,6 +75,27 @@ std::optional<std::string> header_problem(const workload_meta& m) {
     return "its header's key password is " + std::to_string(m.key_password.size()) + " bytes; at most 256";
   return std::nullopt;
 }
+
+// Decodes `count` transactions (their count already checked against the bytes left).
+template <class Fail>
+void read_transactions(core::byte_reader& r, std::uint64_t count, saved_workload& w, const Fail& fail) {
+  w.transactions.reserve(count);
+  std::vector<core::public_key> keys;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::uint32_t size = core::unpack_varint(r, "transaction length");
+    const std::uint8_t* p = r.take(size, "transaction");
+    core::signed_transaction tx;
+    try {
+      tx = core::unpack_from<core::signed_transaction>(std::span(p, size));
+    } catch (const core::decode_error& e) {
+      throw fail("transaction " + std::to_string(i) + ": " + e.what());
+    }
+    keys.clear();
+    core::unpack(r, keys);
+    w.transactions.push_back(std::make_shared<const core::full_transaction>(std::move(tx), w.meta.chain, keys));
+  }
+}
+
 
 void read_header(core::byte_reader& r, workload_meta& m) {
   core::unpack(r, m.seed);
