@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "apiary/colony/key_cache.hpp"
 #include "apiary/core/operations.hpp"
@@ -100,6 +101,7 @@ std::string to_string(const fault_config& f) {
 
 std::optional<std::string> parse_faults(std::string_view text, fault_config& out) {
   fault_config f;
+  std::array<bool, fault_kind_count> named{};
   text = trim_blanks(text);
   if (text != "none") {
     while (!text.empty()) {
@@ -113,6 +115,8 @@ std::optional<std::string> parse_faults(std::string_view text, fault_config& out
       const std::string_view value = trim_blanks(item.substr(eq + 1));
       const auto kind = fault_kind_from_name(name);
       if (!kind) return cat({"unknown fault kind '", name, "' (kinds: ", all_names(), ")"});
+      if (std::exchange(named[static_cast<std::size_t>(*kind)], true))
+        return cat({name, ": given twice (name each kind once)"});
       double v = 0;
       const auto r = std::from_chars(value.data(), value.data() + value.size(), v);
       if (r.ec != std::errc{} || r.ptr != value.data() + value.size() || !(v >= 0.0 && v <= 1.0))

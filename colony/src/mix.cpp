@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 #include "text.hpp"
 
@@ -113,6 +114,7 @@ std::string to_string(const mix_config& m) {
 
 std::optional<std::string> parse_mix(std::string_view text, mix_config& out) {
   mix_config m = out;
+  std::array<bool, op_kind_count> named{};
   text = trim_blanks(text);
   if (text.empty())
     return std::string("expected kind=weight[:min-max[^exponent]],... (kinds: ").append(kind_list()).append(")");
@@ -136,6 +138,7 @@ std::optional<std::string> parse_mix(std::string_view text, mix_config& out) {
       e.append(name).append("' (kinds: ").append(kind_list()).append(")");
       return e;
     }
+    if (std::exchange(named[index_of(*kind)], true)) return std::string(name).append(": given twice (name each kind once)");
     std::string_view rest = item.substr(eq + 1);
     const std::size_t colon = rest.find(':');
     const auto weight = parse_u32(rest.substr(0, colon));

@@ -1,6 +1,7 @@
 #include "apiary/core/chain.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -27,7 +28,7 @@ std::uint32_t prefix_of(const block_id& id) {
 
 }  // namespace
 
-chain::chain(chain_options options)
+chain::chain(chain_options options, const std::function<bool()>& cancelled)
     : options_(std::move(options)),
       db_(options_.db),
       accounts_(db_.add_index<account_index>()),
@@ -38,7 +39,7 @@ chain::chain(chain_options options)
       dedup_(options_.dedup, db_.add_index<transaction_index>()),
       counter_(options_.custom_ops, db_.add_index<custom_op_counter_index>()),
       witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {
-  build_genesis();
+  build_genesis(cancelled);
   start_pending();
 }
 

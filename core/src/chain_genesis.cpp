@@ -3,6 +3,8 @@
 #include "apiary/core/chain.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -10,16 +12,23 @@
 
 namespace apiary::core {
 
-void chain::build_genesis() {
+void chain::build_genesis(const std::function<bool()>& cancelled) {
   const std::uint32_t n = options_.genesis_accounts;
   std::vector<account_name> names(n);
   std::vector<public_key> posting(n), active(n);
   for (std::uint32_t i = 0; i < n; ++i) names[i] = genesis_account_name(options_.account_prefix, i);
 
   // Deriving a public key is an EC multiplication: spread the accounts over the cores.
+  // `cancelled` is asked every 256 accounts per worker (a few milliseconds of derivation).
   const unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
+  std::atomic<bool> stop{false};
   auto derive = [&](unsigned w) {
-    for (std::uint32_t i = w; i < n; i += workers) {
+    std::uint32_t done = 0;
+    for (std::uint32_t i = w; i < n; i += workers, ++done) {
+      if (cancelled && done % 256 == 0 && (stop.load(std::memory_order_relaxed) || cancelled())) {
+        stop.store(true, std::memory_order_relaxed);
+        return;
+      }
       posting[i] = private_key::from_login(names[i].view(), key_role::posting, options_.key_password).public_key();
       active[i] = private_key::from_login(names[i].view(), key_role::active, options_.key_password).public_key();
     }
@@ -32,9 +41,11 @@ void chain::build_genesis() {
     derive(0);
     for (auto& t : threads) t.join();
   }
+  if (stop.load()) throw genesis_cancelled();
 
   const time_point_sec now{options_.genesis_time};
   for (std::uint32_t i = 0; i < n; ++i) {
+    if (cancelled && i % 65536 == 0 && cancelled()) throw genesis_cancelled();
     accounts_.create([&](account_object& a) {
       a.name = names[i];
       a.posting_key = posting[i];

@@ -12,15 +12,21 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <new>
+#include <vector>
 
 #include "apiary/core/buffer.hpp"
 #include "apiary/harness/analysis.hpp"
 #include "apiary/harness/context.hpp"
+#include "apiary/harness/error_text.hpp"
+#include "apiary/harness/memory_budget.hpp"
+#include "apiary/harness/output_file.hpp"
 #include "apiary/harness/progress.hpp"
 #include "apiary/harness/replay.hpp"
 #include "apiary/harness/report.hpp"
 #include "apiary/harness/run.hpp"
 #include "apiary/harness/run_log.hpp"
+#include "apiary/harness/signals.hpp"
 #include "apiary/harness/summary.hpp"
 
 namespace apiary::harness {
@@ -28,24 +34,61 @@ namespace apiary::harness {
 namespace {
 
 constexpr const char* exit_help =
-    "Exit status: 0 the run completed; 1 the run failed (the report says why) or the report could not be written; "
-    "2 bad command line, config file or output path (nothing ran); 130 interrupted by SIGINT, 143 by SIGTERM "
-    "(the report is marked \"interrupted\": true).";
+    "Exit status: 0 the run completed; 1 the run failed (the report says why), or the report or the summary "
+    "could not be written; 2 bad command line, config file or output path (nothing ran); 129 interrupted by "
+    "SIGHUP (the terminal closed), 130 by SIGINT, 143 by SIGTERM (the report is marked \"interrupted\": true).";
+
+// Prints the one error line: "apiary COMMAND: problem", the problem on one short line.
+void error_line(std::string_view command, const std::string& problem) {
+  std::fprintf(stderr, "apiary %.*s: %s\n", static_cast<int>(command.size()), command.data(),
+               one_line(problem).c_str());
+}
 
 // Prints the one error line; returns the usage exit status.
 int usage_error(std::string_view command, const std::string& problem) {
-  std::fprintf(stderr, "apiary %.*s: %s\n", static_cast<int>(command.size()), command.data(), problem.c_str());
+  error_line(command, problem);
   return exit_usage;
 }
 
 // An output path that cannot be written is bad usage, found before anything runs.
-bool writable(std::string_view command, const char* option, const std::string& path) {
-  if (path.empty()) return true;
-  if (auto problem = check_writable(path)) {
-    usage_error(command, std::string(option) + ": " + *problem);
+bool writable(std::string_view command, const named_path& out) {
+  if (out.path.empty()) return true;
+  if (auto problem = check_output(out.path, out.use)) {
+    usage_error(command, out.option + ": " + *problem);
     return false;
   }
   return true;
+}
+
+// Every output distinct from the inputs and from each other, then each one writable.
+bool outputs_usable(std::string_view command, const std::vector<named_path>& inputs,
+                    const std::vector<named_path>& outputs) {
+  if (auto problem = check_distinct(inputs, outputs)) {
+    usage_error(command, *problem);
+    return false;
+  }
+  for (const named_path& out : outputs)
+    if (!writable(command, out)) return false;
+  return true;
+}
+
+// Writes a command's output on stdout; a failure (a full disk, a closed pipe) is an error
+// line, and false.
+bool print_out(std::string_view command, const std::string& text) {
+  errno = 0;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
+  if (ok) return true;
+  error_line(command, std::string("cannot write to stdout: ") + std::strerror(errno == 0 ? EIO : errno));
+  std::clearerr(stdout);
+  return false;
+}
+
+int exit_status_of(const run_result& r) {
+  if (r.status == run_status::failed) return exit_failed;
+  if (r.status != run_status::interrupted) return exit_ok;
+  if (r.signal == SIGTERM) return exit_sigterm;
+  if (r.signal == SIGHUP) return exit_sighup;
+  return exit_sigint;
 }
 
 // ---- apiary run ---------------------------------------------------------------------------
@@ -87,20 +130,30 @@ struct run_command {
 
   int run(int argc, const char* const* argv) {
     if (auto problem = finish_parsing()) return usage_error("run", *problem);
-    if (print_config) {
-      std::fputs(to_toml(describe(config)).c_str(), stdout);
-      return exit_ok;
-    }
+    if (print_config) return print_out("run", to_toml(describe(config))) ? exit_ok : exit_failed;
+    if (auto problem = check_memory(config, 0)) return usage_error("run", *problem);
     const run_context ctx = collect_context(argc, argv);
     const std::string path = report_path(config, ctx);
+    const std::string log_file = log_file_for(path);
     const outputs& o = config.out;
-    const std::string log_file = o.log_file == "none" ? "" : o.log_file.empty() ? log_path_for(path) : o.log_file;
-    if (!writable("run", "--report", path) || !writable("run", "--dump-transactions", o.dump_transactions) ||
-        !writable("run", "--dump-blocks", o.dump_blocks) || !writable("run", "--log-file", log_file))
+    if (!outputs_usable("run", {{"--config", config.config_file}},
+                        {{"--report", path},
+                         {"--dump-transactions", o.dump_transactions},
+                         {"--dump-blocks", o.dump_blocks},
+                         {o.log_file.empty() ? "the log file (beside the report)" : "--log-file", log_file,
+                          output_use::stream}}))
       return exit_usage;
-    if (log_file == path) return usage_error("run", "--log-file " + log_file + ": the same file as the report");
     run_log log(o.log, log_file);
     return execute(ctx, path, log, log_file);
+  }
+
+  // --log-file, else none for a report written through a device or a FIFO (there is no
+  // "beside" it), else beside the report.
+  std::string log_file_for(const std::string& report) const {
+    const std::string& given = config.out.log_file;
+    if (given == "none") return {};
+    if (!given.empty()) return given;
+    return writes_through(report) ? std::string() : log_path_for(report);
   }
 
   int execute(const run_context& ctx, const std::string& path, run_log& log, const std::string& log_file) {
@@ -113,31 +166,34 @@ struct run_command {
     run_result r = run_cycle_test(config, ctx, progress, *log);
     const analysis a = analyze(config, ctx, r);
     log_statistics(*log, r, a);
-    if (r.status == run_status::failed) log->error("the run failed: {}", r.error);
     log.close();
     r.log_file = log_file;
     r.log_dropped = log.dropped();
-
-    int status = exit_ok;
-    if (r.status == run_status::failed) status = exit_failed;
-    if (r.status == run_status::interrupted) status = r.signal == SIGTERM ? exit_sigterm : exit_sigint;
+    int status = exit_status_of(r);
+    if (r.status == run_status::failed) {
+      // On stderr in the command's own form, in the log file as an error.
+      log.file_only(spdlog::level::err, "the run failed: " + r.error);
+      error_line("run", "the run failed: " + r.error);
+    }
     std::string written = path;
     try {
       core::out_buffer buf;
       write_report(buf, config, ctx, r, a, path);
       save_file(path, buf);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "apiary run: %s\n", e.what());
+      error_line("run", e.what());
       written.clear();
       status = exit_failed;
     }
-    std::fputs(format_summary(config, ctx, r, a, written).c_str(), stdout);
-    std::fflush(stdout);
+    if (!print_out("run", format_summary(config, ctx, r, a, written)) && status == exit_ok) status = exit_failed;
     return status;
   }
 };
 
 // ---- apiary workload and apiary replay --------------------------------------------------------
+
+// A generous bound; the memory check (memory_budget.hpp) usually says no long before it.
+constexpr std::uint64_t most_workload_transactions = 1'000'000'000;
 
 std::string transactions_help(std::uint64_t transactions) {
   return "Normal transactions to generate, taking turns between the --threads streams; --faults companions come "
@@ -157,11 +213,13 @@ struct workload_command {
         "workload",
         "Generate a seeded workload once (single-threaded order, signatures on every core) and save it for "
         "`apiary replay --workload`; the same options give the same file");
-    app->footer("Exit status: 0 saved; 1 generation or the file failed; 2 bad command line (nothing written).");
+    app->footer(
+        "Exit status: 0 saved; 1 generation, the file or stdout failed; 2 bad command line, --transactions beyond "
+        "the memory or output path (nothing written).");
     app->add_option("--out", out, "Where the workload goes (required)")->type_name("FILE")->required();
     app->add_option("--transactions", transactions, transactions_help(transactions))
         ->type_name("N")
-        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}));
+        ->transform(count_check(1, most_workload_transactions));
     config.chain.genesis_accounts = replay_default_accounts;
     options = std::make_unique<option_binder>(*app, scope_workload);
     bind_run_options(*options, config);
@@ -170,13 +228,20 @@ struct workload_command {
   int run() {
     resolve(config);
     if (auto problem = validate(config)) return usage_error("workload", *problem);
-    if (!writable("workload", "--out", out)) return exit_usage;
+    if (auto problem = check_memory(config, transactions)) return usage_error("workload", *problem);
+    if (!outputs_usable("workload", {}, {{"--out", out}})) return exit_usage;
     const saved_workload w = generate_saved_workload(config, transactions);
-    save_workload(out, w);
-    std::printf("apiary workload: %s transactions (seed %llu, %u streams, %s accounts, %s) saved to %s\n",
-                grouped(w.transactions.size()).c_str(), static_cast<unsigned long long>(w.meta.seed),
-                w.meta.streams, grouped(w.meta.accounts).c_str(), w.meta.sign ? "signed" : "unsigned", out.c_str());
-    return exit_ok;
+    try {
+      save_workload(out, w);
+    } catch (const std::exception& e) {
+      error_line("workload", e.what());
+      return exit_failed;
+    }
+    const std::string line = "apiary workload: " + grouped(w.transactions.size()) + " transactions (seed " +
+                             std::to_string(w.meta.seed) + ", " + std::to_string(w.meta.streams) + " streams, " +
+                             grouped(w.meta.accounts) + " accounts, " + (w.meta.sign ? "signed" : "unsigned") +
+                             ") saved to " + out + "\n";
+    return print_out("workload", line) ? exit_ok : exit_failed;
   }
 };
 
@@ -206,7 +271,7 @@ struct replay_command {
         ->type_name("FILE");
     app->add_option("--transactions", transactions, transactions_help(transactions) + "; without --workload only")
         ->type_name("N")
-        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}));
+        ->transform(count_check(1, most_workload_transactions));
     app->add_option("--save-workload", save_workload, "Also save the generated workload here (default: none)")
         ->type_name("FILE");
     app->add_option("--report", report, "Write the result as JSON here (default: none)")->type_name("PATH");
@@ -218,7 +283,7 @@ struct replay_command {
   std::optional<std::string> check_options() {
     if (!workload_in.empty()) {
       for (const std::string& generation : options->given(scope_workload))
-        return "--" + generation + ": the workload was generated already (--workload " + workload_in +
+        return "--" + generation + ": the workload was generated already (--workload " + shown_path(workload_in) +
                "); drop one of the two";
       if (app->count("--transactions") > 0 || !save_workload.empty())
         return std::string(
@@ -229,43 +294,81 @@ struct replay_command {
     return validate(config);
   }
 
-  int run(int argc, const char* const* argv) {
-    if (auto problem = check_options()) return usage_error("replay", *problem);
-    if (!writable("replay", "--report", report) || !writable("replay", "--save-workload", save_workload))
-      return exit_usage;
-    saved_workload w;
+  // The workload: loaded (a bad file is bad usage) or generated (and saved if asked).
+  std::optional<saved_workload> obtain_workload(int& status) {
     if (!workload_in.empty()) {
       try {
-        w = load_workload(workload_in);
+        saved_workload w = load_workload(workload_in);
+        if (auto problem = memory_problem(std::uint64_t{w.meta.accounts} * bytes_per_account)) {
+          status = usage_error("replay", "workload " + shown_path(workload_in) + ": its genesis of " +
+                                             grouped(w.meta.accounts) + " accounts needs " + *problem);
+          return std::nullopt;
+        }
+        return w;
       } catch (const workload_error& e) {
-        return usage_error("replay", e.what());
+        status = usage_error("replay", e.what());
+        return std::nullopt;
       }
-    } else {
-      w = generate_saved_workload(config, transactions);
-      if (!save_workload.empty()) harness::save_workload(save_workload, w);
     }
+    saved_workload w = generate_saved_workload(config, transactions);
+    try {
+      if (!save_workload.empty()) harness::save_workload(save_workload, w);
+    } catch (const std::exception& e) {
+      error_line("replay", e.what());
+      status = exit_failed;
+      return std::nullopt;
+    }
+    return w;
+  }
+
+  int run(int argc, const char* const* argv) {
+    if (auto problem = check_options()) return usage_error("replay", *problem);
+    if (workload_in.empty())
+      if (auto problem = check_memory(config, transactions)) return usage_error("replay", *problem);
+    if (!outputs_usable("replay", {{"--workload", workload_in}},
+                        {{"--report", report}, {"--save-workload", save_workload}}))
+      return exit_usage;
+    int status = exit_ok;
+    const std::optional<saved_workload> w = obtain_workload(status);
+    if (!w) return status;
     const run_context ctx = collect_context(argc, argv);
-    const replay_result r = replay_workload(config, w);
-    int status = r.error.empty() ? exit_ok : exit_failed;
+    const replay_result r = replay_workload(config, *w);
+    status = r.error.empty() ? exit_ok : exit_failed;
+    if (!r.error.empty()) error_line("replay", "the replay failed: " + r.error);
     if (!report.empty()) {
       core::out_buffer buf;
-      write_replay_report(buf, config, ctx, w.meta, workload_in.empty() ? "generated" : workload_in, r);
+      write_replay_report(buf, config, ctx, w->meta, workload_in.empty() ? "generated" : workload_in, r);
       try {
         save_file(report, buf);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "apiary replay: %s\n", e.what());
+        error_line("replay", e.what());
         status = exit_failed;
       }
     }
-    std::fputs(format_replay_summary(ctx, w.meta, r).c_str(), stdout);
-    std::fflush(stdout);
+    if (!print_out("replay", format_replay_summary(ctx, w->meta, r)) && status == exit_ok) status = exit_failed;
     return status;
   }
 };
 
+// Runs a parsed command; an exception that escapes it (out of memory, a failed write) is its
+// error line and exit status 1.
+template <class Body>
+int guarded(std::string_view command, Body body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    error_line(command, "out of memory (std::bad_alloc)");
+  } catch (const std::exception& e) {
+    error_line(command, e.what());
+  }
+  return exit_failed;
+}
+
 }  // namespace
 
 int run_apiary(int argc, const char* const* argv) {
+  // A closed stdout or stderr (`apiary run | head -1`) is a write error handled as one.
+  ignore_sigpipe();
   CLI::App app("apiary: Hive's colony + queen full-block-cycle test for a node core", "apiary");
   app.require_subcommand(1, 1);
   app.footer(exit_help);
@@ -287,12 +390,12 @@ int run_apiary(int argc, const char* const* argv) {
     return usage_error(parsed.empty() ? "" : parsed.front()->get_name(), e.what());
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "apiary: %s (apiary --help lists the commands, apiary COMMAND --help their options)\n",
-                 e.what());
+                 one_line(e.what()).c_str());
     return exit_usage;
   }
-  if (workload.app->parsed()) return workload.run();
-  if (replay.app->parsed()) return replay.run(argc, argv);
-  return run.run(argc, argv);
+  if (workload.app->parsed()) return guarded("workload", [&] { return workload.run(); });
+  if (replay.app->parsed()) return guarded("replay", [&] { return replay.run(argc, argv); });
+  return guarded("run", [&] { return run.run(argc, argv); });
 }
 
 }  // namespace apiary::harness

@@ -11,6 +11,7 @@
 #include "apiary/core/full_block.hpp"
 #include "apiary/core/json.hpp"
 #include "apiary/core/keys.hpp"
+#include "apiary/harness/output_file.hpp"
 
 namespace apiary::harness {
 
@@ -110,30 +111,16 @@ void transaction_tap::on_block(const queen::block_record& r, const core::chain& 
 
 namespace {
 
+// A dump streamed through an output_file (a temporary file renamed into place at the end).
 class file_writer {
  public:
-  explicit file_writer(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "wb")) {
-    if (f_ == nullptr) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-  }
-  ~file_writer() {
-    if (f_ != nullptr) std::fclose(f_);
-  }
-  file_writer(const file_writer&) = delete;
-  file_writer& operator=(const file_writer&) = delete;
+  explicit file_writer(const std::string& path) : file_(path) {}
 
-  void write(const core::out_buffer& b) {
-    if (b.size() != 0 && std::fwrite(b.data(), 1, b.size(), f_) != b.size())
-      throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno));
-  }
-  void close() {
-    const int rc = std::fclose(f_);
-    f_ = nullptr;
-    if (rc != 0) throw std::runtime_error("cannot write " + path_ + ": " + std::strerror(errno));
-  }
+  void write(const core::out_buffer& b) { file_.write(b.data(), b.size()); }
+  void close() { file_.commit(); }
 
  private:
-  std::string path_;
-  std::FILE* f_;
+  output_file file_;
 };
 
 void write_key_list(core::json_writer& w, const std::vector<core::public_key>& keys) {

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <charconv>
 #include <iterator>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <map>
 #include <sstream>
+
+#include "apiary/harness/error_text.hpp"
+#include "apiary/harness/input_file.hpp"
 
 namespace apiary::harness {
 
@@ -32,7 +32,7 @@ CLI::Validator rewriting(std::string allowed, std::function<std::optional<std::s
   return CLI::Validator(
       [allowed = std::move(allowed), rewrite = std::move(rewrite)](std::string& value) -> std::string {
         auto out = rewrite(value);
-        if (!out) return "'" + value + "': " + allowed;
+        if (!out) return "'" + shown(value) + "': " + allowed;
         value = std::move(*out);
         return {};
       },
@@ -54,15 +54,59 @@ constexpr std::uint32_t largest_block = 256u * 1024 * 1024;
 // A block must hold the largest transaction of the mix (an article: a 5,000-byte body and
 // its beneficiaries), or the writer would produce empty blocks behind it forever.
 constexpr std::uint32_t smallest_block = 16 * 1024;
-constexpr std::uint32_t u32_max = std::numeric_limits<std::uint32_t>::max();
 constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
+// Stop limits: far beyond any run, yet stated, so a typo is an error and not a week's run.
+constexpr std::uint32_t most_blocks = 1'000'000;
+constexpr std::uint64_t most_transactions = 1'000'000'000'000;
+// The mix and fault texts: longer than any valid text (or item) is refused before the
+// colony's parser echoes a part of it in an error.
+constexpr std::size_t longest_list = 1000;
+constexpr std::size_t longest_item = 80;
+
+// What is wrong with the length of a KIND=... list, or nullopt.
+std::optional<std::string> overlong(std::string_view text, std::string_view form) {
+  if (text.size() > longest_list)
+    return "'" + shown(text) + "': " + std::to_string(text.size()) + " characters; a " + std::string(form) +
+           " text is at most " + std::to_string(longest_list);
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    if (comma - start > longest_item)
+      return "'" + shown(text.substr(start, comma - start)) + "': longer than any " + std::string(form) +
+             " item (at most " + std::to_string(longest_item) + " characters)";
+    start = comma + 1;
+  }
+  return std::nullopt;
+}
+
+// --mix: the colony's parser, then the hard maxima the CLI will not clamp silently (the
+// report would show a range the run never used).
+std::string set_mix(colony::mix_config& mix, const std::string& text) {
+  if (auto problem = overlong(text, "--mix")) return *problem;
+  colony::mix_config m = mix;
+  if (auto problem = colony::parse_mix(text, m)) return *problem;
+  for (colony::op_kind k : colony::all_op_kinds) {
+    const std::uint32_t hard = colony::mix_config::hard_max[colony::index_of(k)];
+    if (m[k].max <= hard) continue;
+    const std::string name(colony::op_kind_name(k));
+    if (hard == 0) return name + ": max " + std::to_string(m[k].max) + ": a " + name + " has no extra payload (0-0)";
+    return name + ": max " + std::to_string(m[k].max) + " is above " + std::to_string(hard) +
+           ", the largest extra payload of this kind (allowed: 0 to " + std::to_string(hard) + " bytes)";
+  }
+  mix = m;
+  return {};
+}
+
+std::string set_faults(colony::fault_config& faults, const std::string& text) {
+  if (auto problem = overlong(text, "--faults")) return *problem;
+  return colony::parse_faults(text, faults).value_or("");
+}
 
 // Names: what a report file name may hold.
 std::string check_name(const std::string& v) {
   const bool ok = !v.empty() && v.size() <= 64 && std::all_of(v.begin(), v.end(), [](char ch) {
     return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '.' || ch == '_' || ch == '-';
   });
-  return ok ? std::string() : "'" + v + "': expected 1 to 64 characters of a-z A-Z 0-9 . _ -";
+  return ok ? std::string() : "'" + shown(v) + "': expected 1 to 64 characters of a-z A-Z 0-9 . _ -";
 }
 
 std::string check_path(const std::string& v) { return v.empty() ? "expected a file path" : std::string(); }
@@ -79,14 +123,21 @@ std::string set_rate(colony::colony_config& k, const std::string& text) {
   if (n.ends_with("tps")) n.remove_suffix(3);
   double tps = 0;
   auto r = std::from_chars(n.data(), n.data() + n.size(), tps);
-  if (n.empty() || r.ec != std::errc{} || r.ptr != n.data() + n.size() || !(tps > 0) || tps > 1e9)
-    return "'" + text + "': expected infinite, block, or transactions per second above 0 and at most 1e9";
+  const bool number = !n.empty() && r.ec == std::errc{} && r.ptr == n.data() + n.size();
+  // A number out of range is told which bound it broke (1e10 is not "below 0").
+  if (number && tps > 1e9)
+    return "'" + shown(text) + "': above the largest rate, 1e9 (1,000,000,000) transactions per second";
+  if (!number || !(tps > 0))
+    return "'" + shown(text) + "': expected infinite, block, or a number of transactions per second above 0 and "
+           "at most 1e9";
   k.rate = colony::rate_mode::tps;
   k.tps_limit = tps;
   return {};
 }
 
 }  // namespace
+
+CLI::Validator count_check(std::uint64_t min, std::uint64_t max) { return whole_number(min, max); }
 
 struct option_binder::bound {
   std::string name;
@@ -195,7 +246,7 @@ CLI::Option* option_binder::add_choice(std::string_view name, const std::string&
                          std::replace(v.begin(), v.end(), '_', '-');
                          for (const auto& entry : names)
                            if (entry.first == v) return {};
-                         return "'" + v + "': " + allowed;
+                         return "'" + shown(v) + "': " + allowed;
                        },
                        ""));
              });
@@ -247,11 +298,11 @@ namespace {
 
 void bind_stop(option_binder& b, stop_conditions& s) {
   b.section("When to stop", scope_run);
-  b.count("blocks", s.blocks, 0, u32_max, "Blocks to measure after the warm-up; 0: no block limit");
+  b.count("blocks", s.blocks, 0, most_blocks, "Blocks to measure after the warm-up; 0: no block limit");
   b.count("warmup-blocks", s.warmup_blocks, 0, 1'000'000, "Blocks produced first and left out of the statistics");
   b.duration("duration", s.duration_s, 365.0 * 24 * 3600,
              "Stop after this long (seconds, or with a unit: 500ms, 90s, 2m, 1h); 0: no time limit");
-  b.count("transactions", s.transactions, 0, u64_max,
+  b.count("transactions", s.transactions, 0, most_transactions,
           "Stop after the block in which this many measured transactions are included; 0: no limit");
   b.duration("stall-timeout", s.stall_timeout_s, 24.0 * 3600,
              "Fail the run when no block completes and no transaction is accepted for this long; 0: never");
@@ -264,20 +315,20 @@ void bind_generation(option_binder& b, run_config& c) {
           "Colony producer threads (the writer thread comes on top)");
   b.toggle("sign", k.sign, "Sign transactions (off: unsigned, and the chain skips its authority check)");
   b.count("seed", k.seed, 0, u64_max, "Base seed: producer thread t draws from seed + t");
-  b.count("accounts", c.chain.genesis_accounts, 1, 10'000'000,
+  b.count("accounts", c.chain.genesis_accounts, 1, max_genesis_accounts,
           "Genesis accounts (user0, user1, ...), dealt to the producer threads");
   b.custom("mix", "KIND=W:MIN-MAX^EXP,...", value_kind::text,
            "The transaction mix: per kind (article, reply, vote, transfer, custom_json) its relative weight, the "
            "range of its extra payload in bytes and the exponent of its size distribution (Hive's {min, max, "
            "weight, exponent}; above 1 favours small payloads); kinds left out, and an exponent left out, keep "
            "their values",
-           [&k](const std::string& t) { return colony::parse_mix(t, k.mix).value_or(""); },
+           [&k](const std::string& t) { return set_mix(k.mix, t); },
            [&k] { return colony::to_string(k.mix); }, "Hive's typical mix: " + colony::to_string(colony::mix_config{}));
   b.custom("faults", "KIND=FRACTION,...", value_kind::text,
            "Faulty transactions: after each one, with this probability per kind, a companion that breaks one rule "
            "(duplicate, expired, unknown-reference, missing-authority, insufficient-funds, invalid-json, "
            "custom-op-limit, oversize), which the chain must reject for that reason; none: off",
-           [&k](const std::string& t) { return colony::parse_faults(t, k.faults).value_or(""); },
+           [&k](const std::string& t) { return set_faults(k.faults, t); },
            [&k] { return colony::to_string(k.faults); });
 }
 
@@ -304,7 +355,7 @@ void bind_colony_run(option_binder& b, colony::colony_config& k) {
              }
              auto ms = parse_count(t);
              if (!ms || *ms > colony::colony_config::max_wait_for_work_ms)
-               return "'" + t + "': expected off or a whole number of milliseconds from 0 to " +
+               return "'" + shown(t) + "': expected off or a whole number of milliseconds from 0 to " +
                       std::to_string(colony::colony_config::max_wait_for_work_ms);
              k.wait_for_work_ms = static_cast<std::uint32_t>(*ms);
              return {};
@@ -351,7 +402,10 @@ void bind_outputs(option_binder& b, run_config& c) {
   b.section("Output", scope_run);
   b.text("name", c.name, "NAME", "Names the run in the report and its default file name",
          "the config file's name, else default", check_name);
-  b.text("report", o.report, "PATH", "Where the JSON report goes", "results/<start time>-<name>.json", check_path);
+  b.text("report", o.report, "PATH",
+         "Where the JSON report goes: a file replaced whole once written (never a half report), or a device or a "
+         "FIFO written through",
+         "results/<start time>-<name>.json", check_path);
   b.text("dump-transactions", o.dump_transactions, "PATH",
          "Write the first --dump-limit transactions submitted as JSON lines (Hive JSON, packed hex, id, signer keys)",
          "none");
@@ -369,7 +423,9 @@ void bind_outputs(option_binder& b, run_config& c) {
            "Log messages at this level and above on stderr (the log file holds info and up, or this level if "
            "finer): Hive's queen and colony statistics and the writer-loop breakdown at info, one line per block "
            "at debug");
-  b.text("log-file", o.log_file, "PATH", "Where the log goes; none: no log file", "beside the report, .log");
+  b.text("log-file", o.log_file, "PATH",
+         "Where the log goes (a regular file or a device: it is written while the run goes); none: no log file",
+         "beside the report, .log; none when the report is a device or a FIFO");
 }
 
 }  // namespace
@@ -449,62 +505,94 @@ std::size_t first_non_text_byte(std::string_view text) {
   return std::string_view::npos;
 }
 
-// CLI11's TOML reader, strict: text only, no sections, one value per key, underscores for
-// hyphens.
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// The first key given twice (underscores and hyphens alike, quotes dropped), as an error, or
+// nullopt. CLI11 would keep one of the values, or merge adjacent ones into a list.
+std::optional<std::string> duplicate_key(std::string_view text) {
+  std::map<std::string, std::size_t> first_line;
+  bool in_multiline = false;  // inside a """ or ''' string, where "a = b" is text
+  std::size_t line_no = 0;
+  for (std::size_t start = 0; start < text.size(); ++line_no) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view line = trim(text.substr(start, end - start));
+    start = end + 1;
+    for (const char* quotes : {"\"\"\"", "'''"})
+      for (std::size_t q = line.find(quotes); q != std::string_view::npos; q = line.find(quotes, q + 3))
+        in_multiline = !in_multiline;
+    const std::size_t eq = line.find('=');
+    if (in_multiline || line.empty() || line.front() == '#' || line.front() == '[' || eq == std::string_view::npos)
+      continue;
+    std::string key(trim(line.substr(0, eq)));
+    if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'') && key.back() == key.front())
+      key = key.substr(1, key.size() - 2);
+    std::replace(key.begin(), key.end(), '_', '-');
+    const auto [it, added] = first_line.emplace(key, line_no + 1);
+    if (!added)
+      return "duplicate key '" + shown(key) + "' (lines " + std::to_string(it->second) + " and " +
+             std::to_string(line_no + 1) + "); give each key once";
+  }
+  return std::nullopt;
+}
+
+// CLI11's TOML reader, strict: text only (a byte order mark skipped), no sections, each key
+// once with one value, underscores for hyphens.
 class toml_reader final : public CLI::ConfigTOML {
  public:
   std::vector<CLI::ConfigItem> from_config(std::istream& input) const override {
-    const std::string text((std::istreambuf_iterator<char>(input)), std::istreambuf_iterator<char>());
+    std::string text((std::istreambuf_iterator<char>(input)), std::istreambuf_iterator<char>());
+    // Editors on Windows start UTF-8 files with a byte order mark; it is no part of a key.
+    if (text.starts_with("\xef\xbb\xbf")) text.erase(0, 3);
     // TOML is UTF-8 text; say so instead of echoing binary bytes back as a key.
     if (const std::size_t bad = first_non_text_byte(text); bad != std::string::npos)
       throw CLI::ConfigError("not a TOML text file (a control or non-UTF-8 byte at offset " + std::to_string(bad) +
                              ")");
+    if (auto twice = duplicate_key(text)) throw CLI::ConfigError(*twice);
     std::istringstream again(text);
     std::vector<CLI::ConfigItem> parsed = CLI::ConfigTOML::from_config(again);
     for (CLI::ConfigItem& item : parsed) {
       if (!item.parents.empty() || item.name == "++" || item.name == "--") {
         const std::string section = item.parents.empty() ? item.name : item.parents.front();
-        throw CLI::ConfigError("unknown section [" + section + "]; the options are top-level keys");
+        throw CLI::ConfigError("unknown section [" + shown(section) + "]; the options are top-level keys");
       }
-      if (item.inputs.size() != 1) throw CLI::ConfigError(item.name + ": expected one value, not a list");
+      if (item.inputs.size() != 1) throw CLI::ConfigError(shown(item.name) + ": expected one value, not a list");
     }
     return parsed;
   }
 };
 
-// What is wrong with a config file path before it is read, or "".
-std::string config_path_problem(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status)) return "no such file";
-  if (std::filesystem::is_directory(status)) return "a directory, not a config file";
-  if (!std::filesystem::is_regular_file(status)) return "not a regular file";
-  if (std::ifstream in(path); !in) return std::string("cannot be read: ") + std::strerror(errno);
-  return {};
-}
+// A config file is a page of keys; anything near this size is not one.
+constexpr std::uint64_t largest_config = 1024 * 1024;
 
 }  // namespace
 
 std::string apply_config_file(CLI::App& app, const std::string& path) {
-  if (std::string problem = config_path_problem(path); !problem.empty()) return "--config " + path + ": " + problem;
+  const std::string named = "--config " + shown_path(path) + ": ";
   std::vector<CLI::ConfigItem> items;
   try {
-    std::ifstream in(path, std::ios::binary);
+    std::istringstream in(read_input_file(path, largest_config, "config file"));
     items = toml_reader().from_config(in);
+  } catch (const input_error& e) {
+    return named + e.what();
   } catch (const CLI::Error& e) {
-    return "--config " + path + ": " + e.what();
+    return named + e.what();
   }
   for (const CLI::ConfigItem& item : items) {
     std::string key = item.name;
     std::replace(key.begin(), key.end(), '_', '-');
     CLI::Option* opt = key == "config" ? nullptr : app.get_option_no_throw("--" + key);
-    if (opt == nullptr) return path + ": unknown key '" + item.name + "' (apiary run --help lists the options)";
+    if (opt == nullptr)
+      return shown_path(path) + ": unknown key '" + shown(item.name) + "' (apiary run --help lists the options)";
     if (opt->count() > 0) continue;  // the command line wins
     try {
       opt->add_result(item.inputs);
       opt->run_callback();
     } catch (const CLI::ParseError& e) {
-      return path + ": " + e.what();
+      return shown_path(path) + ": " + e.what();
     }
   }
   return {};

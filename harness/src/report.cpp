@@ -1,22 +1,17 @@
 #include "apiary/harness/report.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <stdexcept>
-#include <system_error>
 #include <vector>
 
 #include "apiary/colony/mix.hpp"
 #include "apiary/core/json.hpp"
 #include "apiary/core/reject.hpp"
 #include "apiary/harness/options.hpp"
+#include "apiary/harness/output_file.hpp"
 #include "json_out.hpp"
 
 namespace apiary::harness {
@@ -471,44 +466,11 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
 }
 
 void save_file(const std::string& path, const core::out_buffer& content) {
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
-  const int err = errno;
-  if (std::fclose(f) != 0 || !ok) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(ok ? errno : err));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(e));
-  }
+  output_file f(path);
+  f.write(content.data(), content.size());
+  f.commit();
 }
 
-std::optional<std::string> check_writable(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  std::error_code ec;
-  if (fs::is_directory(p, ec)) return "cannot write " + path + ": it is a directory";
-  if (p.has_parent_path()) {
-    fs::create_directories(p.parent_path(), ec);
-    if (ec) return "cannot create the directory " + p.parent_path().string() + ": " + ec.message();
-  }
-  // Probe with a file of our own next to it: the target itself may not exist yet.
-  const std::string probe = path + ".probe-" + std::to_string(getpid());
-  const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0) return "cannot write " + path + ": " + std::strerror(errno);
-  close(fd);
-  unlink(probe.c_str());
-  if (fs::exists(p, ec) && access(path.c_str(), W_OK) != 0)
-    return "cannot write " + path + ": " + std::strerror(errno);
-  return std::nullopt;
-}
+std::optional<std::string> check_writable(const std::string& path) { return check_output(path); }
 
 }  // namespace apiary::harness

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <exception>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -90,6 +91,15 @@ void log_breakdown(spdlog::logger& log, const queen::writer_breakdown& d) {
            static_cast<double>(d.unknown_ns()) / total);
 }
 
+stop_reason stop_reason_for(int sig) {
+  switch (sig) {
+    case SIGINT: return stop_reason::sigint;
+    case SIGTERM: return stop_reason::sigterm;
+    case SIGHUP: return stop_reason::sighup;
+    default: return stop_reason::other_signal;
+  }
+}
+
 // What the main thread's wait remembers between two looks.
 struct poll_state {
   bool machine_sampled = false;
@@ -107,7 +117,9 @@ class cycle_test {
   run_result run();
 
  private:
-  void build();
+  bool build();
+  void interrupted_in_genesis();
+  void start_colony();
   void start();
   void wait_for_stop();
   stop_reason poll(poll_state& s, std::int64_t now);
@@ -158,11 +170,17 @@ void cycle_test::fail(std::string message, stop_reason why) {
 
 // ---- build and start ----
 
-void cycle_test::build() {
+bool cycle_test::build() {
   const std::int64_t t0 = steady_ns();
-  // Genesis: an EC key derivation per account and role, a few seconds for 100,000.
+  // Genesis: an EC key derivation per account and role, a few seconds for 100,000; a signal
+  // stops it within milliseconds.
   progress_.phase("genesis: " + grouped(config_.chain.genesis_accounts) + " accounts");
-  chain_ = std::make_unique<core::chain>(config_.chain);
+  try {
+    chain_ = std::make_unique<core::chain>(config_.chain, [] { return interrupt_signal() != 0; });
+  } catch (const core::genesis_cancelled&) {
+    result_.genesis_ns = steady_ns() - t0;
+    return false;
+  }
   result_.genesis_ns = steady_ns() - t0;
   log_.info("genesis: {} accounts in {:.3f} s", config_.chain.genesis_accounts,
             static_cast<double>(result_.genesis_ns) / 1e9);
@@ -187,6 +205,44 @@ void cycle_test::build() {
   result_.colony_block_budget = colony_->block_budget();
   writer_ = std::make_unique<queen::writer>(
       *chain_, *queue_, wc, [this](const queen::block_record& r, const core::chain& c) { return on_block(r, c); });
+  return true;
+}
+
+// A signal during genesis: nothing else was built, nothing ran; the report says so.
+void cycle_test::interrupted_in_genesis() {
+  progress_.finish();
+  const int sig = interrupt_signal();
+  result_.status = run_status::interrupted;
+  result_.signal = sig;
+  result_.stopped_by = stop_reason_for(sig);
+  // The colony never started: its threads, each with nothing produced.
+  result_.colony_total.threads = config_.colony.threads;
+  result_.colony_threads.resize(config_.colony.threads);
+  result_.usage_end = read_usage();
+  log_.info("stopping: {} during genesis", to_string(result_.stopped_by));
+}
+
+// The producers derive their keys before they start (seconds for 100,000 accounts): a signal
+// meanwhile stops them, so start() returns at once.
+void cycle_test::start_colony() {
+  std::promise<void> started;
+  std::thread watcher([this, done = started.get_future()] {
+    while (done.wait_for(std::chrono::milliseconds(20)) == std::future_status::timeout)
+      if (interrupt_signal() != 0) {
+        colony_->request_stop();
+        return;
+      }
+  });
+  // The watcher ends when start() returns or throws.
+  struct join_watcher {
+    std::promise<void>& started;
+    std::thread& watcher;
+    ~join_watcher() {
+      started.set_value();
+      watcher.join();
+    }
+  } join{started, watcher};
+  colony_->start();
 }
 
 void cycle_test::start() {
@@ -196,7 +252,7 @@ void cycle_test::start() {
     const colony::colony_config& k = config_.colony;
     progress_.phase(k.sign && k.warm_keys ? "colony: deriving keys" : "colony: starting");
     const std::int64_t c0 = steady_ns();
-    colony_->start();
+    start_colony();
     result_.colony_start_ns = steady_ns() - c0;
   }
   run_start_ns_ = steady_ns();
@@ -317,7 +373,7 @@ stop_reason cycle_test::poll(poll_state& s, std::int64_t now) {
   if (const int sig = interrupt_signal(); sig != 0) {
     result_.status = run_status::interrupted;
     result_.signal = sig;
-    return sig == SIGINT ? stop_reason::sigint : sig == SIGTERM ? stop_reason::sigterm : stop_reason::other_signal;
+    return stop_reason_for(sig);
   }
   if (const stop_reason why = writer_stop_.load(); why != stop_reason::none) return why;
   if (queue_->closed()) {
@@ -432,7 +488,10 @@ void cycle_test::collect() {
 
 run_result cycle_test::run() {
   interrupt_guard signals;
-  build();
+  if (!build()) {
+    interrupted_in_genesis();
+    return std::move(result_);
+  }
   start();
   wait_for_stop();
   shutdown();

@@ -161,11 +161,8 @@ std::optional<std::string> validate(const run_config& c) {
   if (k.block_budget != 0 && k.rate != colony::rate_mode::block_budget)
     return "--block-budget " + std::to_string(k.block_budget) + ": only used with --rate block, not --rate " +
            rate_text(k);
-  const outputs& o = c.out;
-  if (!o.dump_transactions.empty() && o.dump_transactions == o.dump_blocks)
-    return "--dump-blocks " + o.dump_blocks + ": the same file as --dump-transactions";
-  if (!o.report.empty() && (o.report == o.dump_transactions || o.report == o.dump_blocks))
-    return "--report " + o.report + ": the same file as a dump";
+  // Outputs that name one file are found by check_distinct() (output_file.hpp), which knows
+  // the files themselves and not only their spellings.
   // What the colony checks itself (mix, account names), in its own words.
   if (auto problem = k.validate()) return "invalid colony configuration: " + *problem;
   return std::nullopt;

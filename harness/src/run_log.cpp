@@ -50,6 +50,7 @@ run_log::run_log(log_level console, const std::string& file) {
     f->set_level(file_level);
     f->set_pattern("%Y-%m-%dT%H:%M:%S.%f %L [%t] %v");
     sinks.push_back(f);
+    file_ = f;
     level = std::min(level, file_level);
   }
   logger_ = std::make_shared<spdlog::async_logger>("apiary", sinks.begin(), sinks.end(), pool_,
@@ -68,6 +69,12 @@ void run_log::close() {
   logger_->flush();
   // The pool's thread writes everything queued before it ends.
   pool_.reset();
+}
+
+void run_log::file_only(spdlog::level::level_enum level, std::string_view text) {
+  if (!file_ || pool_) return;  // no file, or spdlog's thread may still be writing to it
+  file_->log(spdlog::details::log_msg(logger_->name(), level, text));
+  file_->flush();
 }
 
 std::string log_path_for(const std::string& report_path) {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <iterator>
 
 namespace apiary::harness {
 
@@ -12,8 +13,8 @@ namespace {
 std::atomic<int> received{0};
 static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs a lock-free atomic");
 
-struct sigaction previous_int;
-struct sigaction previous_term;
+constexpr int handled[] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction previous[std::size(handled)];
 
 extern "C" void on_signal(int sig) {
   int none = 0;
@@ -33,15 +34,20 @@ interrupt_guard::interrupt_guard() {
   sa.sa_handler = &on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &sa, &previous_int);
-  sigaction(SIGTERM, &sa, &previous_term);
+  for (std::size_t i = 0; i < std::size(handled); ++i) sigaction(handled[i], &sa, &previous[i]);
 }
 
 interrupt_guard::~interrupt_guard() {
-  sigaction(SIGINT, &previous_int, nullptr);
-  sigaction(SIGTERM, &previous_term, nullptr);
+  for (std::size_t i = 0; i < std::size(handled); ++i) sigaction(handled[i], &previous[i], nullptr);
 }
 
 int interrupt_signal() { return received.load(); }
+
+void ignore_sigpipe() {
+  struct sigaction sa{};
+  sa.sa_handler = SIG_IGN;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGPIPE, &sa, nullptr);
+}
 
 }  // namespace apiary::harness

@@ -27,7 +27,8 @@ std::string stop_text(const run_result& r, const run_config& c) {
     case stop_reason::transactions: return "stopped after " + grouped(c.stop.transactions) + " measured transactions";
     case stop_reason::duration: return "stopped after the --duration";
     case stop_reason::sigint:
-    case stop_reason::sigterm: return "interrupted by " + std::string(to_string(r.stopped_by));
+    case stop_reason::sigterm:
+    case stop_reason::sighup: return "interrupted by " + std::string(to_string(r.stopped_by));
     default: return "failed";
   }
 }

@@ -1,14 +1,16 @@
 #include "apiary/harness/workload_file.hpp"
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <optional>
 
 #include "apiary/core/buffer.hpp"
 #include "apiary/core/hash.hpp"
 #include "apiary/core/serialize.hpp"
+#include "apiary/harness/error_text.hpp"
+#include "apiary/harness/input_file.hpp"
+#include "apiary/harness/memory_budget.hpp"
 #include "apiary/harness/report.hpp"
+#include "apiary/harness/run_config.hpp"
 
 namespace apiary::harness {
 
@@ -48,25 +50,87 @@ void save_workload(const std::string& path, const saved_workload& w) {
   save_file(path, out);
 }
 
-saved_workload load_workload(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw workload_error("cannot read the workload " + path + ": " + std::strerror(errno));
-  const std::vector<std::uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw workload_error("cannot read the workload " + path);
+namespace {
 
+// The smallest record a transaction takes in the file: its length (1 byte), the smallest
+// signed transaction (13 bytes: TaPoS 6, expiration 4, three empty lists) and an empty key
+// list (1 byte).
+constexpr std::uint64_t smallest_record = 15;
+
+// What a header may say, checked before anything is built from it: the checksum only proves
+// the file is what was written, not that a sane apiary wrote it.
+std::optional<std::string> header_problem(const workload_meta& m) {
+  const std::uint32_t most_streams = colony::colony_config::max_threads;
+  if (m.streams < 1 || m.streams > most_streams)
+    return "its header says " + std::to_string(m.streams) + " streams; allowed 1 to " + std::to_string(most_streams);
+  if (m.accounts < m.streams || m.accounts > max_genesis_accounts)
+    return "its header says " + std::to_string(m.accounts) + " accounts; allowed " + std::to_string(m.streams) +
+           " (one per stream) to " + std::to_string(max_genesis_accounts);
+  colony::colony_config k;
+  k.threads = m.streams;
+  k.genesis_accounts = m.accounts;
+  k.account_prefix = m.account_prefix;
+  if (auto problem = k.validate()) return "its header's genesis is not valid: " + shown(*problem);
+  if (m.key_password.size() > 256)
+    return "its header's key password is " + std::to_string(m.key_password.size()) + " bytes; at most 256";
+  return std::nullopt;
+}
+
+// Decodes `count` transactions (their count already checked against the bytes left).
+template <class Fail>
+void read_transactions(core::byte_reader& r, std::uint64_t count, saved_workload& w, const Fail& fail) {
+  w.transactions.reserve(count);
+  std::vector<core::public_key> keys;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::uint32_t size = core::unpack_varint(r, "transaction length");
+    const std::uint8_t* p = r.take(size, "transaction");
+    core::signed_transaction tx;
+    try {
+      tx = core::unpack_from<core::signed_transaction>(std::span(p, size));
+    } catch (const core::decode_error& e) {
+      throw fail("transaction " + std::to_string(i) + ": " + e.what());
+    }
+    keys.clear();
+    core::unpack(r, keys);
+    w.transactions.push_back(std::make_shared<const core::full_transaction>(std::move(tx), w.meta.chain, keys));
+  }
+}
+
+
+void read_header(core::byte_reader& r, workload_meta& m) {
+  core::unpack(r, m.seed);
+  core::unpack(r, m.streams);
+  core::unpack(r, m.accounts);
+  core::unpack(r, m.sign);
+  for (std::uint64_t& n : m.faults) core::unpack(r, n);
+  core::unpack(r, m.account_prefix);
+  core::unpack(r, m.key_password);
+  core::unpack(r, m.chain);
+}
+
+}  // namespace
+
+saved_workload load_workload(const std::string& path) {
   const auto fail = [&](const std::string& what) -> workload_error {
-    return workload_error("workload " + path + ": " + what);
+    return workload_error("workload " + shown_path(path) + ": " + what);
   };
+  // The file, then its decoded transactions, must fit: a file is read whole.
+  std::string file;
+  try {
+    file = read_input_file(path, available_memory(), "workload file");
+  } catch (const input_error& e) {
+    throw workload_error("cannot read the workload " + shown_path(path) + ": " + e.what());
+  }
   if (file.size() < sizeof magic || std::memcmp(file.data(), magic, sizeof magic) != 0)
     throw fail("not an apiary workload file (it does not start with APIARYWL)");
   if (file.size() < sizeof magic + 4 + checksum_size) throw fail("truncated: " + std::to_string(file.size()) + " bytes");
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(file.data());
   const std::size_t body = file.size() - checksum_size;
-  const core::sha256_digest sum = core::sha256(file.data(), body);
-  const bool intact = std::memcmp(sum.data.data(), file.data() + body, checksum_size) == 0;
+  const core::sha256_digest sum = core::sha256(bytes, body);
+  const bool intact = std::memcmp(sum.data.data(), bytes + body, checksum_size) == 0;
 
   saved_workload w;
-  core::byte_reader r(std::span(file.data(), body));
-  std::uint64_t count = 0;
+  core::byte_reader r(std::span(bytes, body));
   try {
     r.take(sizeof magic, "magic");
     std::uint32_t version = 0;
@@ -75,34 +139,16 @@ saved_workload load_workload(const std::string& path) {
       throw fail("format version " + std::to_string(version) + ", this apiary reads version " +
                  std::to_string(format_version) + " (generate it again with this binary)");
     if (!intact) throw fail("damaged or truncated (the checksum does not match its contents)");
-    core::unpack(r, w.meta.seed);
-    core::unpack(r, w.meta.streams);
-    core::unpack(r, w.meta.accounts);
-    core::unpack(r, w.meta.sign);
-    for (std::uint64_t& n : w.meta.faults) core::unpack(r, n);
-    core::unpack(r, w.meta.account_prefix);
-    core::unpack(r, w.meta.key_password);
-    core::unpack(r, w.meta.chain);
+    read_header(r, w.meta);
+    if (auto problem = header_problem(w.meta)) throw fail(*problem);
+    std::uint64_t count = 0;
     core::unpack(r, count);
-    // Every transaction takes at least a few bytes: a count beyond the input is damage, not a
-    // reason to reserve gigabytes.
-    if (count > r.remaining()) throw fail("claims " + std::to_string(count) + " transactions in " +
-                                          std::to_string(r.remaining()) + " bytes");
-    w.transactions.reserve(count);
-    std::vector<core::public_key> keys;
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const std::uint32_t size = core::unpack_varint(r, "transaction length");
-      const std::uint8_t* p = r.take(size, "transaction");
-      core::signed_transaction tx;
-      try {
-        tx = core::unpack_from<core::signed_transaction>(std::span(p, size));
-      } catch (const core::decode_error& e) {
-        throw fail("transaction " + std::to_string(i) + ": " + e.what());
-      }
-      keys.clear();
-      core::unpack(r, keys);
-      w.transactions.push_back(std::make_shared<const core::full_transaction>(std::move(tx), w.meta.chain, keys));
-    }
+    // A count beyond what the bytes can hold is damage, not a reason to reserve gigabytes.
+    if (count > r.remaining() / smallest_record)
+      throw fail("claims " + std::to_string(count) + " transactions in " + std::to_string(r.remaining()) + " bytes");
+    if (auto problem = memory_problem(file.size() + count * bytes_per_transaction))
+      throw fail(std::to_string(count) + " transactions need " + *problem);
+    read_transactions(r, count, w, fail);
   } catch (const core::decode_error& e) {
     throw fail(e.what());
   }

@@ -2,6 +2,7 @@
 // fit, simulated time, reversible blocks, failures; conservation of funds; genesis.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -343,6 +344,22 @@ TEST(ChainGenesis, HundredThousandAccounts) {
   EXPECT_EQ(c.find_account(core::genesis_account_name("user", 99'999))->active_key,
             core::private_key::from_login("user99999", key_role::active, o.key_password).public_key());
   EXPECT_EQ(c.total_hive(), o.genesis_hive * 100'000);
+}
+
+// A cancelled genesis stops within a few hundred accounts per worker, not after all of them.
+TEST(ChainGenesis, CancelledGenesisStopsAtOnceAndThrows) {
+  core::chain_options o;
+  o.genesis_accounts = 1'000'000;
+  std::atomic<int> asked{0};
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(core::chain(o, [&] { return ++asked > 3; }), core::genesis_cancelled);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(secs, 5.0);  // all of them: tens of seconds
+  EXPECT_GE(asked.load(), 4);
+  // Never cancelled: the callback is asked, and the genesis is whole.
+  o.genesis_accounts = 3'000;
+  core::chain c(o, [] { return false; });
+  EXPECT_EQ(c.db().get_index<core::account_index>().size(), 3'000u);
 }
 
 }  // namespace

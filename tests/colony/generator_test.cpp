@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apiary/colony/comment_ring.hpp"
+#include "apiary/colony/faults.hpp"
 #include "apiary/colony/generator.hpp"
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/key_cache.hpp"
@@ -154,6 +155,26 @@ TEST(Mix, TextAcceptsTheExponentAndTheOldForms) {
   colony::mix_config d;
   EXPECT_NE(colony::parse_mix("reply=3^2", d).value_or("").find("reply: weight"), std::string::npos);
   EXPECT_NE(colony::parse_mix("reply=3:1-2x^2", d).value_or("").find("range"), std::string::npos);
+}
+
+TEST(Mix, AKindNamedTwiceIsAnErrorNotTheLastOneWinning) {
+  for (const char* twice : {"vote=1,vote=2", "vote=1,article=3,vote=2", "custom_json=1:0-10, custom_json=2"}) {
+    colony::mix_config m;
+    const auto problem = colony::parse_mix(twice, m);
+    ASSERT_TRUE(problem) << twice;
+    EXPECT_NE(problem->find("given twice"), std::string::npos) << *problem;
+    EXPECT_EQ(m, colony::mix_config{}) << twice;
+  }
+}
+
+TEST(Faults, AKindNamedTwiceIsAnErrorNotTheLastOneWinning) {
+  colony::fault_config f;
+  ASSERT_EQ(colony::parse_faults("expired=0.1,duplicate=0.2", f), std::nullopt);
+  const colony::fault_config before = f;
+  const auto problem = colony::parse_faults("expired=0.1,duplicate=0.2,expired=0.3", f);
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("expired: given twice"), std::string::npos) << *problem;
+  EXPECT_EQ(f.fraction, before.fraction);
 }
 
 TEST(Genesis, NamesAreValidAndDealtRoundRobin) {

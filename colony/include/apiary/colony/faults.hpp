@@ -69,8 +69,8 @@ struct fault_config {
 
 // "none", or "kind=fraction,..." with the non-zero kinds in enum order (what parse reads).
 std::string to_string(const fault_config& f);
-// Kinds not named are 0; "none" sets all to 0. The error names the bad part and what is
-// allowed.
+// Kinds not named are 0; "none" sets all to 0. A kind named twice is an error, not the
+// last one winning. The error names the bad part and what is allowed.
 std::optional<std::string> parse_faults(std::string_view text, fault_config& out);
 
 // One thread's draws: after each normal transaction, which fault (if any) follows it.

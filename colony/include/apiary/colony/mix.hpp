@@ -82,8 +82,9 @@ std::string to_string(const mix_config& m);
 // Changes the kinds it names, each "kind=weight", "kind=weight:min-max" (the extra payload
 // range) or "kind=weight:min-max^exponent" (and the size distribution's exponent, a decimal
 // >= 0); what an item leaves out, and the kinds it does not name, keep their values from
-// `out`. Then checks the result (validate()). The error names the bad part and what is
-// allowed; `out` is left alone on error.
+// `out`. A kind named twice is an error, not the last one winning. Then checks the result
+// (validate()). The error names the bad part and what is allowed; `out` is left alone on
+// error.
 std::optional<std::string> parse_mix(std::string_view text, mix_config& out);
 
 }  // namespace apiary::colony

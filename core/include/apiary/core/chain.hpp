@@ -22,7 +22,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -53,9 +55,18 @@ struct block_result {
   std::uint32_t pruned = 0;     // expired ids removed from the transaction index
 };
 
+// Thrown by the chain's constructor when its `cancelled` callback says so during genesis.
+class genesis_cancelled : public std::runtime_error {
+ public:
+  genesis_cancelled() : std::runtime_error("genesis cancelled") {}
+};
+
 class chain {
  public:
-  explicit chain(chain_options options);
+  // Builds the genesis (a key derivation per account and role: seconds for 100,000).
+  // `cancelled` (optional) is called every few hundred accounts, from several threads at
+  // once: when it returns true, the constructor stops and throws genesis_cancelled.
+  explicit chain(chain_options options, const std::function<bool()>& cancelled = {});
   ~chain();
   chain(const chain&) = delete;
   chain& operator=(const chain&) = delete;
@@ -116,7 +127,7 @@ class chain {
   // The chain tests break invariants on purpose, to see audit() catch each one.
   friend struct chain_test_access;
 
-  void build_genesis();  // chain_genesis.cpp
+  void build_genesis(const std::function<bool()>& cancelled);  // chain_genesis.cpp
   reject check_rules(const full_transaction& tx) const;
   reject check_authority(const full_transaction& tx) const;
   // pushing: a new transaction, validated and held to the custom-op limit; otherwise a

@@ -21,6 +21,7 @@
 namespace CLI {
 class App;
 class Option;
+class Validator;
 }  // namespace CLI
 
 namespace apiary::harness {
@@ -116,6 +117,10 @@ void option_binder::choice(std::string_view name, E& field, const std::array<cor
       std::move(names), [&field](int v) { field = static_cast<E>(v); });
 }
 
+// A count's validator, for options outside bind_run_options(): a whole number from min to max
+// (digit groups allowed), the error stating both and echoing the value shortened (shown()).
+CLI::Validator count_check(std::uint64_t min, std::uint64_t max);
+
 // Every option of `apiary run`, bound to c; workload and replay take those in their scope.
 void bind_run_options(option_binder& b, run_config& c);
 
@@ -127,8 +132,9 @@ std::vector<config_entry> describe(const run_config& c, unsigned scope = scope_r
 std::string to_toml(const std::vector<config_entry>& entries);
 
 // Reads a config file into the options registered on `app` that the command line did not
-// give: the file must be a UTF-8 TOML text without sections, with known keys only
-// (underscores accepted for hyphens). The error line naming the file and the key, or "".
+// give: the file must be a regular file of at most 1 MiB, UTF-8 TOML text (a byte order mark
+// is skipped) without sections, with known keys only (underscores accepted for hyphens), each
+// given once. The error line naming the file and the key, or "".
 std::string apply_config_file(CLI::App& app, const std::string& path);
 
 // Parses `args` ("--name", "value", ...) into c as `apiary run` would, without resolve() or

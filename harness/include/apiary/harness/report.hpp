@@ -18,12 +18,13 @@ inline constexpr int report_schema_version = 1;
 void write_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const run_result& r,
                   const analysis& a, const std::string& path);
 
-// Writes the buffer to path through a temporary file renamed into place, so a reader never
-// sees half a report. Throws std::runtime_error naming the path.
+// Writes the buffer to path as output_file.hpp says: a regular file through an fsync'ed
+// temporary file renamed into place (a reader never sees half a report), a character device
+// or a FIFO written through, anything else refused. Throws std::runtime_error naming the path.
 void save_file(const std::string& path, const core::out_buffer& content);
 
-// Checks before the run that path can be written (creating missing parent directories): an
-// error message, or nullopt. Leaves nothing behind.
+// Checks before the run that path can be written (check_output(): creating missing parent
+// directories): an error message, or nullopt. Leaves no file behind.
 std::optional<std::string> check_writable(const std::string& path);
 
 }  // namespace apiary::harness

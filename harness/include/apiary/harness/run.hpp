@@ -2,6 +2,10 @@
 // writer, runs them until a stop condition, shuts them down in order and hands back
 // everything the summary and the report are made of.
 //
+// Signals (signals.hpp: SIGINT, SIGTERM, SIGHUP) stop the run in order and keep its report;
+// one during genesis or the producers' key warm-up stops those within milliseconds (the
+// report then holds no block).
+//
 // Threads: the calling (main) thread waits, polls for signals, the duration and failures,
 // and draws the progress line; the writer thread runs the block callback, which only
 // appends, snapshots and notifies (no I/O); the colony's producer threads produce.
@@ -31,14 +35,26 @@ enum class run_status : std::uint8_t { completed, interrupted, failed };
 std::string_view to_string(run_status s);
 
 // Why a run ended: a limit, a signal, or a failure.
-enum class stop_reason : std::uint8_t { none, blocks, transactions, duration, sigint, sigterm, other_signal, stall, error };
-inline constexpr std::array<core::enum_name<stop_reason>, 9> stop_reason_names{{
+enum class stop_reason : std::uint8_t {
+  none,
+  blocks,
+  transactions,
+  duration,
+  sigint,
+  sigterm,
+  sighup,  // the terminal or ssh session closed: handled as SIGTERM
+  other_signal,
+  stall,
+  error
+};
+inline constexpr std::array<core::enum_name<stop_reason>, 10> stop_reason_names{{
     {"none", stop_reason::none},
     {"blocks", stop_reason::blocks},
     {"transactions", stop_reason::transactions},
     {"duration", stop_reason::duration},
     {"SIGINT", stop_reason::sigint},
     {"SIGTERM", stop_reason::sigterm},
+    {"SIGHUP", stop_reason::sighup},
     {"signal", stop_reason::other_signal},
     {"stall", stop_reason::stall},
     {"error", stop_reason::error},

@@ -21,6 +21,9 @@
 
 namespace apiary::harness {
 
+// The most genesis accounts a run or a workload may have (--accounts, a workload's header).
+inline constexpr std::uint32_t max_genesis_accounts = 10'000'000;
+
 // When a run stops: whichever set limit comes first (0: no limit). Warm-up blocks come on top.
 struct stop_conditions {
   std::uint32_t blocks = 200;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <spdlog/logger.h>
 
@@ -48,10 +49,14 @@ class run_log {
   std::uint64_t dropped() const;
   // Writes what is queued and waits until it is written.
   void close();
+  // After close(): one line in the log file only (none: nothing), for what the command
+  // prints on stderr in its own form (the run's error).
+  void file_only(spdlog::level::level_enum level, std::string_view text);
 
  private:
   std::shared_ptr<spdlog::details::thread_pool> pool_;
   std::shared_ptr<spdlog::logger> logger_;
+  spdlog::sink_ptr file_;
   std::uint64_t dropped_at_close_ = 0;
 };
 

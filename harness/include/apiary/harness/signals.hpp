@@ -1,6 +1,9 @@
-// SIGINT and SIGTERM during a run: the handler only records the signal (an atomic store,
-// async-signal-safe); the main thread polls interrupt_signal() and shuts the run down in
-// order. A second signal while the first is being handled exits at once with 128 + signal.
+// SIGINT, SIGTERM and SIGHUP during a run (SIGHUP: the terminal or ssh session closed): the
+// handler only records the signal (an atomic store, async-signal-safe); the main thread
+// polls interrupt_signal() and shuts the run down in order, and the report is kept. A second
+// signal while the first is being handled exits at once with 128 + signal.
+// SIGPIPE is ignored for the whole command (ignore_sigpipe()): a write to a closed pipe
+// (`apiary run | head -1`) is an error the caller reports, not a death by signal.
 // Thread safety: install/restore from the main thread; interrupt_signal() from any thread.
 #pragma once
 
@@ -16,5 +19,8 @@ class interrupt_guard {
 
 // The signal number received, 0 when none.
 int interrupt_signal();
+
+// Ignores SIGPIPE from now on: writes to a closed pipe fail with EPIPE instead.
+void ignore_sigpipe();
 
 }  // namespace apiary::harness

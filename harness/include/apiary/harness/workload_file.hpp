@@ -12,9 +12,12 @@
 //                    keys as a list of 33-byte compressed keys
 //   32-byte sha256 of every byte before it
 //
-// Loading checks the magic, the version, the checksum (a truncated or damaged file), and
-// decodes every transaction; any problem is one workload_error naming the file and what is
-// wrong with it.
+// Loading reads only a regular file that fits in memory (input_file.hpp), checks the magic,
+// the version, the checksum (a truncated or damaged file), the header's values (1 to 128
+// streams, 1 to 10,000,000 accounts, a valid account prefix: a valid checksum proves only
+// that the file is what was written), the transaction count against the bytes left and the
+// memory, and decodes every transaction; any problem is one workload_error naming the file
+// and what is wrong with it.
 #pragma once
 
 #include <array>
@@ -50,7 +53,8 @@ struct saved_workload {
   std::vector<core::full_transaction_ptr> transactions;
 };
 
-// Writes through a temporary file renamed into place, so a reader never sees half a file.
+// Writes as output_file.hpp says: a regular file through an fsync'ed temporary file renamed
+// into place, so a reader never sees half a file; a device or a FIFO written through.
 void save_workload(const std::string& path, const saved_workload& w);
 saved_workload load_workload(const std::string& path);
 

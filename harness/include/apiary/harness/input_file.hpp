@@ -1,0 +1,26 @@
+// input_file: how apiary reads a file it is given (a config file, a saved workload). Only a
+// regular file is read, and only when its size is within what the caller allows: the file
+// is opened without blocking and checked before a byte is read, so a FIFO cannot hang the
+// command and /dev/zero cannot fill the memory.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace apiary::harness {
+
+// Why an input cannot be read: the message names no path (the caller says which option).
+class input_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The whole content of the regular file at `path`, at most `max_bytes` long. `what` names
+// the kind of file in messages ("config file"). Throws input_error: "no such file",
+// "a directory, not a config file", "not a regular file (a FIFO)", "cannot be read: ...",
+// or "N bytes, more than ...".
+std::string read_input_file(const std::string& path, std::uint64_t max_bytes, std::string_view what);
+
+}  // namespace apiary::harness

@@ -1,0 +1,542 @@
+#!/usr/bin/env python3
+"""Reliability tests of `apiary run`, `apiary workload` and `apiary replay`: what a hostile but
+ordinary user does to a tool people script around. Run by ctest (tests/harness/CMakeLists.txt),
+one mode per class of failure; docs/reliability.md lists every case and what apiary does.
+
+  outputs  apiary writes only files of its own: a device, a FIFO or an open descriptor
+           (/proc/self/fd/1) is written through, never replaced; an input (config, workload) or
+           another output is never an output; a link stays a link; a file beside the report is
+           never taken for a temporary one.
+  signals  no death by a signal: a closed stdout pipe is an error (exit 1) and the report is
+           kept; SIGHUP is handled as SIGTERM (exit 129, the report marked interrupted);
+           SIGINT during genesis stops it within a second or two.
+  inputs   no hang and no memory blow-up on input: devices and FIFOs are refused before
+           reading; counts and sizes are checked against the file and the memory; a
+           workload header with absurd values is refused.
+  checks   everything is checked before the run: a directory name as the report; duplicate
+           config keys and repeated --mix/--faults kinds; a byte order mark accepted; the
+           mix's hard maxima and every count's upper bound stated.
+  errors   errors on stderr, one line, "apiary COMMAND: ..."; the run's failure there too;
+           echoed values shortened; a summary that cannot be written is exit 1; exit 129
+           documented.
+
+The tests run as a normal user and as root. As root, device nodes are made with mknod in a
+scratch directory (never the real /dev/null, which the code before these fixes replaced);
+where that is not allowed the case is skipped and the output says so. Commands that could
+exhaust memory run under RLIMIT_AS.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import resource
+import shutil
+import signal
+import stat
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+import harness_test as h
+from harness_test import Failure, check
+
+# The most memory a command that might misbehave may map (RLIMIT_AS).
+MEMORY_LIMIT = 2 << 30
+# The longest error line a hostile value may produce.
+LONGEST_LINE = 400
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+
+def scratch(args, name):
+    path = os.path.join(args.work_dir, "reliability-" + name)
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def apiary(args, cmd, timeout=120, limited=False, stdout=subprocess.PIPE):
+    """Runs apiary to its end; a command that does not end within `timeout` s fails the test."""
+    try:
+        return subprocess.run([args.apiary] + cmd, stdout=stdout, stderr=subprocess.PIPE, text=True,
+                              timeout=timeout, cwd=args.work_dir, preexec_fn=limit_memory if limited else None)
+    except subprocess.TimeoutExpired:
+        raise Failure("apiary %s did not end within %d s" % (" ".join(short(c) for c in cmd), timeout))
+
+
+def short(text, n=60):
+    return text if len(text) <= n else text[:n] + "..."
+
+
+def smoke(args):
+    return ["--config", os.path.join(args.source_dir, "configs", "smoke.toml")]
+
+
+def errors_of(p):
+    """stderr without the warnings a busy machine causes."""
+    return [l for l in p.stderr.splitlines() if not l.startswith("apiary: warning: ")]
+
+
+def expect_error(p, status, command, needles, what):
+    lines = errors_of(p)
+    check(p.returncode == status, "%s: exit status %d, expected %d; stderr: %s"
+          % (what, p.returncode, status, short(p.stderr, 500)))
+    check(len(lines) == 1, "%s: %d error lines on stderr, expected one: %s" % (what, len(lines), short(p.stderr, 500)))
+    line = lines[0]
+    check(line.startswith("apiary %s: " % command), "%s: the line does not start with 'apiary %s: ': %s"
+          % (what, command, short(line, 300)))
+    check(len(line) <= LONGEST_LINE, "%s: a %d-character error line" % (what, len(line)))
+    for needle in needles:
+        check(needle in line, "%s: the line does not say %r: %s" % (what, needle, line))
+    print("%s -> exit %d: %s" % (what, p.returncode, line))
+    return line
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def is_char_device(path):
+    return stat.S_ISCHR(os.stat(path).st_mode)
+
+
+def is_fifo(path):
+    return stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
+def device(tmp, name, major, minor, system_path):
+    """A character device to write to. As root, a node of our own in tmp: the code before these
+    fixes replaced the device it was given, and the machine's /dev/null must never be that one.
+    As a normal user, the system's device (which such a user cannot replace)."""
+    if os.geteuid() != 0:
+        return system_path if os.path.exists(system_path) else None
+    path = os.path.join(tmp, name)
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(major, minor))
+        os.close(os.open(path, os.O_WRONLY))  # a device cgroup may forbid opening it
+    except (OSError, PermissionError) as e:
+        if os.path.exists(path):
+            os.remove(path)
+        print("SKIP: cannot make a %s device node here (%s); the cases that need it are skipped" % (name, e))
+        return None
+    return path
+
+
+def fifo_reader(path, sink):
+    """Reads the FIFO to its end on a thread (opening it blocks until a writer comes)."""
+    def read():
+        with open(path, "rb") as f:
+            sink.append(f.read())
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    return t
+
+
+def small_workload(args, path):
+    p = apiary(args, ["workload", "--out", path, "--transactions", "200", "--accounts", "200"])
+    check(p.returncode == 0, "apiary workload: %s" % p.stderr)
+
+
+def load_report(args, path):
+    return h.load_report(path, h.load_schema(args.source_dir))
+
+
+# ---- outputs ---------------------------------------------------------------------------------
+
+def outputs_devices(args, tmp):
+    null = device(tmp, "null", 1, 3, "/dev/null")
+    full = device(tmp, "full", 1, 7, "/dev/full")
+    if null:
+        p = apiary(args, ["run"] + smoke(args) + ["--report", null])
+        check(p.returncode == 0, "--report %s: exit %d: %s" % (null, p.returncode, p.stderr))
+        check(is_char_device(null), "--report %s replaced the device with a file" % null)
+        check(not os.path.exists(null + ".log"), "--report %s left a log file beside a device" % null)
+        p = apiary(args, ["workload", "--out", null, "--transactions", "100", "--accounts", "100"])
+        check(p.returncode == 0 and is_char_device(null), "workload --out %s: exit %d, still a device: %s"
+              % (null, p.returncode, is_char_device(null)))
+        p = apiary(args, ["run"] + smoke(args) + ["--report", os.path.join(tmp, "r0.json"), "--dump-blocks", null,
+                                                  "--dump-transactions", null])
+        check(p.returncode == 0 and is_char_device(null), "the dumps to %s: exit %d" % (null, p.returncode))
+        print("outputs: %s written through and still a device" % null)
+    if full:
+        p = apiary(args, ["run"] + smoke(args) + ["--report", full])
+        expect_error(p, 1, "run", ["No space left on device"], "--report " + full)
+        check(is_char_device(full), "--report %s replaced the device" % full)
+
+
+def outputs_inputs_and_twins(args, tmp):
+    config = os.path.join(tmp, "mine.toml")
+    shutil.copy(os.path.join(args.source_dir, "configs", "smoke.toml"), config)
+    before = digest(config)
+    p = apiary(args, ["run", "--config", config, "--report", config])
+    expect_error(p, 2, "run", ["--report", "--config"], "--config X --report X")
+    check(digest(config) == before, "the config file was overwritten")
+    report = os.path.join(tmp, "twin.json")
+    p = apiary(args, ["run"] + smoke(args) + ["--report", report, "--dump-blocks",
+                                              os.path.join(tmp, ".", "twin.json")])
+    expect_error(p, 2, "run", ["--dump-blocks", "--report"], "--report X --dump-blocks ./X")
+    check(not os.path.exists(report), "a report was written")
+    workload = os.path.join(tmp, "w.bin")
+    small_workload(args, workload)
+    before = digest(workload)
+    p = apiary(args, ["replay", "--workload", workload, "--report", os.path.join(tmp, "..",
+                                                                                os.path.basename(tmp), "w.bin")])
+    expect_error(p, 2, "replay", ["--report", "--workload"], "replay --workload X --report X")
+    check(digest(workload) == before, "the workload was overwritten")
+
+
+def outputs_beside_and_links(args, tmp):
+    report = os.path.join(tmp, "r.json")
+    mine = report + ".tmp"
+    with open(mine, "w") as f:
+        f.write("the user's own file\n")
+    p = apiary(args, ["run"] + smoke(args) + ["--report", report])
+    check(p.returncode == 0, "--report r.json beside r.json.tmp: exit %d: %s" % (p.returncode, p.stderr))
+    check(os.path.exists(mine), "r.json.tmp, a file of the user's, was taken for a temporary file and is gone")
+    with open(mine) as f:
+        check(f.read() == "the user's own file\n", "r.json.tmp, a file of the user's, was overwritten")
+    load_report(args, report)
+    left = sorted(set(os.listdir(tmp)) - {"r.json", "r.log", "r.json.tmp"})
+    check(not [f for f in left if f.startswith("r.json")], "temporary files left behind: %s" % left)
+    target = os.path.join(tmp, "target.json")
+    link = os.path.join(tmp, "link.json")
+    os.symlink("target.json", link)
+    p = apiary(args, ["run"] + smoke(args) + ["--report", link, "--log-file", "none"])
+    check(p.returncode == 0, "--report LINK: exit %d: %s" % (p.returncode, p.stderr))
+    check(os.path.islink(link), "--report LINK replaced the link with a file")
+    load_report(args, target)
+    print("outputs: a file beside the report kept; a link stays a link, its target holds the report")
+
+
+def outputs_descriptor(args, tmp):
+    # /proc/self/fd/1, not /dev/stdout: the code before these fixes renamed its temporary file
+    # over the path it was given, and as root that would have been the machine's /dev/stdout.
+    captured = os.path.join(tmp, "stdout.txt")
+    with open(captured, "w") as out:
+        inode = os.fstat(out.fileno()).st_ino
+        p = apiary(args, ["run"] + smoke(args) + ["--report", "/proc/self/fd/1"], stdout=out)
+    check(p.returncode == 0, "--report /proc/self/fd/1: exit %d: %s" % (p.returncode, p.stderr))
+    check(os.stat(captured).st_ino == inode, "the file stdout was redirected to was replaced")
+    with open(captured) as f:
+        text = f.read()
+    check(text.startswith('{"schema_version"') and "Full block cycle" in text,
+          "stdout does not hold the report and then the summary: %s" % short(text, 200))
+    json.loads(text[: text.index("\n") + 1])
+    print("outputs: --report /proc/self/fd/1 written through the descriptor, the redirected file kept")
+
+
+def outputs_fifo(args, tmp):
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    p = apiary(args, ["run"] + smoke(args) + ["--report", fifo], timeout=60)
+    expect_error(p, 2, "run", ["no reader"], "--report FIFO without a reader")
+    check(is_fifo(fifo), "--report FIFO replaced the FIFO")
+    check(time.monotonic() - t0 < 10 and "Full block cycle" not in p.stdout, "the run ran before the check")
+    got = []
+    reader = fifo_reader(fifo, got)
+    time.sleep(0.3)
+    p = apiary(args, ["run"] + smoke(args) + ["--report", fifo], timeout=120)
+    reader.join(30)
+    check(p.returncode == 0, "--report FIFO with a reader: exit %d: %s" % (p.returncode, p.stderr))
+    check(is_fifo(fifo), "--report FIFO replaced the FIFO")
+    check(got and json.loads(got[0])["status"] == "completed", "the reader got no report")
+    print("outputs: a FIFO without a reader refused before the run; with one, the report goes through it")
+
+
+def mode_outputs(args):
+    tmp = scratch(args, "outputs")
+    outputs_devices(args, tmp)
+    outputs_inputs_and_twins(args, tmp)
+    outputs_beside_and_links(args, tmp)
+    outputs_descriptor(args, tmp)
+    outputs_fifo(args, tmp)
+
+
+# ---- signals ---------------------------------------------------------------------------------
+
+def signals_pipe(args, tmp):
+    report = os.path.join(tmp, "piped.json")
+    proc = subprocess.Popen([args.apiary, "run"] + smoke(args) + ["--report", report], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
+    proc.stdout.close()  # `apiary run ... | true`
+    try:
+        err = proc.communicate(timeout=120)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise Failure("apiary run with a closed stdout did not end")
+    check(proc.returncode == 1, "stdout closed: exit status %d, expected 1 (%s)" % (proc.returncode,
+          "killed by SIGPIPE" if proc.returncode == -signal.SIGPIPE else err))
+    check("apiary run: cannot write to stdout: Broken pipe" in err, "no error line for the closed stdout: %s" % err)
+    check(load_report(args, report)["status"] == "completed", "the report is not kept")
+    print("signals: a closed stdout is exit 1 with one line, the report kept")
+
+
+def signals_hup(args, tmp):
+    report = os.path.join(tmp, "hup.json")
+    proc = subprocess.Popen([args.apiary, "run"] + smoke(args) + ["--blocks", "0", "--audit", "on", "--report",
+                                                                 report],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
+    time.sleep(1.5)
+    check(proc.poll() is None, "apiary ended before the SIGHUP")
+    proc.send_signal(signal.SIGHUP)
+    try:
+        proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise Failure("apiary did not exit within 60 s of SIGHUP")
+    check(proc.returncode == 129, "SIGHUP: exit status %d, expected 129" % proc.returncode)
+    r = load_report(args, report)
+    check(r["interrupted"] and r["stop_reason"] == "SIGHUP", "report: %s, %s" % (r["status"], r["stop_reason"]))
+    check(r["audit"]["passed"] is True, "the state after SIGHUP fails the audit")
+    print("signals: SIGHUP -> exit 129, report marked interrupted (SIGHUP), %d blocks" % len(r["blocks"]))
+
+
+def signals_genesis(args, tmp):
+    report = os.path.join(tmp, "genesis.json")
+    # A million accounts: tens of seconds of key derivation.
+    proc = subprocess.Popen([args.apiary, "run"] + smoke(args) + ["--accounts", "1000000", "--report", report],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
+    time.sleep(1.0)
+    check(proc.poll() is None, "apiary ended before the SIGINT (during genesis)")
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise Failure("SIGINT during genesis: apiary still ran 5 s later")
+    took = time.monotonic() - t0
+    check(proc.returncode == 130, "SIGINT during genesis: exit status %d, expected 130" % proc.returncode)
+    check(took < 2.5, "SIGINT during genesis: %.2f s to exit" % took)
+    r = load_report(args, report)
+    check(r["interrupted"] and r["stop_reason"] == "SIGINT" and not r["blocks"], "report: %s %s, %d blocks"
+          % (r["status"], r["stop_reason"], len(r["blocks"])))
+    print("signals: SIGINT during genesis -> exit 130 in %.2f s, report marked interrupted" % took)
+
+
+def mode_signals(args):
+    tmp = scratch(args, "signals")
+    signals_pipe(args, tmp)
+    signals_hup(args, tmp)
+    signals_genesis(args, tmp)
+
+
+# ---- inputs ----------------------------------------------------------------------------------
+
+HEADER = struct.Struct("<8sIQIIB")  # magic, version, seed, streams, accounts, signed
+
+
+def forged(original, tmp, name, **fields):
+    """The workload with header fields replaced and a valid checksum: intact, but absurd."""
+    body = bytearray(original[:-32])
+    magic, version, seed, streams, accounts, signed = HEADER.unpack_from(body)
+    values = dict(streams=streams, accounts=accounts)
+    values.update({k: v for k, v in fields.items() if k in values})
+    HEADER.pack_into(body, 0, magic, version, seed, values["streams"], values["accounts"], signed)
+    if "count" in fields:
+        offset = HEADER.size + 8 * 8
+        for _ in range(2):  # the account prefix and the key password: a 1-byte length, then the text
+            offset += 1 + body[offset]
+        offset += 32  # the chain id
+        struct.pack_into("<Q", body, offset, fields["count"])
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        f.write(bytes(body) + hashlib.sha256(bytes(body)).digest())
+    return path
+
+
+def inputs_files(args, tmp):
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    for cmd, needle in ((["replay", "--workload", "/dev/zero"], "not a regular file"),
+                        (["replay", "--workload", fifo], "not a regular file"),
+                        (["run", "--config", fifo], "not a regular file"),
+                        (["replay", "--workload", tmp], "a directory")):
+        t0 = time.monotonic()
+        p = apiary(args, cmd, timeout=20, limited=True)
+        expect_error(p, 2, cmd[0], [needle], " ".join(cmd[:2]) + " " + os.path.basename(cmd[2]))
+        check(time.monotonic() - t0 < 10, "%s took %.1f s" % (" ".join(cmd), time.monotonic() - t0))
+
+
+def inputs_counts(args, tmp):
+    p = apiary(args, ["workload", "--out", os.path.join(tmp, "huge.bin"), "--transactions", "999999999"],
+               timeout=30, limited=True)
+    expect_error(p, 2, "workload", ["--transactions", "memory"], "workload --transactions 999999999")
+    p = apiary(args, ["run"] + smoke(args) + ["--accounts", "10000000", "--report", os.path.join(tmp, "a.json")],
+               timeout=30, limited=True)
+    expect_error(p, 2, "run", ["--accounts", "memory"], "run --accounts 10000000 (%d GiB address space)"
+                 % (MEMORY_LIMIT >> 30))
+    check(not os.path.exists(os.path.join(tmp, "huge.bin")), "a workload was written")
+
+
+def inputs_headers(args, tmp):
+    workload = os.path.join(tmp, "w.bin")
+    small_workload(args, workload)
+    with open(workload, "rb") as f:
+        original = f.read()
+    for name, fields, needle in (("streams.bin", {"streams": 2 ** 32 - 1}, "streams"),
+                                 ("no-accounts.bin", {"accounts": 0}, "accounts"),
+                                 ("accounts.bin", {"accounts": 2 ** 32 - 1}, "accounts"),
+                                 ("count.bin", {"count": 10 ** 12}, "claims")):
+        path = forged(original, tmp, name, **fields)
+        p = apiary(args, ["replay", "--workload", path], timeout=30, limited=True)
+        expect_error(p, 2, "replay", [needle, name], "a workload whose header says %s" % fields)
+
+
+def mode_inputs(args):
+    tmp = scratch(args, "inputs")
+    inputs_files(args, tmp)
+    inputs_counts(args, tmp)
+    inputs_headers(args, tmp)
+
+
+# ---- checks ----------------------------------------------------------------------------------
+
+def write(tmp, name, data):
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def checks_before_the_run(args, tmp):
+    newdir = os.path.join(tmp, "newdir") + "/"
+    t0 = time.monotonic()
+    p = apiary(args, ["run"] + smoke(args) + ["--report", newdir])
+    expect_error(p, 2, "run", ["--report", "directory"], "--report newdir/")
+    check("Full block cycle" not in p.stdout and time.monotonic() - t0 < 10, "the run ran before the check")
+    check(not os.path.exists(newdir), "the check left the directory behind")
+
+
+def checks_config_files(args, tmp):
+    cases = [("twice.toml", b"blocks = 3\nseed = 2\nblocks = 4\n", "duplicate key 'blocks' (lines 1 and 3)"),
+             ("adjacent.toml", b"blocks = 3\nblocks = 4\n", "duplicate key 'blocks' (lines 1 and 2)"),
+             ("spelled.toml", b'block_size = "64KiB"\nblock-size = "128KiB"\n', "duplicate key 'block-size'")]
+    for name, content, needle in cases:
+        p = apiary(args, ["run", "--config", write(tmp, name, content), "--print-config"])
+        expect_error(p, 2, "run", [needle], name)
+    bom = write(tmp, "bom.toml", b"\xef\xbb\xbfblocks = 3\n")
+    p = apiary(args, ["run", "--config", bom, "--print-config"])
+    check(p.returncode == 0 and "\nblocks = 3\n" in "\n" + p.stdout, "a config file with a byte order mark: %d %s"
+          % (p.returncode, p.stderr))
+    print("checks: a config file with a byte order mark reads")
+
+
+def checks_options(args):
+    cases = [(["--mix", "vote=1,vote=2"], ["--mix", "vote: given twice"]),
+             (["--faults", "expired=0.1,duplicate=0.1,expired=0.2"], ["--faults", "expired: given twice"]),
+             (["--mix", "article=1:0-99999999"], ["--mix", "99999999", "60000"]),
+             (["--mix", "vote=1:0-10"], ["--mix", "vote", "no extra payload"]),
+             (["--blocks", "4294967295"], ["--blocks", "1000000"]),
+             (["--transactions", "18446744073709551615"], ["--transactions", "1000000000000"])]
+    for extra, needles in cases:
+        p = apiary(args, ["run"] + smoke(args) + extra + ["--print-config"])
+        expect_error(p, 2, "run", needles, " ".join(extra))
+
+
+def mode_checks(args):
+    tmp = scratch(args, "checks")
+    checks_before_the_run(args, tmp)
+    checks_config_files(args, tmp)
+    checks_options(args)
+
+
+# ---- errors ----------------------------------------------------------------------------------
+
+def errors_during_the_run(args, tmp):
+    for extra, needle in ((["--rate", "1", "--stall-timeout", "1s"], "--stall-timeout"),
+                          (["--fail-at-block", "3"], "injected failure at block 3")):
+        report = os.path.join(tmp, "failed.json")
+        p = apiary(args, ["run"] + smoke(args) + extra + ["--report", report])
+        line = expect_error(p, 1, "run", ["the run failed: ", needle], "a failing run (%s)" % " ".join(extra))
+        r = load_report(args, report)
+        check(r["failed"] and r["error"] in line, "the report's error differs from the line: %s" % r["error"])
+
+
+def errors_stdout(args, tmp):
+    full = device(tmp, "full", 1, 7, "/dev/full")
+    if not full:
+        return
+    report = os.path.join(tmp, "full-stdout.json")
+    with open(full, "w") as out:
+        p = apiary(args, ["run"] + smoke(args) + ["--report", report], stdout=out)
+    expect_error(p, 1, "run", ["cannot write to stdout", "No space left on device"], "stdout on a full device")
+    check(load_report(args, report)["status"] == "completed", "the report is not kept")
+    with open(full, "w") as out:
+        p = apiary(args, ["workload", "--out", os.path.join(tmp, "w.bin"), "--transactions", "100", "--accounts",
+                          "100"], stdout=out)
+    expect_error(p, 1, "workload", ["cannot write to stdout"], "workload's stdout on a full device")
+
+
+def errors_echoes(args, tmp):
+    huge = "9" * 100000
+    key = write(tmp, "key.toml", b"x" * 100000 + b" = 3\n")
+    cases = [(["run", "--name", huge], "--name"), (["run", "--blocks", huge], "--blocks"),
+             (["run", "--mix", huge], "--mix"), (["run", "--name", "two\nlines"], "--name"),
+             (["run", "--report", os.path.join(tmp, "9" * 300 + ".json")], "--report"),
+             (["run", "--config", key], "unknown key"), (["run", "--" + huge], "not expected"),
+             (["workload", "--out", "w.bin", "--transactions", huge], "--transactions"),
+             (["replay", "--workload", "9" * 4000], "workload")]
+    for cmd, needle in cases:
+        p = apiary(args, cmd)
+        if cmd[1].startswith("--9"):  # CLI11's own message, before any command is known
+            check(p.returncode == 2 and len(p.stderr.splitlines()) == 1 and len(p.stderr) <= LONGEST_LINE,
+                  "an unknown 100,000-character option: exit %d, %d characters on stderr" % (p.returncode,
+                                                                                           len(p.stderr)))
+            print("an unknown 100,000-character option -> %s" % p.stderr.strip())
+            continue
+        expect_error(p, 2, cmd[0], [needle], "%s %s <%d characters>" % (cmd[0], needle, len(cmd[-1])))
+    p = apiary(args, ["run", "--rate", "1e10"])
+    expect_error(p, 2, "run", ["--rate", "above the largest rate, 1e9"], "--rate 1e10")
+
+
+def errors_documented(args):
+    p = apiary(args, ["--help"])
+    check(p.returncode == 0 and "129" in p.stdout and "SIGHUP" in p.stdout, "apiary --help does not document 129")
+    with open(os.path.join(args.source_dir, "README.md")) as f:
+        readme = f.read()
+    check("**129**" in readme and "SIGHUP" in readme, "README.md does not document exit status 129")
+    print("errors: exit status 129 (SIGHUP) in apiary --help and README.md")
+
+
+def mode_errors(args):
+    tmp = scratch(args, "errors")
+    errors_during_the_run(args, tmp)
+    errors_stdout(args, tmp)
+    errors_echoes(args, tmp)
+    errors_documented(args)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--apiary", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work-dir", required=True)
+    ap.add_argument("mode", choices=["outputs", "signals", "inputs", "checks", "errors"])
+    args = ap.parse_args()
+    args.apiary = os.path.abspath(args.apiary)
+    args.source_dir = os.path.abspath(args.source_dir)
+    args.work_dir = os.path.abspath(args.work_dir)
+    os.makedirs(args.work_dir, exist_ok=True)
+    print("running as %s" % ("root" if os.geteuid() == 0 else "uid %d" % os.geteuid()))
+    try:
+        {"outputs": mode_outputs, "signals": mode_signals, "inputs": mode_inputs, "checks": mode_checks,
+         "errors": mode_errors}[args.mode](args)
+    except Failure as e:
+        print("FAILED (%s): %s" % (args.mode, e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

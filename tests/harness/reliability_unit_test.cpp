@@ -1,0 +1,314 @@
+// Reliability of the harness's building blocks (docs/reliability.md): how outputs are written
+// (output_file), how inputs are read (input_file), how errors echo values (error_text), what
+// memory a command may take (memory_budget), and how config files and options refuse what
+// they used to take silently. The end-to-end cases are in reliability_test.py.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "apiary/harness/error_text.hpp"
+#include "apiary/harness/input_file.hpp"
+#include "apiary/harness/memory_budget.hpp"
+#include "apiary/harness/options.hpp"
+#include "apiary/harness/output_file.hpp"
+#include "apiary/harness/run_config.hpp"
+
+namespace apiary::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A scratch directory of the test's own, removed at the end.
+class Scratch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("apiary-reliability-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  static std::string read(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  static void write(const std::string& p, const std::string& content) {
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out << content;
+  }
+  std::size_t entries() const { return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), {})); }
+
+  fs::path dir_;
+};
+
+// ---- error_text -----------------------------------------------------------------------------
+
+TEST(ErrorText, ShownCutsLongValuesAndEscapesControlCharacters) {
+  EXPECT_EQ(shown("64KiB"), "64KiB");
+  EXPECT_EQ(shown(std::string(200, '9')), std::string(80, '9') + "…");
+  EXPECT_EQ(shown("two\nlines\t\x01"), "two\\nlines\\t\\x01");
+  EXPECT_EQ(shown("µs…"), "µs…");                      // UTF-8 kept whole
+  EXPECT_EQ(shown(std::string(79, 'a') + "µµ"), std::string(79, 'a') + "µ…");  // never cut inside a character
+  EXPECT_EQ(shown("\xff"), "\\xff");                    // a stray byte escaped alone
+}
+
+TEST(ErrorText, ShownPathKeepsTheStartAndTheFileName) {
+  const std::string dir = "/build/" + std::string(300, 'd');
+  EXPECT_EQ(shown_path("/tmp/r.json"), "/tmp/r.json");
+  const std::string p = shown_path(dir + "/report.json");
+  EXPECT_TRUE(p.starts_with("/build/ddd")) << p;
+  EXPECT_TRUE(p.ends_with("ddd/report.json")) << p;
+  EXPECT_NE(p.find("…"), std::string::npos);
+  EXPECT_EQ(one_line("cannot write " + p + ": File name too long"), "cannot write " + p + ": File name too long");
+}
+
+TEST(ErrorText, OneLineCutsEveryLongWordButKeepsShownValuesWhole) {
+  const std::string quoted = "'" + shown(std::string(500, 'x')) + "':";
+  EXPECT_EQ(one_line("--name: " + quoted + " expected a name"), "--name: " + quoted + " expected a name");
+  const std::string cut = one_line("not expected: " + std::string(100000, 'y'));
+  EXPECT_LT(cut.size(), 300u);
+  EXPECT_EQ(cut.find('\n'), std::string::npos);
+  EXPECT_EQ(one_line("a\nb"), "a\\nb");
+}
+
+// ---- output_file ----------------------------------------------------------------------------
+
+using OutputFile = Scratch;
+
+TEST_F(OutputFile, AReplacedFileChangesOnlyAtCommitAndKeepsItsMode) {
+  const std::string p = path("report.json");
+  write(p, "old");
+  ::chmod(p.c_str(), 0600);
+  {
+    output_file f(p);
+    f.write("new", 3);
+    EXPECT_EQ(read(p), "old");  // nothing under the final name before the commit
+    EXPECT_EQ(entries(), 2u);   // the temporary file beside it
+    f.commit();
+  }
+  EXPECT_EQ(read(p), "new");
+  EXPECT_EQ(fs::status(p).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(entries(), 1u);
+}
+
+TEST_F(OutputFile, WithoutACommitTheOldFileStaysAndNothingIsLeftBehind) {
+  const std::string p = path("report.json");
+  write(p, "old");
+  {
+    output_file f(p);
+    f.write("half", 4);
+  }
+  EXPECT_EQ(read(p), "old");
+  EXPECT_EQ(entries(), 1u);
+}
+
+TEST_F(OutputFile, AFileNamedLikeATemporaryOneIsNotTouched) {
+  const std::string p = path("report.json");
+  write(p + ".tmp", "mine");
+  output_file f(p);
+  f.write("{}", 2);
+  f.commit();
+  EXPECT_EQ(read(p + ".tmp"), "mine");
+  EXPECT_EQ(read(p), "{}");
+}
+
+TEST_F(OutputFile, ALinkStaysALinkAndItsTargetIsWritten) {
+  fs::create_symlink("target.json", path("link.json"));
+  ASSERT_EQ(check_output(path("link.json")), std::nullopt);
+  output_file f(path("link.json"));
+  f.write("{}", 2);
+  f.commit();
+  EXPECT_TRUE(fs::is_symlink(path("link.json")));
+  EXPECT_EQ(read(path("target.json")), "{}");
+}
+
+TEST_F(OutputFile, ACharacterDeviceIsWrittenThroughNeverReplaced) {
+  // /dev/null is safe here: this code writes through it (the point of the test).
+  ASSERT_TRUE(fs::is_character_file("/dev/null"));
+  EXPECT_TRUE(writes_through("/dev/null"));
+  EXPECT_EQ(check_output("/dev/null"), std::nullopt);
+  output_file f("/dev/null");
+  f.write("x", 1);
+  f.commit();
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+TEST_F(OutputFile, AnOpenDescriptorIsWrittenThrough) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string read_end = "/proc/self/fd/" + std::to_string(fds[0]);
+  const std::string write_end = "/dev/fd/" + std::to_string(fds[1]);
+  EXPECT_NE(check_output(read_end).value_or("").find("open for reading only"), std::string::npos);
+  EXPECT_EQ(check_output(write_end), std::nullopt);
+  EXPECT_TRUE(writes_through(write_end));
+  {
+    output_file f(write_end);
+    f.write("{}", 2);
+    f.commit();
+  }
+  ::close(fds[1]);
+  char got[8] = {};
+  EXPECT_EQ(::read(fds[0], got, sizeof got), 2);
+  EXPECT_EQ(std::string(got), "{}");
+  ::close(fds[0]);
+  EXPECT_NE(check_output("/dev/fd/987654").value_or("").find("not an open descriptor"), std::string::npos);
+}
+
+TEST_F(OutputFile, AFifoWithoutAReaderIsAnErrorNotAHang) {
+  const std::string p = path("fifo");
+  ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  const auto problem = check_output(p);
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("a FIFO with no reader"), std::string::npos) << *problem;
+  EXPECT_THROW(output_file{p}, std::runtime_error);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_TRUE(fs::is_fifo(p));
+  // The log is written while the run goes: a FIFO would block its opening.
+  EXPECT_NE(check_output(p, output_use::stream).value_or("").find("a FIFO"), std::string::npos);
+}
+
+TEST_F(OutputFile, DirectoriesAndDirectoryNamesAreRefusedAndNotCreated) {
+  EXPECT_NE(check_output(dir_.string()).value_or("").find("it is a directory"), std::string::npos);
+  EXPECT_NE(check_output(path("newdir") + "/").value_or("").find("a directory name"), std::string::npos);
+  EXPECT_FALSE(fs::exists(path("newdir")));
+  EXPECT_EQ(check_output(path("sub/dir/report.json")), std::nullopt);  // parents are created
+  EXPECT_EQ(entries(), 1u);                                            // and nothing else is left
+}
+
+TEST_F(OutputFile, DistinctFilesHoweverTheyAreSpelled) {
+  write(path("run.toml"), "blocks = 3\n");
+  fs::create_symlink("run.toml", path("alias.toml"));
+  const std::vector<named_path> inputs = {{"--config", path("run.toml")}};
+  auto problem = check_distinct(inputs, {{"--report", path("alias.toml")}});
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("the same file as --config"), std::string::npos) << *problem;
+  problem = check_distinct({}, {{"--report", path("r.json")}, {"--dump-blocks", path("sub/../r.json")}});
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("--dump-blocks"), std::string::npos) << *problem;
+  EXPECT_EQ(check_distinct(inputs, {{"--report", "/dev/null"}, {"--dump-blocks", "/dev/null"}}), std::nullopt);
+  EXPECT_EQ(check_distinct(inputs, {{"--report", path("r.json")}, {"--log-file", ""}}), std::nullopt);
+}
+
+// ---- input_file -----------------------------------------------------------------------------
+
+using InputFile = Scratch;
+
+TEST_F(InputFile, OnlyARegularFileWithinTheSizeIsRead) {
+  write(path("a.toml"), "blocks = 3\n");
+  EXPECT_EQ(read_input_file(path("a.toml"), 100, "config file"), "blocks = 3\n");
+  const auto refused = [&](const std::string& p, std::uint64_t max, const std::string& why) {
+    try {
+      read_input_file(p, max, "config file");
+      ADD_FAILURE() << p << " was read";
+    } catch (const input_error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused(path("a.toml"), 5, "more than the 5 bytes");
+  refused(path("missing"), 100, "no such file");
+  refused(dir_.string(), 100, "a directory, not a config file");
+  refused("/dev/zero", 100, "not a regular file (a character device)");
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  refused(path("fifo"), 100, "not a regular file (a FIFO)");  // at once: no writer is waited for
+}
+
+// ---- memory_budget --------------------------------------------------------------------------
+
+TEST(MemoryBudget, WhatCannotFitIsRefusedWithTheNumbers) {
+  EXPECT_GT(available_memory(), 0u);
+  EXPECT_EQ(memory_problem(1), std::nullopt);
+  const auto problem = memory_problem(std::uint64_t{1} << 60);
+  ASSERT_TRUE(problem);
+  EXPECT_NE(problem->find("1.0 EiB in memory"), std::string::npos) << *problem;
+  run_config c;
+  EXPECT_EQ(check_memory(c, 20'000), std::nullopt);
+  EXPECT_NE(check_memory(c, 999'999'999'999).value_or("").find("--transactions 999,999,999,999"), std::string::npos);
+  EXPECT_EQ(bytes_text(1536), "1.5 KiB");
+}
+
+// ---- config files and options ---------------------------------------------------------------
+
+using ConfigFile = Scratch;
+
+std::string apply_file(const std::string& file, run_config& c) {
+  CLI::App app;
+  option_binder b(app, scope_run);
+  bind_run_options(b, c);
+  return apply_config_file(app, file);
+}
+
+TEST_F(ConfigFile, AKeyGivenTwiceIsNamedWithItsLines) {
+  run_config c;
+  write(path("twice.toml"), "blocks = 3\nseed = 2\n# blocks = 9\nblocks = 4\n");
+  EXPECT_NE(apply_file(path("twice.toml"), c).find("duplicate key 'blocks' (lines 1 and 4)"), std::string::npos);
+  write(path("spelled.toml"), "block_size = \"64KiB\"\nblock-size = \"128KiB\"\n");
+  EXPECT_NE(apply_file(path("spelled.toml"), c).find("duplicate key 'block-size'"), std::string::npos);
+  write(path("once.toml"), "blocks = 3\nseed = 2\n");
+  EXPECT_EQ(apply_file(path("once.toml"), c), "");
+  EXPECT_EQ(c.stop.blocks, 3u);
+}
+
+TEST_F(ConfigFile, AByteOrderMarkIsSkipped) {
+  run_config c;
+  write(path("bom.toml"), "\xef\xbb\xbf" "blocks = 7\n");
+  EXPECT_EQ(apply_file(path("bom.toml"), c), "");
+  EXPECT_EQ(c.stop.blocks, 7u);
+}
+
+TEST_F(ConfigFile, AHugeKeyIsEchoedShort) {
+  run_config c;
+  write(path("key.toml"), std::string(100000, 'k') + " = 3\n");
+  const std::string problem = apply_file(path("key.toml"), c);
+  EXPECT_NE(problem.find("unknown key"), std::string::npos);
+  EXPECT_LT(problem.size(), 300u);
+}
+
+TEST(Options, EveryCountStatesItsUpperBound) {
+  const struct {
+    const char* option;
+    const char* value;
+    const char* bound;
+  } cases[] = {{"blocks", "4294967295", "to 1000000"},
+               {"transactions", "18446744073709551615", "to 1000000000000"},
+               {"accounts", "10000001", "to 10000000"},
+               {"threads", "129", "to 128"}};
+  for (const auto& k : cases) {
+    run_config c;
+    const std::string problem = apply_options(c, {"--" + std::string(k.option), k.value});
+    EXPECT_NE(problem.find(k.bound), std::string::npos) << k.option << ": " << problem;
+  }
+}
+
+TEST(Options, TheMixIsRefusedWhereTheColonyWouldClampIt) {
+  run_config c;
+  std::string problem = apply_options(c, {"--mix", "article=1:0-99999999"});
+  EXPECT_NE(problem.find("60000"), std::string::npos) << problem;
+  problem = apply_options(c, {"--mix", "vote=1:0-10"});
+  EXPECT_NE(problem.find("no extra payload"), std::string::npos) << problem;
+  EXPECT_EQ(apply_options(c, {"--mix", "article=1:0-60000"}), "");
+  problem = apply_options(c, {"--mix", "vote=1,vote=2"});
+  EXPECT_NE(problem.find("given twice"), std::string::npos) << problem;
+  problem = apply_options(c, {"--mix", std::string(5000, 'v')});
+  EXPECT_NE(problem.find("at most 1000"), std::string::npos);
+  EXPECT_LT(problem.size(), 300u);
+}
+
+TEST(Options, ARateAboveTheLargestSaysSo) {
+  run_config c;
+  EXPECT_NE(apply_options(c, {"--rate", "1e10"}).find("above the largest rate"), std::string::npos);
+  EXPECT_NE(apply_options(c, {"--rate", "0"}).find("above 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace apiary::harness
