@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <ranges>
 #include <vector>
 
 #include "apiary/core/check.hpp"
@@ -49,7 +48,8 @@ std::string base58_encode(const std::uint8_t* p, std::size_t n) {
     }
   }
   std::string out(zeros, '1');
-  for (const auto d : digits | std::views::reverse) out.push_back(alphabet[d]);
+  // NOLINTNEXTLINE(modernize-loop-convert): in reverse
+  for (auto d = digits.rbegin(); d != digits.rend(); ++d) out.push_back(alphabet[*d]);
   return out;
 }
 

@@ -65,7 +65,7 @@ std::string shown(std::string_view value, std::size_t limit) {
 }
 
 std::string shown_path(std::string_view path, std::size_t limit) {
-  const std::string whole = shown(path, std::string::npos);
+  std::string whole = shown(path, std::string::npos);
   // Character boundaries of the escaped text (UTF-8 continuation bytes are not one).
   std::vector<std::size_t> starts;
   for (std::size_t i = 0; i < whole.size(); ++i)

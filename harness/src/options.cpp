@@ -1,6 +1,7 @@
 #include "apiary/harness/options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
 #include <charconv>
@@ -88,9 +89,9 @@ std::string set_mix(colony::mix_config& mix, const std::string& text) {
     const std::uint32_t hard = colony::mix_config::hard_max[colony::index_of(k)];
     if (m[k].max <= hard) continue;
     const std::string name(colony::op_kind_name(k));
-    if (hard == 0) return name + ": max " + std::to_string(m[k].max) + ": a " + name + " has no extra payload (0-0)";
-    return name + ": max " + std::to_string(m[k].max) + " is above " + std::to_string(hard) +
-           ", the largest extra payload of this kind (allowed: 0 to " + std::to_string(hard) + " bytes)";
+    if (hard == 0) return fmt::format("{0}: max {1}: a {0} has no extra payload (0-0)", name, m[k].max);
+    return fmt::format("{}: max {} is above {}, the largest extra payload of this kind (allowed: 0 to {} bytes)", name,
+                       m[k].max, hard, hard);
   }
   mix = m;
   return {};
@@ -521,7 +522,7 @@ std::optional<std::string> duplicate_key(std::string_view text) {
     const std::size_t end = std::min(text.find('\n', start), text.size());
     const std::string_view line = trim(text.substr(start, end - start));
     start = end + 1;
-    for (const char* quotes : {"\"\"\"", "'''"})
+    for (const char* quotes : {R"(""")", "'''"})
       for (std::size_t q = line.find(quotes); q != std::string_view::npos; q = line.find(quotes, q + 3))
         in_multiline = !in_multiline;
     const std::size_t eq = line.find('=');
