@@ -73,8 +73,7 @@ struct bench_chain {
   explicit bench_chain(const core::chain_options& o) : chain(o), keys(o.key_password) {
     const auto names = colony::genesis_account_names(actor_accounts, o.account_prefix);
     for (std::size_t t = 0; t < colony_threads; ++t)
-      gens.emplace_back(colony::mix_config{},
-                        colony::generator_options{base_seed, static_cast<std::uint32_t>(t), true},
+      gens.emplace_back(colony::mix_config{}, colony::generator_options{base_seed, static_cast<std::uint32_t>(t), true},
                         colony::deal_accounts(names, t, colony_threads), ring);
   }
 
@@ -319,17 +318,18 @@ void register_all() {
       {"NoPoolUndo", [](core::chain_options& o) { o.db.pool_undo = false; }},
   };
   for (const variant& v : push_variants)
-    benchmark::RegisterBenchmark(("BM_PushTransaction_" + v.name).c_str(),
-                                 [v](benchmark::State& s) { push_transaction(s, v); })
-        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_PushTransaction_" + v.name).c_str(), [v](benchmark::State& s) {
+      push_transaction(s, v);
+    })->Unit(benchmark::kMicrosecond);
 
   const std::vector<variant> apply_variants = {
       {"InSession", [](core::chain_options&) {}},
       {"NoSession", [](core::chain_options& o) { o.apply_block_in_session = false; }},
   };
   for (const variant& v : apply_variants)
-    benchmark::RegisterBenchmark(("BM_ApplyBlock_" + v.name).c_str(), [v](benchmark::State& s) { apply_block(s, v); })
-        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("BM_ApplyBlock_" + v.name).c_str(), [v](benchmark::State& s) {
+      apply_block(s, v);
+    })->Unit(benchmark::kMillisecond);
 
   benchmark::RegisterBenchmark("BM_GenerateBlock_Full", [v = push_variants.front()](benchmark::State& s) {
     generate_block(s, v);
@@ -340,8 +340,9 @@ void register_all() {
       {"Unified", [](core::chain_options& o) { o.dedup = dedup_mode::unified; }},
   };
   for (const variant& v : dedup_variants)
-    benchmark::RegisterBenchmark(("BM_DedupLookup_" + v.name).c_str(), [v](benchmark::State& s) { dedup_lookup(s, v); })
-        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_DedupLookup_" + v.name).c_str(), [v](benchmark::State& s) {
+      dedup_lookup(s, v);
+    })->Unit(benchmark::kMicrosecond);
 
   benchmark::RegisterBenchmark("BM_GenesisAccounts", genesis_accounts_bench)
       ->Iterations(1)

@@ -17,8 +17,8 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "apiary/colony/comment_ring.hpp"
@@ -69,8 +69,7 @@ const secp256k1_context* bare_context() {
 }
 
 bool bare_is_canonical(const std::uint8_t* c) {
-  return !(c[1] & 0x80) && !(c[1] == 0 && !(c[2] & 0x80)) && !(c[33] & 0x80) &&
-         !(c[33] == 0 && !(c[34] & 0x80));
+  return !(c[1] & 0x80) && !(c[1] == 0 && !(c[2] & 0x80)) && !(c[33] & 0x80) && !(c[33] == 0 && !(c[34] & 0x80));
 }
 
 // The canonical-retry loop of keys.hpp: RFC 6979 with extra entropy sha256(digest || attempt).
@@ -81,8 +80,8 @@ void bare_sign(const std::uint8_t* digest, const std::uint8_t* secret, std::uint
     entropy_input[32] = static_cast<std::uint8_t>(attempt);
     const core::sha256_digest extra = core::sha256(entropy_input.data(), entropy_input.size());
     secp256k1_ecdsa_recoverable_signature sig;
-    if (secp256k1_ecdsa_sign_recoverable(bare_context(), &sig, digest, secret,
-                                         secp256k1_nonce_function_rfc6979, extra.begin()) != 1)
+    if (secp256k1_ecdsa_sign_recoverable(bare_context(), &sig, digest, secret, secp256k1_nonce_function_rfc6979,
+                                         extra.begin()) != 1)
       fail("secp256k1_ecdsa_sign_recoverable");
     int recid = 0;
     secp256k1_ecdsa_recoverable_signature_serialize_compact(bare_context(), out65 + 1, &recid, &sig);
@@ -94,8 +93,7 @@ void bare_sign(const std::uint8_t* digest, const std::uint8_t* secret, std::uint
 bool bare_recover(const std::uint8_t* sig65, const std::uint8_t* digest, std::uint8_t* out33) {
   secp256k1_ecdsa_recoverable_signature sig;
   const int recid = (sig65[0] - 27) & 3;
-  if (secp256k1_ecdsa_recoverable_signature_parse_compact(bare_context(), &sig, sig65 + 1, recid) != 1)
-    return false;
+  if (secp256k1_ecdsa_recoverable_signature_parse_compact(bare_context(), &sig, sig65 + 1, recid) != 1) return false;
   secp256k1_pubkey pk;
   if (secp256k1_ecdsa_recover(bare_context(), &pk, &sig, digest) != 1) return false;
   std::size_t len = 33;
@@ -137,8 +135,7 @@ fixture build_fixture() {
   head_id.data = {0, 0, 0x03, 0xe8, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
   if (core::block_num_from_id(head_id) != head_block_num) fail("head block id");
   for (std::size_t t = 0; t < colony_threads; ++t) {
-    gens.emplace_back(colony::mix_config{},
-                      colony::generator_options{base_seed, static_cast<std::uint32_t>(t), true},
+    gens.emplace_back(colony::mix_config{}, colony::generator_options{base_seed, static_cast<std::uint32_t>(t), true},
                       colony::deal_accounts(genesis, t, colony_threads), ring);
     gens.back().set_head(head_id, head_time);
   }
@@ -165,8 +162,7 @@ fixture build_fixture() {
   for (auto k : kinds) ++f.stats.kinds[colony::index_of(k)].count;
 
   f.block.header.transaction_merkle_root = f.block.compute_merkle_root();
-  const core::private_key witness_key =
-      core::private_key::from_login("initminer", core::key_role::active, password);
+  const core::private_key witness_key = core::private_key::from_login("initminer", core::key_role::active, password);
   f.block.header.witness_signature = witness_key.sign(core::header_digest(f.block.header));
   f.signed_block = f.block.to_signed_block();
 
@@ -225,8 +221,7 @@ fixture build_fixture() {
   bare_sign(f.typical_digest.begin(), f.typical_key->secret().begin(), bare.begin());
   if (bare != f.typical_sig) fail("bare libsecp256k1 signature differs from private_key::sign");
   core::public_key recovered;
-  if (!bare_recover(f.typical_sig.begin(), f.typical_digest.begin(), recovered.begin()) ||
-      recovered != f.typical_pub)
+  if (!bare_recover(f.typical_sig.begin(), f.typical_digest.begin(), recovered.begin()) || recovered != f.typical_pub)
     fail("bare recovery");
   if (core::recover_public_key(f.typical_sig, f.typical_digest) != f.typical_pub) fail("recover_public_key");
   return f;

@@ -55,11 +55,9 @@ struct state_object {
 template <std::size_t N>
 using state_index = apiary::core::undo_index<
     state_object<N>,
-    bmi::indexed_by<
-        bmi::ordered_unique<bmi::member<state_object<N>, std::uint64_t, &state_object<N>::id>>,
-        bmi::ordered_non_unique<
-            bmi::tag<by_owner>,
-            bmi::member<state_object<N>, std::uint64_t, &state_object<N>::owner>>>>;
+    bmi::indexed_by<bmi::ordered_unique<bmi::member<state_object<N>, std::uint64_t, &state_object<N>::id>>,
+                    bmi::ordered_non_unique<bmi::tag<by_owner>,
+                                            bmi::member<state_object<N>, std::uint64_t, &state_object<N>::owner>>>>;
 
 using modified_index = state_index<0>;  // objects the transactions modify
 using created_index = state_index<1>;   // objects the transactions create
@@ -74,8 +72,7 @@ std::unique_ptr<database> make_database(const database_options& options, bool wi
   add_indexes(*db, std::make_index_sequence<index_count>());
   if (with_objects) {
     auto& idx = db->get_index<modified_index>();
-    for (std::uint64_t i = 0; i < preexisting_objects; ++i)
-      idx.create([&](auto& o) { o.owner = i % 97; });
+    for (std::uint64_t i = 0; i < preexisting_objects; ++i) idx.create([&](auto& o) { o.owner = i % 97; });
   }
   return db;
 }
@@ -132,8 +129,7 @@ std::int64_t run_blocks(database& db, const Apply& apply, std::vector<std::uint3
       }
       block_session.push();
     }
-    pending_txs.erase(pending_txs.begin(),
-                      pending_txs.begin() + static_cast<std::ptrdiff_t>(in_block));
+    pending_txs.erase(pending_txs.begin(), pending_txs.begin() + static_cast<std::ptrdiff_t>(in_block));
     for (const std::uint32_t tx : pending_txs) {  // those that did not fit
       if (!pending.active()) pending = db.start_undo_session();
       auto session = db.start_undo_session();
@@ -201,11 +197,7 @@ void BM_UndoSessionWithWrites(benchmark::State& state) {
 }
 
 BENCHMARK(BM_EmptyUndoSession)->ArgName("keep_alive")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_EmptyUndoSession_PoolUndo)
-    ->ArgName("keep_alive")
-    ->Arg(0)
-    ->Arg(1)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EmptyUndoSession_PoolUndo)->ArgName("keep_alive")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_UndoSessionWithWrites)
     ->ArgNames({"keep_alive", "pool"})
     ->ArgsProduct({{0, 1}, {0, 1}})

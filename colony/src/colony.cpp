@@ -419,8 +419,7 @@ bool colony::take_token(worker& w) {
 void colony::produce(worker& w) {
   const bool measure = config_.measure_cpu;
   const core::tx_completion done{&colony::on_complete, &w};
-  for (std::uint64_t made = 0; config_.transactions_per_thread == 0 || made < config_.transactions_per_thread;
-       ++made) {
+  for (std::uint64_t made = 0; config_.transactions_per_thread == 0 || made < config_.transactions_per_thread; ++made) {
     if (stop_.load(std::memory_order_relaxed)) return;
     refresh_head(w);  // a new limit applies from now
     if (w.in_flight.load() >= w.limit && !wait_in_flight(w, w.resume_at_most, brake::in_flight)) return;
@@ -468,8 +467,8 @@ void colony::produce(worker& w) {
     // A faulty companion follows the normal transaction now and then (faults.hpp).
     const std::optional<fault_kind> fault = w.faults.draw();
     core::full_transaction_ptr companion;
-    if (fault) companion = build_fault(*fault, tx, g.signer, w.keys, config_.chain, config_.sign,
-                                       config_.attach_signer_keys);
+    if (fault)
+      companion = build_fault(*fault, tx, g.signer, w.keys, config_.chain, config_.sign, config_.attach_signer_keys);
     if (!submit(w, std::move(tx), done)) return;
     if (companion) {
       // Counted once the sink took it, so every injected companion gets an answer.

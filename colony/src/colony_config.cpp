@@ -25,8 +25,8 @@ std::optional<std::string> colony_config::validate() const {
   if (auto problem = mix.validate()) return "mix: " + *problem;
   if (auto problem = faults.validate(sign)) return "faults: " + *problem;
   if (genesis_accounts < threads)
-    return "genesis_accounts: " + std::to_string(genesis_accounts) + " is fewer than the " +
-           std::to_string(threads) + " threads (each needs an account of its own)";
+    return "genesis_accounts: " + std::to_string(genesis_accounts) + " is fewer than the " + std::to_string(threads) +
+           " threads (each needs an account of its own)";
   if (account_prefix.size() < 3 || account_prefix.size() > 10)
     return "account_prefix: '" + account_prefix + "' must be 3..10 lower-case letters";
   for (char c : account_prefix)
@@ -36,18 +36,18 @@ std::optional<std::string> colony_config::validate() const {
            " genesis accounts makes names longer than 16 characters";
   // A binder that casts a number could hand over a value no name stands for.
   if (!core::value_of(rate_mode_names, to_string(rate)))
-    return "rate: " + std::to_string(static_cast<int>(rate)) + " is not a rate mode (allowed: " +
-           core::names_text(rate_mode_names, ", ") + ")";
+    return "rate: " + std::to_string(static_cast<int>(rate)) +
+           " is not a rate mode (allowed: " + core::names_text(rate_mode_names, ", ") + ")";
   if (!core::value_of(submit_mode_names, to_string(submit)))
-    return "submit: " + std::to_string(static_cast<int>(submit)) + " is not a submit mode (allowed: " +
-           core::names_text(submit_mode_names, ", ") + ")";
+    return "submit: " + std::to_string(static_cast<int>(submit)) +
+           " is not a submit mode (allowed: " + core::names_text(submit_mode_names, ", ") + ")";
   if (rate == rate_mode::tps && !(tps_limit > 0.0 && std::isfinite(tps_limit)))
     return "tps_limit: must be a number > 0 in tps rate mode";
   if (rate == rate_mode::block_budget && block_budget == 0 && block_size == 0)
     return "block_size: must be > 0 to derive the block budget";
   if (wait_for_work_ms && *wait_for_work_ms > max_wait_for_work_ms)
-    return "wait_for_work_ms: " + std::to_string(*wait_for_work_ms) +
-           " is above " + std::to_string(max_wait_for_work_ms) +
+    return "wait_for_work_ms: " + std::to_string(*wait_for_work_ms) + " is above " +
+           std::to_string(max_wait_for_work_ms) +
            " (allowed: unset to wake on notification, 0 to yield between checks, or 1.." +
            std::to_string(max_wait_for_work_ms) + " ms between checks)";
   if (!(resume_fraction > 0.0 && resume_fraction <= 1.0))

@@ -1,8 +1,8 @@
 #include "apiary/colony/faults.hpp"
 
 #include <charconv>
-#include <initializer_list>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <utility>
 
@@ -17,8 +17,8 @@ namespace {
 using detail::trim_blanks;
 
 constexpr std::array<std::string_view, fault_kind_count> names = {
-    "duplicate", "expired", "unknown-reference", "missing-authority",
-    "insufficient-funds", "invalid-json", "custom-op-limit", "oversize"};
+    "duplicate",          "expired",      "unknown-reference", "missing-authority",
+    "insufficient-funds", "invalid-json", "custom-op-limit",   "oversize"};
 
 std::string all_names() {
   std::string s;
@@ -79,8 +79,7 @@ double fault_config::total() const {
 
 std::optional<std::string> fault_config::validate(bool sign) const {
   for (std::size_t i = 0; i < fault_kind_count; ++i)
-    if (!(fraction[i] >= 0.0 && fraction[i] <= 1.0))
-      return cat({names[i], ": a fraction from 0 to 1"});
+    if (!(fraction[i] >= 0.0 && fraction[i] <= 1.0)) return cat({names[i], ": a fraction from 0 to 1"});
   if (total() > 1.0 + 1e-12) return "the fractions add up to more than 1";
   if (!sign && (*this)[fault_kind::missing_authority] > 0)
     return "missing-authority needs signing on (unsigned transactions skip the authority check)";
@@ -154,15 +153,12 @@ faulty_transaction make_faulty(fault_kind k, const core::transaction& normal, co
     (f.tx.operations.emplace_back(std::move(ops)), ...);
   };
   switch (k) {
-    case fault_kind::duplicate:
-      break;  // the caller resubmits the normal transaction
+    case fault_kind::duplicate: break;  // the caller resubmits the normal transaction
     case fault_kind::expired:
       // The normal one expires an hour after the head it was made at; this one at that head.
       f.tx.expiration.secs -= 3600;
       break;
-    case fault_kind::unknown_reference:
-      f.tx.ref_block_prefix ^= 0xa5a5a5a5u;
-      break;
+    case fault_kind::unknown_reference: f.tx.ref_block_prefix ^= 0xa5a5a5a5u; break;
     case fault_kind::missing_authority:
       f.wrong_key = true;
       f.tx.expiration.secs -= 1;  // another id than the normal one
@@ -209,9 +205,9 @@ core::full_transaction_ptr build_fault(fault_kind k, const core::full_transactio
   if (sign && f.wrong_key) {
     const core::private_key wrong = wrong_key_for(signer, f.role, keys.password());
     const core::public_key pub = wrong.public_key();
-    return std::make_shared<const core::full_transaction>(std::move(f.tx), chain, std::span(&wrong, 1),
-                                                          attach_keys ? std::span(&pub, 1)
-                                                                      : std::span<const core::public_key>{});
+    return std::make_shared<const core::full_transaction>(
+        std::move(f.tx), chain, std::span(&wrong, 1),
+        attach_keys ? std::span(&pub, 1) : std::span<const core::public_key>{});
   }
   return make_transaction(std::move(f.tx), signer, f.role, keys, chain, sign, attach_keys);
 }

@@ -72,8 +72,8 @@ generator_stats& generator_stats::operator+=(const generator_stats& o) {
   return *this;
 }
 
-generator::generator(const mix_config& mix, const generator_options& options,
-                     std::vector<core::account_name> accounts, comment_ring& ring)
+generator::generator(const mix_config& mix, const generator_options& options, std::vector<core::account_name> accounts,
+                     comment_ring& ring)
     : mix_(mix),
       total_weight_(mix.total_weight()),
       thread_index_(options.thread_index),
@@ -137,8 +137,7 @@ generated_transaction generator::next(op_kind kind) {
   kind_stats& s = stats_.kinds[index_of(g.kind)];
   ++s.count;
   s.extra_bytes += g.extra_size;
-  if (remember_own_comments_ && (g.kind == op_kind::article || g.kind == op_kind::reply))
-    ring_.remember(g.tx);
+  if (remember_own_comments_ && (g.kind == op_kind::article || g.kind == op_kind::reply)) ring_.remember(g.tx);
   return g;
 }
 
@@ -186,9 +185,7 @@ void generator::build_article(generated_transaction& g, std::size_t actor, std::
     }
     for (std::size_t i = 0; i < n; ++i) routes.push_back({accounts_[taken[i]], detail::beneficiary_weight});
     std::sort(routes.begin(), routes.end(),
-              [](const core::beneficiary_route& a, const core::beneficiary_route& b) {
-                return a.account < b.account;
-              });
+              [](const core::beneficiary_route& a, const core::beneficiary_route& b) { return a.account < b.account; });
     o.extensions.push_back(core::comment_payout_beneficiaries{std::move(routes)});
   }
 

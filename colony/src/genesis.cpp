@@ -14,12 +14,13 @@ std::vector<core::account_name> genesis_account_names(std::size_t n, std::string
   std::vector<core::account_name> names;
   names.reserve(n);
   // The chain names its genesis accounts the same way.
-  for (std::size_t i = 0; i < n; ++i) names.push_back(core::genesis_account_name(prefix, static_cast<std::uint32_t>(i)));
+  for (std::size_t i = 0; i < n; ++i)
+    names.push_back(core::genesis_account_name(prefix, static_cast<std::uint32_t>(i)));
   return names;
 }
 
-std::vector<core::account_name> deal_accounts(std::span<const core::account_name> genesis,
-                                              std::size_t thread_index, std::size_t thread_count) {
+std::vector<core::account_name> deal_accounts(std::span<const core::account_name> genesis, std::size_t thread_index,
+                                              std::size_t thread_count) {
   APIARY_CHECK(thread_count > 0 && thread_index < thread_count);
   std::vector<core::account_name> mine;
   mine.reserve(genesis.size() / thread_count + 1);

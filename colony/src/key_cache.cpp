@@ -40,9 +40,8 @@ const core::public_key& key_cache::public_key(const core::account_name& account,
   return *k.pub;
 }
 
-core::full_transaction_ptr make_transaction(core::transaction tx, const core::account_name& signer,
-                                            core::key_role role, key_cache& keys, const core::chain_id& chain,
-                                            bool sign, bool attach_key) {
+core::full_transaction_ptr make_transaction(core::transaction tx, const core::account_name& signer, core::key_role role,
+                                            key_cache& keys, const core::chain_id& chain, bool sign, bool attach_key) {
   if (!sign)
     return std::make_shared<const core::full_transaction>(std::move(tx), chain, std::span<const core::private_key>{});
   const core::private_key& priv = keys.private_key(signer, role);

@@ -10,8 +10,8 @@
 namespace apiary::colony {
 
 namespace {
-constexpr std::array<std::string_view, op_kind_count> kind_names = {"article", "reply", "vote",
-                                                                    "transfer", "custom_json"};
+constexpr std::array<std::string_view, op_kind_count> kind_names = {"article", "reply", "vote", "transfer",
+                                                                    "custom_json"};
 }  // namespace
 
 std::string_view op_kind_name(op_kind k) { return kind_names[index_of(k)]; }
@@ -57,8 +57,7 @@ std::optional<std::string> mix_config::validate() const {
     const std::string name(op_kind_name(k));
     if (p.min > p.max)
       return name + ": min (" + std::to_string(p.min) + ") is above max (" + std::to_string(p.max) + ")";
-    if (!(p.exponent >= 0.0) || std::isinf(p.exponent))
-      return name + ": exponent must be a finite number >= 0";
+    if (!(p.exponent >= 0.0) || std::isinf(p.exponent)) return name + ": exponent must be a finite number >= 0";
   }
   if (total_weight() == 0) return std::string("the mix has no weight: at least one kind needs weight > 0");
   return std::nullopt;
@@ -138,13 +137,16 @@ std::optional<std::string> parse_mix(std::string_view text, mix_config& out) {
       e.append(name).append("' (kinds: ").append(kind_list()).append(")");
       return e;
     }
-    if (std::exchange(named[index_of(*kind)], true)) return std::string(name).append(": given twice (name each kind once)");
+    if (std::exchange(named[index_of(*kind)], true))
+      return std::string(name).append(": given twice (name each kind once)");
     std::string_view rest = item.substr(eq + 1);
     const std::size_t colon = rest.find(':');
     const auto weight = parse_u32(rest.substr(0, colon));
     if (!weight) {
       std::string e(name);
-      e.append(": weight '").append(trim_blanks(rest.substr(0, colon))).append("' is not a whole number from 0 to 4294967295");
+      e.append(": weight '")
+          .append(trim_blanks(rest.substr(0, colon)))
+          .append("' is not a whole number from 0 to 4294967295");
       return e;
     }
     op_kind_params& p = m[*kind];

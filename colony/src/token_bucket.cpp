@@ -12,8 +12,7 @@ namespace {
 constexpr double slack = 1e-9;
 }  // namespace
 
-token_bucket::token_bucket(double rate, double burst, clock::time_point now)
-    : rate_(rate), burst_(burst), last_(now) {
+token_bucket::token_bucket(double rate, double burst, clock::time_point now) : rate_(rate), burst_(burst), last_(now) {
   APIARY_CHECK(rate > 0.0 && std::isfinite(rate));
   APIARY_CHECK(burst >= 1.0);
 }

@@ -34,8 +34,8 @@ void build_range(const colony_config& config, std::vector<step>& steps, std::siz
   key_cache keys(config.key_password);
   for (std::size_t i = begin; i < end; ++i) {
     generated_transaction& g = steps[i].normal;
-    out[i].normal = make_transaction(std::move(g.tx), g.signer, g.role, keys, config.chain, config.sign,
-                                     config.attach_signer_keys);
+    out[i].normal =
+        make_transaction(std::move(g.tx), g.signer, g.role, keys, config.chain, config.sign, config.attach_signer_keys);
     if (steps[i].fault)
       out[i].companion = build_fault(*steps[i].fault, out[i].normal, g.signer, keys, config.chain, config.sign,
                                      config.attach_signer_keys);
@@ -52,8 +52,8 @@ workload generate_workload(const colony_config& config, std::uint64_t transactio
   std::vector<fault_injector> injectors;
   streams.reserve(config.threads);
   for (std::uint32_t t = 0; t < config.threads; ++t) {
-    streams.emplace_back(config.mix, generator_options{config.seed, t, true},
-                         deal_accounts(genesis, t, config.threads), ring);
+    streams.emplace_back(config.mix, generator_options{config.seed, t, true}, deal_accounts(genesis, t, config.threads),
+                         ring);
     streams.back().set_head(head.id, head.time);
     injectors.emplace_back(config.faults, config.seed, t);
   }

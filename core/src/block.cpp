@@ -30,8 +30,8 @@ ripemd160_digest merkle_root(std::span<sha256_digest> leaves) {
   while (n > 1) {
     std::size_t k = 0;
     for (std::size_t i = 0; i + 1 < n; i += 2)
-      leaves[k++] = sha256(std::span<const std::uint8_t>(leaves[i].data),
-                           std::span<const std::uint8_t>(leaves[i + 1].data));
+      leaves[k++] =
+          sha256(std::span<const std::uint8_t>(leaves[i].data), std::span<const std::uint8_t>(leaves[i + 1].data));
     if (n & 1) leaves[k++] = leaves[n - 1];
     n = k;
   }
@@ -55,8 +55,8 @@ decoded_block decode_block_with_ids(std::span<const std::uint8_t> in) {
   // ~360 bytes per claimed transaction before the first one fails to decode.
   constexpr std::size_t min_transaction_bytes = 13;
   if (n > r.remaining() / min_transaction_bytes)
-    r.fail("transaction count " + std::to_string(n) + " cannot fit in the remaining " +
-           std::to_string(r.remaining()) + " bytes");
+    r.fail("transaction count " + std::to_string(n) + " cannot fit in the remaining " + std::to_string(r.remaining()) +
+           " bytes");
   out.block.transactions.resize(n);
   out.transaction_ids.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) {

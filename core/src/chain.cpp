@@ -51,9 +51,7 @@ std::uint32_t chain::head_block_num() const { return globals_.get(0).head_block_
 const block_id& chain::head_block_id() const { return globals_.get(0).head_block_id; }
 time_point_sec chain::head_block_time() const { return globals_.get(0).time; }
 
-const account_object* chain::find_account(const account_name& name) const {
-  return accounts_.find<by_name>(name);
-}
+const account_object* chain::find_account(const account_name& name) const { return accounts_.find<by_name>(name); }
 
 const comment_object* chain::find_comment(const account_name& author, std::string_view permlink) const {
   return comments_.find<by_permlink>(boost::make_tuple(author, permlink));
@@ -199,8 +197,7 @@ reject chain::apply_vote(const vote_operation& op) {
   if (!comment->allow_votes) return reject::invalid_operation;
   const time_point_sec now = head_block_time();
 
-  const comment_vote_object* existing =
-      votes_.find<by_comment_voter>(boost::make_tuple(comment->id, voter->id));
+  const comment_vote_object* existing = votes_.find<by_comment_voter>(boost::make_tuple(comment->id, voter->id));
   if (existing != nullptr) {
     // A vote can be changed, but not to the same weight and not without limit.
     if (existing->weight == op.weight || existing->changes >= max_vote_changes) return reject::invalid_operation;
@@ -276,15 +273,13 @@ reject chain::apply_comment(const comment_operation& op, bool pushing) {
 }
 
 reject chain::apply_comment_options(const comment_options_operation& op) {
-  if (op.percent_hbd > 10000 || op.max_accepted_payout.amount < 0 ||
-      op.max_accepted_payout.symbol != asset_symbol::hbd)
+  if (op.percent_hbd > 10000 || op.max_accepted_payout.amount < 0 || op.max_accepted_payout.symbol != asset_symbol::hbd)
     return reject::invalid_operation;
   const comment_object* comment = find_comment(op.author, op.permlink);
   if (comment == nullptr) return reject::unknown_comment;
   // As in Hive, options only ever get more restrictive: no re-enabling votes or curation
   // rewards, no larger payout or HBD share.
-  if ((op.allow_votes && !comment->allow_votes) ||
-      (op.allow_curation_rewards && !comment->allow_curation_rewards) ||
+  if ((op.allow_votes && !comment->allow_votes) || (op.allow_curation_rewards && !comment->allow_curation_rewards) ||
       op.max_accepted_payout.amount > comment->max_accepted_payout || op.percent_hbd > comment->percent_hbd)
     return reject::invalid_operation;
   if (op.extensions.size() > 1) return reject::invalid_operation;
@@ -444,8 +439,7 @@ block_result chain::apply_block(const full_block& block) {
   // Usually the block is a prefix of the pending list (this chain produced it): those are
   // skipped without a lookup. Otherwise the included ids are looked up.
   std::size_t prefix = 0;
-  while (prefix < carried.size() && prefix < block.transactions.size() &&
-         carried[prefix] == block.transactions[prefix])
+  while (prefix < carried.size() && prefix < block.transactions.size() && carried[prefix] == block.transactions[prefix])
     ++prefix;
   boost::unordered_flat_set<transaction_id> included;
   if (prefix < block.transactions.size()) {

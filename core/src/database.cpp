@@ -25,8 +25,7 @@ database::database(const database_options& options)
       object_pool_(make_pool(options.pool_objects)),
       undo_pool_(make_pool(options.pool_undo)),
       index_options_{object_pool_ ? object_pool_.get() : std::pmr::new_delete_resource(),
-                     undo_pool_ ? undo_pool_.get() : std::pmr::new_delete_resource(),
-                     options.keep_alive} {}
+                     undo_pool_ ? undo_pool_.get() : std::pmr::new_delete_resource(), options.keep_alive} {}
 
 database::~database() = default;
 
@@ -64,8 +63,7 @@ void database::squash() {
 void database::commit(std::int64_t revision) noexcept {
   for (auto& index : indexes_) index->commit(revision);
   const std::int64_t bottom = revision_ - static_cast<std::int64_t>(depth_) + 1;
-  if (revision >= bottom)
-    depth_ = revision >= revision_ ? 0 : static_cast<std::size_t>(revision_ - revision);
+  if (revision >= bottom) depth_ = revision >= revision_ ? 0 : static_cast<std::size_t>(revision_ - revision);
 }
 
 void database::undo_all() noexcept {
@@ -79,7 +77,7 @@ void database::set_revision(std::int64_t revision) {
 }
 
 database& database::session::close() noexcept {
-  APIARY_CHECK(db_ != nullptr);                // already pushed, squashed or undone
+  APIARY_CHECK(db_ != nullptr);               // already pushed, squashed or undone
   APIARY_CHECK(db_->revision_ == revision_);  // a session above it is still open
   return *std::exchange(db_, nullptr);
 }

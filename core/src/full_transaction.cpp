@@ -5,7 +5,8 @@
 
 namespace apiary::core {
 
-full_transaction::full_transaction(signed_transaction tx, const chain_id& chain, std::span<const public_key> signer_keys)
+full_transaction::full_transaction(signed_transaction tx, const chain_id& chain,
+                                   std::span<const public_key> signer_keys)
     : tx_(std::move(tx)), signer_keys_(signer_keys.begin(), signer_keys.end()) {
   out_buffer& buf = thread_scratch();
   pack_into(buf, static_cast<const transaction&>(tx_));

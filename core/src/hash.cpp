@@ -61,15 +61,11 @@ std::span<const std::uint8_t> bytes_of(const void* p, std::size_t n) {
 
 }  // namespace
 
-sha256_digest sha256(const void* data, std::size_t n) {
-  return digest<32>(algos().sha256, bytes_of(data, n), {});
-}
+sha256_digest sha256(const void* data, std::size_t n) { return digest<32>(algos().sha256, bytes_of(data, n), {}); }
 sha256_digest sha256(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
   return digest<32>(algos().sha256, a, b);
 }
-sha224_digest sha224(const void* data, std::size_t n) {
-  return digest<28>(algos().sha224, bytes_of(data, n), {});
-}
+sha224_digest sha224(const void* data, std::size_t n) { return digest<28>(algos().sha224, bytes_of(data, n), {}); }
 ripemd160_digest ripemd160(const void* data, std::size_t n) {
   return digest<20>(algos().ripemd160, bytes_of(data, n), {});
 }

@@ -121,7 +121,7 @@ namespace {
 void value(json_writer& w, const operation& op);
 
 template <class T>
-  requires std::is_integral_v<T>
+requires std::is_integral_v<T>
 void value(json_writer& w, T v) {
   if constexpr (std::is_same_v<T, bool>)
     w.boolean(v);

@@ -83,14 +83,10 @@ constexpr std::uint8_t wif_version = 0x80;
 
 std::string_view key_role_name(key_role r) {
   switch (r) {
-    case key_role::owner:
-      return "owner";
-    case key_role::active:
-      return "active";
-    case key_role::posting:
-      return "posting";
-    case key_role::memo:
-      return "memo";
+    case key_role::owner: return "owner";
+    case key_role::active: return "active";
+    case key_role::posting: return "posting";
+    case key_role::memo: return "memo";
   }
   return "posting";
 }
@@ -144,8 +140,7 @@ core::public_key private_key::public_key() const {
 
 bool is_canonical(const compact_signature& sig) {
   const auto& c = sig.data;
-  return !(c[1] & 0x80) && !(c[1] == 0 && !(c[2] & 0x80)) && !(c[33] & 0x80) &&
-         !(c[33] == 0 && !(c[34] & 0x80));
+  return !(c[1] & 0x80) && !(c[1] == 0 && !(c[2] & 0x80)) && !(c[33] & 0x80) && !(c[33] == 0 && !(c[34] & 0x80));
 }
 
 compact_signature private_key::sign(const sha256_digest& digest) const {

@@ -18,16 +18,11 @@ void unpack_as(byte_reader& r, operation& op) {
 void unpack(byte_reader& r, operation& op) {
   std::uint32_t id = unpack_varint(r, "operation type");
   switch (id) {
-    case vote_operation::wire_id:
-      return unpack_as<vote_operation>(r, op);
-    case comment_operation::wire_id:
-      return unpack_as<comment_operation>(r, op);
-    case transfer_operation::wire_id:
-      return unpack_as<transfer_operation>(r, op);
-    case custom_json_operation::wire_id:
-      return unpack_as<custom_json_operation>(r, op);
-    case comment_options_operation::wire_id:
-      return unpack_as<comment_options_operation>(r, op);
+    case vote_operation::wire_id: return unpack_as<vote_operation>(r, op);
+    case comment_operation::wire_id: return unpack_as<comment_operation>(r, op);
+    case transfer_operation::wire_id: return unpack_as<transfer_operation>(r, op);
+    case custom_json_operation::wire_id: return unpack_as<custom_json_operation>(r, op);
+    case comment_options_operation::wire_id: return unpack_as<comment_options_operation>(r, op);
     default:
       r.fail("unsupported operation type " + std::to_string(id) +
              " (apiary decodes vote=0, comment=1, transfer=2, custom_json=18, comment_options=19)");

@@ -3,8 +3,8 @@
 namespace apiary::core {
 
 void byte_reader::truncated(const char* what, std::size_t need) const {
-  throw decode_error("truncated input: " + std::string(what) + " needs " + std::to_string(need) +
-                         " byte(s), " + std::to_string(remaining()) + " left",
+  throw decode_error("truncated input: " + std::string(what) + " needs " + std::to_string(need) + " byte(s), " +
+                         std::to_string(remaining()) + " left",
                      offset());
 }
 
@@ -32,8 +32,7 @@ void unpack(byte_reader& r, std::string& str) {
 
 void unpack(byte_reader& r, account_name& a) {
   std::uint32_t n = unpack_varint(r, "account name length");
-  if (n > account_name::max_size)
-    r.fail("account name of " + std::to_string(n) + " bytes exceeds the maximum of 16");
+  if (n > account_name::max_size) r.fail("account name of " + std::to_string(n) + " bytes exceeds the maximum of 16");
   const std::uint8_t* p = r.take(n, "account name");
   a = account_name(std::string_view(reinterpret_cast<const char*>(p), n));
 }

@@ -66,8 +66,7 @@ void time_point_sec::to_iso(char* out) const {
 
 std::optional<time_point_sec> time_point_sec::from_iso(std::string_view s) {
   if (s.size() == 20 && s.back() == 'Z') s.remove_suffix(1);
-  if (s.size() != 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':')
-    return std::nullopt;
+  if (s.size() != 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':') return std::nullopt;
   unsigned y, mo, d, h, mi, se;
   if (!digits(s, 0, 4, y) || !digits(s, 5, 2, mo) || !digits(s, 8, 2, d) || !digits(s, 11, 2, h) ||
       !digits(s, 14, 2, mi) || !digits(s, 17, 2, se))

@@ -15,8 +15,8 @@ void transaction::set_reference_block(const block_id& id) {
 }
 
 std::uint32_t block_num_from_id(const block_id& id) {
-  return std::uint32_t{id.data[0]} << 24 | std::uint32_t{id.data[1]} << 16 |
-         std::uint32_t{id.data[2]} << 8 | std::uint32_t{id.data[3]};
+  return std::uint32_t{id.data[0]} << 24 | std::uint32_t{id.data[1]} << 16 | std::uint32_t{id.data[2]} << 8 |
+         std::uint32_t{id.data[3]};
 }
 
 transaction_id transaction_id_of(std::span<const std::uint8_t> packed_unsigned) {

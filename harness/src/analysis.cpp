@@ -87,7 +87,8 @@ void analyze_machine(analysis& a, const run_result& r) {
   const double ours = static_cast<double>(m1.process.cpu_ns() - m0.process.cpu_ns()) / 1e9 *
                       static_cast<double>(clock_ticks_per_second());
   a.machine_known = true;
-  a.machine_busy_share = std::clamp(static_cast<double>(m1.machine.busy_ticks - m0.machine.busy_ticks) / total, 0.0, 1.0);
+  a.machine_busy_share =
+      std::clamp(static_cast<double>(m1.machine.busy_ticks - m0.machine.busy_ticks) / total, 0.0, 1.0);
   a.other_processes_share = std::clamp(a.machine_busy_share - ours / total, 0.0, 1.0);
 }
 
@@ -96,7 +97,8 @@ void analyze_machine(analysis& a, const run_result& r) {
 // alone with signing off.
 void check_targets(analysis& a, const run_config& c) {
   const bool full_blocks = c.writer.block_size >= core::chain_limits::max_block_size - 256 &&
-                           c.writer.block_size <= core::chain_limits::max_block_size && c.writer.block_transactions == 0;
+                           c.writer.block_size <= core::chain_limits::max_block_size &&
+                           c.writer.block_transactions == 0;
   const bool sign = c.colony.sign;
   const bool infinite = c.colony.rate == colony::rate_mode::infinite;
   if (full_blocks && sign)

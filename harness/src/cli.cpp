@@ -136,12 +136,12 @@ struct run_command {
     const std::string path = report_path(config, ctx);
     const std::string log_file = log_file_for(path);
     const outputs& o = config.out;
-    if (!outputs_usable("run", {{"--config", config.config_file}},
-                        {{"--report", path},
-                         {"--dump-transactions", o.dump_transactions},
-                         {"--dump-blocks", o.dump_blocks},
-                         {o.log_file.empty() ? "the log file (beside the report)" : "--log-file", log_file,
-                          output_use::stream}}))
+    if (!outputs_usable(
+            "run", {{"--config", config.config_file}},
+            {{"--report", path},
+             {"--dump-transactions", o.dump_transactions},
+             {"--dump-blocks", o.dump_blocks},
+             {o.log_file.empty() ? "the log file (beside the report)" : "--log-file", log_file, output_use::stream}}))
       return exit_usage;
     run_log log(o.log, log_file);
     return execute(ctx, path, log, log_file);

@@ -69,8 +69,7 @@ void transaction_tap::relay(void* ctx, const core::full_transaction& tx, core::r
       }
     }
   }
-  if (outcome == core::reject::none && tap.record_accepted_)
-    tap.accepted_ids_.push_back({tx.id(), tx.tx().expiration});
+  if (outcome == core::reject::none && tap.record_accepted_) tap.accepted_ids_.push_back({tx.id(), tx.tx().expiration});
   if (outcome == core::reject::none && tap.tracking_) {
     // The completion hands out a reference; the chain has just appended the owning pointer
     // to its pending list (the writer thread runs both).

@@ -1,7 +1,7 @@
 #include "apiary/harness/options.hpp"
 
-#include <CLI/CLI.hpp>
 #include <spdlog/fmt/fmt.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -129,7 +129,8 @@ std::string set_rate(colony::colony_config& k, const std::string& text) {
   if (number && tps > 1e9)
     return "'" + shown(text) + "': above the largest rate, 1e9 (1,000,000,000) transactions per second";
   if (!number || !(tps > 0))
-    return "'" + shown(text) + "': expected infinite, block, or a number of transactions per second above 0 and "
+    return "'" + shown(text) +
+           "': expected infinite, block, or a number of transactions per second above 0 and "
            "at most 1e9";
   k.rate = colony::rate_mode::tps;
   k.tps_limit = tps;
@@ -158,21 +159,21 @@ void option_binder::section(std::string group, unsigned scope) {
 }
 
 CLI::Option* option_binder::add(std::string_view name, std::string_view placeholder, value_kind kind,
-                                std::string_view help, std::function<std::string()> get,
-                                std::string_view default_text,
+                                std::string_view help, std::function<std::string()> get, std::string_view default_text,
                                 const std::function<CLI::Option*(const std::string&, const std::string&)>& make) {
   if ((scope_ & command_scope_) == 0) return nullptr;
   const std::string shown = default_text.empty() ? (get().empty() ? "none" : get()) : std::string(default_text);
   CLI::Option* opt = make("--" + std::string(name), std::string(help) + " (default: " + shown + ")");
   opt->type_name(std::string(placeholder))->group(group_);
-  bound_.push_back(std::make_unique<bound>(
-      bound{std::string(name), kind, std::move(get), std::string(default_text), scope_, opt}));
+  bound_.push_back(
+      std::make_unique<bound>(bound{std::string(name), kind, std::move(get), std::string(default_text), scope_, opt}));
   return opt;
 }
 
 void option_binder::count(std::string_view name, std::uint32_t& field, std::uint32_t min, std::uint32_t max,
                           std::string_view help) {
-  add(name, "N", value_kind::number, help, [&field] { return number_text(field); }, {},
+  add(
+      name, "N", value_kind::number, help, [&field] { return number_text(field); }, {},
       [&](const std::string& flag, const std::string& text) {
         return app_.add_option(flag, field, text)->transform(whole_number(min, max));
       });
@@ -180,7 +181,8 @@ void option_binder::count(std::string_view name, std::uint32_t& field, std::uint
 
 void option_binder::count(std::string_view name, std::uint64_t& field, std::uint64_t min, std::uint64_t max,
                           std::string_view help) {
-  add(name, "N", value_kind::number, help, [&field] { return number_text(field); }, {},
+  add(
+      name, "N", value_kind::number, help, [&field] { return number_text(field); }, {},
       [&](const std::string& flag, const std::string& text) {
         return app_.add_option(flag, field, text)->transform(whole_number(min, max));
       });
@@ -188,9 +190,10 @@ void option_binder::count(std::string_view name, std::uint64_t& field, std::uint
 
 void option_binder::size(std::string_view name, std::uint32_t& field, std::uint32_t min, std::uint32_t max,
                          std::string_view help, std::string_view default_text) {
-  const std::string allowed = "expected a size in bytes from " + std::to_string(min) + " to " +
-                              std::to_string(max) + " (suffixes KiB and MiB, e.g. 64KiB, 2MiB-256)";
-  add(name, "SIZE", value_kind::number, help, [&field] { return number_text(field); }, default_text,
+  const std::string allowed = "expected a size in bytes from " + std::to_string(min) + " to " + std::to_string(max) +
+                              " (suffixes KiB and MiB, e.g. 64KiB, 2MiB-256)";
+  add(
+      name, "SIZE", value_kind::number, help, [&field] { return number_text(field); }, default_text,
       [&](const std::string& flag, const std::string& text) {
         return app_.add_option(flag, field, text)
             ->transform(rewriting(allowed, [min, max](const std::string& v) -> std::optional<std::string> {
@@ -203,7 +206,8 @@ void option_binder::size(std::string_view name, std::uint32_t& field, std::uint3
 
 void option_binder::duration(std::string_view name, double& field, double max_s, std::string_view help) {
   const std::string allowed = "expected a duration from 0 to " + number_text(max_s) + " s (e.g. 90, 90s, 2m, 500ms)";
-  add(name, "TIME", value_kind::number, help, [&field] { return number_text(field); }, {},
+  add(
+      name, "TIME", value_kind::number, help, [&field] { return number_text(field); }, {},
       [&](const std::string& flag, const std::string& text) {
         return app_.add_option(flag, field, text)
             ->transform(rewriting(allowed, [max_s](const std::string& v) -> std::optional<std::string> {
@@ -215,7 +219,8 @@ void option_binder::duration(std::string_view name, double& field, double max_s,
 }
 
 void option_binder::toggle(std::string_view name, bool& field, std::string_view help) {
-  add(name, "on|off", value_kind::toggle, help, [&field] { return toggle_text(field); }, {},
+  add(
+      name, "on|off", value_kind::toggle, help, [&field] { return toggle_text(field); }, {},
       [&](const std::string& flag, const std::string& text) {
         return app_.add_option(flag, field, text)
             ->transform(rewriting("expected on or off", [](const std::string& v) -> std::optional<std::string> {
@@ -234,16 +239,18 @@ CLI::Option* option_binder::add_choice(std::string_view name, const std::string&
     allowed += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i].first;
   return add(name, placeholder, value_kind::text, help, std::move(get), {},
              [&](const std::string& flag, const std::string& text) {
-               return app_.add_option_function<std::string>(
-                   flag,
-                   [names, assign = std::move(assign)](const std::string& v) {
-                     for (const auto& [n, value] : names)
-                       if (n == v) assign(value);
-                   },
-                   text)
+               return app_
+                   .add_option_function<std::string>(
+                       flag,
+                       [names, assign = std::move(assign)](const std::string& v) {
+                         for (const auto& [n, value] : names)
+                           if (n == v) assign(value);
+                       },
+                       text)
                    ->check(CLI::Validator(
                        [names, allowed](std::string& v) -> std::string {
-                         std::transform(v.begin(), v.end(), v.begin(), [](unsigned char ch) { return std::tolower(ch); });
+                         std::transform(v.begin(), v.end(), v.begin(),
+                                        [](unsigned char ch) { return std::tolower(ch); });
                          std::replace(v.begin(), v.end(), '_', '-');
                          for (const auto& entry : names)
                            if (entry.first == v) return {};
@@ -253,10 +260,10 @@ CLI::Option* option_binder::add_choice(std::string_view name, const std::string&
              });
 }
 
-void option_binder::text(std::string_view name, std::string& field, std::string_view placeholder,
-                         std::string_view help, std::string_view default_text,
-                         std::function<std::string(const std::string&)> check) {
-  add(name, placeholder, value_kind::text, help, [&field] { return field; }, default_text,
+void option_binder::text(std::string_view name, std::string& field, std::string_view placeholder, std::string_view help,
+                         std::string_view default_text, std::function<std::string(const std::string&)> check) {
+  add(
+      name, placeholder, value_kind::text, help, [&field] { return field; }, default_text,
       [&](const std::string& flag, const std::string& text) {
         CLI::Option* opt = app_.add_option(flag, field, text);
         if (check) opt->check(CLI::Validator(std::move(check), ""));
@@ -264,9 +271,9 @@ void option_binder::text(std::string_view name, std::string& field, std::string_
       });
 }
 
-void option_binder::custom(std::string_view name, std::string_view placeholder, value_kind kind,
-                           std::string_view help, std::function<std::string(const std::string&)> set,
-                           std::function<std::string()> get, std::string_view default_text) {
+void option_binder::custom(std::string_view name, std::string_view placeholder, value_kind kind, std::string_view help,
+                           std::function<std::string(const std::string&)> set, std::function<std::string()> get,
+                           std::string_view default_text) {
   const std::string flag_name = "--" + std::string(name);
   add(name, placeholder, kind, help, std::move(get), default_text,
       [&](const std::string& flag, const std::string& text) {
@@ -318,27 +325,29 @@ void bind_generation(option_binder& b, run_config& c) {
   b.count("seed", k.seed, 0, u64_max, "Base seed: producer thread t draws from seed + t");
   b.count("accounts", c.chain.genesis_accounts, 1, max_genesis_accounts,
           "Genesis accounts (user0, user1, ...), dealt to the producer threads");
-  b.custom("mix", "KIND=W:MIN-MAX^EXP,...", value_kind::text,
-           "The transaction mix: per kind (article, reply, vote, transfer, custom_json) its relative weight, the "
-           "range of its extra payload in bytes and the exponent of its size distribution (Hive's {min, max, "
-           "weight, exponent}; above 1 favours small payloads); kinds left out, and an exponent left out, keep "
-           "their values",
-           [&k](const std::string& t) { return set_mix(k.mix, t); },
-           [&k] { return colony::to_string(k.mix); }, "Hive's typical mix: " + colony::to_string(colony::mix_config{}));
-  b.custom("faults", "KIND=FRACTION,...", value_kind::text,
-           "Faulty transactions: after each one, with this probability per kind, a companion that breaks one rule "
-           "(duplicate, expired, unknown-reference, missing-authority, insufficient-funds, invalid-json, "
-           "custom-op-limit, oversize), which the chain must reject for that reason; none: off",
-           [&k](const std::string& t) { return set_faults(k.faults, t); },
-           [&k] { return colony::to_string(k.faults); });
+  b.custom(
+      "mix", "KIND=W:MIN-MAX^EXP,...", value_kind::text,
+      "The transaction mix: per kind (article, reply, vote, transfer, custom_json) its relative weight, the "
+      "range of its extra payload in bytes and the exponent of its size distribution (Hive's {min, max, "
+      "weight, exponent}; above 1 favours small payloads); kinds left out, and an exponent left out, keep "
+      "their values",
+      [&k](const std::string& t) { return set_mix(k.mix, t); }, [&k] { return colony::to_string(k.mix); },
+      "Hive's typical mix: " + colony::to_string(colony::mix_config{}));
+  b.custom(
+      "faults", "KIND=FRACTION,...", value_kind::text,
+      "Faulty transactions: after each one, with this probability per kind, a companion that breaks one rule "
+      "(duplicate, expired, unknown-reference, missing-authority, insufficient-funds, invalid-json, "
+      "custom-op-limit, oversize), which the chain must reject for that reason; none: off",
+      [&k](const std::string& t) { return set_faults(k.faults, t); }, [&k] { return colony::to_string(k.faults); });
 }
 
 void bind_colony_run(option_binder& b, colony::colony_config& k) {
   b.section("The colony", scope_run);
-  b.custom("rate", "RATE", value_kind::text,
-           "How fast the colony produces: infinite (as fast as possible), block (a per-block transaction budget) "
-           "or a number of transactions per second",
-           [&k](const std::string& t) { return set_rate(k, t); }, [&k] { return rate_text(k); });
+  b.custom(
+      "rate", "RATE", value_kind::text,
+      "How fast the colony produces: infinite (as fast as possible), block (a per-block transaction budget) "
+      "or a number of transactions per second",
+      [&k](const std::string& t) { return set_rate(k, t); }, [&k] { return rate_text(k); });
   b.count("block-budget", k.block_budget, 0, 10'000'000,
           "Most transactions per block with --rate block, adapted to overflow as Hive does (the last block's "
           "count plus a 5% margin of 100 to 500, less what it left pending); 0: block size / average transaction "
@@ -346,22 +355,23 @@ void bind_colony_run(option_binder& b, colony::colony_config& k) {
   b.count("in-flight", k.in_flight_limit, 0, 10'000'000,
           "Transactions a producer may have submitted and not yet answered before it waits; 0: automatic, as "
           "Hive's colony-max-concurrency = 0 (2 x the last block's transactions / threads)");
-  b.custom("wait-for-work", "MS|off", value_kind::text,
-           "How a producer held by the in-flight limit or the block budget waits: off (woken when it may go on), "
-           "or checking every MS milliseconds (0: yield between checks), as Hive's colony-wait-for-work",
-           [&k](const std::string& t) -> std::string {
-             if (t == "off") {
-               k.wait_for_work_ms.reset();
-               return {};
-             }
-             auto ms = parse_count(t);
-             if (!ms || *ms > colony::colony_config::max_wait_for_work_ms)
-               return "'" + shown(t) + "': expected off or a whole number of milliseconds from 0 to " +
-                      std::to_string(colony::colony_config::max_wait_for_work_ms);
-             k.wait_for_work_ms = static_cast<std::uint32_t>(*ms);
-             return {};
-           },
-           [&k] { return k.wait_for_work_ms ? std::to_string(*k.wait_for_work_ms) : std::string("off"); });
+  b.custom(
+      "wait-for-work", "MS|off", value_kind::text,
+      "How a producer held by the in-flight limit or the block budget waits: off (woken when it may go on), "
+      "or checking every MS milliseconds (0: yield between checks), as Hive's colony-wait-for-work",
+      [&k](const std::string& t) -> std::string {
+        if (t == "off") {
+          k.wait_for_work_ms.reset();
+          return {};
+        }
+        auto ms = parse_count(t);
+        if (!ms || *ms > colony::colony_config::max_wait_for_work_ms)
+          return "'" + shown(t) + "': expected off or a whole number of milliseconds from 0 to " +
+                 std::to_string(colony::colony_config::max_wait_for_work_ms);
+        k.wait_for_work_ms = static_cast<std::uint32_t>(*ms);
+        return {};
+      },
+      [&k] { return k.wait_for_work_ms ? std::to_string(*k.wait_for_work_ms) : std::string("off"); });
   b.choice("submit", k.submit, colony::submit_mode_names,
            "fire-and-forget (submit and go on) or async (wait for each transaction's outcome)");
   b.toggle("warm-keys", k.warm_keys, "Derive every producer key before the run starts instead of on first use");

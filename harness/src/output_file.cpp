@@ -29,8 +29,9 @@ std::runtime_error failure(const std::string& path, const std::string& why) {
 // What a file that apiary will not replace is.
 std::string kind_of(mode_t mode) {
   if (S_ISDIR(mode)) return "it is a directory";
-  if (S_ISBLK(mode)) return "a block device, not a regular file (apiary writes regular files, or through a "
-                            "character device or a FIFO)";
+  if (S_ISBLK(mode))
+    return "a block device, not a regular file (apiary writes regular files, or through a "
+           "character device or a FIFO)";
   if (S_ISSOCK(mode)) return "a socket, not a regular file";
   return "not a regular file";
 }
@@ -151,7 +152,8 @@ std::optional<std::string> check_output(const std::string& path, output_use use)
   if (!exists && errno != ENOENT) return "cannot write " + shown_path(path) + ": " + std::strerror(errno);
   if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return check_device(path, st.st_mode, use);
   if (exists && !S_ISREG(st.st_mode)) return "cannot write " + shown_path(path) + ": " + kind_of(st.st_mode);
-  if (exists && access(path.c_str(), W_OK) != 0) return "cannot write " + shown_path(path) + ": " + std::strerror(errno);
+  if (exists && access(path.c_str(), W_OK) != 0)
+    return "cannot write " + shown_path(path) + ": " + std::strerror(errno);
 
   const fs::path target = regular_target(path);
   std::error_code ec;

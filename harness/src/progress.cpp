@@ -86,7 +86,8 @@ void progress_line::update(const progress_counters& p, std::int64_t now_ns) {
     double eta = -1;
     const double elapsed_s = static_cast<double>(now_ns - start_ns) / 1e9;
     auto consider = [&eta](double s) { eta = eta < 0 ? s : std::min(eta, s); };
-    if (config_.stop.blocks != 0) consider(static_cast<double>(config_.stop.blocks - std::min(config_.stop.blocks, blocks)) * avg_cycle_ms / 1e3);
+    if (config_.stop.blocks != 0)
+      consider(static_cast<double>(config_.stop.blocks - std::min(config_.stop.blocks, blocks)) * avg_cycle_ms / 1e3);
     if (config_.stop.duration_s > 0) consider(config_.stop.duration_s - elapsed_s);
     if (config_.stop.transactions != 0 && tx_per_s > 0)
       consider(static_cast<double>(config_.stop.transactions - std::min(config_.stop.transactions, txs)) / tx_per_s);

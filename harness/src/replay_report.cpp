@@ -93,8 +93,8 @@ void write_replay_blocks(json_out& j, const replay_result& r) {
 
 }  // namespace
 
-void write_replay_report(core::out_buffer& out, const run_config& c, const run_context& ctx,
-                         const workload_meta& w, const std::string& workload_source, const replay_result& r) {
+void write_replay_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const workload_meta& w,
+                         const std::string& workload_source, const replay_result& r) {
   out.reserve(out.size() + 4096 + r.blocks.size() * 160);
   json_out j(out);
   j.begin_object();
@@ -121,15 +121,15 @@ void write_replay_report(core::out_buffer& out, const run_config& c, const run_c
 }
 
 std::string format_replay_summary(const run_context& ctx, const workload_meta& w, const replay_result& r) {
-  std::string s = fmt::format("apiary replay: {} transactions (seed {}, {} streams, {} accounts, {})\n",
-                              grouped(r.transactions), w.seed, w.streams, grouped(w.accounts),
-                              w.sign ? "signed" : "unsigned");
+  std::string s =
+      fmt::format("apiary replay: {} transactions (seed {}, {} streams, {} accounts, {})\n", grouped(r.transactions),
+                  w.seed, w.streams, grouped(w.accounts), w.sign ? "signed" : "unsigned");
   s += fmt::format("  {} build, commit {}\n", ctx.build_type, ctx.commit);
-  s += fmt::format("Replayed in {:.1f} ms on one thread: {:.3f} us per transaction (pushes {:.1f} ms, blocks {:.1f} ms)\n",
-                   ms(r.replay_ns), per_tx_us(r), ms(r.breakdown.tx_ns), ms(r.breakdown.block_ns));
+  s += fmt::format(
+      "Replayed in {:.1f} ms on one thread: {:.3f} us per transaction (pushes {:.1f} ms, blocks {:.1f} ms)\n",
+      ms(r.replay_ns), per_tx_us(r), ms(r.breakdown.tx_ns), ms(r.breakdown.block_ns));
   s += fmt::format("Accepted {}, rejected {}; {} blocks hold {}, {} pending at the end\n", grouped(r.accepted),
-                   grouped(r.rejections.rejected()), r.blocks.size(), grouped(in_blocks(r)),
-                   grouped(r.pending_at_end));
+                   grouped(r.rejections.rejected()), r.blocks.size(), grouped(in_blocks(r)), grouped(r.pending_at_end));
   s += fmt::format("Head block {}, state digest {}\n", r.head_block_num, r.state_digest);
   if (!r.error.empty()) s += "Failed: " + r.error + "\n";
   return s;

@@ -143,7 +143,6 @@ void write_status(json_out& j, const report_inputs& in) {
   j.text_or_null(r.error);
   j.field("stop_reason", to_string(r.stopped_by));
   j.field("report_path", path);
-
 }
 
 void write_context(json_out& j, const report_inputs& in) {
@@ -158,14 +157,12 @@ void write_context(json_out& j, const report_inputs& in) {
     j.value(core::to_hex(id));
   }
   j.end_object();
-
 }
 
 void write_config_section(json_out& j, const report_inputs& in) {
   [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("config");
   write_config(j, c);
-
 }
 
 void write_timing(json_out& j, const report_inputs& in) {
@@ -178,7 +175,6 @@ void write_timing(json_out& j, const report_inputs& in) {
   j.field("shutdown_ms", ms(r.shutdown_ns), 3);
   j.field("measured_s", a.window_s, 9);
   j.end_object();
-
 }
 
 void write_blocks(json_out& j, const report_inputs& in) {
@@ -206,7 +202,6 @@ void write_blocks(json_out& j, const report_inputs& in) {
     j.end_object();
   }
   j.end_array();
-
 }
 
 void write_aggregates(json_out& j, const report_inputs& in) {
@@ -231,7 +226,6 @@ void write_aggregates(json_out& j, const report_inputs& in) {
   j.field("tx_per_s", a.tx_per_s, 3);
   j.field("blocks_per_s", a.blocks_per_s, 6);
   j.end_object();
-
 }
 
 void write_cpu(json_out& j, const report_inputs& in) {
@@ -255,7 +249,6 @@ void write_cpu(json_out& j, const report_inputs& in) {
   j.field("run_user_s", sec(r.usage_end.user_ns), 6);
   j.field("run_system_s", sec(r.usage_end.system_ns), 6);
   j.end_object();
-
 }
 
 void write_writer(json_out& j, const report_inputs& in) {
@@ -281,7 +274,6 @@ void write_writer(json_out& j, const report_inputs& in) {
   j.field("queue_high_water", r.queue_high_water);
   j.field("queue_full_waits", r.queue_full_waits);
   j.end_object();
-
 }
 
 void write_signing(json_out& j, const report_inputs& in) {
@@ -297,7 +289,6 @@ void write_signing(json_out& j, const report_inputs& in) {
   else
     j.null();
   j.end_object();
-
 }
 
 void write_colony(json_out& j, const report_inputs& in) {
@@ -361,7 +352,6 @@ void write_colony(json_out& j, const report_inputs& in) {
   }
   j.end_array();
   j.end_object();
-
 }
 
 void write_ledger(json_out& j, const report_inputs& in) {
@@ -381,7 +371,6 @@ void write_ledger(json_out& j, const report_inputs& in) {
   j.field("dropped", a.dropped);
   j.field("pending_at_end", r.pending_at_end);
   j.end_object();
-
 }
 
 void write_targets(json_out& j, const report_inputs& in) {
@@ -398,7 +387,6 @@ void write_targets(json_out& j, const report_inputs& in) {
     j.end_object();
   }
   j.end_array();
-
 }
 
 void write_audit(json_out& j, const report_inputs& in) {
@@ -430,7 +418,6 @@ void write_audit(json_out& j, const report_inputs& in) {
   j.field("accepted_unexpired", r.audit.accepted_unexpired);
   j.field("undo_depth", r.audit.undo_depth);
   j.end_object();
-
 }
 
 }  // namespace

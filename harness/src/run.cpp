@@ -84,11 +84,12 @@ constexpr std::int64_t stall_warning_ns = 10'000'000'000;
 void log_breakdown(spdlog::logger& log, const queen::writer_breakdown& d) {
   if (d.total_ns <= 0) return;
   const double total = static_cast<double>(d.total_ns) / 100.0;
-  log.info("waiting for work: {:.2f}%, waiting for locks: {:.2f}%, processing transactions: {:.2f}%, "
-           "processing blocks: {:.2f}%, unknown: {:.2f}%",
-           static_cast<double>(d.wait_work_ns) / total, static_cast<double>(d.wait_lock_ns) / total,
-           static_cast<double>(d.tx_ns) / total, static_cast<double>(d.block_ns) / total,
-           static_cast<double>(d.unknown_ns()) / total);
+  log.info(
+      "waiting for work: {:.2f}%, waiting for locks: {:.2f}%, processing transactions: {:.2f}%, "
+      "processing blocks: {:.2f}%, unknown: {:.2f}%",
+      static_cast<double>(d.wait_work_ns) / total, static_cast<double>(d.wait_lock_ns) / total,
+      static_cast<double>(d.tx_ns) / total, static_cast<double>(d.block_ns) / total,
+      static_cast<double>(d.unknown_ns()) / total);
 }
 
 stop_reason stop_reason_for(int sig) {
@@ -297,10 +298,11 @@ void cycle_test::count_block(const queen::block_record& r, bool measured, std::i
 }
 
 void cycle_test::log_block(const queen::block_record& r) {
-  log_.debug("block #{}: {} transactions, {} bytes, cycle {:.3f} ms, produced {:.3f} ms, applied {:.3f} ms, "
-             "{} pending after",
-             r.num, r.transactions, r.size_bytes, r.cycle_ns < 0 ? 0.0 : static_cast<double>(r.cycle_ns) / 1e6,
-             static_cast<double>(r.produced_ns) / 1e6, static_cast<double>(r.applied_ns) / 1e6, r.pending_after);
+  log_.debug(
+      "block #{}: {} transactions, {} bytes, cycle {:.3f} ms, produced {:.3f} ms, applied {:.3f} ms, "
+      "{} pending after",
+      r.num, r.transactions, r.size_bytes, r.cycle_ns < 0 ? 0.0 : static_cast<double>(r.cycle_ns) / 1e6,
+      static_cast<double>(r.produced_ns) / 1e6, static_cast<double>(r.applied_ns) / 1e6, r.pending_after);
   if (r.completed_ns - last_breakdown_.total_ns >= breakdown_interval_ns) {
     const queen::writer_breakdown now = writer_->breakdown_now();
     log_breakdown(log_, now - last_breakdown_);
@@ -356,9 +358,10 @@ bool cycle_test::stalled(poll_state& s, std::int64_t now) {
   const double timeout_s = config_.stop.stall_timeout_s;
   if (timeout_s <= 0 || static_cast<double>(quiet) < timeout_s * 1e9) return false;
   const colony::colony_stats st = colony_->stats();
-  std::string why = fmt::format("no block and no accepted transaction for {} s (--stall-timeout); {} accepted, {} "
-                                "rejected so far",
-                                timeout_s, st.accepted(), st.rejected());
+  std::string why = fmt::format(
+      "no block and no accepted transaction for {} s (--stall-timeout); {} accepted, {} "
+      "rejected so far",
+      timeout_s, st.accepted(), st.rejected());
   if (st.rejected() != 0) {
     std::size_t most = 1;
     for (std::size_t i = 1; i < core::reject_count; ++i)

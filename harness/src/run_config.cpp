@@ -156,8 +156,8 @@ std::optional<std::string> validate(const run_config& c) {
            std::to_string(c.max_block_size);
   }
   if (c.chain.genesis_accounts < k.threads)
-    return "--accounts " + std::to_string(c.chain.genesis_accounts) + ": fewer than the " +
-           std::to_string(k.threads) + " --threads (each producer needs accounts of its own)";
+    return "--accounts " + std::to_string(c.chain.genesis_accounts) + ": fewer than the " + std::to_string(k.threads) +
+           " --threads (each producer needs accounts of its own)";
   if (k.block_budget != 0 && k.rate != colony::rate_mode::block_budget)
     return "--block-budget " + std::to_string(k.block_budget) + ": only used with --rate block, not --rate " +
            rate_text(k);

@@ -30,7 +30,7 @@ extern "C" void on_signal(int sig) {
 
 interrupt_guard::interrupt_guard() {
   received.store(0);
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = &on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
@@ -44,7 +44,7 @@ interrupt_guard::~interrupt_guard() {
 int interrupt_signal() { return received.load(); }
 
 void ignore_sigpipe() {
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = SIG_IGN;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGPIPE, &sa, nullptr);

@@ -114,8 +114,8 @@ void append_outcome(std::string& s, const run_result& r, const analysis& a) {
     for (const target_check& t : a.targets)
       append(s, "  {}: {} ({})\n", t.description, target_value(t), t.met ? "met" : "NOT met");
   }
-  append(s, "Peak RSS {:.1f} MiB; genesis {:.1f} s", static_cast<double>(r.usage_end.peak_rss_bytes) / (1024.0 * 1024.0),
-         static_cast<double>(r.genesis_ns) / 1e9);
+  append(s, "Peak RSS {:.1f} MiB; genesis {:.1f} s",
+         static_cast<double>(r.usage_end.peak_rss_bytes) / (1024.0 * 1024.0), static_cast<double>(r.genesis_ns) / 1e9);
   if (r.dumped_transactions != 0) append(s, "; {} transactions dumped", r.dumped_transactions);
   if (r.dumped_blocks != 0) append(s, "; {} blocks dumped", r.dumped_blocks);
   s += "\n";

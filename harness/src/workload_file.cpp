@@ -96,7 +96,6 @@ void read_transactions(core::byte_reader& r, std::uint64_t count, saved_workload
   }
 }
 
-
 void read_header(core::byte_reader& r, workload_meta& m) {
   core::unpack(r, m.seed);
   core::unpack(r, m.streams);
@@ -123,7 +122,8 @@ saved_workload load_workload(const std::string& path) {
   }
   if (file.size() < sizeof magic || std::memcmp(file.data(), magic, sizeof magic) != 0)
     throw fail("not an apiary workload file (it does not start with APIARYWL)");
-  if (file.size() < sizeof magic + 4 + checksum_size) throw fail("truncated: " + std::to_string(file.size()) + " bytes");
+  if (file.size() < sizeof magic + 4 + checksum_size)
+    throw fail("truncated: " + std::to_string(file.size()) + " bytes");
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(file.data());
   const std::size_t body = file.size() - checksum_size;
   const core::sha256_digest sum = core::sha256(bytes, body);

@@ -124,9 +124,8 @@ void writer::loop() {
         pending_bytes_ += size;
         ++pending_count_;
         item.done(*item.tx, outcome);
-        const std::uint64_t room = config_.block_size > pending_bytes_ + overhead
-                                       ? config_.block_size - pending_bytes_ - overhead
-                                       : 0;
+        const std::uint64_t room =
+            config_.block_size > pending_bytes_ + overhead ? config_.block_size - pending_bytes_ - overhead : 0;
         if (room <= size || (config_.block_transactions != 0 && pending_count_ >= config_.block_transactions))
           produce_block();
       } else {

@@ -176,10 +176,9 @@ TEST_P(ChainBlocks, ForeignBlockOrder) {
   EXPECT_EQ(h.chain().pending()[3], txs[5]);
 }
 
-INSTANTIATE_TEST_SUITE_P(Session, ChainBlocks, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& p) {
-                           return p.param ? std::string("InSession") : std::string("NoSession");
-                         });
+INSTANTIATE_TEST_SUITE_P(Session, ChainBlocks, ::testing::Bool(), [](const ::testing::TestParamInfo<bool>& p) {
+  return p.param ? std::string("InSession") : std::string("NoSession");
+});
 
 // ---- conservation -----------------------------------------------------------------------
 
@@ -196,10 +195,12 @@ TEST_P(ChainConservation, RandomTransfersNeverChangeTheSum) {
     for (int i = 0; i < 60; ++i) {
       const auto from = static_cast<std::uint32_t>(rng() % accounts);
       // Sometimes an account that does not exist, sometimes the wrong key.
-      const account_name to = rng() % 20 == 0 ? account_name("nobody") : user(static_cast<std::uint32_t>(rng() % accounts));
+      const account_name to =
+          rng() % 20 == 0 ? account_name("nobody") : user(static_cast<std::uint32_t>(rng() % accounts));
       const auto amount = static_cast<std::int64_t>(rng() % (genesis_balance / 2)) + 1;
       const key_role role = rng() % 15 == 0 ? key_role::posting : key_role::active;
-      core::transaction t = h.tx(60, transfer(user(from), to, amount, rng() % 2 == 0, "r" + std::to_string(round * 100 + i)));
+      core::transaction t =
+          h.tx(60, transfer(user(from), to, amount, rng() % 2 == 0, "r" + std::to_string(round * 100 + i)));
       // Now and then a second transfer in the same transaction, which may fail on its own.
       if (rng() % 4 == 0) t.operations.emplace_back(transfer(user(from), user(0), amount, rng() % 2 == 0));
       const reject r = h.push(h.sign(std::move(t), {{user(from), role}}));
@@ -230,7 +231,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, ChainConservation, ::testing::ValuesIn(all_modes
 
 // ---- audit ------------------------------------------------------------------------------
 
-}  // namespace apiary::chain_test
+}  // namespace
 
 namespace apiary::core {
 // Reaches into the chain to break one invariant at a time.
@@ -261,7 +262,9 @@ class ChainAudit : public ::testing::TestWithParam<bool> {
     h_ = std::make_unique<harness>(o);
     for (std::uint32_t b = 0; b < 5; ++b) {
       for (std::uint32_t i = 0; i < 4; ++i)
-        ASSERT_EQ(h_->push(h_->make(custom_json(user(i), std::string("a").append(std::to_string(b * 10 + i))), user(i))), reject::none);
+        ASSERT_EQ(
+            h_->push(h_->make(custom_json(user(i), std::string("a").append(std::to_string(b * 10 + i))), user(i))),
+            reject::none);
       h_->produce();
     }
     ASSERT_EQ(h_->push(h_->make(custom_json(user(0), "pending"), user(0))), reject::none);
@@ -311,10 +314,9 @@ TEST_P(ChainAudit, CustomOpsAboveTheLimit) {
   expect_one("custom ops");
 }
 
-INSTANTIATE_TEST_SUITE_P(Session, ChainAudit, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& p) {
-                           return p.param ? std::string("InSession") : std::string("NoSession");
-                         });
+INSTANTIATE_TEST_SUITE_P(Session, ChainAudit, ::testing::Bool(), [](const ::testing::TestParamInfo<bool>& p) {
+  return p.param ? std::string("InSession") : std::string("NoSession");
+});
 
 // ---- genesis ----------------------------------------------------------------------------
 
@@ -362,4 +364,4 @@ TEST(ChainGenesis, CancelledGenesisStopsAtOnceAndThrows) {
   EXPECT_EQ(c.db().get_index<core::account_index>().size(), 3'000u);
 }
 
-}  // namespace
+}  // namespace apiary::chain_test

@@ -33,7 +33,9 @@ core::full_transaction_ptr unsigned_tx(std::uint32_t expiration, const std::stri
 class DedupIndex : public ::testing::TestWithParam<core::dedup_mode> {
  protected:
   DedupIndex()
-      : index_(db_.add_index<core::transaction_index>()), dedup_(GetParam(), index_), pending_(db_.start_undo_session()) {}
+      : index_(db_.add_index<core::transaction_index>()),
+        dedup_(GetParam(), index_),
+        pending_(db_.start_undo_session()) {}
   bool unified() const { return GetParam() == core::dedup_mode::unified; }
 
   // As chain::push_transaction: the id goes in around the squash of the transaction's session.
@@ -186,7 +188,8 @@ TEST_P(CustomOpCounter, ANewBlockStartsFromZero) {
   EXPECT_EQ(counter_.in_block(alice), 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, CustomOpCounter, ::testing::Values(core::counter_mode::local, core::counter_mode::state),
+INSTANTIATE_TEST_SUITE_P(Modes, CustomOpCounter,
+                         ::testing::Values(core::counter_mode::local, core::counter_mode::state),
                          [](const ::testing::TestParamInfo<core::counter_mode>& p) {
                            return p.param == core::counter_mode::local ? std::string("Local") : std::string("State");
                          });

@@ -42,9 +42,7 @@ TEST_P(ChainRejects, Oversize) {
   expect_no_trace(t, reject::oversize, user(1));
 }
 
-TEST_P(ChainRejects, NoOperations) {
-  expect_no_trace(h.sign(h.tx(60), {{user(1)}}), reject::no_operations, user(1));
-}
+TEST_P(ChainRejects, NoOperations) { expect_no_trace(h.sign(h.tx(60), {{user(1)}}), reject::no_operations, user(1)); }
 
 TEST_P(ChainRejects, Expired) {
   expect_no_trace(h.make(custom_json(user(1)), user(1), key_role::posting, 0), reject::expired, user(1));
@@ -85,8 +83,7 @@ TEST_P(ChainRejects, Duplicate) {
 }
 
 TEST_P(ChainRejects, UnknownAccount) {
-  expect_no_trace(h.make(transfer(user(1), "nobody", 1), user(1), key_role::active), reject::unknown_account,
-                  user(1));
+  expect_no_trace(h.make(transfer(user(1), "nobody", 1), user(1), key_role::active), reject::unknown_account, user(1));
   // A required authority of an account that does not exist.
   core::custom_json_operation op = custom_json(user(1));
   op.required_posting_auths.push_back("nobody");
@@ -97,8 +94,8 @@ TEST_P(ChainRejects, MissingAuthority) {
   expect_no_trace(h.make(transfer(user(1), user(2), 1), user(1), key_role::posting), reject::missing_authority,
                   user(1));
   expect_no_trace(h.make(custom_json(user(1)), user(2)), reject::missing_authority, user(1));
-  expect_no_trace(std::make_shared<const core::full_transaction>(signed_without_signatures(h.tx(60, custom_json(user(1), "unsigned"))),
-                                                                   h.chain().options().chain),
+  expect_no_trace(std::make_shared<const core::full_transaction>(
+                      signed_without_signatures(h.tx(60, custom_json(user(1), "unsigned"))), h.chain().options().chain),
                   reject::missing_authority, user(1));
 }
 
@@ -121,12 +118,12 @@ TEST_P(ChainRejects, BadSignature) {
   core::signed_transaction st = signed_without_signatures(h.tx(60, custom_json(user(1), "garbage")));
   const core::sha256_digest digest = core::signature_digest(st, h.chain().options().chain);
   st.signatures.push_back(unrecoverable_signature(digest));
-  expect_no_trace(std::make_shared<const core::full_transaction>(st, h.chain().options().chain),
-                  reject::bad_signature, user(1));
+  expect_no_trace(std::make_shared<const core::full_transaction>(st, h.chain().options().chain), reject::bad_signature,
+                  user(1));
   // A header byte outside 27..34.
   st.signatures.front().data[0] = 0;
-  expect_no_trace(std::make_shared<const core::full_transaction>(st, h.chain().options().chain),
-                  reject::bad_signature, user(1));
+  expect_no_trace(std::make_shared<const core::full_transaction>(st, h.chain().options().chain), reject::bad_signature,
+                  user(1));
 }
 
 TEST_P(ChainRejects, UnknownComment) {
@@ -140,8 +137,7 @@ TEST_P(ChainRejects, UnknownParent) {
 
 TEST_P(ChainRejects, InvalidOperation) {
   expect_no_trace(h.make(vote(user(1), user(8), "existing", 10001), user(1)), reject::invalid_operation, user(1));
-  expect_no_trace(h.make(transfer(user(1), user(2), 0), user(1), key_role::active), reject::invalid_operation,
-                  user(1));
+  expect_no_trace(h.make(transfer(user(1), user(2), 0), user(1), key_role::active), reject::invalid_operation, user(1));
   core::custom_json_operation no_auths = custom_json(user(1));
   no_auths.required_posting_auths.clear();
   expect_no_trace(h.make(no_auths, user(1)), reject::invalid_operation, user(1));
@@ -253,8 +249,8 @@ TEST_P(ChainAuthority, AttachedKeysAreTrustedRecoveredKeysAreChecked) {
   const core::private_key wrong = h.keys().private_key(user(5), key_role::posting);
   const core::public_key claimed = h.keys().public_key(user(1), key_role::posting);
   auto forged = std::make_shared<const core::full_transaction>(h.tx(60, custom_json(user(1), "forged")),
-                                                               h.chain().options().chain,
-                                                               std::span(&wrong, 1), std::span(&claimed, 1));
+                                                               h.chain().options().chain, std::span(&wrong, 1),
+                                                               std::span(&claimed, 1));
   EXPECT_EQ(h.push(forged), recovering() ? reject::missing_authority : reject::none);
 
   auto plain = h.sign(h.tx(60, custom_json(user(1), "plain")), {{user(1)}}, /*attach=*/false);
@@ -276,7 +272,7 @@ INSTANTIATE_TEST_SUITE_P(Signers, ChainAuthority,
                          ::testing::Values(core::signer_source::attached, core::signer_source::recover),
                          [](const ::testing::TestParamInfo<core::signer_source>& p) {
                            return p.param == core::signer_source::attached ? std::string("Attached")
-                                                                              : std::string("Recover");
+                                                                           : std::string("Recover");
                          });
 
 }  // namespace

@@ -135,7 +135,9 @@ INSTANTIATE_TEST_SUITE_P(Modes, ChainDedup, ::testing::ValuesIn(all_modes()),
 class ChainCustomOps : public ::testing::TestWithParam<modes> {
  protected:
   ChainCustomOps() : h(small_options(20, GetParam())) {}
-  reject push_cj(std::uint32_t who, const std::string& id) { return h.push(h.make(custom_json(user(who), id), user(who))); }
+  reject push_cj(std::uint32_t who, const std::string& id) {
+    return h.push(h.make(custom_json(user(who), id), user(who)));
+  }
   harness h;
 };
 
@@ -323,7 +325,8 @@ TEST_F(ChainEvaluators, CommentOptionsBeneficiaries) {
   EXPECT_EQ(push(options(user(1), "e", {{user(2), 100}}), user(1)), reject::invalid_operation);
   // At most 128 routes.
   std::vector<core::beneficiary_route> many;
-  for (int i = 0; i < 129; ++i) many.push_back({core::genesis_account_name("x", static_cast<std::uint32_t>(100 + i)), 1});
+  for (int i = 0; i < 129; ++i)
+    many.push_back({core::genesis_account_name("x", static_cast<std::uint32_t>(100 + i)), 1});
   EXPECT_EQ(push(options(user(1), "f", many), user(1)), reject::invalid_operation);
   // Options without beneficiaries on a voted comment are fine; they only get stricter.
   core::comment_options_operation stricter = options(user(1), "e");
@@ -353,15 +356,13 @@ TEST_F(ChainEvaluators, Transfers) {
   EXPECT_EQ(push(transfer(user(1), user(2), genesis_balance), user(1), key_role::active), reject::none);
   EXPECT_EQ(h.chain().find_account(user(1))->hive, 0);
   EXPECT_EQ(h.chain().find_account(user(2))->hive, 2 * genesis_balance);
-  EXPECT_EQ(push(transfer(user(1), user(2), 1, false, "again"), user(1), key_role::active),
-            reject::insufficient_funds);
+  EXPECT_EQ(push(transfer(user(1), user(2), 1, false, "again"), user(1), key_role::active), reject::insufficient_funds);
   // HBD is a separate balance.
   EXPECT_EQ(push(transfer(user(1), user(3), 1, true), user(1), key_role::active), reject::none);
   EXPECT_EQ(h.chain().find_account(user(1))->hbd, genesis_balance - 1);
   EXPECT_EQ(h.chain().find_account(user(1))->transfer_count, 2u);
   // Memos are shorter than 2,048 bytes; amounts are positive.
-  EXPECT_EQ(push(transfer(user(4), user(5), 1, true, std::string(2047, 'm')), user(4), key_role::active),
-            reject::none);
+  EXPECT_EQ(push(transfer(user(4), user(5), 1, true, std::string(2047, 'm')), user(4), key_role::active), reject::none);
   EXPECT_EQ(push(transfer(user(4), user(5), 1, true, std::string(2048, 'm')), user(4), key_role::active),
             reject::invalid_operation);
   EXPECT_EQ(push(transfer(user(4), user(5), -1), user(4), key_role::active), reject::invalid_operation);

@@ -39,7 +39,7 @@ struct step {
 struct outcome {
   std::vector<reject> results;
   std::vector<core::block_id> blocks;
-  std::vector<std::uint32_t> block_counts;  // applied, reapplied, dropped, pruned per block
+  std::vector<std::uint32_t> block_counts;   // applied, reapplied, dropped, pruned per block
   std::vector<core::sha256_digest> digests;  // after every block
   std::vector<std::uint32_t> custom_ops;     // per account, at the end
   core::sha256_digest final_digest;
@@ -80,8 +80,8 @@ std::vector<step> record_script() {
   const auto genesis = colony::genesis_account_names(accounts);
   std::vector<colony::generator> gens;
   for (std::uint32_t t = 0; t < 2; ++t)
-    gens.emplace_back(colony::mix_config{}, colony::generator_options{99, t, true}, colony::deal_accounts(genesis, t, 2),
-                      ring);
+    gens.emplace_back(colony::mix_config{}, colony::generator_options{99, t, true},
+                      colony::deal_accounts(genesis, t, 2), ring);
   std::mt19937_64 rng(5);
   std::vector<step> script;
   std::vector<core::full_transaction_ptr> made;
@@ -97,8 +97,8 @@ std::vector<step> record_script() {
       colony::generated_transaction g = gens[i % 2].next();
       account_name signer = g.signer;
       if (roll < 8) signer = user(static_cast<std::uint32_t>(rng() % accounts));  // often the wrong key
-      if (roll >= 8 && roll < 11) g.tx.expiration = c.head_block_time();      // expired
-      if (roll >= 11 && roll < 25)                                              // expires soon
+      if (roll >= 8 && roll < 11) g.tx.expiration = c.head_block_time();          // expired
+      if (roll >= 11 && roll < 25)                                                // expires soon
         g.tx.expiration = c.head_block_time() + 3 * static_cast<std::uint32_t>(1 + rng() % 4);
       const core::private_key& k = keys.private_key(signer, g.role);
       const core::public_key& p = keys.public_key(signer, g.role);
@@ -132,8 +132,8 @@ TEST(ChainSwitches, WorkloadExercisesTheRules) {
   const outcome& r = reference();
   core::reject_counts counts;
   for (reject x : r.results) counts.add(x);
-  for (reject x : {reject::none, reject::duplicate, reject::missing_authority, reject::expired,
-                   reject::custom_op_limit})
+  for (reject x :
+       {reject::none, reject::duplicate, reject::missing_authority, reject::expired, reject::custom_op_limit})
     EXPECT_GT(counts[x], 0u) << core::reject_name(x);
   std::uint32_t reapplied = 0, dropped = 0, pruned = 0;
   for (std::size_t b = 0; b < r.blocks.size(); ++b) {
@@ -165,11 +165,11 @@ core::chain_options options_for(unsigned mask) {
 
 std::string describe(unsigned mask) {
   const core::chain_options o = options_for(mask);
-  std::string s = "keep_alive=" + std::to_string(o.db.keep_alive) + " pool_objects=" + std::to_string(o.db.pool_objects) +
-                  " pool_undo=" + std::to_string(o.db.pool_undo) + " dedup=" + std::string(core::to_string(o.dedup)) +
-                  " counter=" + std::string(core::to_string(o.custom_ops)) +
-                  " signers=" + std::string(core::to_string(o.signers)) +
-                  " in_session=" + std::to_string(o.apply_block_in_session);
+  std::string s =
+      "keep_alive=" + std::to_string(o.db.keep_alive) + " pool_objects=" + std::to_string(o.db.pool_objects) +
+      " pool_undo=" + std::to_string(o.db.pool_undo) + " dedup=" + std::string(core::to_string(o.dedup)) +
+      " counter=" + std::string(core::to_string(o.custom_ops)) + " signers=" + std::string(core::to_string(o.signers)) +
+      " in_session=" + std::to_string(o.apply_block_in_session);
   return s;
 }
 
@@ -192,8 +192,6 @@ TEST_P(ChainSwitchCombination, SameResultsAndState) {
 
 // All 128 combinations: each replays ~900 transactions, well under a second.
 INSTANTIATE_TEST_SUITE_P(All, ChainSwitchCombination, ::testing::Range(0u, 128u),
-                         [](const ::testing::TestParamInfo<unsigned>& p) {
-                           return "Mask" + std::to_string(p.param);
-                         });
+                         [](const ::testing::TestParamInfo<unsigned>& p) { return "Mask" + std::to_string(p.param); });
 
 }  // namespace

@@ -112,8 +112,9 @@ inline core::comment_operation post(const account_name& author, std::string perm
   return op;
 }
 
-inline core::comment_operation reply(const account_name& author, std::string permlink, const account_name& parent_author,
-                                     std::string parent_permlink, std::string body = "reply") {
+inline core::comment_operation reply(const account_name& author, std::string permlink,
+                                     const account_name& parent_author, std::string parent_permlink,
+                                     std::string body = "reply") {
   core::comment_operation op;
   op.parent_author = parent_author;
   op.parent_permlink = std::move(parent_permlink);
@@ -207,12 +208,10 @@ class harness {
     return chain_.apply_block(chain_.generate_block(size_limit, max_transactions));
   }
 
-  std::size_t transaction_index_size() const {
-    return chain_.db().get_index<core::transaction_index>().size();
-  }
+  std::size_t transaction_index_size() const { return chain_.db().get_index<core::transaction_index>().size(); }
 
   trace snapshot(const core::transaction_id& id, const account_name& who) const {
-    return {chain_.state_digest(),   chain_.pending_count(),    chain_.is_known_transaction(id),
+    return {chain_.state_digest(),           chain_.pending_count(),   chain_.is_known_transaction(id),
             chain_.custom_ops_in_block(who), transaction_index_size(), chain_.total_hive() + chain_.total_hbd()};
   }
 

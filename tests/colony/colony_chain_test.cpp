@@ -30,9 +30,7 @@ class chain_writer final : public core::transaction_sink {
       : chain_(std::move(options)), block_txs_(block_txs), writer_([this] { loop(); }) {}
   ~chain_writer() override { shutdown(); }
 
-  colony::head_info head() const {
-    return {chain_.head_block_num(), chain_.head_block_id(), chain_.head_block_time()};
-  }
+  colony::head_info head() const { return {chain_.head_block_num(), chain_.head_block_id(), chain_.head_block_time()}; }
   // Before the colony starts; read by the writer thread only after the first submission.
   void attach(colony::colony& c) { colony_ = &c; }
 

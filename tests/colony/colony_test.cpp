@@ -136,9 +136,15 @@ class fake_sink final : public core::transaction_sink {
     std::lock_guard lock(mutex_);
     return f(*this);
   }
-  std::uint64_t submitted() const { return read([](const fake_sink& s) { return s.submitted_; }); }
-  std::uint64_t completed() const { return read([](const fake_sink& s) { return s.completed_; }); }
-  std::uint64_t max_outstanding() const { return read([](const fake_sink& s) { return s.max_outstanding_; }); }
+  std::uint64_t submitted() const {
+    return read([](const fake_sink& s) { return s.submitted_; });
+  }
+  std::uint64_t completed() const {
+    return read([](const fake_sink& s) { return s.completed_; });
+  }
+  std::uint64_t max_outstanding() const {
+    return read([](const fake_sink& s) { return s.max_outstanding_; });
+  }
 
   // Guarded by mutex_ (use read()).
   std::uint64_t submitted_ = 0;
@@ -276,8 +282,9 @@ TEST(ColonyConfig, ValidateNamesTheField) {
   EXPECT_NE(problem([](auto& c) { c.wait_for_work_ms = 500'001; }).find("wait_for_work_ms"), std::string::npos);
   EXPECT_EQ(problem([](auto& c) { c.wait_for_work_ms = 500'000; }), "");
   EXPECT_EQ(problem([](auto& c) { c.wait_for_work_ms = 0; }), "");
-  EXPECT_NE(problem([](auto& c) { c.rate = static_cast<colony::rate_mode>(9); })
-                .find("rate: 9 is not a rate mode (allowed: infinite, block, tps)"),
+  EXPECT_NE(problem([](auto& c) {
+              c.rate = static_cast<colony::rate_mode>(9);
+            }).find("rate: 9 is not a rate mode (allowed: infinite, block, tps)"),
             std::string::npos);
   EXPECT_NE(problem([](auto& c) { c.submit = static_cast<colony::submit_mode>(9); }).find("submit: 9"),
             std::string::npos);
@@ -398,7 +405,7 @@ TEST(Colony, InFlightLimitHoldsAndResumesBelowTheFraction) {
   EXPECT_EQ(r.sink.submitted(), 19u);
   EXPECT_EQ(r.sink.max_outstanding(), 10u);
   const auto s = r.c->stats();
-  EXPECT_EQ(s.in_flight_brake.waits, 1u);  // the second is under way
+  EXPECT_EQ(s.in_flight_brake.waits, 1u);   // the second is under way
   EXPECT_EQ(s.in_flight_late_resumes, 0u);  // resumed with one still in flight
   EXPECT_EQ(s.in_flight_peak, 10u);
 }
@@ -445,7 +452,7 @@ TEST(Colony, BlockBudgetLimitsTransactionsPerBlock) {
   std::this_thread::sleep_for(30ms);
   EXPECT_EQ(r.sink.submitted(), 50u);
 
-  ASSERT_TRUE(all_completed());   // nothing in flight: only pending_after is left over
+  ASSERT_TRUE(all_completed());         // nothing in flight: only pending_after is left over
   r.c->on_block(head_at(2), {50, 10});  // 10 left pending: 50 - 10 more
   ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 90; }));
   std::this_thread::sleep_for(30ms);
@@ -642,9 +649,8 @@ TEST(Colony, HeadChangesReachTheProducers) {
   ASSERT_TRUE(eventually([&] { return r.sink.submitted() > 100; }));
   r.c->on_block(head_at(7), {});
   const std::uint64_t before = r.sink.submitted();
-  ASSERT_TRUE(eventually([&] {
-    return r.sink.read([](const fake_sink& k) { return k.by_ref_block_.count(ref_block_num_of(7)); }) > 0;
-  }));
+  ASSERT_TRUE(eventually(
+      [&] { return r.sink.read([](const fake_sink& k) { return k.by_ref_block_.count(ref_block_num_of(7)); }) > 0; }));
   r.c->request_stop();
   r.finish();
   EXPECT_GT(r.sink.submitted(), before);
@@ -845,8 +851,7 @@ TEST(ColonyRing, VotesAndRepliesTargetOnlyAcceptedComments) {
   // Every other article rejected: the ring must hold only the accepted ones.
   auto decide = [](const core::full_transaction& t) {
     const auto* c = std::get_if<core::comment_operation>(&t.tx().operations.front());
-    return c != nullptr && c->parent_author.empty() && t.id().data[0] % 2 == 0 ? reject::unknown_parent
-                                                                                : reject::none;
+    return c != nullptr && c->parent_author.empty() && t.id().data[0] % 2 == 0 ? reject::unknown_parent : reject::none;
   };
   colony::colony_config c = small_config(2);
   c.transactions_per_thread = 3000;

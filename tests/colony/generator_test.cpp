@@ -40,9 +40,9 @@ core::block_id head_id(std::uint32_t num) {
   return id;
 }
 
-colony::generator make_generator(colony::comment_ring& ring, std::uint32_t thread_index = 0,
-                                 std::uint64_t seed = 42, const colony::mix_config& mix = {},
-                                 std::size_t accounts = 400, std::size_t threads = 1) {
+colony::generator make_generator(colony::comment_ring& ring, std::uint32_t thread_index = 0, std::uint64_t seed = 42,
+                                 const colony::mix_config& mix = {}, std::size_t accounts = 400,
+                                 std::size_t threads = 1) {
   const auto genesis = colony::genesis_account_names(accounts);
   colony::generator g(mix, colony::generator_options{seed, thread_index, true},
                       colony::deal_accounts(genesis, thread_index % threads, threads), ring);
@@ -94,7 +94,7 @@ TEST(Mix, ExtraSizeFormula) {
   EXPECT_EQ(colony::extra_size(p, 60000, 0.0), 100u);
   EXPECT_EQ(colony::extra_size(p, 60000, 0.5), 100u + static_cast<std::uint32_t>(4900 * 0.0625));
   EXPECT_LT(colony::extra_size(p, 60000, 0.999999), 5000u);
-  EXPECT_EQ(colony::extra_size(p, 1000, 0.9), 1000u);  // clamped to the hard maximum
+  EXPECT_EQ(colony::extra_size(p, 1000, 0.9), 1000u);                     // clamped to the hard maximum
   EXPECT_EQ(colony::extra_size({100, 5000, 1, 0.0}, 60000, 0.3), 5000u);  // U^0 = 1
   EXPECT_EQ(colony::extra_size({0, 0, 1, 1.0}, 0, 0.7), 0u);
 }
@@ -230,8 +230,8 @@ TEST(Generator, NoTwoTransactionsShareAnId) {
   const auto genesis = colony::genesis_account_names(40);  // few accounts: votes repeat actors
   std::vector<colony::generator> gens;
   for (std::uint32_t t = 0; t < 4; ++t)
-    gens.emplace_back(colony::mix_config{}, colony::generator_options{1, t, true},
-                      colony::deal_accounts(genesis, t, 4), ring);
+    gens.emplace_back(colony::mix_config{}, colony::generator_options{1, t, true}, colony::deal_accounts(genesis, t, 4),
+                      ring);
   std::unordered_set<core::transaction_id> ids;
   std::size_t made = 0;
   for (std::uint32_t block : {500u, 501u}) {
@@ -322,12 +322,8 @@ TEST(Generator, ExtraSizesStayWithinBoundsAndShapePayloads) {
       const auto& op = t.tx.operations.front();
       switch (t.kind) {
         case op_kind::article:
-        case op_kind::reply:
-          EXPECT_EQ(std::get<core::comment_operation>(op).body.size(), t.extra_size);
-          break;
-        case op_kind::vote:
-          EXPECT_EQ(t.extra_size, 0u);
-          break;
+        case op_kind::reply: EXPECT_EQ(std::get<core::comment_operation>(op).body.size(), t.extra_size); break;
+        case op_kind::vote: EXPECT_EQ(t.extra_size, 0u); break;
         case op_kind::transfer: {
           const auto& memo = std::get<core::transfer_operation>(op).memo;
           EXPECT_EQ(memo.size(), std::max<std::size_t>(t.extra_size, std::to_string(t.nonce).size()));
@@ -405,9 +401,7 @@ TEST(Generator, OperationsFollowHivesRules) {
         EXPECT_EQ(c.author, t.signer);
         break;
       }
-      case op_kind::vote:
-        EXPECT_EQ(std::get<core::vote_operation>(op).voter, t.signer);
-        break;
+      case op_kind::vote: EXPECT_EQ(std::get<core::vote_operation>(op).voter, t.signer); break;
       case op_kind::transfer: {
         const auto& tr = std::get<core::transfer_operation>(op);
         EXPECT_EQ(tr.from, t.signer);
@@ -463,8 +457,7 @@ TEST(Generator, AverageSizeFillsA2MBBlockWithAbout7300) {
   for (int i = 0; i < n; ++i) bytes += signed_size(gens[static_cast<std::size_t>(i) % 4].next().tx);
   const double average = static_cast<double>(bytes) / n;
   const double per_block = (2.0 * 1024 * 1024 - 256) / average;
-  std::printf("[ info     ] average signed transaction %.1f bytes: %.0f per 2 MB block\n", average,
-              per_block);
+  std::printf("[ info     ] average signed transaction %.1f bytes: %.0f per 2 MB block\n", average, per_block);
   EXPECT_GT(per_block, 6500.0);
   EXPECT_LT(per_block, 8200.0);
 }
@@ -482,8 +475,7 @@ TEST(Generator, SignedSizeIsUnsignedPlusOneSignature) {
     const core::full_transaction ft(std::move(t.tx), chain, std::span(&key, 1));
     EXPECT_EQ(ft.packed_size(), expect);
     EXPECT_EQ(ft.id(), id);
-    EXPECT_EQ(core::recover_public_key(ft.tx().signatures.front(), ft.sig_digest()),
-              keys.public_key(t.signer, t.role));
+    EXPECT_EQ(core::recover_public_key(ft.tx().signatures.front(), ft.sig_digest()), keys.public_key(t.signer, t.role));
   }
 }
 

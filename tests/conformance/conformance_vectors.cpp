@@ -65,8 +65,8 @@ template <std::size_t N>
 ac::fixed_bytes<N> from_hex_or_die(std::string_view hex) {
   auto b = ac::fixed_from_hex<N>(hex);
   if (!b) {
-    std::fprintf(stderr, "apiary_conformance_vectors: bad hex constant %.*s\n",
-                 static_cast<int>(hex.size()), hex.data());
+    std::fprintf(stderr, "apiary_conformance_vectors: bad hex constant %.*s\n", static_cast<int>(hex.size()),
+                 hex.data());
     std::exit(2);
   }
   return *b;
@@ -381,9 +381,8 @@ ac::full_transaction_ptr emit_tx(const tx_case& c) {
   r.array("signers", c.signers, [&r](ac::json_writer&, const signer& s) { r.signer_object(s); });
   r.array("signatures", stx.signatures,
           [](ac::json_writer& w, const ac::compact_signature& s) { w.hex(s.begin(), s.size()); });
-  r.array("signer_public_keys", c.signers, [](ac::json_writer& w, const signer& s) {
-    w.string(ac::public_key_to_string(s.key().public_key()));
-  });
+  r.array("signer_public_keys", c.signers,
+          [](ac::json_writer& w, const signer& s) { w.string(ac::public_key_to_string(s.key().public_key())); });
   r.array("attached_signer_keys", ft->signer_keys(),
           [](ac::json_writer& w, const ac::public_key& k) { w.string(ac::public_key_to_string(k)); });
   r.array("recovered", stx.signatures, [&digest](ac::json_writer& w, const ac::compact_signature& s) {
@@ -424,8 +423,8 @@ struct block_case {
   std::string note;
   ac::block_id previous;
   ac::time_point_sec timestamp;
-  std::optional<signer> witness;           // synthetic blocks: the witness signs here
-  std::string witness_account;             // real blocks: given signature
+  std::optional<signer> witness;  // synthetic blocks: the witness signs here
+  std::string witness_account;    // real blocks: given signature
   std::optional<ac::compact_signature> witness_signature;
   std::vector<ac::full_transaction_ptr> transactions;
 };
@@ -492,8 +491,7 @@ ac::block_id emit_block(const block_case& c) {
     r.str("witness_public_key", ac::public_key_to_string(c.witness->key().public_key()));
   }
   r.str("recovered_signing_key", rec ? ac::public_key_to_string(*rec) : std::string());
-  r.array("transaction_ids", ids,
-          [](ac::json_writer& w, const ac::transaction_id& t) { w.hex(t.begin(), t.size()); });
+  r.array("transaction_ids", ids, [](ac::json_writer& w, const ac::transaction_id& t) { w.hex(t.begin(), t.size()); });
   r.array("merkle_leaves", c.transactions, [](ac::json_writer& w, const ac::full_transaction_ptr& t) {
     auto d = t->merkle_digest();
     w.hex(d.begin(), d.size());
@@ -557,8 +555,8 @@ ac::comment_operation comment(std::string_view parent_author, std::string parent
   return c;
 }
 
-ac::custom_json_operation custom_json(ac::account_set auths, ac::account_set posting_auths,
-                                      std::string id, std::string json) {
+ac::custom_json_operation custom_json(ac::account_set auths, ac::account_set posting_auths, std::string id,
+                                      std::string json) {
   ac::custom_json_operation c;
   c.required_auths = std::move(auths);
   c.required_posting_auths = std::move(posting_auths);
@@ -634,15 +632,16 @@ std::vector<tx_case> transaction_cases() {
     auto tx = base_tx(65535, 0xffffffff, t_2024_05_01 + 9);
     tx.operations.push_back(vote("a-very-long-name", "abc", "p", -32768));
     tx.operations.push_back(vote("abc", "a-very-long-name", std::string(255, 'z'), 32767));
-    add("vote_int16_extremes", "wire edge: int16 extremes (not valid weights on chain), max uint16/uint32 TaPoS",
-        tx, {posting("a-very-long-name"), posting("abc")}, sign_path::constructor_attach_keys);
+    add("vote_int16_extremes", "wire edge: int16 extremes (not valid weights on chain), max uint16/uint32 TaPoS", tx,
+        {posting("a-very-long-name"), posting("abc")}, sign_path::constructor_attach_keys);
   }
 
   // comment
   {
     auto tx = base_tx(1, 0x01020304, t_2024_05_01 + 12);
     tx.operations.push_back(comment("", "hive", "alice", "my-first-post",
-                                    "Hell\xC3\xB6 fr\xC3\xB6m Sw\xC3\xA4" "den! \xE5\xA4\xA7\xE3\x81\x8D\xE3\x81\xAA "
+                                    "Hell\xC3\xB6 fr\xC3\xB6m Sw\xC3\xA4"
+                                    "den! \xE5\xA4\xA7\xE3\x81\x8D\xE3\x81\xAA "
                                     "\xF0\x9F\x90\x9D",
                                     "# Title\n\nA *markdown* body with \"quotes\", a tab\tand\r\nCRLF.\n",
                                     R"({"tags":["hive","apiary"],"app":"apiary/0.1","format":"markdown"})"));
@@ -650,15 +649,15 @@ std::vector<tx_case> transaction_cases() {
   }
   {
     auto tx = base_tx(2, 0x05060708, t_2024_05_01 + 15);
-    tx.operations.push_back(comment("alice", "my-first-post", "bob", "re-alice-my-first-post-20240501t120015z", "",
-                                    k_wild_text, ""));
+    tx.operations.push_back(
+        comment("alice", "my-first-post", "bob", "re-alice-my-first-post-20240501t120015z", "", k_wild_text, ""));
     add("comment_reply", "reply with raw control characters, NUL and non-ASCII in the body", tx, {posting("bob")},
         sign_path::manual);
   }
   for (std::size_t n : {std::size_t{127}, std::size_t{128}, std::size_t{16383}, std::size_t{16384}}) {
     auto tx = base_tx(3, 0x0a0b0c0d, t_2024_05_01 + 18);
-    tx.operations.push_back(comment("", "apiary", "carol.dev", "body-" + std::to_string(n), utf8_text(n < 200 ? n : 200),
-                                    utf8_text(n), "{}"));
+    tx.operations.push_back(comment("", "apiary", "carol.dev", "body-" + std::to_string(n),
+                                    utf8_text(n < 200 ? n : 200), utf8_text(n), "{}"));
     add("comment_body_" + std::to_string(n) + "_bytes",
         "body length at a varint boundary (" + std::to_string(ac::varint_size(static_cast<std::uint32_t>(n))) +
             "-byte length)",
@@ -691,8 +690,8 @@ std::vector<tx_case> transaction_cases() {
     o.percent_hbd = 0;
     o.allow_votes = false;
     o.allow_curation_rewards = false;
-    o.extensions.push_back(ac::comment_payout_beneficiaries{
-        {{"bob", 1000}, {"carol.dev", 2500}, {"hive-witness", 50}}});
+    o.extensions.push_back(
+        ac::comment_payout_beneficiaries{{{"bob", 1000}, {"carol.dev", 2500}, {"hive-witness", 50}}});
     tx.operations.push_back(o);
     add("comment_options_beneficiaries", "three beneficiaries, everything off", tx, {posting("alice")},
         sign_path::constructor_attach_keys);
@@ -752,8 +751,7 @@ std::vector<tx_case> transaction_cases() {
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hbd(-1), "-0.001"));
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(-100'333), "-100.333"));
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(-1'000'000'000'000'000), "-max"));
-    add("transfer_negative_amounts", "wire edge: negative amounts (invalid on chain; checks JSON amount text)", tx,
-        {});
+    add("transfer_negative_amounts", "wire edge: negative amounts (invalid on chain; checks JSON amount text)", tx, {});
   }
   {
     auto tx = base_tx(13, 0x32333435, t_2024_05_01 + 48);
@@ -766,8 +764,8 @@ std::vector<tx_case> transaction_cases() {
   // custom_json
   {
     auto tx = base_tx(14, 0x36373839, t_2024_05_01 + 51);
-    tx.operations.push_back(custom_json({}, {"alice"}, "follow",
-                                        R"(["follow",{"follower":"alice","following":"bob","what":["blog"]}])"));
+    tx.operations.push_back(
+        custom_json({}, {"alice"}, "follow", R"(["follow",{"follower":"alice","following":"bob","what":["blog"]}])"));
     add("custom_json_posting", "required_posting_auths", tx, {posting("alice")});
   }
   {
@@ -810,7 +808,8 @@ std::vector<tx_case> transaction_cases() {
     for (int i = 0; i < 130; ++i) {
       char name[16];
       std::snprintf(name, sizeof name, "voter-%03d", i);
-      tx.operations.push_back(vote(name, "bob", "popular-" + std::to_string(i), static_cast<std::int16_t>(i * 75 - 5000)));
+      tx.operations.push_back(
+          vote(name, "bob", "popular-" + std::to_string(i), static_cast<std::int16_t>(i * 75 - 5000)));
     }
     add("many_operations", "130 operations: a 2-byte operation count", tx, {posting("voter-000")});
   }
@@ -834,9 +833,9 @@ std::vector<tx_case> transaction_cases() {
     const char* name;
     std::uint32_t secs;
   };
-  for (const when& t : {when{"epoch", 0u}, when{"leap_day_2000", 951868799u}, when{"before_2000", 946684799u},
-                        when{"2038", 2147483648u}, when{"2100_no_leap", 4107542400u},
-                        when{"max_uint32", 4294967295u}}) {
+  for (const when& t :
+       {when{"epoch", 0u}, when{"leap_day_2000", 951868799u}, when{"before_2000", 946684799u},
+        when{"2038", 2147483648u}, when{"2100_no_leap", 4107542400u}, when{"max_uint32", 4294967295u}}) {
     auto tx = base_tx(static_cast<std::uint16_t>(t.secs & 0xffffu), t.secs, t.secs);
     tx.operations.push_back(vote("alice", "bob", std::string("expires-") + t.name, 100));
     add(std::string("expiration_") + t.name, "", tx, {posting("alice")});
@@ -863,15 +862,20 @@ struct genesis_block {
 // real ids and the signing key.
 constexpr genesis_block k_genesis[] = {
     {"hive_block_1", 1458835500, "0000000000000000000000000000000000000000",
-     "204f8ad56a8f5cf722a02b035a61b500aa59b9519b2c33c77a80c0a714680a5a5a7a340d909d19996613c5e4ae92146b9add8a7a663eef37d837ef881477313043"},
+     "204f8ad56a8f5cf722a02b035a61b500aa59b9519b2c33c77a80c0a714680a5a5a7a340d909d19996613c5e4ae92146b9add8a7a663eef37d"
+     "837ef881477313043"},
     {"hive_block_2", 1458835536, "0000000109833ce528d5bbfb3f6225b39ee10086",
-     "1f3e85ab301a600f391f11e859240f090a9404f8ebf0bf98df58eb17f455156e2d16e1dcfc621acb3a7acbedc86b6d2560fdd87ce5709e80fa333a2bbb92966df3"},
+     "1f3e85ab301a600f391f11e859240f090a9404f8ebf0bf98df58eb17f455156e2d16e1dcfc621acb3a7acbedc86b6d2560fdd87ce5709e80f"
+     "a333a2bbb92966df3"},
     {"hive_block_3", 1458835539, "00000002ed04e3c3def0238f693931ee7eebbdf1",
-     "205ad1d3f0d42abcfdacb179de1acecf873be432cc546dde6b35184d261868b47b17dc1717b78a1572843fdd71a654e057db03f2df5d846b71606ec80455a199a6"},
+     "205ad1d3f0d42abcfdacb179de1acecf873be432cc546dde6b35184d261868b47b17dc1717b78a1572843fdd71a654e057db03f2df5d846b7"
+     "1606ec80455a199a6"},
     {"hive_block_4", 1458835542, "000000035b094a812646289c622dba0ba67d1ffe",
-     "202c7e5cada5104170365a83734a229eac0e427af5ed03fe2268e79bb9b05903d55cb96547987b57cd1ba5ed1a5ae1a9372f0ee6becfd871c2fcc26dc8b057149e"},
+     "202c7e5cada5104170365a83734a229eac0e427af5ed03fe2268e79bb9b05903d55cb96547987b57cd1ba5ed1a5ae1a9372f0ee6becfd871c"
+     "2fcc26dc8b057149e"},
     {"hive_block_5", 1458835545, "00000004f9de0cfeb08c9d7d9d1fe536d902dc4a",
-     "1f508f1124db7f1442946b5e3b3a5f822812e54e18dffcda83385a9664b825d27214f0cdd0a0a7e7aeb6467f428fbc291c6f64b60da29e8ad182c20daf71b68b8b"},
+     "1f508f1124db7f1442946b5e3b3a5f822812e54e18dffcda83385a9664b825d27214f0cdd0a0a7e7aeb6467f428fbc291c6f64b60da29e8ad"
+     "182c20daf71b68b8b"},
 };
 
 }  // namespace
@@ -915,9 +919,9 @@ int main() {
       for (ac::asset_symbol sym : {ac::asset_symbol::hive, ac::asset_symbol::hbd}) emit_asset(ac::asset{amount, sym});
 
     // Times.
-    for (std::uint32_t s : {0u, 1u, 59u, 86399u, 86400u, 951782400u, 951868799u, 951868800u, 946684799u,
-                            1458835500u, 1500137479u, 1709208000u, 1714564800u, 2147483647u, 2147483648u,
-                            4107542400u, 4102444800u, 4294967295u})
+    for (std::uint32_t s :
+         {0u, 1u, 59u, 86399u, 86400u, 951782400u, 951868799u, 951868800u, 946684799u, 1458835500u, 1500137479u,
+          1709208000u, 1714564800u, 2147483647u, 2147483648u, 4107542400u, 4102444800u, 4294967295u})
       emit_time(s);
 
     // Transactions.
@@ -988,8 +992,8 @@ int main() {
         tx_case c{name, "", tx, {posting(name)}, sign_path::constructor};
         many.push_back(build(c));
       }
-      chain_block("block_130_txs", "130 transactions: a 2-byte transaction count, 8 merkle levels",
-                  t_2024_05_01 + 18, std::move(many));
+      chain_block("block_130_txs", "130 transactions: a 2-byte transaction count, 8 merkle levels", t_2024_05_01 + 18,
+                  std::move(many));
     }
     emit_tapos("block_num_1", from_hex_or_die<20>("0000000109833ce528d5bbfb3f6225b39ee10086"));
     emit_tapos("block_num_max", from_hex_or_die<20>("ffffffff00000000000000000000000000000000"));

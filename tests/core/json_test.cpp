@@ -17,10 +17,9 @@ TEST(Json, VoteTransactionInLegacyForm) {
   tx.ref_block_prefix = 1164960351;
   tx.expiration = time_point_sec{1'470'659'057};
   tx.operations.push_back(vote_operation{"foo", "bar", "baz", 10000});
-  EXPECT_EQ(to_json(tx),
-            R"({"ref_block_num":36029,"ref_block_prefix":1164960351,"expiration":"2016-08-08T12:24:17",)"
-            R"("operations":[["vote",{"voter":"foo","author":"bar","permlink":"baz","weight":10000}]],)"
-            R"("extensions":[]})");
+  EXPECT_EQ(to_json(tx), R"({"ref_block_num":36029,"ref_block_prefix":1164960351,"expiration":"2016-08-08T12:24:17",)"
+                         R"("operations":[["vote",{"voter":"foo","author":"bar","permlink":"baz","weight":10000}]],)"
+                         R"("extensions":[]})");
 }
 
 TEST(Json, AssetsAndBeneficiaries) {
@@ -41,7 +40,8 @@ TEST(Json, StringsAreEscaped) {
   out_buffer buf;
   json_writer w(buf);
   w.string(nasty);
-  EXPECT_EQ(buf.view(), R"("q\"b\\n\nt\tc\u0001\u001f u)" "\xc3\xa9\"");
+  EXPECT_EQ(buf.view(), R"("q\"b\\n\nt\tc\u0001\u001f u)"
+                        "\xc3\xa9\"");
   // And a real parser reads the original back.
   EXPECT_EQ(boost::json::parse(buf.view()).as_string(), nasty);
 }
@@ -70,8 +70,7 @@ TEST(Json, SignedBlockParsesAndCarriesIds) {
 }
 
 TEST(CustomJson, ValidatesWithARealParser) {
-  for (const char* good : {"{}", "[]", "1", "\"s\"", "null", R"({"a":[1,2,{"b":null}],"c":"\u00e9"})",
-                           " [1 , 2] "})
+  for (const char* good : {"{}", "[]", "1", "\"s\"", "null", R"({"a":[1,2,{"b":null}],"c":"\u00e9"})", " [1 , 2] "})
     EXPECT_TRUE(is_valid_json(good)) << good;
   for (const char* bad : {"", "{", "[1,]", "{\"a\":}", "[1] [2]", "{'a':1}", "// c\n1", "tru", "\"\xff\""})
     EXPECT_FALSE(is_valid_json(bad)) << bad;

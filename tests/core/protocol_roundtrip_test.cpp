@@ -101,8 +101,7 @@ TEST(FullTransaction, SigningConstructorMatchesSigningByHand) {
   signed_transaction by_hand = sample_signed_transaction();
   EXPECT_EQ(ft.tx(), by_hand);
   full_transaction reference(by_hand, hive_mainnet_chain_id());
-  EXPECT_TRUE(std::equal(ft.packed().begin(), ft.packed().end(), reference.packed().begin(),
-                         reference.packed().end()));
+  EXPECT_TRUE(std::equal(ft.packed().begin(), ft.packed().end(), reference.packed().begin(), reference.packed().end()));
   ASSERT_EQ(ft.signer_keys().size(), 1u);
   EXPECT_EQ(recover_public_key(ft.tx().signatures[0], ft.sig_digest()), ft.signer_keys()[0]);
 }

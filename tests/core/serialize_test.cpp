@@ -68,8 +68,7 @@ TEST(Primitives, StringIsVarintLengthThenBytes) {
 TEST(Asset, PacksLegacySymbol) {
   EXPECT_EQ(packed(asset::hive(1000)),
             (std::vector<std::uint8_t>{0xe8, 0x03, 0, 0, 0, 0, 0, 0, 3, 'S', 'T', 'E', 'E', 'M', 0, 0}));
-  EXPECT_EQ(packed(asset::hbd(1)),
-            (std::vector<std::uint8_t>{1, 0, 0, 0, 0, 0, 0, 0, 3, 'S', 'B', 'D', 0, 0, 0, 0}));
+  EXPECT_EQ(packed(asset::hbd(1)), (std::vector<std::uint8_t>{1, 0, 0, 0, 0, 0, 0, 0, 3, 'S', 'B', 'D', 0, 0, 0, 0}));
 }
 
 TEST(Asset, RejectsUnknownSymbol) {

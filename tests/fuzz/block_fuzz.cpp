@@ -83,7 +83,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   out_buffer json;
   json_writer w(json);
   write_json(w, block, id, decoded.transaction_ids);
-  APIARY_CHECK(apiary::fuzz::json_grammar::check(json.view(), {.check_utf8 = false}) ==
-               apiary::fuzz::verdict::valid);
+  APIARY_CHECK(apiary::fuzz::json_grammar::check(json.view(), {.check_utf8 = false}) == apiary::fuzz::verdict::valid);
   return 0;
 }

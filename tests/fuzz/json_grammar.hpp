@@ -63,20 +63,13 @@ class json_grammar {
   bool value() {
     if (at_end()) return false;
     switch (s_[pos_]) {
-      case '{':
-        return container('}');
-      case '[':
-        return container(']');
-      case '"':
-        return string();
-      case 't':
-        return literal("true");
-      case 'f':
-        return literal("false");
-      case 'n':
-        return literal("null");
-      default:
-        return number();
+      case '{': return container('}');
+      case '[': return container(']');
+      case '"': return string();
+      case 't': return literal("true");
+      case 'f': return literal("false");
+      case 'n': return literal("null");
+      default: return number();
     }
   }
 
@@ -163,9 +156,7 @@ class json_grammar {
       case 'f':
       case 'n':
       case 'r':
-      case 't':
-        pos_ += 2;
-        return true;
+      case 't': pos_ += 2; return true;
       case 'u': {
         long u = unicode_escape();
         if (u < 0 || (u >= 0xDC00 && u <= 0xDFFF)) return false;
@@ -175,8 +166,7 @@ class json_grammar {
         }
         return true;
       }
-      default:
-        return false;
+      default: return false;
     }
   }
 

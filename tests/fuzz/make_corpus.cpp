@@ -105,7 +105,8 @@ core::signed_transaction extreme_transaction() {
 
   tx.operations.push_back(core::transfer_operation{
       "abcdefghijklmnop", "a", core::asset::hive(std::numeric_limits<std::int64_t>::min()), every_byte});
-  tx.operations.push_back(core::vote_operation{"", "zzzzzzzzzzzzzzzz", "\"\\", std::numeric_limits<std::int16_t>::min()});
+  tx.operations.push_back(
+      core::vote_operation{"", "zzzzzzzzzzzzzzzz", "\"\\", std::numeric_limits<std::int16_t>::min()});
   core::custom_json_operation cj;
   cj.required_auths = {"alice", "bob", "carol"};
   cj.required_posting_auths = {"a", "b"};

@@ -11,8 +11,8 @@
 
 #include "apiary/core/chain.hpp"
 #include "apiary/harness/audit.hpp"
-#include "apiary/harness/replay.hpp"
 #include "apiary/harness/options.hpp"
+#include "apiary/harness/replay.hpp"
 #include "apiary/harness/run_config.hpp"
 #include "apiary/harness/statistics.hpp"
 #include "apiary/harness/workload_file.hpp"
@@ -128,9 +128,9 @@ TEST(RunConfig, EveryOptionReadsBackWhatItPrints) {
 // A value other than the default that an option takes, found by trying a few: so that a new
 // option needs no entry here.
 std::string other_value(const config_entry& e) {
-  static const char* const candidates[] = {"off", "on", "1", "2", "65536", "1048576", "block", "async", "bounded",
-                                           "unified", "state", "recover", "debug", "vote=1", "duplicate=0.5",
-                                           "x.json", "other"};
+  static const char* const candidates[] = {
+      "off",     "on",    "1",       "2",     "65536",  "1048576",       "block",  "async", "bounded",
+      "unified", "state", "recover", "debug", "vote=1", "duplicate=0.5", "x.json", "other"};
   for (const char* v : candidates) {
     run_config c;
     if (set_option(c, e.name, v).empty() && option_text(c, e.name) != e.text) return v;
@@ -148,8 +148,8 @@ TEST(RunConfig, EveryOptionSetsItsOwnField) {
     run_config c;
     ASSERT_EQ(set_option(c, e.name, value), "") << e.name;
     for (const config_entry& after : describe(c)) {
-      const auto before = std::find_if(defaults.begin(), defaults.end(),
-                                       [&](const config_entry& d) { return d.name == after.name; });
+      const auto before =
+          std::find_if(defaults.begin(), defaults.end(), [&](const config_entry& d) { return d.name == after.name; });
       if (after.name == e.name)
         EXPECT_NE(after.text, before->text) << "--" << e.name << " did not change its value";
       else

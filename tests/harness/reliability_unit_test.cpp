@@ -57,9 +57,9 @@ TEST(ErrorText, ShownCutsLongValuesAndEscapesControlCharacters) {
   EXPECT_EQ(shown("64KiB"), "64KiB");
   EXPECT_EQ(shown(std::string(200, '9')), std::string(80, '9') + "…");
   EXPECT_EQ(shown("two\nlines\t\x01"), "two\\nlines\\t\\x01");
-  EXPECT_EQ(shown("µs…"), "µs…");                      // UTF-8 kept whole
+  EXPECT_EQ(shown("µs…"), "µs…");                                              // UTF-8 kept whole
   EXPECT_EQ(shown(std::string(79, 'a') + "µµ"), std::string(79, 'a') + "µ…");  // never cut inside a character
-  EXPECT_EQ(shown("\xff"), "\\xff");                    // a stray byte escaped alone
+  EXPECT_EQ(shown("\xff"), "\\xff");                                           // a stray byte escaped alone
 }
 
 TEST(ErrorText, ShownPathKeepsTheStartAndTheFileName) {
@@ -261,7 +261,9 @@ TEST_F(ConfigFile, AKeyGivenTwiceIsNamedWithItsLines) {
 
 TEST_F(ConfigFile, AByteOrderMarkIsSkipped) {
   run_config c;
-  write(path("bom.toml"), "\xef\xbb\xbf" "blocks = 7\n");
+  write(path("bom.toml"),
+        "\xef\xbb\xbf"
+        "blocks = 7\n");
   EXPECT_EQ(apply_file(path("bom.toml"), c), "");
   EXPECT_EQ(c.stop.blocks, 7u);
 }

@@ -16,9 +16,7 @@ enum class fail { no, inside };
 
 account_index& accounts(database& db) { return db.get_index<account_index>(); }
 item_index& items(database& db) { return db.get_index<item_index>(); }
-const account* acc(database& db, const char* name) {
-  return accounts(db).find<by_name>(std::string(name));
-}
+const account* acc(database& db, const char* name) { return accounts(db).find<by_name>(std::string(name)); }
 const item* item_of(database& db, std::uint32_t owner) {
   const auto& by = items(db).get<by_owner>();
   auto it = by.find(owner);
@@ -142,9 +140,7 @@ class FailureInjection : public ::testing::TestWithParam<database_options> {
     }
     return db;
   }
-  static void expect_consistent(database& db) {
-    EXPECT_TRUE(indexes_consistent(accounts(db), items(db)));
-  }
+  static void expect_consistent(database& db) { EXPECT_TRUE(indexes_consistent(accounts(db), items(db))); }
 };
 
 TEST_P(FailureInjection, ThrowInsideLambdaAtEveryStepChangesNothing) {
@@ -232,7 +228,7 @@ TEST_P(FailureInjection, AbandonAtEveryStepRestoresState) {
         }
         if (shape == 1) {
           for (std::size_t i = 0; i < k; ++i) db->undo();  // the pushed nested sessions
-        }                                                    // then the outer unwinds
+        }                                                  // then the outer unwinds
         if (shape == 2) {
           outer.push();
           db->undo_all();
@@ -248,19 +244,17 @@ TEST_P(FailureInjection, AbandonAtEveryStepRestoresState) {
 
 std::string options_name(const ::testing::TestParamInfo<database_options>& info) {
   const database_options& o = info.param;
-  return std::string("KeepAlive") + (o.keep_alive ? "On" : "Off") + "PoolObjects" +
-         (o.pool_objects ? "On" : "Off") + "PoolUndo" + (o.pool_undo ? "On" : "Off");
+  return std::string("KeepAlive") + (o.keep_alive ? "On" : "Off") + "PoolObjects" + (o.pool_objects ? "On" : "Off") +
+         "PoolUndo" + (o.pool_undo ? "On" : "Off");
 }
 
 std::vector<database_options> all_options() {
   std::vector<database_options> all;
-  for (int bits = 0; bits < 8; ++bits)
-    all.push_back({(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0});
+  for (int bits = 0; bits < 8; ++bits) all.push_back({(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0});
   return all;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllOptions, FailureInjection, ::testing::ValuesIn(all_options()),
-                         options_name);
+INSTANTIATE_TEST_SUITE_P(AllOptions, FailureInjection, ::testing::ValuesIn(all_options()), options_name);
 
 }  // namespace
 }  // namespace apiary::core::test

@@ -41,8 +41,7 @@ TEST(NodePool, BlocksAreAlignedAndDisjoint) {
   std::sort(blocks.begin(), blocks.end());
   for (std::size_t i = 1; i < blocks.size(); ++i)
     EXPECT_LE(blocks[i - 1].first + blocks[i - 1].second, blocks[i].first);
-  for (const auto& [p, size] : blocks)
-    pool.deallocate(reinterpret_cast<void*>(p), size, alignof(std::max_align_t));
+  for (const auto& [p, size] : blocks) pool.deallocate(reinterpret_cast<void*>(p), size, alignof(std::max_align_t));
 }
 
 TEST(NodePool, LargeRequestsAndChunksComeFromUpstream) {

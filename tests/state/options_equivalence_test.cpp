@@ -234,9 +234,8 @@ TEST(OptionsEquivalence, RandomScriptGivesIdenticalResultsUnderAllEightCombinati
     std::vector<std::vector<snapshot>> results;
     for (int bits = 0; bits < 8; ++bits) {
       const database_options options{(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0};
-      SCOPED_TRACE(::testing::Message() << "keep_alive " << options.keep_alive
-                                        << " pool_objects " << options.pool_objects
-                                        << " pool_undo " << options.pool_undo);
+      SCOPED_TRACE(::testing::Message() << "keep_alive " << options.keep_alive << " pool_objects "
+                                        << options.pool_objects << " pool_undo " << options.pool_undo);
       runner r(options, seed);
       results.push_back(r.run(3000));
       ASSERT_FALSE(::testing::Test::HasFailure());

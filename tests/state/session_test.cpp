@@ -262,8 +262,7 @@ class failing_index final : public undo_index_base {
   }
   void commit(std::int64_t revision) noexcept override {
     const std::int64_t bottom = revision_ - static_cast<std::int64_t>(depth_) + 1;
-    if (revision >= bottom)
-      depth_ = revision >= revision_ ? 0 : static_cast<std::size_t>(revision_ - revision);
+    if (revision >= bottom) depth_ = revision >= revision_ ? 0 : static_cast<std::size_t>(revision_ - revision);
   }
   void set_revision(std::int64_t revision) override { revision_ = revision; }
   std::int64_t revision() const noexcept override { return revision_; }

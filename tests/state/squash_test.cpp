@@ -35,9 +35,7 @@ class SquashRule : public ::testing::TestWithParam<squash_case> {
   std::int64_t next_balance = 1;
 
   void apply(op o) {
-    auto create = [&] {
-      key_id = idx.create([](account& a) { a.name = "key"; }).id;
-    };
+    auto create = [&] { key_id = idx.create([](account& a) { a.name = "key"; }).id; };
     auto modify = [&] {
       const std::int64_t b = next_balance++;
       idx.modify(idx.get(*key_id), [&](account& a) {
@@ -51,9 +49,18 @@ class SquashRule : public ::testing::TestWithParam<squash_case> {
       case op::create: create(); break;
       case op::modify: modify(); break;
       case op::remove: remove(); break;
-      case op::create_modify: create(); modify(); break;
-      case op::modify_remove: modify(); remove(); break;
-      case op::create_remove: create(); remove(); break;
+      case op::create_modify:
+        create();
+        modify();
+        break;
+      case op::modify_remove:
+        modify();
+        remove();
+        break;
+      case op::create_remove:
+        create();
+        remove();
+        break;
     }
   }
 
@@ -64,18 +71,17 @@ TEST_P(SquashRule, MergesIntoOuterSession) {
   const squash_case& c = GetParam();
   const bool key_exists_before = c.in_outer != op::create && c.in_outer != op::create_modify &&
                                  c.in_outer != op::create_remove && c.in_inner != op::create &&
-                                 c.in_inner != op::create_modify &&
-                                 c.in_inner != op::create_remove;
+                                 c.in_inner != op::create_modify && c.in_inner != op::create_remove;
   if (key_exists_before) {
     key_id = idx.create([](account& a) {
                   a.name = "key";
                   a.balance = 0;
-                }).id;
+                })
+                 .id;
   }
   const std::vector<account> before_outer = contents();
   const std::uint64_t next_before_outer = idx.next_id();
-  const std::optional<account> original =
-      key_exists_before ? std::optional<account>(idx.get(*key_id)) : std::nullopt;
+  const std::optional<account> original = key_exists_before ? std::optional<account>(idx.get(*key_id)) : std::nullopt;
 
   idx.start_undo_session();
   apply(c.in_outer);
@@ -95,9 +101,7 @@ TEST_P(SquashRule, MergesIntoOuterSession) {
   const std::uint64_t id = key_id.value_or(999);
   const bool is_new = std::find(s.new_ids().begin(), s.new_ids().end(), id) != s.new_ids().end();
   switch (c.merged) {
-    case record::nothing:
-      EXPECT_TRUE(s.empty());
-      break;
+    case record::nothing: EXPECT_TRUE(s.empty()); break;
     case record::created:
       EXPECT_TRUE(is_new);
       EXPECT_EQ(s.new_ids().size(), 1u);
@@ -131,26 +135,25 @@ TEST_P(SquashRule, MergesIntoOuterSession) {
 // multi-operation sequences CREATE MODIFY* REMOVE? within one session.
 INSTANTIATE_TEST_SUITE_P(
     AllCombinations, SquashRule,
-    ::testing::Values(
-        squash_case{"NoneNone", op::none, op::none, record::nothing},
-        squash_case{"NoneCreate", op::none, op::create, record::created},
-        squash_case{"NoneModify", op::none, op::modify, record::modified},
-        squash_case{"NoneRemove", op::none, op::remove, record::removed},
-        squash_case{"CreateNone", op::create, op::none, record::created},
-        squash_case{"CreateModify", op::create, op::modify, record::created},
-        squash_case{"CreateRemove", op::create, op::remove, record::nothing},
-        squash_case{"ModifyNone", op::modify, op::none, record::modified},
-        squash_case{"ModifyModify", op::modify, op::modify, record::modified},
-        squash_case{"ModifyRemove", op::modify, op::remove, record::removed},
-        squash_case{"RemoveNone", op::remove, op::none, record::removed},
-        squash_case{"NoneCreateThenModify", op::none, op::create_modify, record::created},
-        squash_case{"NoneCreateThenRemove", op::none, op::create_remove, record::nothing},
-        squash_case{"NoneModifyThenRemove", op::none, op::modify_remove, record::removed},
-        squash_case{"CreateThenModifyModifyThenRemove", op::create_modify, op::modify_remove,
-                    record::nothing},
-        squash_case{"CreateThenRemoveNone", op::create_remove, op::none, record::nothing},
-        squash_case{"ModifyModifyThenRemove", op::modify, op::modify_remove, record::removed},
-        squash_case{"ModifyThenRemoveNone", op::modify_remove, op::none, record::removed}),
+    ::testing::Values(squash_case{"NoneNone", op::none, op::none, record::nothing},
+                      squash_case{"NoneCreate", op::none, op::create, record::created},
+                      squash_case{"NoneModify", op::none, op::modify, record::modified},
+                      squash_case{"NoneRemove", op::none, op::remove, record::removed},
+                      squash_case{"CreateNone", op::create, op::none, record::created},
+                      squash_case{"CreateModify", op::create, op::modify, record::created},
+                      squash_case{"CreateRemove", op::create, op::remove, record::nothing},
+                      squash_case{"ModifyNone", op::modify, op::none, record::modified},
+                      squash_case{"ModifyModify", op::modify, op::modify, record::modified},
+                      squash_case{"ModifyRemove", op::modify, op::remove, record::removed},
+                      squash_case{"RemoveNone", op::remove, op::none, record::removed},
+                      squash_case{"NoneCreateThenModify", op::none, op::create_modify, record::created},
+                      squash_case{"NoneCreateThenRemove", op::none, op::create_remove, record::nothing},
+                      squash_case{"NoneModifyThenRemove", op::none, op::modify_remove, record::removed},
+                      squash_case{"CreateThenModifyModifyThenRemove", op::create_modify, op::modify_remove,
+                                  record::nothing},
+                      squash_case{"CreateThenRemoveNone", op::create_remove, op::none, record::nothing},
+                      squash_case{"ModifyModifyThenRemove", op::modify, op::modify_remove, record::removed},
+                      squash_case{"ModifyThenRemoveNone", op::modify_remove, op::none, record::removed}),
     [](const ::testing::TestParamInfo<squash_case>& p) { return p.param.name; });
 
 TEST(Squash, OnlySessionBecomesPermanent) {

@@ -36,13 +36,10 @@ struct account {
 };
 
 using account_index = undo_index<
-    account,
-    bmi::indexed_by<
-        bmi::ordered_unique<bmi::tag<by_id>, bmi::member<account, std::uint64_t, &account::id>>,
-        bmi::ordered_unique<bmi::tag<by_name>,
-                            bmi::member<account, std::string, &account::name>>,
-        bmi::ordered_non_unique<bmi::tag<by_balance>,
-                                bmi::member<account, std::int64_t, &account::balance>>>>;
+    account, bmi::indexed_by<
+                 bmi::ordered_unique<bmi::tag<by_id>, bmi::member<account, std::uint64_t, &account::id>>,
+                 bmi::ordered_unique<bmi::tag<by_name>, bmi::member<account, std::string, &account::name>>,
+                 bmi::ordered_non_unique<bmi::tag<by_balance>, bmi::member<account, std::int64_t, &account::balance>>>>;
 
 // Hashed primary index and a unique composite-free key.
 struct item {
@@ -56,10 +53,8 @@ struct item {
 };
 
 using item_index = undo_index<
-    item, bmi::indexed_by<
-              bmi::hashed_unique<bmi::tag<by_id>, bmi::member<item, std::uint32_t, &item::id>>,
-              bmi::ordered_non_unique<bmi::tag<by_owner>,
-                                      bmi::member<item, std::uint32_t, &item::owner>>>>;
+    item, bmi::indexed_by<bmi::hashed_unique<bmi::tag<by_id>, bmi::member<item, std::uint32_t, &item::id>>,
+                          bmi::ordered_non_unique<bmi::tag<by_owner>, bmi::member<item, std::uint32_t, &item::owner>>>>;
 
 // Everything observable about the two indexes: objects in id order, next ids, and the
 // secondary indexes agreeing with the primary one.
@@ -125,9 +120,7 @@ class counting_resource : public std::pmr::memory_resource {
     --live;
     std::pmr::new_delete_resource()->deallocate(p, bytes, align);
   }
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
-    return this == &other;
-  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
 };
 
 struct injected_failure {};

@@ -17,9 +17,7 @@ void set_balance(account_index& idx, const account& a, std::int64_t b) {
   idx.modify(a, [&](account& x) { x.balance = b; });
 }
 
-std::vector<account> contents(const account_index& idx) {
-  return {idx.indices().begin(), idx.indices().end()};
-}
+std::vector<account> contents(const account_index& idx) { return {idx.indices().begin(), idx.indices().end()}; }
 
 class UndoState : public ::testing::Test {
  protected:
@@ -142,8 +140,7 @@ TEST_F(UndoState, UndoAllUnwindsEverySession) {
 }
 
 TEST_F(UndoState, LargeStateSurvivesRecycling) {
-  account_index alive(index_options{std::pmr::new_delete_resource(),
-                                    std::pmr::new_delete_resource(), true});
+  account_index alive(index_options{std::pmr::new_delete_resource(), std::pmr::new_delete_resource(), true});
   for (int round = 0; round < 3; ++round) {
     alive.start_undo_session();
     for (int i = 0; i < 3000; ++i) add(alive, numbered("a", round * 10000 + i), i);

@@ -124,8 +124,8 @@ struct block_plan {
 
 // The average packed size of the mix's transactions (with one signature when `signed_`),
 // from `samples` transactions of a generator over the given accounts with a private ring.
-double estimate_average_size(const mix_config& mix, std::span<const core::account_name> accounts,
-                             bool signed_, std::uint64_t seed = 1, std::size_t samples = 4000);
+double estimate_average_size(const mix_config& mix, std::span<const core::account_name> accounts, bool signed_,
+                             std::uint64_t seed = 1, std::size_t samples = 4000);
 
 namespace detail {
 struct worker;

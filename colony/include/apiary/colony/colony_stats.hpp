@@ -44,10 +44,10 @@ struct brake_totals {
 
 struct colony_stats {
   std::uint32_t threads = 0;
-  std::uint64_t accounts = 0;   // genesis accounts the threads act for
-  std::uint64_t generated = 0;  // built (and signed, with signing on)
-  std::uint64_t submitted = 0;  // taken by the sink (normal and faulty)
-  std::uint64_t injected = 0;   // faulty companions submitted (faults.hpp), not in `generated`
+  std::uint64_t accounts = 0;                            // genesis accounts the threads act for
+  std::uint64_t generated = 0;                           // built (and signed, with signing on)
+  std::uint64_t submitted = 0;                           // taken by the sink (normal and faulty)
+  std::uint64_t injected = 0;                            // faulty companions submitted (faults.hpp), not in `generated`
   std::array<std::uint64_t, fault_kind_count> faults{};  // injected, by kind
   // Completions by outcome; reject::none counts the accepted ones, reject::shutdown those the
   // sink never pushed because the run stopped first.
@@ -77,7 +77,7 @@ struct colony_stats {
   // The most transactions the thread had in flight at once; merged, the highest of any
   // thread (not their sum: the threads' peaks need not coincide).
   std::uint64_t in_flight_peak = 0;
-  bool sink_closed = false;      // a thread found the sink closed
+  bool sink_closed = false;  // a thread found the sink closed
 
   std::uint64_t accepted() const { return outcomes[core::reject::none]; }
   std::uint64_t rejected() const { return outcomes.rejected(); }  // by the chain

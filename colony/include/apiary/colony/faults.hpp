@@ -88,7 +88,7 @@ class fault_injector {
 struct faulty_transaction {
   core::transaction tx;
   core::key_role role = core::key_role::posting;  // the key that signs it
-  bool wrong_key = false;  // sign with wrong_key_for() instead of the account's key
+  bool wrong_key = false;                         // sign with wrong_key_for() instead of the account's key
 };
 
 // The faulty companion of `normal` (signed by `signer`), for every kind but duplicate (which

@@ -79,8 +79,8 @@ struct generator_options {
 class generator {
  public:
   // accounts: the thread's own, at least one. The ring is shared and must outlive this.
-  generator(const mix_config& mix, const generator_options& options,
-            std::vector<core::account_name> accounts, comment_ring& ring);
+  generator(const mix_config& mix, const generator_options& options, std::vector<core::account_name> accounts,
+            comment_ring& ring);
 
   // The block the next transactions reference and expire after; its number goes into the
   // nonce. Call after every block (Hive's colony does).

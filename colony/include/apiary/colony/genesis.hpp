@@ -17,7 +17,7 @@ std::vector<core::account_name> genesis_account_names(std::size_t n, std::string
 
 // The accounts of thread `thread_index` out of `thread_count`: every thread_count-th name
 // starting at thread_index, in genesis order.
-std::vector<core::account_name> deal_accounts(std::span<const core::account_name> genesis,
-                                              std::size_t thread_index, std::size_t thread_count);
+std::vector<core::account_name> deal_accounts(std::span<const core::account_name> genesis, std::size_t thread_index,
+                                              std::size_t thread_count);
 
 }  // namespace apiary::colony

@@ -48,8 +48,7 @@ class key_cache {
 
 // `tx` ready to submit: signed with the signer's cached key for `role` (its public key
 // attached when attach_key), or unsigned when sign is false.
-core::full_transaction_ptr make_transaction(core::transaction tx, const core::account_name& signer,
-                                            core::key_role role, key_cache& keys, const core::chain_id& chain,
-                                            bool sign, bool attach_key);
+core::full_transaction_ptr make_transaction(core::transaction tx, const core::account_name& signer, core::key_role role,
+                                            key_cache& keys, const core::chain_id& chain, bool sign, bool attach_key);
 
 }  // namespace apiary::colony

@@ -17,8 +17,8 @@ namespace apiary::colony {
 
 enum class op_kind : std::uint8_t { article, reply, vote, transfer, custom_json };
 inline constexpr std::size_t op_kind_count = 5;
-inline constexpr std::array<op_kind, op_kind_count> all_op_kinds = {
-    op_kind::article, op_kind::reply, op_kind::vote, op_kind::transfer, op_kind::custom_json};
+inline constexpr std::array<op_kind, op_kind_count> all_op_kinds = {op_kind::article, op_kind::reply, op_kind::vote,
+                                                                    op_kind::transfer, op_kind::custom_json};
 
 // "article", "reply", "vote", "transfer", "custom_json".
 std::string_view op_kind_name(op_kind k);
@@ -45,11 +45,11 @@ struct mix_config {
 
   // Hive's defaults; indexed by op_kind.
   std::array<op_kind_params, op_kind_count> kinds = {{
-      {100, 5000, 16, 4.0},   // article
-      {30, 1000, 110, 5.0},   // reply
-      {0, 0, 2070, 1.0},      // vote
-      {0, 350, 87, 4.0},      // transfer
-      {20, 400, 6006, 1.0},   // custom_json
+      {100, 5000, 16, 4.0},  // article
+      {30, 1000, 110, 5.0},  // reply
+      {0, 0, 2070, 1.0},     // vote
+      {0, 350, 87, 4.0},     // transfer
+      {20, 400, 6006, 1.0},  // custom_json
   }};
 
   const op_kind_params& operator[](op_kind k) const { return kinds[index_of(k)]; }

@@ -29,7 +29,7 @@ namespace apiary::colony {
 struct workload {
   // Normal transactions, each followed by its faulty companion when one was drawn.
   std::vector<core::full_transaction_ptr> transactions;
-  generator_stats stats;  // the normal transactions, by kind
+  generator_stats stats;                                 // the normal transactions, by kind
   std::array<std::uint64_t, fault_kind_count> faults{};  // companions, by kind
 };
 

@@ -38,8 +38,7 @@ struct signed_block_header : block_header {
 
   template <class Self, class F>
   static void fields(Self& s, F&& f) {
-    block_header::fields(static_cast<std::conditional_t<std::is_const_v<Self>, const block_header&,
-                                                        block_header&>>(s),
+    block_header::fields(static_cast<std::conditional_t<std::is_const_v<Self>, const block_header&, block_header&>>(s),
                          f);
     f("witness_signature", s.witness_signature);
   }
@@ -52,9 +51,7 @@ struct signed_block : signed_block_header {
   template <class Self, class F>
   static void fields(Self& s, F&& f) {
     signed_block_header::fields(
-        static_cast<std::conditional_t<std::is_const_v<Self>, const signed_block_header&,
-                                       signed_block_header&>>(s),
-        f);
+        static_cast<std::conditional_t<std::is_const_v<Self>, const signed_block_header&, signed_block_header&>>(s), f);
     f("transactions", s.transactions);
   }
   bool operator==(const signed_block&) const = default;

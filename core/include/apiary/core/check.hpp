@@ -6,8 +6,8 @@ namespace apiary::core::detail {
 [[noreturn]] void check_failed(const char* expr, const char* file, int line) noexcept;
 }  // namespace apiary::core::detail
 
-#define APIARY_CHECK(cond)                                                      \
-  do {                                                                          \
-    if (!(cond)) [[unlikely]]                                                   \
-      ::apiary::core::detail::check_failed(#cond, __FILE__, __LINE__);          \
+#define APIARY_CHECK(cond)                                             \
+  do {                                                                 \
+    if (!(cond)) [[unlikely]]                                          \
+      ::apiary::core::detail::check_failed(#cond, __FILE__, __LINE__); \
   } while (false)

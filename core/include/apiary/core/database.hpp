@@ -59,8 +59,7 @@ class database {
     // std::optional<session> for a long-lived pending session: GCC 12 warns falsely
     // (-Wmaybe-uninitialized) on the optional's destructor at -O2.
     session() noexcept = default;
-    session(session&& other) noexcept
-        : db_(std::exchange(other.db_, nullptr)), revision_(other.revision_) {}
+    session(session&& other) noexcept : db_(std::exchange(other.db_, nullptr)), revision_(other.revision_) {}
     session& operator=(session&& other) noexcept {
       if (this != &other) {
         if (db_ != nullptr) undo();

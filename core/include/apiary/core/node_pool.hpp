@@ -23,8 +23,7 @@ class node_pool final : public std::pmr::memory_resource {
   static constexpr std::size_t max_pooled = 512;
   static constexpr std::size_t chunk_bytes = 64 * 1024;
 
-  explicit node_pool(std::pmr::memory_resource* upstream = std::pmr::new_delete_resource())
-      : upstream_(upstream) {}
+  explicit node_pool(std::pmr::memory_resource* upstream = std::pmr::new_delete_resource()) : upstream_(upstream) {}
   ~node_pool() override;
   node_pool(const node_pool&) = delete;
   node_pool& operator=(const node_pool&) = delete;
@@ -37,9 +36,7 @@ class node_pool final : public std::pmr::memory_resource {
     free_block* next;
   };
   static constexpr std::size_t classes = max_pooled / granule;
-  static constexpr std::size_t class_of(std::size_t bytes) {
-    return bytes == 0 ? 0 : (bytes - 1) / granule;
-  }
+  static constexpr std::size_t class_of(std::size_t bytes) { return bytes == 0 ? 0 : (bytes - 1) / granule; }
 
   void* do_allocate(std::size_t bytes, std::size_t align) override {
     if (bytes > max_pooled || align > granule) [[unlikely]]
@@ -62,9 +59,7 @@ class node_pool final : public std::pmr::memory_resource {
     free_[c] = b;
   }
 
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
-    return this == &other;
-  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
 
   void* carve(std::size_t size);
 

@@ -43,7 +43,7 @@ struct comment_operation {
   static constexpr std::uint32_t wire_id = 1;
   static constexpr std::string_view name = "comment";
 
-  account_name parent_author;  // empty for a root post
+  account_name parent_author;   // empty for a root post
   std::string parent_permlink;  // the category for a root post
   account_name author;
   std::string permlink;
@@ -155,8 +155,8 @@ struct comment_options_operation {
   bool operator==(const comment_options_operation&) const = default;
 };
 
-using operation = std::variant<vote_operation, comment_operation, transfer_operation,
-                               custom_json_operation, comment_options_operation>;
+using operation = std::variant<vote_operation, comment_operation, transfer_operation, custom_json_operation,
+                               comment_options_operation>;
 
 // The name of the operation in the variant, as Hive's legacy JSON names it.
 std::string_view operation_name(const operation& op);

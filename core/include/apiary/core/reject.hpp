@@ -18,12 +18,12 @@ enum class reject : std::uint8_t {
   unknown_reference_block,  // TaPoS: ref_block_num/prefix name no recent block
   duplicate,                // id pending or included and unexpired
   no_operations,
-  unknown_account,          // an account an operation names does not exist
-  missing_authority,        // no signature from a key with the required authority
-  bad_signature,            // a signature from which no key recovers
-  unknown_comment,          // vote or comment_options on a comment that does not exist
-  unknown_parent,           // reply to a comment that does not exist
-  invalid_operation,        // an operation field outside what Hive allows
+  unknown_account,    // an account an operation names does not exist
+  missing_authority,  // no signature from a key with the required authority
+  bad_signature,      // a signature from which no key recovers
+  unknown_comment,    // vote or comment_options on a comment that does not exist
+  unknown_parent,     // reply to a comment that does not exist
+  invalid_operation,  // an operation field outside what Hive allows
   insufficient_funds,
   invalid_json,             // custom_json payload or comment json_metadata is not JSON
   custom_json_id_too_long,  // more than 32 characters

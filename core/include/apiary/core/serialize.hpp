@@ -82,9 +82,7 @@ class byte_reader {
       truncated(what, 1);
     return *p_++;
   }
-  void read(void* out, std::size_t n, const char* what) {
-    std::memcpy(out, take(n, what), n);
-  }
+  void read(void* out, std::size_t n, const char* what) { std::memcpy(out, take(n, what), n); }
   // Returns a pointer to the next n bytes and steps over them.
   const std::uint8_t* take(std::size_t n, const char* what) {
     if (remaining() < n) [[unlikely]]
@@ -106,7 +104,9 @@ class byte_reader {
 // ---- reflection ----------------------------------------------------------------------
 
 template <class T>
-concept reflected = requires(T& t) { T::fields(t, [](const char*, auto&) {}); };
+concept reflected = requires(T& t) {
+  T::fields(t, [](const char*, auto&) {});
+};
 
 // ---- varint (fc::unsigned_int: at most 32 bits, so at most 5 bytes) ------------------
 
@@ -134,7 +134,7 @@ std::uint32_t unpack_varint(byte_reader& r, const char* what);
 // ---- primitives -----------------------------------------------------------------------
 
 template <class S, class T>
-  requires std::is_integral_v<T>
+requires std::is_integral_v<T>
 void pack(S& s, T v) {
   if constexpr (sizeof(T) == 1)
     s.put(static_cast<std::uint8_t>(v));
@@ -142,7 +142,7 @@ void pack(S& s, T v) {
     s.write(&v, sizeof v);
 }
 template <class T>
-  requires std::is_integral_v<T>
+requires std::is_integral_v<T>
 void unpack(byte_reader& r, T& v) {
   if constexpr (std::is_same_v<T, bool>) {
     std::uint8_t b = r.get("bool");
@@ -196,7 +196,7 @@ void unpack(byte_reader& r, asset& a);
 
 // std::vector and boost's small_vector alike: count, then the elements.
 template <class C>
-concept sequence = !std::is_same_v<C, std::string> && requires(C& c, std::size_t n) {
+concept sequence = !std::is_same_v<C, std::string> && requires(C & c, std::size_t n) {
   typename C::value_type;
   c.resize(n);
   c.begin();

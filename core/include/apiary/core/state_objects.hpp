@@ -59,8 +59,9 @@ struct account_object {
 };
 using account_index = undo_index<
     account_object,
-    bmi::indexed_by<bmi::ordered_unique<bmi::tag<by_id>, bmi::member<account_object, std::uint32_t, &account_object::id>>,
-                    bmi::hashed_unique<bmi::tag<by_name>, bmi::member<account_object, account_name, &account_object::name>>>>;
+    bmi::indexed_by<
+        bmi::ordered_unique<bmi::tag<by_id>, bmi::member<account_object, std::uint32_t, &account_object::id>>,
+        bmi::hashed_unique<bmi::tag<by_name>, bmi::member<account_object, account_name, &account_object::name>>>>;
 
 using beneficiary_list = boost::container::small_vector<beneficiary_route, 2>;
 
@@ -123,10 +124,10 @@ struct block_summary_object {
   block_id block;
   bool operator==(const block_summary_object&) const = default;
 };
-using block_summary_index = undo_index<
-    block_summary_object,
-    bmi::indexed_by<bmi::ordered_unique<bmi::tag<by_id>,
-                                        bmi::member<block_summary_object, std::uint32_t, &block_summary_object::id>>>>;
+using block_summary_index =
+    undo_index<block_summary_object,
+               bmi::indexed_by<bmi::ordered_unique<
+                   bmi::tag<by_id>, bmi::member<block_summary_object, std::uint32_t, &block_summary_object::id>>>>;
 
 struct global_properties_object {
   std::uint32_t id = 0;
@@ -137,10 +138,10 @@ struct global_properties_object {
   std::int64_t current_supply_hbd = 0;
   bool operator==(const global_properties_object&) const = default;
 };
-using global_properties_index = undo_index<
-    global_properties_object,
-    bmi::indexed_by<bmi::ordered_unique<
-        bmi::tag<by_id>, bmi::member<global_properties_object, std::uint32_t, &global_properties_object::id>>>>;
+using global_properties_index =
+    undo_index<global_properties_object,
+               bmi::indexed_by<bmi::ordered_unique<bmi::tag<by_id>, bmi::member<global_properties_object, std::uint32_t,
+                                                                                &global_properties_object::id>>>>;
 
 // Ids of included transactions until they expire (and, in the "unified" dedup variant,
 // of pending ones too).
@@ -154,7 +155,8 @@ using transaction_index = undo_index<
     transaction_object,
     bmi::indexed_by<
         bmi::ordered_unique<bmi::tag<by_id>, bmi::member<transaction_object, std::uint64_t, &transaction_object::id>>,
-        bmi::hashed_unique<bmi::tag<by_trx_id>, bmi::member<transaction_object, transaction_id, &transaction_object::trx_id>>,
+        bmi::hashed_unique<bmi::tag<by_trx_id>,
+                           bmi::member<transaction_object, transaction_id, &transaction_object::trx_id>>,
         bmi::ordered_non_unique<bmi::tag<by_expiration>,
                                 bmi::member<transaction_object, time_point_sec, &transaction_object::expiration>>>>;
 
@@ -167,10 +169,9 @@ struct custom_op_counter_object {
 };
 using custom_op_counter_index = undo_index<
     custom_op_counter_object,
-    bmi::indexed_by<
-        bmi::ordered_unique<bmi::tag<by_id>,
-                            bmi::member<custom_op_counter_object, std::uint32_t, &custom_op_counter_object::id>>,
-        bmi::hashed_unique<bmi::tag<by_account>,
-                           bmi::member<custom_op_counter_object, account_name, &custom_op_counter_object::account>>>>;
+    bmi::indexed_by<bmi::ordered_unique<bmi::tag<by_id>, bmi::member<custom_op_counter_object, std::uint32_t,
+                                                                     &custom_op_counter_object::id>>,
+                    bmi::hashed_unique<bmi::tag<by_account>, bmi::member<custom_op_counter_object, account_name,
+                                                                         &custom_op_counter_object::account>>>>;
 
 }  // namespace apiary::core

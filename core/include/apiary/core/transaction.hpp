@@ -56,9 +56,7 @@ struct signed_transaction : transaction {
 
   template <class Self, class F>
   static void fields(Self& s, F&& f) {
-    transaction::fields(static_cast<std::conditional_t<std::is_const_v<Self>, const transaction&,
-                                                       transaction&>>(s),
-                        f);
+    transaction::fields(static_cast<std::conditional_t<std::is_const_v<Self>, const transaction&, transaction&>>(s), f);
     f("signatures", s.signatures);
   }
   bool operator==(const signed_transaction&) const = default;

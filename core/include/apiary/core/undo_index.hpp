@@ -85,11 +85,11 @@ class undo_index_base {
   undo_index_base(const undo_index_base&) = delete;
   undo_index_base& operator=(const undo_index_base&) = delete;
 
-  virtual void start_undo_session() = 0;               // strong
-  virtual void undo() noexcept = 0;                    // no-op when no session is open
+  virtual void start_undo_session() = 0;  // strong
+  virtual void undo() noexcept = 0;       // no-op when no session is open
   // Two phases so that database can squash all its indexes or none: reserve_for_squash may
   // throw (std::bad_alloc) and changes nothing observable; squash_reserved cannot fail.
-  virtual void reserve_for_squash() = 0;               // strong
+  virtual void reserve_for_squash() = 0;  // strong
   virtual void squash_reserved() noexcept = 0;
   virtual void commit(std::int64_t revision) noexcept = 0;
   virtual void set_revision(std::int64_t revision) = 0;
@@ -111,8 +111,7 @@ class undo_index final : public undo_index_base {
   static_assert(std::unsigned_integral<id_type>, "Object::id must be an unsigned integer");
   static_assert(std::is_default_constructible_v<Object> && std::is_copy_constructible_v<Object>);
   // undo() and the rollback of a failed modify move values back into place and must not fail.
-  static_assert(std::is_nothrow_move_constructible_v<Object> &&
-                    std::is_nothrow_move_assignable_v<Object>,
+  static_assert(std::is_nothrow_move_constructible_v<Object> && std::is_nothrow_move_assignable_v<Object>,
                 "undo needs nothrow moves");
   static_assert(std::is_same_v<typename container_type::key_type, id_type>,
                 "the first index must be keyed on Object::id");
@@ -124,9 +123,8 @@ class undo_index final : public undo_index_base {
   struct removed_node {
     node_type node;
   };
-  using old_values_map =
-      boost::unordered_flat_map<id_type, Object, boost::hash<id_type>, std::equal_to<id_type>,
-                                std::pmr::polymorphic_allocator<std::pair<const id_type, Object>>>;
+  using old_values_map = boost::unordered_flat_map<id_type, Object, boost::hash<id_type>, std::equal_to<id_type>,
+                                                   std::pmr::polymorphic_allocator<std::pair<const id_type, Object>>>;
 
  public:
   // What one session changed; read-only outside the index (tests and diagnostics).
@@ -187,9 +185,7 @@ class undo_index final : public undo_index_base {
   };
 
   explicit undo_index(const index_options& options = {})
-      : container_(allocator_type(options.objects)),
-        undo_resource_(options.undo),
-        keep_alive_(options.keep_alive) {}
+      : container_(allocator_type(options.objects)), undo_resource_(options.undo), keep_alive_(options.keep_alive) {}
 
   ~undo_index() override = default;
 
@@ -284,8 +280,7 @@ class undo_index final : public undo_index_base {
   // Throws std::out_of_range when there is no such object.
   const Object& get(id_type id) const {
     const Object* o = find(id);
-    if (o == nullptr)
-      throw std::out_of_range("undo_index::get: no object with id " + std::to_string(id));
+    if (o == nullptr) throw std::out_of_range("undo_index::get: no object with id " + std::to_string(id));
     return *o;
   }
   // Lookup through another index, by its tag.
@@ -379,8 +374,7 @@ class undo_index final : public undo_index_base {
     reserve_more(a.new_ids_, b.new_ids_.size());
     reserve_more(a.removed_, b.removed_.size());
     const std::size_t need = a.old_values_.size() + b.old_values_.size();
-    if (need > a.old_values_.max_load())
-      a.old_values_.reserve(std::max(need, a.old_values_.bucket_count() + 1));
+    if (need > a.old_values_.max_load()) a.old_values_.reserve(std::max(need, a.old_values_.bucket_count() + 1));
   }
 
   // Requires reserve_for_squash() right before, with nothing in between.
@@ -489,7 +483,7 @@ class undo_index final : public undo_index_base {
       a.removed_.push_back(std::move(r));
     }
     for (auto& [id, old] : b.old_values_) {
-      if (id >= a.old_next_id_) continue;       // create + modify: still a create
+      if (id >= a.old_next_id_) continue;             // create + modify: still a create
       a.old_values_.try_emplace(id, std::move(old));  // keeps A's older value if present
     }
     // B's ids are all above A's (ids only grow), so A.new_ids stays sorted.

@@ -45,7 +45,7 @@ struct analysis {
   std::uint64_t measured_bytes = 0;
   double tx_per_s = 0;
   double blocks_per_s = 0;
-  double cpu_s = 0;  // process CPU time in the window
+  double cpu_s = 0;            // process CPU time in the window
   double cpu_utilization = 0;  // cpu_s / (window_s * cores)
   // The machine over (about) the window: the share of all cores busy, and the part of it
   // other processes took. Negative shares from sampling jitter are clamped to 0.

@@ -27,7 +27,7 @@ namespace apiary::harness {
 struct audit_result {
   bool ran = false;
   std::vector<std::string> violations;
-  std::uint32_t checks = 0;             // invariant groups checked
+  std::uint32_t checks = 0;              // invariant groups checked
   std::uint64_t known_transactions = 0;  // ids the chain's dedup knows
   std::uint64_t accepted_unexpired = 0;  // accepted transactions not yet expired (the tap's record)
   std::uint64_t undo_depth = 0;

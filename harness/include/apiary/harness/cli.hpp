@@ -22,11 +22,11 @@ namespace apiary::harness {
 // Exit status of `apiary`.
 enum exit_status : int {
   exit_ok = 0,
-  exit_failed = 1,       // the run failed (its report says why) or the report could not be written
-  exit_usage = 2,        // bad command line, config file or output path: nothing ran
-  exit_sighup = 129,     // interrupted by SIGHUP (128 + 1): the terminal closed; the report is marked interrupted
-  exit_sigint = 130,     // interrupted by SIGINT (128 + 2)
-  exit_sigterm = 143,    // interrupted by SIGTERM (128 + 15)
+  exit_failed = 1,     // the run failed (its report says why) or the report could not be written
+  exit_usage = 2,      // bad command line, config file or output path: nothing ran
+  exit_sighup = 129,   // interrupted by SIGHUP (128 + 1): the terminal closed; the report is marked interrupted
+  exit_sigint = 130,   // interrupted by SIGINT (128 + 2)
+  exit_sigterm = 143,  // interrupted by SIGTERM (128 + 15)
 };
 
 // The defaults of `apiary replay` and `apiary workload` where they differ from `apiary run`:

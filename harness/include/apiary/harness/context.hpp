@@ -10,13 +10,13 @@
 namespace apiary::harness {
 
 struct run_context {
-  std::string cpu_model;     // /proc/cpuinfo "model name"; "unknown" elsewhere
-  unsigned cores = 1;        // std::thread::hardware_concurrency(), at least 1
-  std::string compiler;      // e.g. "gcc 12.2.0"
-  std::string build_type;    // CMAKE_BUILD_TYPE
-  std::string sanitizer;     // APIARY_SANITIZE: "", "address" or "thread"
-  std::string commit;        // short hash, "-dirty" with uncommitted changes, or "unknown"
-  std::string version;       // the project version
+  std::string cpu_model;   // /proc/cpuinfo "model name"; "unknown" elsewhere
+  unsigned cores = 1;      // std::thread::hardware_concurrency(), at least 1
+  std::string compiler;    // e.g. "gcc 12.2.0"
+  std::string build_type;  // CMAKE_BUILD_TYPE
+  std::string sanitizer;   // APIARY_SANITIZE: "", "address" or "thread"
+  std::string commit;      // short hash, "-dirty" with uncommitted changes, or "unknown"
+  std::string version;     // the project version
   std::string hostname;
   std::string command_line;  // argv joined by spaces
   std::chrono::system_clock::time_point start;
@@ -43,8 +43,8 @@ process_usage read_usage();
 // The whole machine's CPU time from /proc/stat, in clock ticks summed over every core: how
 // busy the machine was, so a run on a shared machine can say how much others took.
 struct machine_usage {
-  bool valid = false;           // false where /proc/stat is missing
-  std::int64_t busy_ticks = 0;  // user, nice, system, irq, softirq, steal
+  bool valid = false;            // false where /proc/stat is missing
+  std::int64_t busy_ticks = 0;   // user, nice, system, irq, softirq, steal
   std::int64_t total_ticks = 0;  // busy plus idle and iowait
 };
 machine_usage read_machine_usage();

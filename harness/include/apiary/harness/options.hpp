@@ -39,7 +39,7 @@ enum option_scope : unsigned {
   scope_workload = 2u,
   scope_replay = 4u,
   scope_generation = scope_run | scope_workload | scope_replay,  // shapes the transactions
-  scope_chain = scope_run | scope_replay,                         // shapes the chain and its blocks
+  scope_chain = scope_run | scope_replay,                        // shapes the chain and its blocks
 };
 
 // One option's effective value, in the form the option reads back.
@@ -63,19 +63,16 @@ class option_binder {
   // The --help group and the scope of the options that follow.
   void section(std::string group, unsigned scope);
 
-  void count(std::string_view name, std::uint32_t& field, std::uint32_t min, std::uint32_t max,
-             std::string_view help);
-  void count(std::string_view name, std::uint64_t& field, std::uint64_t min, std::uint64_t max,
-             std::string_view help);
+  void count(std::string_view name, std::uint32_t& field, std::uint32_t min, std::uint32_t max, std::string_view help);
+  void count(std::string_view name, std::uint64_t& field, std::uint64_t min, std::uint64_t max, std::string_view help);
   // A byte size ("64KiB", "2MiB-256") in [min, max]; default_text replaces the number in --help.
-  void size(std::string_view name, std::uint32_t& field, std::uint32_t min, std::uint32_t max,
-            std::string_view help, std::string_view default_text = {});
+  void size(std::string_view name, std::uint32_t& field, std::uint32_t min, std::uint32_t max, std::string_view help,
+            std::string_view default_text = {});
   // A duration in seconds ("90", "500ms", "2m") in [0, max_s].
   void duration(std::string_view name, double& field, double max_s, std::string_view help);
   void toggle(std::string_view name, bool& field, std::string_view help);
   template <class E, std::size_t N>
-  void choice(std::string_view name, E& field, const std::array<core::enum_name<E>, N>& table,
-              std::string_view help);
+  void choice(std::string_view name, E& field, const std::array<core::enum_name<E>, N>& table, std::string_view help);
   // A path or name; `check` (optional) says what is wrong with a value, or returns "".
   void text(std::string_view name, std::string& field, std::string_view placeholder, std::string_view help,
             std::string_view default_text = {}, std::function<std::string(const std::string&)> check = {});

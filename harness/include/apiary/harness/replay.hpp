@@ -51,8 +51,8 @@ saved_workload generate_saved_workload(const run_config& c, std::uint64_t transa
 
 // The result as JSON (kind "replay"): the context, the workload, the options, the outcome
 // and one entry per block. `workload_source` names the file, or "generated".
-void write_replay_report(core::out_buffer& out, const run_config& c, const run_context& ctx,
-                         const workload_meta& w, const std::string& workload_source, const replay_result& r);
+void write_replay_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const workload_meta& w,
+                         const std::string& workload_source, const replay_result& r);
 
 // A few lines for the terminal.
 std::string format_replay_summary(const run_context& ctx, const workload_meta& w, const replay_result& r);

@@ -81,7 +81,7 @@ struct run_result {
   int signal = 0;
   std::string error;  // what failed
 
-  std::int64_t genesis_ns = 0;      // building the chain
+  std::int64_t genesis_ns = 0;       // building the chain
   std::int64_t colony_start_ns = 0;  // colony threads started (keys warmed)
   std::int64_t run_ns = 0;           // writer start to everything joined
   std::int64_t shutdown_ns = 0;      // stop requested to everything joined
@@ -99,17 +99,17 @@ struct run_result {
   machine_sample machine_start;
   machine_sample machine_end;
 
-  queen::writer_breakdown writer_total;  // the whole run
-  colony::colony_stats colony_total;     // the whole run, after join
+  queen::writer_breakdown writer_total;              // the whole run
+  colony::colony_stats colony_total;                 // the whole run, after join
   std::vector<colony::colony_stats> colony_threads;  // the same per producer thread
   std::uint32_t colony_block_budget = 0;
   std::uint32_t block_transactions = 0;  // the writer's transaction-count target (0: size only)
   std::uint64_t pending_at_end = 0;      // accepted, in no block when the run ended
   std::uint64_t queue_high_water = 0;
   std::uint64_t queue_full_waits = 0;
-  process_usage usage_end;               // peak RSS
+  process_usage usage_end;  // peak RSS
 
-  std::string log_file;          // empty: none
+  std::string log_file;           // empty: none
   std::uint64_t log_dropped = 0;  // log messages dropped because the log's queue was full
 
   std::uint64_t dumped_transactions = 0;
