@@ -163,7 +163,7 @@ struct run_command {
                 ctx.sanitizer.empty() ? "" : " with " + ctx.sanitizer);
     const progress_mode p = config.out.progress;
     const bool progress = p == progress_mode::on || (p == progress_mode::automatic && isatty(STDERR_FILENO) == 1);
-    run_result r = run_cycle_test(config, ctx, progress, *log);
+    run_result r = run_cycle_test(config, progress, *log);
     const analysis a = analyze(config, ctx, r);
     log_statistics(*log, r, a);
     log.close();

@@ -112,8 +112,8 @@ struct poll_state {
 
 class cycle_test {
  public:
-  cycle_test(const run_config& c, const run_context& ctx, bool progress, spdlog::logger& log)
-      : config_(c), ctx_(ctx), log_(log), progress_(c, progress, progress && isatty(STDERR_FILENO) == 1) {}
+  cycle_test(const run_config& c, bool progress, spdlog::logger& log)
+      : config_(c), log_(log), progress_(c, progress, progress && isatty(STDERR_FILENO) == 1) {}
 
   run_result run();
 
@@ -139,7 +139,6 @@ class cycle_test {
   void fail(std::string message, stop_reason why = stop_reason::error);
 
   const run_config& config_;
-  const run_context& ctx_;
   spdlog::logger& log_;
   progress_line progress_;
   progress_counters counters_;
@@ -504,10 +503,10 @@ run_result cycle_test::run() {
 
 }  // namespace
 
-run_result run_cycle_test(const run_config& c, const run_context& ctx, bool progress, spdlog::logger& log) {
+run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log) {
   run_result failed;
   try {
-    cycle_test test(c, ctx, progress, log);
+    cycle_test test(c, progress, log);
     return test.run();
   } catch (const std::exception& e) {
     failed.error = e.what();

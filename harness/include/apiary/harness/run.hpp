@@ -123,6 +123,6 @@ std::string report_path(const run_config& c, const run_context& ctx);
 // Runs the test. Never throws: a failure is a result with status failed and the error.
 // `progress`: draw the live progress line on stderr.
 // `log`: where the run's log lines go (run_log.hpp).
-run_result run_cycle_test(const run_config& c, const run_context& ctx, bool progress, spdlog::logger& log);
+run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log);
 
 }  // namespace apiary::harness
