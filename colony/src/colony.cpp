@@ -14,6 +14,7 @@
 #include "apiary/colony/key_cache.hpp"
 #include "apiary/colony/token_bucket.hpp"
 #include "apiary/core/check.hpp"
+#include "apiary/core/clock.hpp"
 #include "apiary/core/serialize.hpp"
 
 namespace apiary::colony {
@@ -195,6 +196,7 @@ void colony::start() {
   }
   std::unique_lock lock(start_mutex_);
   start_cv_.wait(lock, [this] { return ready_ == workers_.size() || stop_.load(); });
+  budget_ns_.store(core::steady_now_ns(), std::memory_order_relaxed);  // the first block's budget
   go_ = true;
   lock.unlock();
   start_cv_.notify_all();
@@ -268,6 +270,7 @@ void colony::on_block(const head_info& head, const block_counts& block) {
     plan.budget = next_block_budget(budget_per_block_, block);
     {
       std::lock_guard lock(budget_mutex_);
+      budget_ns_.store(core::steady_now_ns(), std::memory_order_relaxed);
       budget_.store(plan.budget);
     }
     if (!config_.wait_for_work_ms) budget_cv_.notify_all();  // pollers find it themselves
@@ -423,9 +426,19 @@ void colony::produce(worker& w) {
     if (stop_.load(std::memory_order_relaxed)) return;
     refresh_head(w);  // a new limit applies from now
     if (w.in_flight.load() >= w.limit && !wait_in_flight(w, w.resume_at_most, brake::in_flight)) return;
-    if (config_.rate == rate_mode::block_budget && !take_budget(w)) return;
-    if (config_.rate == rate_mode::tps && !take_token(w)) return;
+    // When the rate schedule meant this transaction to go (tx_intent): the publication of
+    // the block's budget, the token's slot, or (no rate limit) now, as generation starts.
+    std::int64_t intended = 0;
+    if (config_.rate == rate_mode::block_budget) {
+      if (!take_budget(w)) return;
+      intended = budget_ns_.load(std::memory_order_relaxed);
+    }
+    if (config_.rate == rate_mode::tps) {
+      if (!take_token(w)) return;
+      intended = std::chrono::duration_cast<std::chrono::nanoseconds>(w.bucket->last_slot().time_since_epoch()).count();
+    }
     refresh_head(w);  // again: a unit of a new block's budget comes with that block's head
+    if (intended == 0) intended = core::steady_now_ns();
 
     const std::uint64_t t0 = measure ? detail::thread_cpu_ns() : 0;
     generated_transaction g = w.gen.next();
@@ -469,21 +482,22 @@ void colony::produce(worker& w) {
     core::full_transaction_ptr companion;
     if (fault)
       companion = build_fault(*fault, tx, g.signer, w.keys, config_.chain, config_.sign, config_.attach_signer_keys);
-    if (!submit(w, std::move(tx), done)) return;
+    const core::tx_intent intent{intended, static_cast<std::uint8_t>(k)};
+    if (!submit(w, std::move(tx), done, intent)) return;
     if (companion) {
       // Counted once the sink took it, so every injected companion gets an answer.
-      if (!submit(w, std::move(companion), done)) return;
+      if (!submit(w, std::move(companion), done, intent)) return;
       w.injected[static_cast<std::size_t>(*fault)].add(1);
     }
     if (config_.submit == submit_mode::async && !wait_in_flight(w, 0, brake::result)) return;
   }
 }
 
-bool colony::submit(worker& w, core::full_transaction_ptr tx, const core::tx_completion& done) {
+bool colony::submit(worker& w, core::full_transaction_ptr tx, const core::tx_completion& done, core::tx_intent intent) {
   const std::uint32_t in_flight = w.in_flight.fetch_add(1) + 1;
   bool taken = false;
   try {
-    taken = sink_.submit(std::move(tx), done);
+    taken = sink_.submit(std::move(tx), done, intent);
   } catch (...) {
     w.in_flight.fetch_sub(1);  // not taken: no completion will come
     throw;

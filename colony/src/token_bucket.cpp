@@ -12,7 +12,8 @@ namespace {
 constexpr double slack = 1e-9;
 }  // namespace
 
-token_bucket::token_bucket(double rate, double burst, clock::time_point now) : rate_(rate), burst_(burst), last_(now) {
+token_bucket::token_bucket(double rate, double burst, clock::time_point now)
+    : rate_(rate), burst_(burst), start_(now), last_(now) {
   APIARY_CHECK(rate > 0.0 && std::isfinite(rate));
   APIARY_CHECK(burst >= 1.0);
 }
@@ -28,7 +29,14 @@ bool token_bucket::try_take(clock::time_point now) {
   refill(now);
   if (tokens_ + slack < 1.0) return false;
   tokens_ = std::max(0.0, tokens_ - 1.0);
+  ++taken_;
   return true;
+}
+
+token_bucket::clock::time_point token_bucket::last_slot() const {
+  if (taken_ == 0) return start_;
+  const std::chrono::duration<double> offset(static_cast<double>(taken_ - 1) / rate_);
+  return start_ + std::chrono::duration_cast<clock::duration>(offset);
 }
 
 token_bucket::clock::time_point token_bucket::ready_at(clock::time_point now) {

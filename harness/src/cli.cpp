@@ -19,6 +19,7 @@
 #include "apiary/harness/analysis.hpp"
 #include "apiary/harness/context.hpp"
 #include "apiary/harness/error_text.hpp"
+#include "apiary/harness/latency.hpp"
 #include "apiary/harness/memory_budget.hpp"
 #include "apiary/harness/output_file.hpp"
 #include "apiary/harness/progress.hpp"
@@ -136,13 +137,17 @@ struct run_command {
     const std::string path = report_path(config, ctx);
     const std::string log_file = log_file_for(path);
     const outputs& o = config.out;
-    if (!outputs_usable(
-            "run", {{"--config", config.config_file}},
-            {{"--report", path},
-             {"--dump-transactions", o.dump_transactions},
-             {"--dump-blocks", o.dump_blocks},
-             {o.log_file.empty() ? "the log file (beside the report)" : "--log-file", log_file, output_use::stream}}))
-      return exit_usage;
+    std::vector<named_path> written{
+        {"--report", path},
+        {"--dump-transactions", o.dump_transactions},
+        {"--dump-blocks", o.dump_blocks},
+        {o.log_file.empty() ? "the log file (beside the report)" : "--log-file", log_file, output_use::stream},
+        {"--interval-log", o.interval_log, output_use::stream},
+        {"--prometheus-textfile", o.prometheus_textfile}};
+    if (!o.hgrm_dir.empty())
+      for (const auto& [name, stage] : latency_stage_names)
+        written.push_back({"--hgrm-dir", hgrm_path(o.hgrm_dir, stage)});
+    if (!outputs_usable("run", {{"--config", config.config_file}}, written)) return exit_usage;
     run_log log(o.log, log_file);
     return execute(ctx, path, log, log_file);
   }

@@ -113,9 +113,12 @@ machine_usage read_machine_usage() {
 
 long clock_ticks_per_second() { return sysconf(_SC_CLK_TCK); }
 
-std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+std::int64_t current_rss_bytes() {
+  std::ifstream in("/proc/self/statm");
+  std::int64_t size = 0;
+  std::int64_t resident = 0;
+  if (!(in >> size >> resident)) return 0;
+  return resident * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
 }
 
 }  // namespace apiary::harness

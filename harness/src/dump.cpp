@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include <spdlog/fmt/fmt.h>
+
 #include "apiary/core/block.hpp"
 #include "apiary/core/buffer.hpp"
 #include "apiary/core/check.hpp"
@@ -43,17 +45,18 @@ transaction_tap::relay_slot* transaction_tap::slot_for(const core::tx_completion
   return &relays_[m];
 }
 
-bool transaction_tap::submit(core::full_transaction_ptr tx, core::tx_completion done) {
+bool transaction_tap::submit(core::full_transaction_ptr tx, core::tx_completion done, core::tx_intent intent) {
   if (!sample_full_.load(std::memory_order_relaxed)) {
     std::lock_guard lock(sample_mutex_);
     if (samples_.size() < sample_limit_) {
       samples_.push_back({tx, core::reject::count_});
+      sample_ids_.insert(tx->id());
       outcomes_missing_.fetch_add(1, std::memory_order_relaxed);
       if (samples_.size() == sample_limit_) sample_full_.store(true, std::memory_order_relaxed);
     }
   }
   relay_slot* slot = slot_for(done);
-  return next_.submit(std::move(tx), core::tx_completion{&transaction_tap::relay, slot});
+  return next_.submit(std::move(tx), core::tx_completion{&transaction_tap::relay, slot}, intent);
 }
 
 void transaction_tap::relay(void* ctx, const core::full_transaction& tx, core::reject outcome) {
@@ -78,6 +81,12 @@ void transaction_tap::relay(void* ctx, const core::full_transaction& tx, core::r
     tap.accepted_.push_back(pending.back());
   }
   slot->inner(tx, outcome);
+}
+
+void transaction_tap::select_sampled(std::span<const queen::tx_timing> records, std::vector<queen::tx_timing>& out) {
+  std::lock_guard lock(sample_mutex_);
+  for (const queen::tx_timing& t : records)
+    if (sample_ids_.contains(t.id)) out.push_back(t);
 }
 
 void transaction_tap::on_block(const queen::block_record& r, const core::chain& chain, bool measured) {
@@ -131,11 +140,27 @@ void write_key_list(core::json_writer& w, const std::vector<core::public_key>& k
   w.put(']');
 }
 
+// intended_us, submitted_us, accepted_us and included_us (rejected_us for a rejection), each
+// followed by a comma; all null without a record.
+void write_moments(core::json_writer& w, const queen::tx_timing* t, std::int64_t origin_ns, bool rejected) {
+  const auto moment = [&](std::string_view key, std::int64_t ns) {
+    w.key(key);
+    if (t == nullptr)
+      w.raw("null");
+    else
+      w.raw(fmt::format("{:.3f}", static_cast<double>(ns - origin_ns) / 1e3));
+    w.put(',');
+  };
+  moment("intended_us", t ? t->intended_ns : 0);
+  moment("submitted_us", t ? t->submitted_ns : 0);
+  moment("accepted_us", t ? t->accepted_ns : 0);
+  moment(rejected ? "rejected_us" : "included_us", t ? t->settled_ns : 0);
+}
+
 }  // namespace
 
 std::size_t write_transaction_dump(const std::string& path, const std::vector<transaction_tap::sampled>& samples,
-                                   const core::chain_id& chain) {
-  (void)chain;  // the signature digest each transaction carries was computed for this chain
+                                   const dump_timings& timings) {
   file_writer f(path);
   core::out_buffer buf(1 << 16);
   core::json_writer w(buf);
@@ -162,6 +187,9 @@ std::size_t write_transaction_dump(const std::string& path, const std::vector<tr
     w.key("size_bytes");
     w.number(static_cast<std::uint64_t>(tx.packed_size()));
     w.put(',');
+    const bool known = timings.find && s.outcome != core::reject::count_ && s.outcome != core::reject::shutdown;
+    write_moments(w, known ? timings.find(tx.id(), s.outcome == core::reject::none) : nullptr, timings.origin_ns,
+                  core::is_rejection(s.outcome));
     w.key("signer_keys");
     write_key_list(w, signers);
     w.put(',');

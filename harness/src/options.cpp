@@ -437,6 +437,20 @@ void bind_outputs(option_binder& b, run_config& c) {
   b.text("log-file", o.log_file, "PATH",
          "Where the log goes (a regular file or a device: it is written while the run goes); none: no log file",
          "beside the report, .log; none when the report is a device or a FIFO");
+  b.duration("interval", o.interval_s, 3600.0,
+             "How often --interval-log and --prometheus-textfile get the run's live figures (e.g. 1s, 500ms)");
+  b.text("interval-log", o.interval_log, "PATH",
+         "Write one JSON line per --interval while the run goes (flushed each time): blocks, tx/s, cycle, latency "
+         "percentiles, writer time split, queue depth, in-flight count, resident memory",
+         "none");
+  b.text("prometheus-textfile", o.prometheus_textfile, "PATH",
+         "Replace this file atomically every --interval with the same figures in Prometheus's text format (for "
+         "node_exporter's textfile collector)",
+         "none");
+  b.text("hgrm-dir", o.hgrm_dir, "DIR",
+         "Write each latency stage's histogram there as <stage>.hgrm (HdrHistogram's percentile distribution, "
+         "microseconds)",
+         "none");
 }
 
 }  // namespace

@@ -420,6 +420,67 @@ void write_audit(json_out& j, const report_inputs& in) {
   j.end_object();
 }
 
+// One stage's figures; with its bins (sparse, [index, count]) when `bins`.
+void write_latency_stage(json_out& j, const latency_histogram& h, const latency_summary& s, bool bins) {
+  j.begin_object();
+  j.field("count", s.count);
+  const auto us = [&](std::string_view k, double ns) {
+    if (s.count == 0) {
+      j.key(k);
+      j.null();
+    } else {
+      j.field(k, ns / 1e3, 3);
+    }
+  };
+  us("mean_us", s.mean_ns);
+  us("min_us", s.min_ns);
+  for (std::size_t q = 0; q < latency_quantiles.size(); ++q)
+    us(std::string(latency_quantile_names[q]) + "_us", s.quantile_ns[q]);
+  us("max_us", s.max_ns);
+  if (bins) {
+    j.key("bins");
+    j.begin_array();
+    for (const auto& [i, n] : h.bins()) {
+      j.begin_array();
+      j.value(i);
+      j.value(n);
+      j.end_array();
+    }
+    j.end_array();
+  }
+  j.end_object();
+}
+
+void write_latency(json_out& j, const report_inputs& in) {
+  const latency_recorder& l = in.r.latency;
+  j.key("latency");
+  j.begin_object();
+  j.key("histogram");
+  j.begin_object();
+  j.field("lowest_ns", static_cast<std::uint64_t>(latency_lowest_ns));
+  j.field("highest_ns", static_cast<std::uint64_t>(latency_highest_ns));
+  j.field("bins", latency_bins);
+  j.end_object();
+  for (const auto& [name, stage] : latency_stage_names) {
+    j.key(name);
+    write_latency_stage(j, l.stage(stage), l.stage(stage).summary(), true);
+  }
+  j.key("by_kind");
+  j.begin_object();
+  for (colony::op_kind kind : colony::all_op_kinds) {
+    j.key(colony::op_kind_name(kind));
+    j.begin_object();
+    for (const auto& [name, stage] : latency_stage_names) {
+      if (stage == latency_stage::rejection) continue;
+      j.key(name);
+      write_latency_stage(j, l.stage(stage), l.stage(stage).summary(colony::index_of(kind)), false);
+    }
+    j.end_object();
+  }
+  j.end_object();
+  j.end_object();
+}
+
 }  // namespace
 
 void write_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const run_result& r,
@@ -439,6 +500,7 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   write_signing(j, in);
   write_colony(j, in);
   write_ledger(j, in);
+  write_latency(j, in);
   write_targets(j, in);
   write_audit(j, in);
   j.key("log");

@@ -15,8 +15,12 @@
 
 #include "apiary/colony/colony.hpp"
 #include "apiary/core/chain.hpp"
+#include "apiary/core/clock.hpp"
 #include "apiary/harness/audit.hpp"
 #include "apiary/harness/dump.hpp"
+#include "apiary/harness/interval_log.hpp"
+#include "apiary/harness/latency.hpp"
+#include "apiary/harness/output_file.hpp"
 #include "apiary/harness/progress.hpp"
 #include "apiary/harness/signals.hpp"
 #include "apiary/queen/writer.hpp"
@@ -110,6 +114,14 @@ struct poll_state {
   std::int64_t last_block_seen = -1;
 };
 
+// The main thread's side of the interval records.
+struct interval_state {
+  std::int64_t next_ns = 0;           // the next record is due
+  std::int64_t last_ns = 0;           // the last one (or the writer's start)
+  std::uint64_t blocks = 0;           // blocks so far
+  queen::writer_breakdown breakdown;  // at the last record
+};
+
 class cycle_test {
  public:
   cycle_test(const run_config& c, bool progress, spdlog::logger& log)
@@ -126,6 +138,11 @@ class cycle_test {
   stop_reason poll(poll_state& s, std::int64_t now);
   bool stalled(poll_state& s, std::int64_t now);
   void shutdown();
+  // Main thread: records what the writer settled; ends the interval when it is due.
+  void track_latency(std::int64_t now, bool last);
+  void write_interval(std::int64_t now);
+  std::int64_t interval_ns() const { return static_cast<std::int64_t>(config_.out.interval_s * 1e9); }
+  void write_histograms();
   void collect();
   void write_dumps();
   void run_audit();
@@ -147,7 +164,10 @@ class cycle_test {
 
   // Declared in the order they are built, so they are destroyed in the reverse: the writer
   // (which joins its thread) before the colony its completions point into, the colony
-  // before the tap and the queue its producers submit to, and the chain last.
+  // before the tap and the queue its producers submit to, the chain, and the latency
+  // tracker whose outbox the writer publishes to last.
+  latency_tracker latency_;
+  std::unique_ptr<interval_outputs> intervals_;
   std::unique_ptr<core::chain> chain_;
   std::unique_ptr<queen::writer_queue> queue_;
   std::unique_ptr<transaction_tap> tap_;
@@ -159,6 +179,13 @@ class cycle_test {
   std::uint64_t measured_transactions_ = 0;
   queen::writer_breakdown last_breakdown_;  // at the last breakdown line
   std::atomic<stop_reason> writer_stop_{stop_reason::none};
+
+  // The blocks of the current interval and the writer's time split at the last block: added
+  // by the block callback, taken by the main thread at each interval record.
+  std::mutex interval_mutex_;
+  interval_blocks interval_blocks_;
+  queen::writer_breakdown interval_breakdown_;
+  interval_state interval_;  // main thread
 };
 
 void cycle_test::fail(std::string message, stop_reason why) {
@@ -171,17 +198,17 @@ void cycle_test::fail(std::string message, stop_reason why) {
 // ---- build and start ----
 
 bool cycle_test::build() {
-  const std::int64_t t0 = steady_ns();
+  const std::int64_t t0 = core::steady_now_ns();
   // Genesis: an EC key derivation per account and role, a few seconds for 100,000; a signal
   // stops it within milliseconds.
   progress_.phase("genesis: " + grouped(config_.chain.genesis_accounts) + " accounts");
   try {
     chain_ = std::make_unique<core::chain>(config_.chain, [] { return interrupt_signal() != 0; });
   } catch (const core::genesis_cancelled&) {
-    result_.genesis_ns = steady_ns() - t0;
+    result_.genesis_ns = core::steady_now_ns() - t0;
     return false;
   }
-  result_.genesis_ns = steady_ns() - t0;
+  result_.genesis_ns = core::steady_now_ns() - t0;
   log_.info("genesis: {} accounts in {:.3f} s", config_.chain.genesis_accounts,
             static_cast<double>(result_.genesis_ns) / 1e9);
 
@@ -205,6 +232,12 @@ bool cycle_test::build() {
   result_.colony_block_budget = colony_->block_budget();
   writer_ = std::make_unique<queen::writer>(
       *chain_, *queue_, wc, [this](const queen::block_record& r, const core::chain& c) { return on_block(r, c); });
+  writer_->record_timings(latency_.outbox());
+  if (tap_ && !o.dump_transactions.empty())
+    latency_.keep([this](std::span<const queen::tx_timing> records, std::vector<queen::tx_timing>& out) {
+      tap_->select_sampled(records, out);
+    });
+  intervals_ = std::make_unique<interval_outputs>(o.interval_log, o.prometheus_textfile);
   return true;
 }
 
@@ -251,11 +284,11 @@ void cycle_test::start() {
   if (interrupt_signal() == 0) {
     const colony::colony_config& k = config_.colony;
     progress_.phase(k.sign && k.warm_keys ? "colony: deriving keys" : "colony: starting");
-    const std::int64_t c0 = steady_ns();
+    const std::int64_t c0 = core::steady_now_ns();
     start_colony();
-    result_.colony_start_ns = steady_ns() - c0;
+    result_.colony_start_ns = core::steady_now_ns() - c0;
   }
-  run_start_ns_ = steady_ns();
+  run_start_ns_ = core::steady_now_ns();
   if (config_.stop.warmup_blocks == 0) {
     // No warm-up: the window opens with the writer (whose breakdown starts at zero).
     result_.window_start.usage = read_usage();
@@ -314,8 +347,13 @@ bool cycle_test::on_block(const queen::block_record& r, const core::chain& chain
   // when something below throws (the run then fails with a consistent report).
   ++seen_blocks_;
   const bool measured = seen_blocks_ > config_.stop.warmup_blocks;
-  count_block(r, measured, steady_ns());
+  count_block(r, measured, core::steady_now_ns());
   log_block(r);
+  if (intervals_->enabled()) {
+    std::lock_guard lock(interval_mutex_);
+    interval_blocks_.add(r);
+    interval_breakdown_ = writer_->breakdown_now();
+  }
 
   colony_->on_block(head_of(chain), {.transactions = r.transactions, .pending_after = r.pending_after});
   if (tap_) tap_->on_block(r, chain, measured);
@@ -408,9 +446,18 @@ stop_reason cycle_test::poll(poll_state& s, std::int64_t now) {
 void cycle_test::wait_for_stop() {
   poll_state s;
   s.last_progress_ns = run_start_ns_;
+  interval_ = {};
+  interval_.next_ns = run_start_ns_ + interval_ns();
+  interval_.last_ns = run_start_ns_;
   stop_reason why = stop_reason::none;
-  while ((why = poll(s, steady_ns())) == stop_reason::none) {
-    progress_.update(counters_, steady_ns());
+  while ((why = poll(s, core::steady_now_ns())) == stop_reason::none) {
+    const std::int64_t now = core::steady_now_ns();
+    progress_.update(counters_, now);
+    track_latency(now, false);
+    if (result_.status == run_status::failed) {
+      why = stop_reason::error;
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   if (result_.stopped_by == stop_reason::none) result_.stopped_by = why;
@@ -419,10 +466,60 @@ void cycle_test::wait_for_stop() {
   log_.info("stopping: {}", to_string(result_.stopped_by));
 }
 
+// ---- latency and interval records (main thread) ----
+
+void cycle_test::track_latency(std::int64_t now, bool last) {
+  latency_.drain();
+  if (!last && now < interval_.next_ns) return;
+  if (intervals_->enabled()) {
+    try {
+      write_interval(now);
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+  }
+  latency_.roll();
+  interval_.last_ns = now;
+  interval_.next_ns = now + interval_ns();
+}
+
+void cycle_test::write_interval(std::int64_t now) {
+  interval_record r;
+  {
+    std::lock_guard lock(interval_mutex_);
+    r.blocks = std::exchange(interval_blocks_, {});
+    r.writer = interval_breakdown_ - interval_.breakdown;
+    interval_.breakdown = interval_breakdown_;
+  }
+  interval_.blocks += r.blocks.blocks;
+  r.t_s = static_cast<double>(now - run_start_ns_) / 1e9;
+  r.interval_s = static_cast<double>(now - interval_.last_ns) / 1e9;
+  r.blocks_total = interval_.blocks;
+  r.transactions_total = latency_.included();
+  r.queue_wait = latency_.interval().stage(latency_stage::queue_wait).summary();
+  r.inclusion = latency_.interval().stage(latency_stage::inclusion).summary();
+  r.end_to_end = latency_.interval().stage(latency_stage::end_to_end).summary();
+  r.queue_depth = queue_->size();
+  r.in_flight = colony_->stats().in_flight;
+  r.rss_bytes = current_rss_bytes();
+  intervals_->write(r);
+}
+
+void cycle_test::write_histograms() {
+  const std::string& dir = config_.out.hgrm_dir;
+  if (dir.empty()) return;
+  for (const auto& [name, stage] : latency_stage_names) {
+    const std::string text = hgrm_text(result_.latency.stage(stage));
+    output_file f(hgrm_path(dir, stage));
+    f.write(text.data(), text.size());
+    f.commit();
+  }
+}
+
 // ---- shut down and collect ----
 
 void cycle_test::shutdown() {
-  const std::int64_t s0 = steady_ns();
+  const std::int64_t s0 = core::steady_now_ns();
   {
     shutdown_watchdog watchdog(std::chrono::seconds(60));
     writer_->request_stop();
@@ -437,7 +534,7 @@ void cycle_test::shutdown() {
       fail("a producer thread failed with an unknown exception");
     }
   }
-  const std::int64_t end = steady_ns();
+  const std::int64_t end = core::steady_now_ns();
   result_.shutdown_ns = end - s0;
   result_.run_ns = end - run_start_ns_;
   if (writer_->failed()) {
@@ -455,7 +552,10 @@ void cycle_test::write_dumps() {
   const outputs& o = config_.out;
   try {
     if (!o.dump_transactions.empty())
-      result_.dumped_transactions = write_transaction_dump(o.dump_transactions, tap_->samples(), config_.chain.chain);
+      result_.dumped_transactions = write_transaction_dump(
+          o.dump_transactions, tap_->samples(),
+          {[this](const core::transaction_id& id, bool accepted) { return latency_.kept(id, accepted); },
+           run_start_ns_});
     if (!o.dump_blocks.empty()) result_.dumped_blocks = write_block_dump(o.dump_blocks, tap_->blocks(), *chain_);
   } catch (const std::exception& e) {
     fail(e.what());
@@ -483,6 +583,13 @@ void cycle_test::collect() {
   result_.queue_high_water = queue_->high_water();
   result_.queue_full_waits = queue_->full_waits();
   if (result_.measured_blocks == 0) result_.window_end = result_.window_start;
+  track_latency(core::steady_now_ns(), true);  // what settled last, and the last interval
+  result_.latency = latency_.total();
+  try {
+    write_histograms();
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
   if (tap_) write_dumps();
   if (config_.audit) run_audit();
   result_.usage_end = read_usage();

@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include <spdlog/fmt/fmt.h>
+
 namespace apiary::harness {
 
 namespace {
@@ -161,6 +163,9 @@ std::optional<std::string> validate(const run_config& c) {
   if (k.block_budget != 0 && k.rate != colony::rate_mode::block_budget)
     return "--block-budget " + std::to_string(k.block_budget) + ": only used with --rate block, not --rate " +
            rate_text(k);
+  if (c.out.interval_s < 0.05)
+    return "--interval " + fmt::format("{}", c.out.interval_s) +
+           " s: below 50 ms, the harness's polling period; give e.g. 1s or 500ms";
   // Outputs that name one file are found by check_distinct() (output_file.hpp), which knows
   // the files themselves and not only their spellings.
   // What the colony checks itself (mix, account names), in its own words.

@@ -108,6 +108,17 @@ std::string target_value(const target_check& t) {
   return fmt::format("{:.1f} ms", t.value);
 }
 
+// One line per stage, from the histograms of every settled transaction.
+void append_latency(std::string& s, const latency_recorder& l) {
+  for (const auto& [name, stage] : latency_stage_names) {
+    const latency_summary x = l.stage(stage).summary();
+    if (x.count == 0) continue;
+    append(s, "Latency {:<11} p50 {}, p90 {}, p99 {}, p99.9 {}, max {} ({} transactions)\n", std::string(name) + ":",
+           us_text(x.quantile_ns[0] / 1e3), us_text(x.quantile_ns[1] / 1e3), us_text(x.quantile_ns[2] / 1e3),
+           us_text(x.quantile_ns[3] / 1e3), us_text(x.max_ns / 1e3), grouped(x.count));
+  }
+}
+
 void append_outcome(std::string& s, const run_result& r, const analysis& a) {
   if (!a.targets.empty() && r.status != run_status::failed) {
     s += "Targets:\n";
@@ -163,6 +174,7 @@ std::string format_summary(const run_config& c, const run_context& ctx, const ru
   append_cycle(s, a);
   if (a.measured_blocks != 0) append_throughput(s, c, ctx, a);
   append_colony(s, r.colony_total);
+  append_latency(s, r.latency);
   append_outcome(s, r, a);
   if (!report_path.empty()) append(s, "Report: {}\n", report_path);
   return s;

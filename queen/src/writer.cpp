@@ -3,11 +3,11 @@
 #include <chrono>
 
 #include "apiary/core/check.hpp"
-#include "clock.hpp"
+#include "apiary/core/clock.hpp"
 
 namespace apiary::queen {
 
-using detail::now_ns;
+using core::steady_now_ns;
 
 writer::writer(core::chain& chain, writer_queue& queue, writer_config config, block_callback on_block)
     : chain_(chain), queue_(queue), config_(config), on_block_(std::move(on_block)) {}
@@ -58,28 +58,49 @@ std::string writer::error_message() const {
 
 writer_breakdown writer::breakdown_now() const {
   writer_breakdown b = breakdown_;
-  b.total_ns = now_ns() - start_ns_;
+  b.total_ns = steady_now_ns() - start_ns_;
   return b;
 }
 
 void writer::run() noexcept {
-  start_ns_ = now_ns();
+  start_ns_ = steady_now_ns();
   try {
     loop();
   } catch (...) {
     error_ = std::current_exception();
   }
-  breakdown_.total_ns = now_ns() - start_ns_;
+  breakdown_.total_ns = steady_now_ns() - start_ns_;
   // Producers must not wait for a writer that is gone, nor for completions it owes them.
   finish();
 }
 
 void writer::finish() noexcept {
+  // The rejections since the last block.
+  if (outbox_ != nullptr) outbox_->publish(settled_);
   for (std::size_t i = batch_done_; i < batch_.txs.size(); ++i) complete_unpushed(batch_.txs[i]);
   batch_.txs.clear();
   batch_done_ = 0;
   // Closes the queue: whatever a producer submits from now on is refused, not queued.
   for (const queued_tx& item : queue_.drain()) complete_unpushed(item);
+}
+
+void writer::settle_block(const core::full_block& block, std::int64_t applied_ns) {
+  // The block's transactions are the first pending ones, in order.
+  std::size_t k = 0;
+  for (const core::full_transaction_ptr& tx : block.transactions) {
+    if (k == pending_timings_.size() || pending_timings_[k].id != tx->id()) continue;
+    tx_timing& t = pending_timings_[k++];
+    t.settled_ns = applied_ns;
+    settled_.push_back(t);
+  }
+  // What is still pending is what was left over, in order, less what no longer applied.
+  const std::vector<core::full_transaction_ptr>& pending = chain_.pending();
+  std::size_t kept = 0;
+  for (std::size_t i = k; i < pending_timings_.size(); ++i)
+    if (kept < pending.size() && pending[kept]->id() == pending_timings_[i].id)
+      pending_timings_[kept++] = pending_timings_[i];
+  pending_timings_.resize(kept);
+  outbox_->publish(settled_);
 }
 
 void writer::complete_unpushed(const queued_tx& item) noexcept {
@@ -112,13 +133,18 @@ void writer::loop() {
 
     for (queued_tx& item : batch_.txs) {
       if (stop_.load(std::memory_order_relaxed)) break;
-      const std::int64_t t0 = now_ns();
+      const std::int64_t t0 = steady_now_ns();
       const core::reject outcome = chain_.push_transaction(item.tx);
+      const std::int64_t t1 = steady_now_ns();
       // Pushed: completed below, even if producing a block then throws. A push that threw
       // left it to finish().
       ++batch_done_;
+      if (outbox_ != nullptr) {
+        tx_timing t{item.intent.intended_ns, item.submitted_ns, t1, t1, item.tx->id(), item.intent.kind, outcome};
+        (outcome == core::reject::none ? pending_timings_ : settled_).push_back(t);
+      }
       if (outcome == core::reject::none) {
-        breakdown_.tx_ns += now_ns() - t0;
+        breakdown_.tx_ns += t1 - t0;
         ++breakdown_.transactions_accepted;
         const std::uint32_t size = item.tx->packed_size();
         pending_bytes_ += size;
@@ -141,11 +167,11 @@ void writer::loop() {
 }
 
 void writer::produce_block() {
-  const std::int64_t t0 = now_ns();
+  const std::int64_t t0 = steady_now_ns();
   core::full_block block = chain_.generate_block(config_.block_size, config_.block_transactions);
-  const std::int64_t t1 = now_ns();
+  const std::int64_t t1 = steady_now_ns();
   const core::block_result result = chain_.apply_block(block);
-  const std::int64_t t2 = now_ns();
+  const std::int64_t t2 = steady_now_ns();
   breakdown_.block_ns += t2 - t0;
 
   block_record r;
@@ -166,6 +192,7 @@ void writer::produce_block() {
 
   pending_bytes_ = pending_bytes();
   pending_count_ = r.pending_after;
+  if (outbox_ != nullptr) settle_block(block, t2);
   if (on_block_ && !on_block_(r, chain_)) stop_.store(true, std::memory_order_relaxed);
 }
 

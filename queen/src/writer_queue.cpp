@@ -5,24 +5,26 @@
 #include <utility>
 
 #include "apiary/core/check.hpp"
-#include "clock.hpp"
+#include "apiary/core/clock.hpp"
 
 namespace apiary::queen {
 
-using detail::now_ns;
+using core::steady_now_ns;
 
 writer_queue::writer_queue(queue_policy policy, std::size_t capacity) : policy_(policy), capacity_(capacity) {
   APIARY_CHECK(policy != queue_policy::bounded || capacity > 0);
 }
 
-bool writer_queue::submit(core::full_transaction_ptr tx, core::tx_completion done) {
+bool writer_queue::submit(core::full_transaction_ptr tx, core::tx_completion done, core::tx_intent intent) {
+  const std::int64_t submitted = steady_now_ns();
+  if (intent.intended_ns == 0) intent.intended_ns = submitted;
   std::unique_lock lock(mutex_);
   if (policy_ == queue_policy::bounded && items_.size() >= capacity_ && !closed_) {
     ++full_waits_;
     not_full_.wait(lock, [&] { return items_.size() < capacity_ || closed_; });
   }
   if (closed_) return false;
-  items_.push_back({std::move(tx), done});
+  items_.push_back({std::move(tx), done, intent, submitted});
   high_water_ = std::max(high_water_, items_.size());
   const bool was_empty = items_.size() == 1;
   lock.unlock();
@@ -55,13 +57,13 @@ bool writer_queue::closed() const {
 
 void writer_queue::take(queue_batch& batch, queue_wait& wait) {
   APIARY_CHECK(batch.txs.empty());
-  const std::int64_t t0 = now_ns();
+  const std::int64_t t0 = steady_now_ns();
   std::unique_lock lock(mutex_);
-  const std::int64_t t1 = now_ns();
+  const std::int64_t t1 = steady_now_ns();
   wait.lock_ns += t1 - t0;
   if (items_.empty() && block_requests_ == 0 && !closed_) {
     not_empty_.wait(lock, [&] { return !items_.empty() || block_requests_ != 0 || closed_; });
-    wait.work_ns += now_ns() - t1;
+    wait.work_ns += steady_now_ns() - t1;
   }
   batch.txs.swap(items_);
   batch.block_requests = std::exchange(block_requests_, 0);
@@ -81,6 +83,11 @@ std::vector<queued_tx> writer_queue::drain() {
   not_empty_.notify_all();
   not_full_.notify_all();
   return rest;
+}
+
+std::size_t writer_queue::size() const {
+  std::lock_guard lock(mutex_);
+  return items_.size();
 }
 
 std::size_t writer_queue::high_water() const {

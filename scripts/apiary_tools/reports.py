@@ -24,10 +24,12 @@ from .common import ToolError, read_json
 AGGREGATE_KIND = "apiary-multirun-aggregate"
 AGGREGATE_VERSION = 1
 AGGREGATE_NAME = "aggregate.json"
+# Run reports these tools read: 2 added `latency`; a version 1 report has none.
+REPORT_VERSIONS = (1, 2)
 
 
 def is_report(data: Any) -> bool:
-    return isinstance(data, dict) and data.get("schema_version") == 1 and "aggregates" in data \
+    return isinstance(data, dict) and data.get("schema_version") in REPORT_VERSIONS and "aggregates" in data \
         and "status" in data
 
 
@@ -178,7 +180,7 @@ def add_path(rs: RunSet, path: Path) -> None:
     elif is_aggregate(data):
         _add_aggregate(rs, path, data)
     else:
-        raise ToolError(f"{path}: neither an apiary run report (schema_version 1) nor a multirun "
+        raise ToolError(f"{path}: neither an apiary run report (schema_version 1 or 2) nor a multirun "
                         f"{AGGREGATE_NAME}")
 
 
@@ -198,7 +200,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
     """One report file, checked to be an apiary report."""
     data = read_json(path)
     if not is_report(data):
-        raise ToolError(f"{path}: not an apiary run report (schema_version 1)")
+        raise ToolError(f"{path}: not an apiary run report (schema_version 1 or 2)")
     return data
 
 

@@ -34,7 +34,8 @@ class chain_writer final : public core::transaction_sink {
   // Before the colony starts; read by the writer thread only after the first submission.
   void attach(colony::colony& c) { colony_ = &c; }
 
-  bool submit(core::full_transaction_ptr tx, core::tx_completion done) override {
+  using core::transaction_sink::submit;
+  bool submit(core::full_transaction_ptr tx, core::tx_completion done, core::tx_intent /*intent*/) override {
     {
       std::lock_guard lock(mutex_);
       if (quit_) return false;

@@ -86,7 +86,8 @@ class fake_sink final : public core::transaction_sink {
   explicit fake_sink(decide_fn decide = {}) : decide_(std::move(decide)), writer_([this] { loop(); }) {}
   ~fake_sink() override { shutdown(); }
 
-  bool submit(core::full_transaction_ptr tx, core::tx_completion done) override {
+  using core::transaction_sink::submit;
+  bool submit(core::full_transaction_ptr tx, core::tx_completion done, core::tx_intent /*intent*/) override {
     std::lock_guard lock(mutex_);
     if (quit_ || (close_after_ && submitted_ >= *close_after_)) return false;
     if (throw_at_ && submitted_ == *throw_at_) throw std::runtime_error("sink failed on purpose");
@@ -342,6 +343,21 @@ TEST(TokenBucket, StartsWithOneTokenAndRefillsAtTheRate) {
   int taken = 0;
   while (b.try_take(t0 + 10s)) ++taken;
   EXPECT_EQ(taken, 5);
+}
+
+TEST(TokenBucket, SlotsFollowTheScheduleAndForgiveNoDroppedToken) {
+  const auto t0 = colony::token_bucket::clock::time_point{} + 1h;
+  colony::token_bucket b(100.0, 5.0, t0);
+  EXPECT_EQ(b.last_slot(), t0);
+  ASSERT_TRUE(b.try_take(t0));
+  EXPECT_EQ(b.last_slot(), t0);
+  ASSERT_TRUE(b.try_take(t0 + 10ms));
+  EXPECT_EQ(b.last_slot(), t0 + 10ms);
+  // A second's stall: the burst refills 5 tokens, the other 95 are dropped; the next
+  // transaction's slot is still the third one on the schedule (it is a second late).
+  ASSERT_TRUE(b.try_take(t0 + 1010ms));
+  EXPECT_EQ(b.last_slot(), t0 + 20ms);
+  EXPECT_LE(b.last_slot(), t0 + 1010ms) << "a token is never taken before its slot";
 }
 
 // ---- producing --------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <map>
@@ -14,6 +15,7 @@
 #include "apiary/colony/generator.hpp"
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/key_cache.hpp"
+#include "apiary/core/clock.hpp"
 
 namespace apiary::queen {
 namespace {
@@ -392,6 +394,58 @@ TEST(Writer, JoinWithoutStartCompletesTheQueueWithShutdown) {
   EXPECT_EQ(chain.pending_count(), 0u);
   w.join();  // once only
   EXPECT_EQ(log.count(core::reject::shutdown), 10u);
+}
+
+}  // namespace
+}  // namespace apiary::queen
+
+namespace apiary::queen {
+namespace {
+
+TEST(WriterTimings, EveryIncludedAndRejectedTransactionIsPublishedInOrder) {
+  core::chain chain(small_chain());
+  auto txs = make_transactions(chain, 500);
+  txs.push_back(txs[10]);  // a duplicate, rejected
+  writer_queue queue;
+  completion_log log;
+  std::int64_t intended = core::steady_now_ns() - 1'000'000;
+  for (const auto& tx : txs) ASSERT_TRUE(queue.submit(tx, log.completion(), core::tx_intent{intended++, 3}));
+  queue.close();
+  writer_config cfg;
+  cfg.block_size = 8 * 1024;
+  std::vector<std::int64_t> block_ends;  // when each block's callback ran
+  std::uint64_t in_blocks = 0;
+  writer w(chain, queue, cfg, [&](const block_record& r, const core::chain&) {
+    in_blocks += r.transactions;
+    block_ends.push_back(core::steady_now_ns());
+    return true;
+  });
+  timing_outbox outbox;
+  w.record_timings(outbox);
+  w.run_here();
+  ASSERT_FALSE(w.failed()) << w.error_message();
+
+  std::vector<tx_timing> records;
+  outbox.take(records);
+  std::uint64_t included = 0, rejected = 0;
+  for (const tx_timing& t : records) {
+    EXPECT_LE(t.intended_ns, t.submitted_ns);
+    EXPECT_LE(t.submitted_ns, t.accepted_ns);
+    EXPECT_LE(t.accepted_ns, t.settled_ns);
+    EXPECT_EQ(t.kind, 3);
+    if (t.included()) {
+      ++included;
+      // Settled when its block was applied: before that block's callback ran.
+      EXPECT_TRUE(std::any_of(block_ends.begin(), block_ends.end(), [&](std::int64_t e) { return t.settled_ns <= e; }));
+    } else {
+      ++rejected;
+      EXPECT_EQ(t.outcome, core::reject::duplicate);
+      EXPECT_EQ(t.settled_ns, t.accepted_ns);
+    }
+  }
+  EXPECT_EQ(included, in_blocks) << "one record per transaction in a block, no more";
+  EXPECT_EQ(rejected, 1u);
+  EXPECT_EQ(included + chain.pending_count(), 500u);
 }
 
 }  // namespace

@@ -180,7 +180,8 @@ class colony {
   bool take_budget(detail::worker& w);
   bool take_token(detail::worker& w);
   // Hands one transaction to the sink; false when the sink is closed (the thread stops).
-  bool submit(detail::worker& w, core::full_transaction_ptr tx, const core::tx_completion& done);
+  bool submit(detail::worker& w, core::full_transaction_ptr tx, const core::tx_completion& done,
+              core::tx_intent intent);
   void refresh_head(detail::worker& w);
   void fail(std::exception_ptr e);
   void join_threads();
@@ -210,6 +211,8 @@ class colony {
   std::mutex budget_mutex_;
   std::condition_variable budget_cv_;
   std::atomic<std::int64_t> budget_{0};  // refilled under budget_mutex_
+  // When the budget in budget_ was published (core::steady_now_ns): its transactions' slot.
+  std::atomic<std::int64_t> budget_ns_{0};
 
   mutable std::mutex plans_mutex_;
   // A deque: a long run's growth never copies it all within one block's callback.

@@ -3,9 +3,16 @@
 // takes one. It starts with a single token, so a run never opens with a burst, and the burst
 // cap bounds the catch-up after a thread was braked or overslept.
 // Not thread-safe: one thread owns it. Time is passed in, so tests need no clock.
+//
+// The schedule: token k (from 0) is due at start + k / rate. A transaction's intended time
+// is its token's slot on that schedule (last_slot()), not when the thread got to take it:
+// tokens the burst cap dropped while the thread was braked or late are not forgiven, so a
+// producer that falls behind shows in the latency it causes instead of hiding it. A token
+// is never taken before its slot, since tokens accrue at `rate` from a single one at start.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 
 namespace apiary::colony {
 
@@ -18,6 +25,8 @@ class token_bucket {
 
   // Takes a token when one is there.
   bool try_take(clock::time_point now);
+  // The slot of the last token taken (the start before any was).
+  clock::time_point last_slot() const;
   // When the next token will be there (now, when one already is). Takes nothing.
   clock::time_point ready_at(clock::time_point now);
 
@@ -30,7 +39,9 @@ class token_bucket {
   double rate_;
   double burst_;
   double tokens_ = 1.0;
+  clock::time_point start_;
   clock::time_point last_;
+  std::uint64_t taken_ = 0;
 };
 
 }  // namespace apiary::colony

@@ -3,6 +3,9 @@
 // writer thread with the outcome. colony and queen both depend on this, not on each other.
 #pragma once
 
+#include <cstdint>
+#include <utility>
+
 #include "apiary/core/full_transaction.hpp"
 #include "apiary/core/reject.hpp"
 
@@ -20,6 +23,14 @@ struct tx_completion {
   }
 };
 
+// What a producer says of a transaction besides its content, for the latency records: when
+// its rate schedule meant to send it (core::steady_now_ns; 0: when it is submitted) and a
+// small tag the records are grouped by (the colony's operation kind).
+struct tx_intent {
+  std::int64_t intended_ns = 0;
+  std::uint8_t kind = 0;
+};
+
 class transaction_sink {
  public:
   virtual ~transaction_sink() = default;
@@ -27,7 +38,9 @@ class transaction_sink {
   // is a bounded queue that is full. Returns false when the sink is closed (shutting down);
   // the completion is then not called. Once it has returned true, the completion will be
   // called, also when the sink shuts down before pushing the transaction (reject::shutdown).
-  virtual bool submit(full_transaction_ptr tx, tx_completion done) = 0;
+  virtual bool submit(full_transaction_ptr tx, tx_completion done, tx_intent intent) = 0;
+  // The same, for a caller without a rate schedule: intended when submitted, kind 0.
+  bool submit(full_transaction_ptr tx, tx_completion done) { return submit(std::move(tx), done, tx_intent{}); }
 };
 
 }  // namespace apiary::core

@@ -39,6 +39,8 @@ struct process_usage {
 
 // getrusage(RUSAGE_SELF): every thread of the process. Async-signal-safe, about a microsecond.
 process_usage read_usage();
+// The process's resident memory now (/proc/self/statm); 0 when it cannot be read.
+std::int64_t current_rss_bytes();
 
 // The whole machine's CPU time from /proc/stat, in clock ticks summed over every core: how
 // busy the machine was, so a run on a shared machine can say how much others took.
@@ -49,8 +51,5 @@ struct machine_usage {
 };
 machine_usage read_machine_usage();
 long clock_ticks_per_second();
-
-// Monotonic nanoseconds (steady_clock), the clock the writer's records use.
-std::int64_t steady_ns();
 
 }  // namespace apiary::harness

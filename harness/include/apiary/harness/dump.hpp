@@ -23,14 +23,18 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
+#include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "apiary/core/chain.hpp"
 #include "apiary/core/reject.hpp"
 #include "apiary/core/submission.hpp"
 #include "apiary/queen/block_stats.hpp"
+#include "apiary/queen/tx_timing.hpp"
 
 namespace apiary::harness {
 
@@ -46,7 +50,8 @@ class transaction_tap final : public core::transaction_sink {
   transaction_tap(const transaction_tap&) = delete;
   transaction_tap& operator=(const transaction_tap&) = delete;
 
-  bool submit(core::full_transaction_ptr tx, core::tx_completion done) override;
+  using core::transaction_sink::submit;
+  bool submit(core::full_transaction_ptr tx, core::tx_completion done, core::tx_intent intent) override;
 
   // Writer thread, in the block callback, after every block. `measured`: the block counts
   // (blocks are captured from the first measured one on).
@@ -69,6 +74,9 @@ class transaction_tap final : public core::transaction_sink {
     core::transaction_id id;
     core::time_point_sec expiration;
   };
+
+  // Any thread: appends to `out` the records of sampled transactions (one lock per call).
+  void select_sampled(std::span<const queen::tx_timing> records, std::vector<queen::tx_timing>& out);
 
   // After the run (no thread submits or completes any more).
   const std::vector<sampled>& samples() const { return samples_; }
@@ -96,6 +104,7 @@ class transaction_tap final : public core::transaction_sink {
   // The sample: filled under sample_mutex_ by producers; outcomes set by the writer under it.
   std::mutex sample_mutex_;
   std::vector<sampled> samples_;
+  std::unordered_set<core::transaction_id> sample_ids_;
   std::atomic<bool> sample_full_{false};
   std::atomic<std::size_t> outcomes_missing_{0};
 
@@ -109,11 +118,21 @@ class transaction_tap final : public core::transaction_sink {
   std::vector<captured_block> blocks_;
 };
 
-// JSON lines, one per sampled transaction: its position, outcome, id, packed size, signer
-// public keys (recovered from its signatures), packed bytes in hex and Hive JSON form.
+// A sampled transaction's moments (queen/tx_timing.hpp) by its id and whether it was
+// accepted, or nullptr when it has none (still pending, or never pushed), and the steady
+// time they are written relative to.
+struct dump_timings {
+  std::function<const queen::tx_timing*(const core::transaction_id&, bool accepted)> find;
+  std::int64_t origin_ns = 0;
+};
+
+// JSON lines, one per sampled transaction: its position, outcome, id, packed size, its
+// moments in microseconds since the origin (intended_us, submitted_us, accepted_us, then
+// included_us or rejected_us; null when it has none), signer public keys (recovered from its
+// signatures), packed bytes in hex and Hive JSON form.
 // Returns how many lines were written; throws std::runtime_error naming the path.
 std::size_t write_transaction_dump(const std::string& path, const std::vector<transaction_tap::sampled>& samples,
-                                   const core::chain_id& chain);
+                                   const dump_timings& timings);
 // JSON lines, one per captured block: number, id, size, transaction count, witness and its
 // public key, packed bytes in hex and the block in the block API's JSON form. The header is
 // signed again with the chain's witness key (signatures are deterministic) and its id

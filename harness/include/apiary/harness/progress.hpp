@@ -16,8 +16,8 @@ struct progress_counters {
   std::atomic<std::uint32_t> warmup_blocks{0};    // warm-up blocks completed
   std::atomic<std::uint32_t> measured_blocks{0};  // measured blocks completed
   std::atomic<std::uint64_t> measured_transactions{0};
-  std::atomic<std::int64_t> window_start_ns{-1};  // steady_ns() at the start of measurement
-  std::atomic<std::int64_t> last_block_ns{-1};    // steady_ns() at the last block
+  std::atomic<std::int64_t> window_start_ns{-1};  // core::steady_now_ns() at the start of measurement
+  std::atomic<std::int64_t> last_block_ns{-1};    // core::steady_now_ns() at the last block
 };
 
 class progress_line {

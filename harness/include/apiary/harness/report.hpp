@@ -13,7 +13,7 @@
 
 namespace apiary::harness {
 
-inline constexpr int report_schema_version = 1;
+inline constexpr int report_schema_version = 2;
 
 void write_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const run_result& r,
                   const analysis& a, const std::string& path);

@@ -26,6 +26,7 @@
 #include "apiary/core/named_enum.hpp"
 #include "apiary/harness/audit.hpp"
 #include "apiary/harness/context.hpp"
+#include "apiary/harness/latency.hpp"
 #include "apiary/harness/run_config.hpp"
 #include "apiary/queen/block_stats.hpp"
 
@@ -108,6 +109,8 @@ struct run_result {
   std::uint64_t queue_high_water = 0;
   std::uint64_t queue_full_waits = 0;
   process_usage usage_end;  // peak RSS
+  // Every transaction settled in the run (warm-up included): latency.hpp.
+  latency_recorder latency;
 
   std::string log_file;           // empty: none
   std::uint64_t log_dropped = 0;  // log messages dropped because the log's queue was full

@@ -54,6 +54,11 @@ struct outputs {
   progress_mode progress = progress_mode::automatic;
   log_level log = log_level::warn;  // on stderr; the log file holds info and up
   std::string log_file;             // empty: beside the report (.log); "none": no file
+  // Live figures every interval_s while the run goes (interval_log.hpp); empty: off.
+  double interval_s = 1.0;
+  std::string interval_log;
+  std::string prometheus_textfile;
+  std::string hgrm_dir;  // each latency stage's histogram as <stage>.hgrm; empty: none
 };
 
 struct run_config {

@@ -33,6 +33,7 @@
 
 #include "apiary/core/chain.hpp"
 #include "apiary/queen/block_stats.hpp"
+#include "apiary/queen/tx_timing.hpp"
 #include "apiary/queen/writer_queue.hpp"
 
 namespace apiary::queen {
@@ -54,6 +55,10 @@ class writer {
   ~writer();
   writer(const writer&) = delete;
   writer& operator=(const writer&) = delete;
+
+  // Before start() or run_here(): publish every settled transaction's moments to `out` (see
+  // tx_timing.hpp), once per block and at the end. Without it the writer keeps none.
+  void record_timings(timing_outbox& out) { outbox_ = &out; }
 
   void start();
   // Runs the writer's loop on the calling thread instead of starting one, until the queue is
@@ -86,6 +91,9 @@ class writer {
   void finish() noexcept;
   void complete_unpushed(const queued_tx& item) noexcept;
   void produce_block();
+  // After a block is applied: records its transactions as included and forgets the pending
+  // ones the chain dropped; then publishes what settled since the last block.
+  void settle_block(const core::full_block& block, std::int64_t applied_ns);
   std::uint32_t pending_bytes() const;
 
   core::chain& chain_;
@@ -106,6 +114,11 @@ class writer {
   std::uint64_t pending_bytes_ = 0;
   std::uint32_t pending_count_ = 0;
   std::exception_ptr error_;
+
+  // Writer-thread state for record_timings().
+  timing_outbox* outbox_ = nullptr;
+  std::vector<tx_timing> pending_timings_;  // accepted and pending, in the chain's order
+  std::vector<tx_timing> settled_;          // to publish
 };
 
 }  // namespace apiary::queen

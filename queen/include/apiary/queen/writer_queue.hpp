@@ -49,6 +49,8 @@ constexpr std::string_view to_string(queue_policy p) { return core::name_of(queu
 struct queued_tx {
   core::full_transaction_ptr tx;
   core::tx_completion done;
+  core::tx_intent intent;         // intended_ns already resolved (never 0)
+  std::int64_t submitted_ns = 0;  // core::steady_now_ns when submit was called
 };
 
 struct queue_batch {
@@ -67,7 +69,10 @@ class writer_queue final : public core::transaction_sink {
  public:
   explicit writer_queue(queue_policy policy = queue_policy::unbounded, std::size_t capacity = 0);
 
-  bool submit(core::full_transaction_ptr tx, core::tx_completion done) override;
+  using core::transaction_sink::submit;
+  // Stamps the submission time (before taking the lock); an intent without an intended
+  // time is intended then.
+  bool submit(core::full_transaction_ptr tx, core::tx_completion done, core::tx_intent intent) override;
   void request_block();
   void close();
   bool closed() const;
@@ -80,6 +85,8 @@ class writer_queue final : public core::transaction_sink {
   std::vector<queued_tx> drain();
 
   queue_policy policy() const { return policy_; }
+  // Items queued now (any thread; takes the lock).
+  std::size_t size() const;
   // Most items ever queued at once.
   std::size_t high_water() const;
   // Times a producer had to wait because the bounded queue was full.

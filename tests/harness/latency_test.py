@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""End-to-end tests of apiary's latency records (docs/latency.md), run by ctest (tests/harness/CMakeLists.txt).
+
+  records        smoke.toml with every latency output: each dumped transaction's moments are in order
+                 (intended <= submitted <= accepted <= included or rejected); the histograms' counts equal the
+                 ledger's and the colony's; the percentiles follow from the bins by the documented rule; the
+                 .hgrm files, the interval log and the Prometheus textfile (parsed by prometheus_client) agree
+                 with the report.
+  below-capacity a rate-limited run well below capacity: the median inclusion latency is half the time a block
+                 takes to fill (transactions per block / rate), within 25%.
+  above-capacity a rate far above capacity: the end-to-end latency, counted from the rate schedule's slots,
+                 grows from interval to interval.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+from prometheus_client.parser import text_string_to_metric_families
+
+import harness_test as ht
+
+STAGES = ("queue_wait", "inclusion", "end_to_end", "rejection")
+QUANTILES = (("p50_us", 0.50), ("p90_us", 0.90), ("p99_us", 0.99), ("p999_us", 0.999), ("p9999_us", 0.9999))
+
+
+def percentile_from_bins(axis, stage, q):
+    """The report's rule: nearest rank on the bins, the bin's geometric centre clamped to [min, max]."""
+    lowest, highest, bins = axis["lowest_ns"], axis["highest_ns"], axis["bins"]
+    rank = max(1, math.ceil(q * stage["count"]))
+    seen = 0
+    for i, n in stage["bins"]:
+        seen += n
+        if seen >= rank:
+            if i < 0:
+                return stage["min_us"]
+            if i >= bins:
+                return stage["max_us"]
+            centre = lowest * (highest / lowest) ** ((i + 0.5) / bins) / 1e3
+            return min(max(centre, stage["min_us"]), stage["max_us"])
+    raise ht.Failure("the bins hold fewer than %d transactions" % rank)
+
+
+def check_stage(name, stage, axis):
+    ht.check(sum(n for _, n in stage["bins"]) == stage["count"], "%s: the bins do not add up to the count" % name)
+    ht.check([i for i, _ in stage["bins"]] == sorted({i for i, _ in stage["bins"]}), "%s: bins out of order" % name)
+    if stage["count"] == 0:
+        return
+    ht.check(stage["min_us"] <= stage["mean_us"] <= stage["max_us"], "%s: mean outside [min, max]" % name)
+    last = 0
+    for key, q in QUANTILES:
+        want = percentile_from_bins(axis, stage, q)
+        ht.check(abs(stage[key] - want) <= 1e-3 + 1e-6 * want, "%s.%s: %s, the bins give %s" % (name, key, stage[key], want))
+        ht.check(stage[key] >= last, "%s: percentiles not ascending" % name)
+        last = stage[key]
+
+
+def check_moments(path):
+    checked = 0
+    for line in open(path):
+        d = json.loads(line)
+        if d["outcome"] is None or d["outcome"] == "shutdown":
+            continue
+        end = d["included_us"] if d["outcome"] == "accepted" else d["rejected_us"]
+        if end is None:  # accepted, still pending when the run stopped
+            continue
+        moments = [d["intended_us"], d["submitted_us"], d["accepted_us"], end]
+        ht.check(all(a <= b for a, b in zip(moments, moments[1:])),
+                 "dumped transaction %d: moments out of order: %s" % (d["index"], moments))
+        checked += 1
+    ht.check(checked > 0, "no dumped transaction had its moments")
+    return checked
+
+
+def check_hgrm(path, stage):
+    lines = open(path).read().splitlines()
+    ht.check(lines[0].split() == ["Value", "Percentile", "TotalCount", "1/(1-Percentile)"], "%s: header" % path)
+    rows = [l.split() for l in lines[2:] if l and not l.startswith("#")]
+    ht.check(int(rows[-1][2]) == stage["count"] and float(rows[-1][1]) == 1.0, "%s: the last row is not the total" % path)
+    ht.check(abs(float(rows[-1][0]) - stage["max_us"]) < 1e-3 + 1e-6 * stage["max_us"], "%s: the last row is not the max" % path)
+    ht.check(any(l.startswith("#[Max") and str(stage["count"]) in l for l in lines), "%s: the footer's count" % path)
+
+
+def check_prometheus(path, report):
+    families = {f.name: f for f in text_string_to_metric_families(open(path).read())}
+    for name in ("apiary_blocks", "apiary_transactions", "apiary_latency_seconds", "apiary_writer_share",
+                 "apiary_queue_depth", "apiary_in_flight", "apiary_resident_memory_bytes"):
+        ht.check(name in families, "%s: no %s" % (path, name))
+    total = [s.value for s in families["apiary_transactions"].samples if s.name == "apiary_transactions_total"]
+    ht.check(total == [report["ledger"]["in_blocks"]], "%s: transactions_total %s" % (path, total))
+
+
+def check_interval_log(path, report):
+    records = [json.loads(l) for l in open(path)]
+    ht.check(len(records) >= 2, "%s: %d records" % (path, len(records)))
+    for a, b in zip(records, records[1:]):
+        ht.check(b["t_s"] > a["t_s"] and b["transactions"] >= a["transactions"] and b["blocks"] >= a["blocks"],
+                 "%s: records do not move forward" % path)
+    ht.check(records[-1]["transactions"] == report["ledger"]["in_blocks"], "%s: the last record's total" % path)
+    ht.check(sum(r["latency"]["inclusion"]["count"] for r in records) == report["ledger"]["in_blocks"],
+             "%s: the intervals' counts do not add up to the run's" % path)
+    ht.check(sum(r["interval_blocks"] for r in records) == len(report["blocks"]), "%s: blocks" % path)
+
+
+def mode_records(args, schema):
+    w = args.work_dir
+    paths = {k: os.path.join(w, "latency-" + k) for k in ("report.json", "tx.jsonl", "intervals.jsonl", "metrics.prom",
+                                                           "hgrm")}
+    p = ht.run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", "smoke.toml"),
+                             "--blocks", "40", "--faults", "duplicate=0.05", "--report", paths["report.json"],
+                             "--dump-transactions", paths["tx.jsonl"], "--dump-limit", "3000",
+                             "--interval", "100ms", "--interval-log", paths["intervals.jsonl"],
+                             "--prometheus-textfile", paths["metrics.prom"], "--hgrm-dir", paths["hgrm"]])
+    ht.check(p.returncode == 0, "exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
+    r = ht.load_report(paths["report.json"], schema)
+    lat = r["latency"]
+    for s in STAGES:
+        check_stage(s, lat[s], lat["histogram"])
+    in_blocks = r["ledger"]["in_blocks"]
+    for s in ("queue_wait", "inclusion", "end_to_end"):
+        ht.check(lat[s]["count"] == in_blocks, "latency.%s.count %d, the ledger's in_blocks %d" % (s, lat[s]["count"], in_blocks))
+        by_kind = sum(k[s]["count"] for k in lat["by_kind"].values())
+        ht.check(by_kind == in_blocks, "latency.by_kind: %s counts add up to %d, not %d" % (s, by_kind, in_blocks))
+    ht.check(lat["rejection"]["count"] == r["colony"]["rejected"] > 0,
+             "latency.rejection.count %d, the colony rejected %d" % (lat["rejection"]["count"], r["colony"]["rejected"]))
+    checked = check_moments(paths["tx.jsonl"])
+    for s in STAGES:
+        check_hgrm(os.path.join(paths["hgrm"], s + ".hgrm"), lat[s])
+    check_prometheus(paths["metrics.prom"], r)
+    check_interval_log(paths["intervals.jsonl"], r)
+    ht.check("Latency inclusion:" in p.stdout, "the summary has no latency line")
+    print("records: %d transactions in the histograms, %d dumped ones in order" % (in_blocks, checked))
+
+
+def mode_below_capacity(args, schema):
+    # Slower under a sanitizer, so a lower rate keeps the run below capacity there too.
+    rate = 500 if args.sanitizer else 2000
+    report = os.path.join(args.work_dir, "latency-below.json")
+    p = ht.run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", "smoke.toml"),
+                             "--rate", str(rate), "--sign", "off", "--blocks", "16", "--report", report])
+    ht.check(p.returncode == 0, "exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
+    r = ht.load_report(report, schema)
+    per_block = r["ledger"]["in_blocks"] / len(r["blocks"])
+    fill_us = per_block / rate * 1e6
+    median = r["latency"]["inclusion"]["p50_us"]
+    ht.check(abs(median - fill_us / 2) <= 0.25 * fill_us / 2,
+             "median inclusion %.0f us, half the fill time (%.1f transactions per block at %d tx/s) is %.0f us"
+             % (median, per_block, rate, fill_us / 2))
+    print("below-capacity: median inclusion %.0f us against half the fill time %.0f us" % (median, fill_us / 2))
+
+
+def mode_above_capacity(args, schema):
+    report = os.path.join(args.work_dir, "latency-above.json")
+    log = os.path.join(args.work_dir, "latency-above.jsonl")
+    p = ht.run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", "smoke.toml"),
+                             "--rate", "10000000", "--blocks", "0", "--duration", "3s", "--interval", "500ms",
+                             "--interval-log", log, "--report", report])
+    ht.check(p.returncode == 0, "exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
+    ht.load_report(report, schema)
+    medians = [rec["latency"]["end_to_end"]["p50_us"] for rec in map(json.loads, open(log))
+               if rec["latency"]["end_to_end"]["count"] > 0]
+    ht.check(len(medians) >= 4, "only %d intervals with transactions" % len(medians))
+    rising = all(b > a for a, b in zip(medians[1:], medians[2:]))
+    ht.check(rising and medians[-1] > 2 * medians[1],
+             "end-to-end medians per interval do not grow: %s" % ["%.0f" % m for m in medians])
+    print("above-capacity: end-to-end medians per interval %s us" % ["%.0f" % m for m in medians])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--apiary", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--sanitizer", default="")
+    ap.add_argument("mode", choices=["records", "below-capacity", "above-capacity"])
+    args = ap.parse_args()
+    args.apiary = os.path.abspath(args.apiary)
+    args.source_dir = os.path.abspath(args.source_dir)
+    args.work_dir = os.path.abspath(args.work_dir)
+    os.makedirs(args.work_dir, exist_ok=True)
+    schema = ht.load_schema(args.source_dir)
+    try:
+        {"records": mode_records, "below-capacity": mode_below_capacity,
+         "above-capacity": mode_above_capacity}[args.mode](args, schema)
+    except ht.Failure as e:
+        print("FAILED (%s): %s" % (args.mode, e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
