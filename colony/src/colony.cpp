@@ -5,9 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <stdexcept>
 #include <thread>
 #include <utility>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include "apiary/colony/generator.hpp"
 #include "apiary/colony/genesis.hpp"
@@ -101,6 +105,10 @@ struct alignas(64) worker {
   std::atomic<std::int64_t> wake_at{-1};
   std::mutex mutex;
   std::condition_variable cv;
+  // submit_mode::async: one promise per transaction in flight, in submission order (the sink
+  // completes one producer's transactions in the order it submitted them).
+  std::mutex promise_mutex;
+  std::deque<std::promise<core::reject>> promises;  // guarded by promise_mutex
 
   void add_wait(brake b, steady::time_point since) {
     brake_waits[static_cast<std::size_t>(b)].add(1);
@@ -165,6 +173,8 @@ colony::colony(const colony_config& config, core::transaction_sink& sink, const 
     budget_.store(budget_per_block_);
   }
 
+  if (config_.submit == submit_mode::async)
+    async_pool_ = std::make_unique<boost::asio::thread_pool>(config_.async_tasks);
   workers_.reserve(config_.threads);
   for (std::uint32_t t = 0; t < config_.threads; ++t) {
     // Comments are remembered when the chain accepts them (on_complete), not when made.
@@ -182,6 +192,7 @@ colony::colony(const colony_config& config, core::transaction_sink& sink, const 
 colony::~colony() {
   request_stop();
   join_threads();
+  if (async_pool_) async_pool_->join();
 }
 
 void colony::start() {
@@ -223,6 +234,7 @@ void colony::join_threads() {
 
 void colony::join() {
   join_threads();
+  if (async_pool_) async_pool_->join();  // every submitted transaction's follow-up
   std::lock_guard lock(error_mutex_);
   if (error_) std::rethrow_exception(error_);
 }
@@ -483,13 +495,13 @@ void colony::produce(worker& w) {
     if (fault)
       companion = build_fault(*fault, tx, g.signer, w.keys, config_.chain, config_.sign, config_.attach_signer_keys);
     const core::tx_intent intent{intended, static_cast<std::uint8_t>(k)};
-    if (!submit(w, std::move(tx), done, intent)) return;
+    if (!send(w, std::move(tx), done, intent)) return;
     if (companion) {
       // Counted once the sink took it, so every injected companion gets an answer.
-      if (!submit(w, std::move(companion), done, intent)) return;
+      if (!send(w, std::move(companion), done, intent)) return;
       w.injected[static_cast<std::size_t>(*fault)].add(1);
     }
-    if (config_.submit == submit_mode::async && !wait_in_flight(w, 0, brake::result)) return;
+    if (config_.submit == submit_mode::sync && !wait_in_flight(w, 0, brake::result)) return;
   }
 }
 
@@ -513,10 +525,52 @@ bool colony::submit(worker& w, core::full_transaction_ptr tx, const core::tx_com
   return true;
 }
 
+bool colony::send(worker& w, core::full_transaction_ptr tx, const core::tx_completion& done, core::tx_intent intent) {
+  if (config_.submit != submit_mode::async) return submit(w, std::move(tx), done, intent);
+  // The promise is queued before the submit: its completion may come before submit returns.
+  std::future<core::reject> outcome;
+  {
+    std::lock_guard lock(w.promise_mutex);
+    outcome = w.promises.emplace_back().get_future();
+  }
+  core::full_transaction_ptr follow = tx;  // the follow-up puts an accepted comment in the ring
+  bool taken = false;
+  try {
+    taken = submit(w, std::move(tx), {&colony::on_outcome_ready, &w}, intent);
+  } catch (...) {
+    std::lock_guard lock(w.promise_mutex);
+    w.promises.pop_back();  // this thread's own, the last: no completion will come for it
+    throw;
+  }
+  if (!taken) {
+    std::lock_guard lock(w.promise_mutex);
+    w.promises.pop_back();
+    return false;
+  }
+  boost::asio::post(*async_pool_, [&w, outcome = std::move(outcome), tx = std::move(follow)]() mutable {
+    settle(w, *tx, outcome.get());
+  });
+  return true;
+}
+
 // ---- the completion, on the writer thread -------------------------------------------------
 
 void colony::on_complete(void* ctx, const core::full_transaction& tx, core::reject outcome) {
+  settle(*static_cast<worker*>(ctx), tx, outcome);
+}
+
+void colony::on_outcome_ready(void* ctx, const core::full_transaction& /*tx*/, core::reject outcome) {
   worker& w = *static_cast<worker*>(ctx);
+  std::promise<core::reject> p;
+  {
+    std::lock_guard lock(w.promise_mutex);
+    p = std::move(w.promises.front());
+    w.promises.pop_front();
+  }
+  p.set_value(outcome);  // wakes the async task waiting for it
+}
+
+void colony::settle(worker& w, const core::full_transaction& tx, core::reject outcome) {
   const auto reason = static_cast<std::size_t>(outcome);
   APIARY_CHECK(reason < core::reject_count);
   w.outcomes[reason].fetch_add(1, std::memory_order_relaxed);

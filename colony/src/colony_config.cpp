@@ -23,6 +23,7 @@ std::optional<std::string> colony_config::validate() const {
   if (threads < 1 || threads > max_threads)
     return "threads: " + std::to_string(threads) + " is outside 1.." + std::to_string(max_threads);
   if (auto problem = mix.validate()) return "mix: " + *problem;
+  if (async_tasks < 1) return "async_tasks: 0; the async pool needs a thread at least";
   if (auto problem = faults.validate(sign)) return "faults: " + *problem;
   if (genesis_accounts < threads)
     return "genesis_accounts: " + std::to_string(genesis_accounts) + " is fewer than the " + std::to_string(threads) +

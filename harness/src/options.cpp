@@ -373,7 +373,10 @@ void bind_colony_run(option_binder& b, colony::colony_config& k) {
       },
       [&k] { return k.wait_for_work_ms ? std::to_string(*k.wait_for_work_ms) : std::string("off"); });
   b.choice("submit", k.submit, colony::submit_mode_names,
-           "fire-and-forget (submit and go on) or async (wait for each transaction's outcome)");
+           "fire-and-forget (submit and go on); async (go on, and a pool of --async-tasks threads waits for each "
+           "outcome's future and does the follow-up, as Hive's colony did); or sync (wait for each transaction's "
+           "outcome before making the next)");
+  b.count("async-tasks", k.async_tasks, 1, 64, "Threads of the pool that waits for the outcomes with --submit async");
   b.toggle("warm-keys", k.warm_keys, "Derive every producer key before the run starts instead of on first use");
   b.toggle("measure-cpu", k.measure_cpu,
            "Measure the producers' generation and signing CPU time per transaction (one clock read each)");

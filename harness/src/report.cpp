@@ -320,7 +320,7 @@ void write_colony(json_out& j, const report_inputs& in) {
   write_brake(j, "in_flight", k.in_flight_brake);
   write_brake(j, "block_budget", k.budget_brake);
   write_brake(j, "tps", k.tps_brake);
-  write_brake(j, "async_result", k.result_wait);
+  write_brake(j, "sync_result", k.result_wait);
   j.end_object();
   j.key("kinds");
   j.begin_array();

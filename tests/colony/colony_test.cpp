@@ -309,7 +309,7 @@ TEST(ColonyConfig, ResumeBelowIsAFractionOfTheLimit) {
 TEST(ColonyConfig, ModeNamesRoundTrip) {
   for (auto m : {colony::rate_mode::infinite, colony::rate_mode::block_budget, colony::rate_mode::tps})
     EXPECT_EQ(colony::parse_rate_mode(colony::to_string(m)), m);
-  for (auto m : {colony::submit_mode::fire_and_forget, colony::submit_mode::async})
+  for (auto m : {colony::submit_mode::fire_and_forget, colony::submit_mode::async, colony::submit_mode::sync})
     EXPECT_EQ(colony::parse_submit_mode(colony::to_string(m)), m);
   EXPECT_FALSE(colony::parse_rate_mode("fast").has_value());
   // The command line's spellings, the only ones.
@@ -319,7 +319,7 @@ TEST(ColonyConfig, ModeNamesRoundTrip) {
   EXPECT_FALSE(colony::parse_rate_mode("block_budget").has_value());
   EXPECT_FALSE(colony::parse_submit_mode("fire_and_forget").has_value());
   EXPECT_EQ(core::names_text(colony::rate_mode_names), "infinite|block|tps");
-  EXPECT_EQ(core::names_text(colony::submit_mode_names, " or "), "fire-and-forget or async");
+  EXPECT_EQ(core::names_text(colony::submit_mode_names, " or "), "fire-and-forget or async or sync");
 }
 
 TEST(Colony, ConstructorRejectsABadConfig) {
@@ -362,7 +362,7 @@ TEST(TokenBucket, SlotsFollowTheScheduleAndForgiveNoDroppedToken) {
 
 // ---- producing --------------------------------------------------------------------------
 
-TEST(Colony, FireAndForgetAndAsyncMakeTheSameTransactionsPerThread) {
+TEST(Colony, EverySubmitModeMakesTheSameTransactionsPerThread) {
   // Without replies and votes the stream does not depend on the ring, so on nothing the
   // writer's timing decides: each thread's sequence must be the same in both modes.
   auto run = [](colony::submit_mode mode) {
@@ -378,10 +378,13 @@ TEST(Colony, FireAndForgetAndAsyncMakeTheSameTransactionsPerThread) {
     const auto s = r.c->stats();
     EXPECT_EQ(s.submitted, 450u);
     EXPECT_EQ(s.accepted(), 450u);
-    if (mode == colony::submit_mode::async) {
+    if (mode == colony::submit_mode::sync) {
       EXPECT_LE(s.result_wait.waits, 450u);  // not when the outcome was there first
       EXPECT_EQ(r.sink.max_outstanding(), 1u);
       EXPECT_EQ(s.in_flight_peak, 1u);
+    } else {
+      EXPECT_EQ(s.result_wait.waits, 0u);
+      EXPECT_EQ(s.in_flight, 0u) << "every follow-up done once join() returned";
     }
     // Sorted by content: which thread got which completion context does not matter.
     auto seqs = r.sink.read([](const fake_sink& k) {
@@ -393,10 +396,10 @@ TEST(Colony, FireAndForgetAndAsyncMakeTheSameTransactionsPerThread) {
     return seqs;
   };
   const auto fire = run(colony::submit_mode::fire_and_forget);
-  const auto async = run(colony::submit_mode::async);
   ASSERT_EQ(fire.size(), 3u);
   for (const auto& seq : fire) EXPECT_EQ(seq.size(), 150u);
-  EXPECT_EQ(fire, async);
+  EXPECT_EQ(fire, run(colony::submit_mode::async));
+  EXPECT_EQ(fire, run(colony::submit_mode::sync));
 }
 
 TEST(Colony, InFlightLimitHoldsAndResumesBelowTheFraction) {
@@ -693,9 +696,9 @@ TEST(ColonyStop, WhileBrakedByInFlight) {
   EXPECT_TRUE(r.c->finished());
 }
 
-TEST(ColonyStop, WhileWaitingForAnAsyncResult) {
+TEST(ColonyStop, WhileWaitingForASyncResult) {
   colony::colony_config c = small_config(2);
-  c.submit = colony::submit_mode::async;
+  c.submit = colony::submit_mode::sync;
   rig r(c);
   r.sink.hold();
   r.c->start();

@@ -14,7 +14,10 @@
 //        c.on_block(head, {block's transactions, pending_after})
 //      from any thread, at any time: c.stats(), c.finished()
 //   4. c.request_stop(); c.join();      join() rethrows the first exception a producer
-//                                       thread ended with (the run failed)
+//                                       thread ended with (the run failed); with
+//                                       --submit async it then waits for the async tasks,
+//                                       so call it once the sink has completed everything
+//                                       it took (after the writer is joined)
 //   5. shut the sink down, then destroy the colony.
 //
 // Threads and callbacks:
@@ -40,10 +43,12 @@
 // many transactions outstanding as the limit waits until fewer than resume_below(limit)
 // are; a thread takes a new limit with a new head), then the rate mode's (a unit of the
 // block budget, which the threads share, where Hive gives each thread ceil(budget /
-// threads); or a token of the thread's tps_limit / threads bucket). In async mode the thread
-// also waits for each outcome. The in-flight and budget waits end by notification, or, with
-// wait_for_work_ms set, by polling as Hive's producers do (sleeping that long, or yielding,
-// between checks).
+// threads); or a token of the thread's tps_limit / threads bucket). In sync mode the thread
+// also waits for each outcome. In async mode it does not: the completion only sets the
+// transaction's promise, and a task of the async pool, waiting on its future, does the
+// follow-up (counting, the ring, the in-flight count and wake-up) off the writer thread. The in-flight and budget waits
+// end by notification, or, with wait_for_work_ms set, by polling as Hive's producers do (sleeping that long, or
+// yielding, between checks).
 //
 // Lifetime: completions point at the colony's per-thread state, so the colony must outlive
 // every completion the sink will call for its transactions: after join(), transactions
@@ -75,6 +80,10 @@
 #include "apiary/core/reject.hpp"
 #include "apiary/core/submission.hpp"
 #include "apiary/core/time_point.hpp"
+
+namespace boost::asio {
+class thread_pool;
+}  // namespace boost::asio
 
 namespace apiary::colony {
 
@@ -168,7 +177,12 @@ class colony {
   const comment_ring& ring() const { return ring_; }
 
  private:
+  // The completion: settles the outcome on the writer thread (fire-and-forget, sync), or
+  // (async) sets the transaction's promise, whose task settles it on the async pool.
   static void on_complete(void* ctx, const core::full_transaction& tx, core::reject outcome);
+  static void on_outcome_ready(void* ctx, const core::full_transaction& tx, core::reject outcome);
+  // Counts the outcome, remembers an accepted comment, releases the in-flight slot.
+  static void settle(detail::worker& w, const core::full_transaction& tx, core::reject outcome);
 
   void run(detail::worker& w);
   void produce(detail::worker& w);
@@ -179,6 +193,8 @@ class colony {
   void pause(std::mutex& m, std::condition_variable& cv);
   bool take_budget(detail::worker& w);
   bool take_token(detail::worker& w);
+  // Hands one transaction over as the submit mode says; false when the sink is closed.
+  bool send(detail::worker& w, core::full_transaction_ptr tx, const core::tx_completion& done, core::tx_intent intent);
   // Hands one transaction to the sink; false when the sink is closed (the thread stops).
   bool submit(detail::worker& w, core::full_transaction_ptr tx, const core::tx_completion& done,
               core::tx_intent intent);
@@ -191,6 +207,8 @@ class colony {
   comment_ring ring_;
   std::uint32_t budget_per_block_ = 0;
   std::vector<std::unique_ptr<detail::worker>> workers_;
+  // submit_mode::async: the tasks that wait for the outcomes' futures.
+  std::unique_ptr<boost::asio::thread_pool> async_pool_;
 
   std::atomic<bool> stop_{false};
   bool started_ = false;

@@ -29,7 +29,11 @@ enum class rate_mode : std::uint8_t {
 // How a thread hands a transaction to the sink.
 enum class submit_mode : std::uint8_t {
   fire_and_forget,  // submit and go on; the outcome arrives in a callback on the writer thread
-  async,            // submit and wait for that transaction's outcome before making the next
+  // As Hive's colony had it: submit and go on, and hand the outcome's future to a pool of
+  // async tasks (async_tasks threads) that wait for it and do the follow-up work (counting,
+  // the comment ring, the in-flight count) off the writer thread. Many transactions in flight.
+  async,
+  sync,  // submit and wait for that transaction's outcome before making the next
 };
 
 // The names the command line, config files and reports use (named_enum.hpp): --rate block,
@@ -37,8 +41,8 @@ enum class submit_mode : std::uint8_t {
 // the mode's name.)
 inline constexpr std::array<core::enum_name<rate_mode>, 3> rate_mode_names{
     {{"infinite", rate_mode::infinite}, {"block", rate_mode::block_budget}, {"tps", rate_mode::tps}}};
-inline constexpr std::array<core::enum_name<submit_mode>, 2> submit_mode_names{
-    {{"fire-and-forget", submit_mode::fire_and_forget}, {"async", submit_mode::async}}};
+inline constexpr std::array<core::enum_name<submit_mode>, 3> submit_mode_names{
+    {{"fire-and-forget", submit_mode::fire_and_forget}, {"async", submit_mode::async}, {"sync", submit_mode::sync}}};
 
 constexpr std::string_view to_string(rate_mode m) { return core::name_of(rate_mode_names, m); }
 constexpr std::string_view to_string(submit_mode m) { return core::name_of(submit_mode_names, m); }
@@ -107,10 +111,12 @@ struct colony_config {
   // it, without polling. Set, it polls as Hive's producers do: between checks it sleeps this
   // many milliseconds (1..max_wait_for_work_ms; Hive's default is 50), or with 0 yields its
   // core and checks again at once (a busy wait). A stop ends either wait at once. The tps and
-  // async waits are not Hive's and always use notifications or timers.
+  // sync waits are not Hive's and always use notifications or timers.
   std::optional<std::uint32_t> wait_for_work_ms;
 
   submit_mode submit = submit_mode::fire_and_forget;
+  // submit_mode::async: the threads of the pool whose tasks wait for the outcomes (>= 1).
+  std::uint32_t async_tasks = 2;
 
   // Faulty companions mixed into the stream (faults.hpp); none by default.
   fault_config faults;

@@ -11,7 +11,7 @@
 // Invariants once the threads are joined and the sink has completed every transaction:
 //   sum of kinds[k].count == generated;  sum of faults == injected;
 //   article_substitutions == reply_substitutions + vote_substitutions;
-//   in_flight_peak <= the highest in-flight limit in force (1 in async mode), plus 1 when
+//   in_flight_peak <= the highest in-flight limit in force (1 in sync mode), plus 1 when
 //   faults are on (a companion follows its transaction past the brake);
 //   submitted <= generated + injected (a closed sink refuses one);
 //   accepted() + rejected() + shutdown() == completed() == submitted;  in_flight == 0.
@@ -70,7 +70,7 @@ struct colony_stats {
   brake_totals in_flight_brake;  // at the in-flight limit
   brake_totals budget_brake;     // block budget exhausted, waiting for the next block
   brake_totals tps_brake;        // waiting for a token
-  brake_totals result_wait;      // async submission: waiting for each outcome
+  brake_totals result_wait;      // sync submission: waiting for each outcome
   // In-flight brakes released only once nothing was in flight: the writer had worked off
   // the thread's whole backlog while it waited (Hive's "late unlocks"; its wait was too long).
   std::uint64_t in_flight_late_resumes = 0;
