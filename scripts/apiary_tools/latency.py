@@ -25,11 +25,23 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from . import stats
 from .common import ToolError
 
 STAGES = ("queue_wait", "inclusion", "end_to_end", "rejection")
-# The stages the tables show: rejected transactions are few and have their own story.
+# The stages the tables show (rejected transactions are few and have their own story), and
+# what each one measures.
 SHOWN_STAGES = ("queue_wait", "inclusion", "end_to_end")
+STAGE_LABELS = {
+    "queue_wait": "queue wait (submitted → accepted)",
+    "inclusion": "inclusion (submitted → included)",
+    "end_to_end": "end to end (intended → included)",
+    "rejection": "rejection (submitted → rejected)",
+}
+# The change of a pooled percentile between two sets is resampled over runs (a run's
+# transactions are not independent of each other: they share the run's machine and state).
+# Each resample merges histograms, so fewer resamples than for a mean keep it quick.
+CHANGE_RESAMPLES = 2_000
 QUANTILES = (("p50_us", 0.5), ("p90_us", 0.9), ("p99_us", 0.99), ("p999_us", 0.999), ("p9999_us", 0.9999))
 
 
@@ -225,3 +237,35 @@ def from_section(section: dict[str, Any], where: str) -> dict[int, RunLatency]:
         out[index] = RunLatency(axis, {name: stage_from(entry[name], axis, f"{where}: latency run {index} {name}")
                                        for name in STAGES if name in entry})
     return out
+
+
+def _with_transactions(runs: Sequence[RunLatency], stage: str) -> list[Stage]:
+    return [r.stages[stage] for r in runs if stage in r.stages and r.stages[stage].count > 0]
+
+
+def percentile_change(a: Sequence[RunLatency], b: Sequence[RunLatency], stage: str, q: float,
+                      confidence: float = stats.CONFIDENCE) -> stats.Change | None:
+    """B against A for one stage's pooled q-quantile: change = p(B) / p(A) − 1 of the merged
+    histograms, and a bootstrap interval over runs (each side's runs resampled with
+    replacement, every resample's histograms merged; stats.bootstrap_interval). `mean_a` and
+    `mean_b` of the result hold the pooled percentiles. None when a side has no transactions
+    in the stage; no interval with a single run on a side."""
+    sa, sb = _with_transactions(a, stage), _with_transactions(b, stage)
+    if not sa or not sb:
+        return None
+    pa, pb = merge(sa).percentile_us(q), merge(sb).percentile_us(q)
+    change = stats.Change(n_a=len(sa), n_b=len(sb), mean_a=pa, mean_b=pb, change_pct=(pb / pa - 1.0) * 100.0,
+                          ci_low_pct=None, ci_high_pct=None, ci_method=None, p_value=None, min_p_value=None)
+    if min(len(sa), len(sb)) < 2:
+        return change
+
+    def ratio(ia, ib):
+        return (merge([sb[int(i)] for i in ib]).percentile_us(q)
+                / merge([sa[int(i)] for i in ia]).percentile_us(q) - 1.0)
+
+    low, high = stats.bootstrap_interval((np.arange(len(sa)), np.arange(len(sb))), ratio, vectorized=False,
+                                         confidence=confidence, n_resamples=CHANGE_RESAMPLES)
+    if math.isfinite(low) and math.isfinite(high):
+        change.ci_low_pct, change.ci_high_pct = low * 100.0, high * 100.0
+        change.ci_method = "bootstrap over runs"
+    return change

@@ -225,3 +225,14 @@ def write_set(directory: Path, means: Sequence[float], spread: float = 0.01, **k
     for i, m in enumerate(means, 1):
         write_report(directory / f"run-{i:03d}.json", make_report(noisy_cycles(m, i, spread=spread), **kwargs))
     return directory
+
+
+def write_latency_set(directory: Path, rate: float, runs: int = 5, capacity: float = 4000.0,
+                      seed: int = 0, **kwargs) -> Path:
+    """A directory of runs at an offered `rate` against a node of `capacity` tx/s (load_model),
+    each run's rate 1% off the last so that the runs differ a little."""
+    for i in range(1, runs + 1):
+        times = load_model(2400, rate * (1 + 0.01 * (i - 3)), capacity, seed * 100 + i, 20.0)
+        write_report(directory / f"run-{i:03d}.json",
+                     make_report(noisy_cycles(20000, i), latency=times, **kwargs))
+    return directory

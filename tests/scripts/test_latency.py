@@ -2,6 +2,7 @@
 histogram of the concatenated times, the pooled mean, and the refusals (other axes, bins that
 do not add up)."""
 
+import json
 import math
 
 import numpy as np
@@ -120,3 +121,39 @@ def test_bad_stages_are_refused(change, message):
     change(report["latency"]["inclusion"])
     with pytest.raises(ToolError, match=message):
         latency.from_report(report, "r.json")
+
+
+# ---- multirun's pooled table ----------------------------------------------------------------
+
+def test_multirun_pools_the_runs_histograms(tmp_path, capsys):
+    from apiary_tools import multirun
+    times = [fakes.load_model(2400, rate, 4000, seed, 20.0) for seed, rate in enumerate((1000, 2000, 3000))]
+    for i, t in enumerate(times, 1):
+        fakes.write_report(tmp_path / f"run-{i:03d}.json", fakes.make_report([20000.0] * 10, latency=t))
+    assert multirun.main(["--aggregate", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    agg = json.loads((tmp_path / "aggregate.json").read_text())
+    assert not any(name.startswith("latency.") for name in agg["metrics"])   # no mean of per-run p99s
+    for name in ("queue_wait", "inclusion", "end_to_end"):
+        whole = fakes.stage(np.concatenate([t[name] for t in times]), with_bins=False)
+        assert agg["latency"]["pooled"][name] == pytest.approx(whole)
+    assert [r["run"] for r in agg["latency"]["runs"]] == [0, 1, 2]
+    assert "Transaction latency, pooled over 3 runs' histograms:" in out
+    p99 = agg["latency"]["pooled"]["inclusion"]["p99_us"]
+    assert "| inclusion (submitted → included) | 7,200 |" in out and f"{p99:,.0f}" in out
+
+
+def test_multirun_without_latency_has_no_latency_rows(tmp_path, capsys):
+    from apiary_tools import multirun
+    fakes.write_set(tmp_path, [20000, 20100], schema_version=1)
+    assert multirun.main(["--aggregate", str(tmp_path)]) == 0
+    assert "Transaction latency" not in capsys.readouterr().out
+    assert "latency" not in json.loads((tmp_path / "aggregate.json").read_text())
+
+
+def test_multirun_says_which_runs_lack_latency(tmp_path, capsys):
+    from apiary_tools import multirun
+    fakes.write_set(tmp_path, [20000, 20100])
+    fakes.write_report(tmp_path / "run-003.json", fakes.make_report([20000.0] * 10, schema_version=1))
+    assert multirun.main(["--aggregate", str(tmp_path)]) == 0
+    assert "pooled over 2 runs' histograms (1 of the 3 runs have no latency)" in capsys.readouterr().out
