@@ -15,6 +15,7 @@ log at once (no waiting). Environment:
   FAKE_APIARY_CAPACITY       the tx/s the node includes (default 4000)
   FAKE_APIARY_INTERVALS      the interval log's lines (default 8)
   FAKE_APIARY_FAIL_ABOVE=R   a run at a rate above R fails (exit 1)
+  FAKE_APIARY_HANG_ABOVE=R   a run at a rate above R hangs as FAKE_APIARY_HANG_RUN does
 """
 
 import json
@@ -92,7 +93,11 @@ def main(argv):
     base = float(os.environ.get("FAKE_APIARY_CYCLE_US", "20000"))
     cycles = fakes.noisy_cycles(base * (1 + 0.002 * run), run)
 
-    if os.environ.get("FAKE_APIARY_HANG_RUN") == str(run):
+    def above(variable):
+        limit = os.environ.get(variable)
+        return bool(limit) and (rate_of(argv) or 0) > float(limit)
+
+    if os.environ.get("FAKE_APIARY_HANG_RUN") == str(run) or above("FAKE_APIARY_HANG_ABOVE"):
         caught = []
         signal.signal(signal.SIGINT, lambda s, f: caught.append(s))
         signal.signal(signal.SIGTERM, lambda s, f: caught.append(s))
@@ -101,9 +106,7 @@ def main(argv):
             time.sleep(0.02)
         fakes.write_report(report_path, fakes.make_report(cycles[:3], status="interrupted"))
         return 130 if not caught or caught[0] == signal.SIGINT else 143
-    fail_above = os.environ.get("FAKE_APIARY_FAIL_ABOVE")
-    if os.environ.get("FAKE_APIARY_FAIL_RUN") == str(run) or (
-            fail_above and (rate_of(argv) or 0) > float(fail_above)):
+    if os.environ.get("FAKE_APIARY_FAIL_RUN") == str(run) or above("FAKE_APIARY_FAIL_ABOVE"):
         fakes.write_report(report_path, fakes.make_report(cycles[:2], status="failed"))
         print("apiary run: injected failure", file=sys.stderr)
         return 1
