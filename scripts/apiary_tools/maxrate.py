@@ -336,9 +336,12 @@ output: DIR/rate-<R>-run-NNN.json, .out, .intervals.jsonl per run; DIR/maxrate.c
 run in hand and keeps the table of what was tried.
 exit status: 0 a rate passed, 1 no rate passed or a run failed, 2 bad usage, 130/143 interrupted.
 
+Give every run the same length whatever its rate (`--blocks 0 --duration 20s`): a run ended
+by a count of blocks is short at a high rate and long at a low one.
+
 examples:
-  scripts/find-max-rate --low 500 --high 8000 -- --config configs/smoke.toml --blocks 60
-  scripts/find-max-rate --low 1000 --high 4000 --precision 2% --runs 3 --bound 1.5 -- --block-size 64KiB""")
+  scripts/find-max-rate --low 500 --high 8000 -- --block-size 64KiB --blocks 0 --duration 20s
+  scripts/find-max-rate --low 1000 --high 4000 --precision 50 --runs 3 --bound 1.5 -- --blocks 0 --duration 30s""")
     p.add_argument("--low", type=positive_rate, required=True, metavar="TX/S", help="a rate expected to pass")
     p.add_argument("--high", type=positive_rate, required=True, metavar="TX/S", help="a rate expected to fail")
     p.add_argument("--precision", type=precision, default=precision("2%"), metavar="TX/S|PCT",
