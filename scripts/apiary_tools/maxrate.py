@@ -321,19 +321,21 @@ def parser() -> Parser:
                     "go to every `apiary run`.",
         epilog=f"""pass/fail of a rate (medians over --runs runs):
   the report's latency.inclusion.p99_us is at most --bound, and the queue does not grow in
-  more than half of the runs. The queue rule, on each run's interval log: leave out the first
-  quarter of the intervals, split the rest into an earlier and a later half; a series grows
-  when every later value is above every earlier one and the later median is more than
-  {GROWTH_MARGIN:.0%} above the earlier. The queue grows when the backlog (in_flight +
-  queue_depth) or the interval's end-to-end p50 grows. A run needs {MIN_INTERVALS} intervals or more.
+  more than half of the runs. The queue rule, on each run's interval log: leave out the
+  first quarter of the intervals, split the rest into an earlier and a later half; a series
+  grows when every later value is above every earlier one and the later median is more than
+  {GROWTH_MARGIN:.0%} above the earlier. The queue grows when the backlog (in_flight + queue_depth)
+  or the interval's end-to-end p50 grows: inclusion latency counts from submission, so when a
+  brake holds the producers back an overload shows in the end-to-end latency instead.
+  A run needs {MIN_INTERVALS} intervals or more.
 
 search: --low must pass; --high is tried next (passing, it is the answer: raise it); then the
 midpoint of the highest passing and the lowest failing rate, until they are closer than
 --precision (tx/s, or a percentage of the passing rate).
 
 output: DIR/rate-<R>-run-NNN.json, .out, .intervals.jsonl per run; DIR/maxrate.csv, .md,
-.json (the rates tried, rewritten after each rate) and maxrate.png. Ctrl-C stops after the
-run in hand and keeps the table of what was tried.
+.json (the rates tried, rewritten after each rate) and maxrate.png. Ctrl-C stops the run in
+hand (not counted) and keeps the table of what was tried.
 exit status: 0 a rate passed, 1 no rate passed or a run failed, 2 bad usage, 130/143 interrupted.
 
 Give every run the same length whatever its rate (`--blocks 0 --duration 20s`): a run ended

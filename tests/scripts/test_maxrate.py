@@ -62,7 +62,7 @@ def test_runs_per_rate_take_the_median(tmp_path, fake_command, capacity):
         figures = t["run_figures"]
         assert len(figures) == 3 and t["runs"] == 3
         assert t["p99_inclusion_us"] == sorted(f["p99_us"] for f in figures)[1]
-    assert (out / f"rate-1000-run-003.intervals.jsonl").is_file()
+    assert (out / "rate-1000-run-003.intervals.jsonl").is_file()
 
 
 def test_a_passing_ceiling_says_so(tmp_path, capsys, fake_command, capacity):
