@@ -1,11 +1,12 @@
 """Tools around `apiary run`'s JSON reports: repeated runs and their statistics (multirun),
 side-by-side comparison with a significance test (compare), Google Benchmark JSON export
-(gbexport), parameter sweeps with plots (sweep, plot) and the decision part of an
-instruction-count performance gate (gate).
+(gbexport), parameter sweeps with plots (sweep, plot), the search for the highest sustainable
+rate (maxrate) and the decision part of an instruction-count performance gate (gate).
 
 Each command is a module with a `main(argv)`; the entry scripts in scripts/ run them with
 the project venv (see launch.sh). Shared pieces: common (errors, paths, number formatting),
 reports (loading reports and sets, flattening metrics), stats (summaries and two-sample
-comparisons), metrics (which metrics matter and which direction is better), runner (starting
+comparisons), latency (merging the reports' latency histograms and their percentiles),
+metrics (which metrics matter and which direction is better), runner (starting
 `apiary run` with signal forwarding and progress).
 """

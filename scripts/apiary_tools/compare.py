@@ -8,6 +8,13 @@ change is called faster/slower (or better/worse, fewer/more, smaller/larger) whe
 has a better direction (metrics.DIRECTIONS), else higher/lower. With a single run on a side
 there is no test: the change is shown and nothing is significant.
 
+Transaction latency (reports of schema_version 2) is compared by its tail: the p99 of
+inclusion and of end-to-end latency, each side's runs' histograms merged (latency.py). The
+runs are the unit of resampling: a bootstrap over runs gives the interval of
+p99(B) / p99(A) − 1, and the change is significant when the interval excludes 0 (and is at
+least --min-effect); there is no p-value. These rows can gate like the others
+(`--fail-on latency.inclusion.p99_us`).
+
 Exit status: 0 no significant regression in the gate metrics (--fail-on), 1 at least one,
 2 bad usage or input.
 """
@@ -20,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import metrics, stats
+from . import latency, metrics, stats
 from .common import (EXIT_FAILED, EXIT_OK, Parser, ToolError, fmt_metric, fmt_pct, markdown_table,
                      parse_csv, run_main, write_json, write_text)
 from .reports import RunSet, load_set
@@ -30,6 +37,10 @@ DEFAULT_MIN_EFFECT_PCT = 1.0
 DEFAULT_GATE = ("aggregates.cycle_us.avg",)
 # Options that always differ between two sets and say nothing about what was compared.
 IGNORED_CONFIG = frozenset({"report", "name", "progress", "config_file", "dump-transactions", "dump-blocks"})
+# The pooled latency percentiles compared, with their quantile: the tail a node developer
+# watches, of the wait for a block and of the whole way from the schedule.
+LATENCY_METRICS = (("latency.inclusion.p99_us", "inclusion", 0.99),
+                   ("latency.end_to_end.p99_us", "end_to_end", 0.99))
 
 
 @dataclass
@@ -40,10 +51,11 @@ class MetricComparison:
     significant: bool
     regression: bool
     improvement: bool
+    statistic: str = "mean"   # what mean_a and mean_b hold: the mean over runs, or "pooled p99"
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"metric": self.name, "verdict": self.verdict, "significant": self.significant,
-             "regression": self.regression, "improvement": self.improvement}
+        d = {"metric": self.name, "statistic": self.statistic, "verdict": self.verdict,
+             "significant": self.significant, "regression": self.regression, "improvement": self.improvement}
         direction = metrics.direction(self.name)
         d["better"] = None if direction is None else ("lower" if direction.better < 0 else "higher")
         d.update(self.change.to_dict())
@@ -66,15 +78,46 @@ def judge(name: str, change: stats.Change, alpha: float, min_effect_pct: float) 
     return MetricComparison(name, change, word, True, not improved, improved)
 
 
+def judge_interval(name: str, change: stats.Change, min_effect_pct: float) -> MetricComparison:
+    """The verdict for a pooled percentile, which has an interval but no test: significant when
+    the 95% interval of the change excludes 0 and the change is at least min_effect_pct."""
+    statistic = "pooled " + name.rsplit(".", 1)[-1].removesuffix("_us")
+    if change.ci_low_pct is None:
+        why = f"no test (n={min(change.n_a, change.n_b)})" if min(change.n_a, change.n_b) < 2 else \
+            "no significant change"
+        return MetricComparison(name, change, why, False, False, False, statistic)
+    if change.ci_low_pct <= 0.0 <= change.ci_high_pct or abs(change.change_pct) < min_effect_pct:
+        return MetricComparison(name, change, "no significant change", False, False, False, statistic)
+    direction = metrics.direction(name)
+    improved = (change.change_pct > 0) == (direction.better > 0)
+    word = direction.better_word if improved else direction.worse_word
+    return MetricComparison(name, change, word, True, not improved, improved, statistic)
+
+
+def compare_latency(a: RunSet, b: RunSet, min_effect_pct: float) -> list[MetricComparison]:
+    """The pooled latency percentiles of both sets, where both have transactions in the stage."""
+    runs_a, runs_b = a.latency_runs(), b.latency_runs()
+    if runs_a and runs_b:
+        latency.common_axis(runs_a + runs_b, f"{a.label} and {b.label}")
+    out = []
+    for name, stage, q in LATENCY_METRICS:
+        change = latency.percentile_change(runs_a, runs_b, stage, q)
+        if change is not None:
+            out.append(judge_interval(name, change, min_effect_pct))
+    return out
+
+
 def compare_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
                  min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT,
                  ci_method: str = "bootstrap") -> list[MetricComparison]:
     common = [n for n in a.metric_names() if n in set(b.metric_names())]
-    out = []
-    for name in metrics.ordered(common):
+    out = {}
+    for name in common:
         change = stats.compare(a.values(name), b.values(name), ci_method=ci_method)
-        out.append(judge(name, change, alpha, min_effect_pct))
-    return out
+        out[name] = judge(name, change, alpha, min_effect_pct)
+    for row in compare_latency(a, b, min_effect_pct):
+        out[row.name] = row
+    return [out[name] for name in metrics.ordered(out)]
 
 
 def config_differences(a: RunSet, b: RunSet) -> dict[str, tuple[Any, Any]]:
@@ -123,7 +166,18 @@ class Comparison:
                 out.append(f"{side.label}: skipped {s['path']} ({s['reason']})")
             for key, values in side.config_differences().items():
                 out.append(f"{side.label}: the runs differ in {key}: {values}")
+        out += self.latency_notes()
         return out
+
+    def latency_notes(self) -> list[str]:
+        with_latency = {side.label: len(side.latency_runs()) for side in (self.a, self.b)}
+        if not any(with_latency.values()):
+            return []
+        if not all(with_latency.values()):
+            has = next(label for label, n in with_latency.items() if n)
+            return [f"only {has}'s reports have latency histograms (schema_version 2): latency is not compared"]
+        return [f"{side.label}: latency from {with_latency[side.label]} of {side.n} runs"
+                for side in (self.a, self.b) if with_latency[side.label] != side.n]
 
     def to_dict(self) -> dict[str, Any]:
         def side(rs: RunSet) -> dict[str, Any]:
@@ -133,6 +187,7 @@ class Comparison:
             "kind": "apiary-compare", "version": 1,
             "a": side(self.a), "b": side(self.b),
             "method": method_text(self.ci_method),
+            "latency_method": LATENCY_METHOD,
             "alpha": self.alpha, "min_effect_pct": self.min_effect_pct, "ci_method": self.ci_method,
             "config_differences": {k: list(v) for k, v in config_differences(self.a, self.b).items()},
             "gate": {"metrics": self.gate, "failed": bool(self.regressions),
@@ -147,6 +202,12 @@ def method_text(ci_method: str) -> str:
           if ci_method == "bootstrap" else
           "Welch's t interval of mean(B) − mean(A), divided by mean(A)")
     return (f"change = mean(B) / mean(A) − 1; 95% CI: {ci}; p: Mann–Whitney U, two-sided")
+
+
+LATENCY_METHOD = ("pooled latency percentiles: each side's runs' histograms merged; change = p(B) / p(A) − 1; "
+                  "95% CI: a bootstrap over runs (each side's runs resampled with replacement and merged, "
+                  f"BCa, {latency.CHANGE_RESAMPLES:,} resamples); no p-value: significant when the interval "
+                  "excludes 0")
 
 
 ALIGN = "lrrrrrl"
@@ -184,6 +245,8 @@ def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") ->
         lines.append(f"- options that differ: {changed}")
     lines.append(f"- {method_text(cmp.ci_method)}; significant when p < {cmp.alpha} and the change is at "
                  f"least {cmp.min_effect_pct}%")
+    if any(r.statistic != "mean" for r in cmp.rows):
+        lines.append(f"- {LATENCY_METHOD} and the change is at least {cmp.min_effect_pct}%")
     lines.append("")
     header = ["metric", f"A: {a.label}", f"B: {b.label}", "change", "95% CI", "p", "verdict"]
     key = [r for r in cmp.rows if r.name in metrics.KEY_METRICS]
@@ -277,12 +340,15 @@ def parser() -> argparse.ArgumentParser:
   (p < alpha and at least --min-effect percent) in a metric with a better direction;
   higher/lower: a significant change in a metric without one; no significant change;
   no test (n=1): a side has a single run, so only the change is shown.
+latency: inclusion and end-to-end p99 of each side's runs' histograms merged, with a bootstrap
+  interval over runs; significant when the interval excludes 0 (reports of schema_version 2).
 
 exit status: 0 no significant regression in the --fail-on metrics, 1 at least one, 2 bad usage.
 
 examples:
   scripts/compare results/base.json results/new.json
   scripts/compare results/multirun-A results/multirun-B --fail-on aggregates.cycle_us.avg,us_per_tx
+  scripts/compare results/multirun-A results/multirun-B --fail-on latency.inclusion.p99_us
   scripts/compare base/aggregate.json new/aggregate.json --json cmp.json --markdown cmp.md""")
     p.add_argument("a", metavar="A", help="the baseline: a report, a multirun directory or aggregate.json")
     p.add_argument("b", metavar="B", help="the candidate, compared against A")

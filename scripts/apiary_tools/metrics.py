@@ -8,6 +8,11 @@ keyed by their `name` or `kind` field so a metric keeps its name when a list cha
 (`targets.cpu_utilization.value`, `colony.kinds.vote.count`). One metric is derived:
 `us_per_tx`, the average cycle divided by the average transactions per block, the cost of
 one transaction through the whole cycle and the number to compare across block sizes.
+
+The `latency` section is not flattened: a run's percentiles averaged over runs are not the
+percentiles of the runs' transactions. Its histograms are merged instead (latency.py), and
+the pooled percentiles are named here like metrics, `latency.<stage>.<p>_us`, so that tables
+and verdicts treat them alike.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-SKIPPED_SECTIONS = frozenset({"config", "context", "blocks"})
+SKIPPED_SECTIONS = frozenset({"config", "context", "blocks", "latency"})
 # Numbers that identify rather than measure: averaging a block number says nothing.
 IDENTIFIER_LEAVES = frozenset({"schema_version", "min_block", "max_block"})
 LIST_KEYS = ("name", "kind")
@@ -29,6 +34,8 @@ KEY_METRICS = (
     "aggregates.cycle_us.p99",
     "us_per_tx",
     "throughput.tx_per_s",
+    "latency.inclusion.p99_us",
+    "latency.end_to_end.p99_us",
     "aggregates.transactions_per_block.avg",
     "aggregates.processing_us.avg",
     "writer.wait_work_share",
@@ -46,6 +53,8 @@ SHORT_NAMES = {
     "aggregates.cycle_us.p99": "cycle p99 (µs)",
     "us_per_tx": "µs per transaction",
     "throughput.tx_per_s": "tx/s",
+    "latency.inclusion.p99_us": "inclusion p99 (µs, pooled)",
+    "latency.end_to_end.p99_us": "end-to-end p99 (µs, pooled)",
     "aggregates.transactions_per_block.avg": "tx per block",
     "aggregates.processing_us.avg": "block processing avg (µs)",
     "writer.wait_work_share": "writer waiting for work",
@@ -134,6 +143,7 @@ DIRECTIONS: tuple[tuple[str, Direction], ...] = (
     (r"^aggregates\.(cycle|produced|applied|processing)_us\.(min|avg|max|median|p90|p99)$", TIME),
     (r"^aggregates\.(cycle|produced|applied|processing)_us\.stddev$", COST),
     (r"^throughput\.(tx_per_s|blocks_per_s)$", RATE),
+    (r"^latency\.[a-z_]+\.(mean|p\d+|max)_us$", TIME),
     (r"^writer\.(wait_lock|unknown)_share$", COST),
     (r"^signing\.(cpu_ms_per_block|bound_us)$", TIME),
     (r"^signing\.cycle_to_bound$", COST),

@@ -1,7 +1,9 @@
 """multirun: repeat `apiary run` and aggregate every scalar metric across the runs.
 
 One run varies by several percent on a shared machine, so a number worth quoting is a mean
-over runs with its confidence interval. Modes:
+over runs with its confidence interval. Transaction latency is the exception: its
+percentiles are taken from the runs' histograms merged (latency.py), the percentiles of all
+the runs' transactions, not a mean of each run's. Modes:
 
 - N runs of one configuration: `multirun --runs 5 --config configs/smoke.toml`;
 - an A/B pair, interleaved A B A B … so that drift of the machine (other jobs, heat) falls on
@@ -29,9 +31,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import compare as compare_mod
-from . import metrics, stats
+from . import latency, metrics, stats
 from .common import (EXIT_OK, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary, fmt_metric,
-                     load_avg, markdown_table, run_main, utc_iso, utc_stamp, write_json, write_text)
+                     fmt_number, load_avg, markdown_table, run_main, utc_iso, utc_stamp, write_json, write_text)
 from .reports import AGGREGATE_KIND, AGGREGATE_NAME, AGGREGATE_VERSION, RunSet, load_set
 from .runner import (PlannedRun, Progress, RunResult, apiary_command, effective_config, execute,
                      with_progress_off)
@@ -76,6 +78,9 @@ def aggregate(rs: RunSet, extra: dict[str, Any] | None = None, base: Path | None
         "config_differences": rs.config_differences(),
         "metrics": per_metric,
     }
+    section = rs.latency_section()
+    if section is not None:
+        data["latency"] = section
     if extra:
         data.update(extra)
     return data
@@ -85,6 +90,29 @@ def _ci(entry: dict[str, Any], name: str) -> str:
     if entry.get("ci_low") is None:
         return "–"
     return f"{fmt_metric(name, entry['ci_low'])} … {fmt_metric(name, entry['ci_high'])}"
+
+
+LATENCY_COLUMNS = (("mean_us", "mean"), ("p50_us", "p50"), ("p90_us", "p90"), ("p99_us", "p99"),
+                   ("p999_us", "p99.9"), ("max_us", "max"))
+
+
+def latency_markdown(agg: dict[str, Any]) -> list[str]:
+    """The pooled latency table: each stage's percentiles over all the runs' transactions (the
+    runs' histograms merged), or nothing when the reports have no latency (schema_version 1)."""
+    section = agg.get("latency")
+    if not section:
+        return []
+    n = len(section["runs"])
+    of = "" if n == agg["n_runs"] else f" ({agg['n_runs'] - n} of the {agg['n_runs']} runs have no latency)"
+    rows = []
+    for name in latency.SHOWN_STAGES:
+        s = section["pooled"].get(name)
+        if s:
+            rows.append([latency.STAGE_LABELS[name], fmt_number(s["count"])]
+                        + [fmt_number(s[key]) for key, _ in LATENCY_COLUMNS])
+    header = ["stage", "transactions"] + [f"{title} (µs)" for _, title in LATENCY_COLUMNS]
+    return [f"Transaction latency, pooled over {n} runs' histograms{of}:", "",
+            markdown_table(header, rows)]
 
 
 def summary_markdown(agg: dict[str, Any], show_all: bool = True, heading: str = "##") -> str:
@@ -112,6 +140,7 @@ def summary_markdown(agg: dict[str, Any], show_all: bool = True, heading: str = 
     names = metrics.ordered(agg["metrics"])
     key = [n for n in names if n in metrics.KEY_METRICS]
     lines.append(markdown_table(header, [row(n) for n in key]))
+    lines += latency_markdown(agg)
     if show_all:
         rest = [n for n in names if n not in metrics.KEY_METRICS]
         lines += ["<details><summary>All other metrics</summary>", "",
@@ -156,7 +185,8 @@ def parser() -> Parser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run `apiary run` N times (or two configurations A and B interleaved, N times each), "
                     "keep every report, and aggregate every scalar metric: mean, median, stddev, min, max "
-                    "and the 95% confidence interval of the mean. Arguments after `--` go to every "
+                    "and the 95% confidence interval of the mean; transaction latency (reports of schema_version 2) "
+                    "as percentiles of the runs' histograms merged. Arguments after `--` go to every "
                     "`apiary run`.",
         epilog="""examples:
   scripts/multirun --runs 5 --config configs/smoke.toml

@@ -8,6 +8,10 @@ same configuration. It can come from
 - an aggregate file written by multirun (`aggregate.json`), which keeps every run's value of
   every metric, so a set can be compared after its reports are gone.
 
+Reports of schema_version 2 also carry latency histograms (see latency.py); a run's stages
+are read with it, and an aggregate file keeps every run's bins so that they merge the same
+way after the reports are gone. Reports of schema_version 1 have none and are still read.
+
 Only completed runs count: an interrupted or failed report has partial or no statistics. They
 are listed in `skipped` with the reason so the commands can say what they left out.
 """
@@ -18,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from . import latency as latency_mod
 from . import metrics
 from .common import ToolError, read_json
 
@@ -44,6 +49,7 @@ class Run:
     metrics: dict[str, float]
     report: dict[str, Any] | None = None   # None when the run came from an aggregate file
     info: dict[str, Any] = field(default_factory=dict)
+    latency: latency_mod.RunLatency | None = None   # None for a report of schema_version 1
 
 
 @dataclass
@@ -77,6 +83,17 @@ class RunSet:
         generated are missing, not zero)."""
         return [run.metrics[name] for run in self.runs if name in run.metrics]
 
+    def latency_runs(self) -> list[latency_mod.RunLatency]:
+        """The latency stages of the runs that have them, checked to share one histogram axis."""
+        runs = [run.latency for run in self.runs if run.latency is not None]
+        latency_mod.common_axis(runs, self.label)
+        return runs
+
+    def latency_section(self) -> dict[str, Any] | None:
+        """The aggregate file's `latency`: pooled summaries and every run's bins."""
+        indices = [i for i, run in enumerate(self.runs) if run.latency is not None]
+        return latency_mod.to_section([self.runs[i].latency for i in indices], indices, self.label)
+
     def config_differences(self) -> dict[str, list[Any]]:
         """Options that differ between the runs (other than the report path and name):
         a set is meant to repeat one configuration, so these are worth a warning."""
@@ -108,7 +125,7 @@ def _add_report(rs: RunSet, path: Path, report: dict[str, Any]) -> None:
         rs.context = report.get("context", {})
         rs.config = report.get("config", {})
     rs.runs.append(Run(path=str(path), metrics=metrics.flatten(report), report=report,
-                       info=_run_info(report)))
+                       info=_run_info(report), latency=latency_mod.from_report(report, str(path))))
 
 
 def _add_aggregate(rs: RunSet, path: Path, data: dict[str, Any]) -> None:
@@ -126,6 +143,11 @@ def _add_aggregate(rs: RunSet, path: Path, data: dict[str, Any]) -> None:
             if not 0 <= index < len(built):
                 raise ToolError(f"{path}: metric {name} names run {index}, which is not listed")
             built[index].metrics[name] = float(value)
+    if data.get("latency") is not None:
+        for index, run_latency in latency_mod.from_section(data["latency"], str(path)).items():
+            if not 0 <= index < len(built):
+                raise ToolError(f"{path}: latency names run {index}, which is not listed")
+            built[index].latency = run_latency
     if not rs.context:
         rs.context = data.get("context", {})
         rs.config = data.get("config", {})

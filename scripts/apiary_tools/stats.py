@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import asdict, dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from scipy import special, stats
@@ -101,19 +101,28 @@ def _ratio_statistic(a, b, axis=-1):
     return np.mean(b, axis=axis) / np.mean(a, axis=axis) - 1.0
 
 
-def _bootstrap_ci(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple[float, float]:
+def bootstrap_interval(samples: tuple[np.ndarray, ...], statistic: Callable, vectorized: bool,
+                       confidence: float = CONFIDENCE,
+                       n_resamples: int = BOOTSTRAP_RESAMPLES) -> tuple[float, float]:
+    """The bootstrap interval of `statistic` over independent samples, each resampled on its
+    own: BCa, else (on degenerate resamples, where BCa gives NaN) the percentile method; NaN
+    when neither gives a finite interval. The seed is fixed, so the numbers repeat."""
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     with warnings.catch_warnings():
-        # BCa warns (and gives NaN) on degenerate resamples; the percentile method is the fallback.
         warnings.simplefilter("ignore")
         for method in ("BCa", "percentile"):
-            res = stats.bootstrap((a, b), _ratio_statistic, vectorized=True, paired=False,
-                                  confidence_level=confidence, n_resamples=BOOTSTRAP_RESAMPLES,
+            res = stats.bootstrap(samples, statistic, vectorized=vectorized, paired=False,
+                                  confidence_level=confidence, n_resamples=n_resamples,
                                   method=method, rng=rng)
             low, high = res.confidence_interval
             if math.isfinite(low) and math.isfinite(high):
-                return float(low) * 100.0, float(high) * 100.0
+                return float(low), float(high)
     return math.nan, math.nan
+
+
+def _bootstrap_ci(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple[float, float]:
+    low, high = bootstrap_interval((a, b), _ratio_statistic, True, confidence)
+    return low * 100.0, high * 100.0
 
 
 def _welch_ci(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple[float, float]:

@@ -1,12 +1,21 @@
 """A stand-in for `apiary run` that multirun and sweep can drive in tests of their failure and
 interrupt paths, which the real binary cannot be made to hit on cue.
 
-It takes apiary's --report, --print-config and --progress options and ignores the rest; it
-writes a constructed report (fakes.make_report) whose cycle time depends on the run's number
-(taken from the report's name, run-NNN.json). Environment:
-  FAKE_APIARY_FAIL_RUN=N  run N writes a failed report and exits 1
-  FAKE_APIARY_HANG_RUN=N  run N waits for SIGINT/SIGTERM, writes an interrupted report, exits 130/143
-  FAKE_APIARY_CYCLE_US    the base cycle time (default 20000)
+It takes apiary's --report, --print-config, --progress, --rate, --interval and
+--interval-log options and ignores the rest; it writes a constructed report (fakes.make_report,
+schema_version 2) whose cycle time depends on the run's number (taken from the report's
+name, run-NNN.json) and whose latency follows fakes.load_model: a node that includes
+FAKE_APIARY_CAPACITY tx/s, so that below it the p99 inclusion latency stays well under a
+second and the backlog is flat, and at or above it the p99 exceeds a block interval (3 s) and
+the backlog grows. With --interval-log it writes FAKE_APIARY_INTERVALS lines of the interval
+log at once (no waiting). Environment:
+  FAKE_APIARY_FAIL_RUN=N     run N writes a failed report and exits 1
+  FAKE_APIARY_HANG_RUN=N     run N waits for SIGINT/SIGTERM, writes an interrupted report, exits 130/143
+  FAKE_APIARY_CYCLE_US       the base cycle time (default 20000)
+  FAKE_APIARY_CAPACITY       the tx/s the node includes (default 4000)
+  FAKE_APIARY_INTERVALS      the interval log's lines (default 8)
+  FAKE_APIARY_FAIL_ABOVE=R   a run at a rate above R fails (exit 1)
+  FAKE_APIARY_HANG_ABOVE=R   a run at a rate above R hangs as FAKE_APIARY_HANG_RUN does
 """
 
 import json
@@ -21,20 +30,74 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fakes  # noqa: E402
 
 
+def option(argv, name, default=None):
+    return argv[argv.index(name) + 1] if name in argv else default
+
+
+def seconds(text):
+    """`1s`, `500ms` or a bare number of seconds."""
+    m = re.fullmatch(r"([0-9.]+)(ms|s)?", text)
+    if not m:
+        raise ValueError(text)
+    return float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
+
+
+def rate_of(argv):
+    """The --rate as a number of tx/s, None for `infinite` (or no --rate); ValueError if neither."""
+    text = option(argv, "--rate", "infinite")
+    if text == "infinite":
+        return None
+    rate = float(text)
+    if rate <= 0:
+        raise ValueError(text)
+    return rate
+
+
+def print_config(argv):
+    if "--bad" in argv:
+        print("apiary run: --bad: unknown option", file=sys.stderr)
+        return 2
+    try:
+        rate_of(argv)
+        seconds(option(argv, "--interval", "1s"))
+    except ValueError as e:
+        print(f"apiary run: invalid value {e}", file=sys.stderr)
+        return 2
+    print(f'blocks = 10\nthreads = 2\nblock-size = 65536\nname = "fake"\nrate = "{option(argv, "--rate", "infinite")}"')
+    return 0
+
+
+def with_latency(report, argv, run, log_path):
+    """The latency section, the throughput and the interval log of a run at the --rate given."""
+    rate = rate_of(argv)
+    capacity = float(os.environ.get("FAKE_APIARY_CAPACITY", "4000"))
+    intervals = int(os.environ.get("FAKE_APIARY_INTERVALS", "8"))
+    interval_s = seconds(option(argv, "--interval", "1s"))
+    times = fakes.load_model(report["throughput"]["transactions"], rate, capacity, run, intervals * interval_s)
+    report["latency"] = fakes.latency_section(times)
+    report["config"]["rate"] = option(argv, "--rate", "infinite")
+    if rate is not None:
+        report["throughput"]["tx_per_s"] = min(rate, capacity) * (1 + 0.001 * run)
+    if log_path:
+        lines = fakes.interval_lines(times, rate, capacity, interval_s, intervals, len(report["blocks"]))
+        Path(log_path).write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return report
+
+
 def main(argv):
     if "--print-config" in argv:
-        if "--bad" in argv:
-            print("apiary run: --bad: unknown option", file=sys.stderr)
-            return 2
-        print('blocks = 10\nthreads = 2\nblock-size = 65536\nname = "fake"')
-        return 0
+        return print_config(argv)
     report_path = Path(argv[argv.index("--report") + 1])
     m = re.search(r"run-(\d+)", report_path.name)
     run = int(m.group(1)) if m else 1
     base = float(os.environ.get("FAKE_APIARY_CYCLE_US", "20000"))
     cycles = fakes.noisy_cycles(base * (1 + 0.002 * run), run)
 
-    if os.environ.get("FAKE_APIARY_HANG_RUN") == str(run):
+    def above(variable):
+        limit = os.environ.get(variable)
+        return bool(limit) and (rate_of(argv) or 0) > float(limit)
+
+    if os.environ.get("FAKE_APIARY_HANG_RUN") == str(run) or above("FAKE_APIARY_HANG_ABOVE"):
         caught = []
         signal.signal(signal.SIGINT, lambda s, f: caught.append(s))
         signal.signal(signal.SIGTERM, lambda s, f: caught.append(s))
@@ -43,11 +106,12 @@ def main(argv):
             time.sleep(0.02)
         fakes.write_report(report_path, fakes.make_report(cycles[:3], status="interrupted"))
         return 130 if not caught or caught[0] == signal.SIGINT else 143
-    if os.environ.get("FAKE_APIARY_FAIL_RUN") == str(run):
+    if os.environ.get("FAKE_APIARY_FAIL_RUN") == str(run) or above("FAKE_APIARY_FAIL_ABOVE"):
         fakes.write_report(report_path, fakes.make_report(cycles[:2], status="failed"))
         print("apiary run: injected failure", file=sys.stderr)
         return 1
-    fakes.write_report(report_path, fakes.make_report(cycles))
+    report = with_latency(fakes.make_report(cycles), argv, run, option(argv, "--interval-log"))
+    fakes.write_report(report_path, report)
     print(json.dumps({"fake": True, "run": run}))
     return 0
 

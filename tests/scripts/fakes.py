@@ -1,6 +1,13 @@
 """Constructed `apiary run` reports with known numbers, for testing the tools without running
 the binary. Only the fields the tools read are filled in, with values derived from the
-per-block cycle times the test chooses, so the expected statistics can be worked out by hand."""
+per-block cycle times the test chooses, so the expected statistics can be worked out by hand.
+
+Reports are of schema_version 2, with a latency section built from per-transaction times
+(`latency_section`): the bins, percentiles and means are computed here from the samples, by
+arithmetic of their own, not by apiary_tools.latency, so that the tests check one against the
+other. `load_model` makes the times depend on the offered rate the way a node with a fixed
+capacity would: flat below it, a backlog that grows (and a tail above one block interval)
+at or above it."""
 
 from __future__ import annotations
 
@@ -10,6 +17,13 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+
+# The report's histogram axis: log-spaced from 100 ns to 100 s, under 1% relative error.
+AXIS = {"lowest_ns": 100, "highest_ns": 100_000_000_000, "bins": 1047}
+KINDS = ("article", "reply", "vote", "transfer", "custom_json")
+STAGES = ("queue_wait", "inclusion", "end_to_end")
+QUANTILES = (("p50_us", 0.5), ("p90_us", 0.9), ("p99_us", 0.99), ("p999_us", 0.999), ("p9999_us", 0.9999))
+BLOCK_INTERVAL_S = 3.0
 
 
 def _series(values: Sequence[float], first_block: int) -> dict:
@@ -24,10 +38,109 @@ def _series(values: Sequence[float], first_block: int) -> dict:
             "median": float(np.median(x)), "p90": rank(90), "p99": rank(99), "stddev": float(np.std(x))}
 
 
+# ---- latency --------------------------------------------------------------------------------
+
+def bin_indices(values_ns, axis: dict = AXIS) -> np.ndarray:
+    """Each time's bin: -1 below lowest, `bins` at or above highest, else floor(log_r(t / lowest))."""
+    x = np.asarray(values_ns, dtype=float)
+    lo, hi, n = axis["lowest_ns"], axis["highest_ns"], axis["bins"]
+    z = np.log(x / lo) / np.log(hi / lo) * n
+    return np.where(x < lo, -1, np.where(x >= hi, n, np.minimum(np.floor(z), n - 1))).astype(int)
+
+
+def stage(values_ns, axis: dict = AXIS, with_bins: bool = True) -> dict:
+    """A stage as apiary writes it, from the transactions' times in nanoseconds."""
+    x = np.asarray(values_ns, dtype=float)
+    out = {"count": int(x.size), "mean_us": None, "min_us": None}
+    out.update({key: None for key, _ in QUANTILES})
+    out["max_us"] = None
+    if with_bins:
+        out["bins"] = []
+    if x.size == 0:
+        return out
+    idx = bin_indices(x, axis)
+    ordered = np.sort(idx)
+    lo, r = axis["lowest_ns"], (axis["highest_ns"] / axis["lowest_ns"]) ** (1 / axis["bins"])
+    out.update(mean_us=float(x.mean() / 1000), min_us=float(x.min() / 1000), max_us=float(x.max() / 1000))
+    for key, q in QUANTILES:
+        i = int(ordered[max(1, math.ceil(q * x.size)) - 1])   # the bin of the rank-th smallest time
+        if i < 0:
+            out[key] = out["min_us"]
+        elif i >= axis["bins"]:
+            out[key] = out["max_us"]
+        else:
+            out[key] = min(max(lo * r ** (i + 0.5) / 1000, out["min_us"]), out["max_us"])
+    if with_bins:
+        values, counts = np.unique(idx, return_counts=True)
+        out["bins"] = [[int(v), int(c)] for v, c in zip(values, counts)]
+    return out
+
+
+def latency_section(samples: dict, axis: dict = AXIS) -> dict:
+    """The report's latency section from each stage's per-transaction times (ns, in the order
+    the transactions were sent; transaction i is of kind KINDS[i % 5]); no rejections."""
+    section = {"histogram": dict(axis)}
+    for name in STAGES:
+        section[name] = stage(samples[name], axis)
+    section["rejection"] = stage([], axis)
+    section["by_kind"] = {kind: {name: stage(np.asarray(samples[name])[k::len(KINDS)], axis, with_bins=False)
+                                 for name in STAGES} for k, kind in enumerate(KINDS)}
+    return section
+
+
+def load_model(n: int, rate: float | None, capacity: float, seed: int, duration_s: float) -> dict:
+    """Per-transaction times (ns) of n transactions sent evenly over duration_s at `rate` tx/s
+    (None: as fast as the node takes them) to a node that includes `capacity` tx/s. Below
+    capacity a transaction waits for its block, about half a block interval scaled by the load;
+    at or above it every transaction waits more than a block interval, and more the later it
+    was sent (the backlog grows at rate − capacity)."""
+    rng = np.random.default_rng(seed)
+    load = 0.9 if rate is None else rate / capacity
+    sent_s = np.arange(n) / max(n, 1) * duration_s
+    queue_wait = rng.lognormal(np.log(30e3), 0.5, n)
+    wait_s = rng.uniform(0, 0.2 * (1 + min(load, 1.0)), n)
+    if load >= 1:
+        wait_s += 1.5 * BLOCK_INTERVAL_S + (load - 1) * sent_s
+    inclusion = queue_wait + wait_s * 1e9
+    end_to_end = inclusion + rng.lognormal(np.log(20e3), 0.5, n)
+    return {"queue_wait": queue_wait, "inclusion": inclusion, "end_to_end": end_to_end, "sent_s": sent_s}
+
+
+def interval_lines(samples: dict, rate: float | None, capacity: float, interval_s: float,
+                   intervals: int, blocks: int) -> list[dict]:
+    """What `apiary run --interval-log` writes, one dict per interval, from the same model."""
+    sent = samples["sent_s"]
+    offered = capacity * 0.9 if rate is None else rate
+    achieved = min(offered, capacity)
+    lines = []
+    for k in range(1, intervals + 1):
+        t = k * interval_s
+        inside = (sent >= t - interval_s) & (sent < t)
+        sawtooth = 0.05 * offered * (k % 3)   # blocks take transactions in steps
+        backlog = 0.2 * offered + sawtooth + max(0.0, offered - capacity) * t
+        latency = {}
+        for name in STAGES:
+            s = stage(samples[name][inside], with_bins=False)
+            latency[name] = {key: s[key] for key in ("count", "p50_us", "p90_us", "p99_us", "max_us")}
+        lines.append({"t_s": t, "interval_s": interval_s, "blocks": k * blocks // intervals,
+                      "interval_blocks": blocks // intervals, "transactions": int(achieved * t),
+                      "tx_per_s": achieved, "cycle_us": {"mean": 20000.0, "max": 25000.0},
+                      "latency": latency,
+                      "writer": {"wait_work": 0.8, "wait_lock": 0.0, "tx": 0.1, "block": 0.09, "unknown": 0.01},
+                      "queue_depth": int(backlog * 0.1), "in_flight": int(backlog * 0.9),
+                      "rss_bytes": 15_000_000})
+    return lines
+
+
+# ---- reports --------------------------------------------------------------------------------
+
 def make_report(cycles_us: Sequence[float], tx_per_block: int = 240, name: str = "fake",
                 status: str = "completed", config: dict | None = None, utilization: float = 0.9,
-                unknown_share: float = 0.01) -> dict:
-    """A report whose measured blocks have these cycle times (block 1 is a warm-up block)."""
+                unknown_share: float = 0.01, schema_version: int = 2, latency: dict | None = None) -> dict:
+    """A report whose measured blocks have these cycle times (block 1 is a warm-up block).
+
+    Schema 2 has a latency section: `latency` (per-stage times, see load_model), else times of a
+    node under light load seeded from the cycle times. Schema 1 has none."""
     warmup = 1
     blocks = [{"num": 1, "warmup": True, "transactions": tx_per_block, "size_bytes": tx_per_block * 275,
                "pending_after": 0, "dropped": 0, "produced_us": 200.0, "applied_us": 300.0,
@@ -47,7 +160,7 @@ def make_report(cycles_us: Sequence[float], tx_per_block: int = 240, name: str =
            "name": name, "report": "fake.json", "progress": "off"}
     cfg.update(config or {})
     report = {
-        "schema_version": 1, "name": name, "status": status,
+        "schema_version": schema_version, "name": name, "status": status,
         "interrupted": status == "interrupted", "failed": status == "failed",
         "error": "injected failure" if status == "failed" else None,
         "stop_reason": {"completed": "blocks", "interrupted": "SIGINT", "failed": "error"}[status],
@@ -87,6 +200,11 @@ def make_report(cycles_us: Sequence[float], tx_per_block: int = 240, name: str =
         "dumps": {"transactions": None, "blocks": None},
         "peak_rss_bytes": 15_000_000,
     }
+    if schema_version >= 2:
+        if latency is None:
+            seed = int(sum(cycles_us)) % 2**32
+            latency = load_model(transactions, None, 10_000.0, seed, max(window, 1e-3))
+        report["latency"] = latency_section(latency)
     return report
 
 
@@ -106,4 +224,15 @@ def write_set(directory: Path, means: Sequence[float], spread: float = 0.01, **k
     """A directory with one report per run, run i's blocks within ±spread of means[i]."""
     for i, m in enumerate(means, 1):
         write_report(directory / f"run-{i:03d}.json", make_report(noisy_cycles(m, i, spread=spread), **kwargs))
+    return directory
+
+
+def write_latency_set(directory: Path, rate: float, runs: int = 5, capacity: float = 4000.0,
+                      seed: int = 0, **kwargs) -> Path:
+    """A directory of runs at an offered `rate` against a node of `capacity` tx/s (load_model),
+    each run's rate 1% off the last so that the runs differ a little."""
+    for i in range(1, runs + 1):
+        times = load_model(2400, rate * (1 + 0.01 * (i - 3)), capacity, seed * 100 + i, 20.0)
+        write_report(directory / f"run-{i:03d}.json",
+                     make_report(noisy_cycles(20000, i), latency=times, **kwargs))
     return directory

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from apiary_tools import compare, gbexport, multirun, plot, sweep
+from apiary_tools import compare, gbexport, maxrate, multirun, plot, sweep
 
-TOOLS = {"multirun": multirun, "compare": compare, "gb-export": gbexport, "sweep": sweep, "plot": plot}
+TOOLS = {"multirun": multirun, "compare": compare, "gb-export": gbexport, "sweep": sweep, "plot": plot,
+         "find-max-rate": maxrate}
 
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))

@@ -137,3 +137,78 @@ def test_bad_input_exits_2(tmp_path, capsys):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert compare.main([str(empty), str(empty)]) == 2
+
+
+# ---- pooled latency percentiles ---------------------------------------------------------------
+
+P99 = ("latency.inclusion.p99_us", "latency.end_to_end.p99_us")
+
+
+def test_latency_tail_that_rises_is_slower(tmp_path, capsys):
+    a = fakes.write_latency_set(tmp_path / "a", 1000)
+    b = fakes.write_latency_set(tmp_path / "b", 3000, seed=1)    # 3/4 of the capacity: a longer wait
+    out_json = tmp_path / "cmp.json"
+    assert compare.main([str(a), str(b), "--fail-on", "latency.inclusion.p99_us", "--json", str(out_json)]) == 1
+    text = capsys.readouterr().out
+    assert "bootstrap over runs" in text and "Gate: **FAIL**" in text
+    data = {m["metric"]: m for m in json.loads(out_json.read_text())["metrics"]}
+    for name in P99:
+        row = data[name]
+        assert row["statistic"] == "pooled p99" and row["verdict"] == "slower" and row["p_value"] is None
+        assert 0 < row["ci_low_pct"] <= row["change_pct"] <= row["ci_high_pct"]
+        assert row["n_a"] == row["n_b"] == 5
+    # the point estimate is the pooled percentile of each side, not a mean of the runs' p99s
+    cmp = compare.build([str(a)], [str(b)])
+    from apiary_tools import latency
+    pooled = latency.pooled(cmp.a.latency_runs(), "a")["inclusion"]
+    assert cmp.by_name["latency.inclusion.p99_us"].change.mean_a == pooled.percentile_us(0.99)
+
+
+def test_latency_of_the_same_load_is_no_significant_change(tmp_path):
+    a = fakes.write_latency_set(tmp_path / "a", 2000)
+    b = fakes.write_latency_set(tmp_path / "b", 2000, seed=1)
+    cmp = compare.build([str(a)], [str(b)], gate=["latency.end_to_end.p99_us"])
+    row = cmp.by_name["latency.inclusion.p99_us"]
+    assert row.verdict == "no significant change" and row.change.ci_low_pct <= 0 <= row.change.ci_high_pct
+    assert cmp.exit_code == 0
+
+
+def test_latency_interval_is_reproducible_and_survives_the_aggregate(tmp_path):
+    from apiary_tools import multirun
+    a = fakes.write_latency_set(tmp_path / "a", 1000)
+    b = fakes.write_latency_set(tmp_path / "b", 1500, seed=1)
+    first = compare.build([str(a)], [str(b)]).by_name["latency.inclusion.p99_us"].change
+    again = compare.build([str(a)], [str(b)]).by_name["latency.inclusion.p99_us"].change
+    assert first == again
+    assert multirun.main(["--aggregate", str(a), "--quiet"]) == 0
+    assert multirun.main(["--aggregate", str(b), "--quiet"]) == 0
+    from_files = compare.build([str(a / "aggregate.json")], [str(b / "aggregate.json")])
+    assert from_files.by_name["latency.inclusion.p99_us"].change == first
+
+
+def test_latency_of_single_reports_has_no_interval(tmp_path):
+    a = fakes.write_latency_set(tmp_path / "a", 1000, runs=1)
+    b = fakes.write_latency_set(tmp_path / "b", 3000, runs=1)
+    row = compare.build([str(a)], [str(b)]).by_name["latency.inclusion.p99_us"]
+    assert row.verdict == "no test (n=1)" and row.change.ci_low_pct is None and row.change.change_pct > 0
+
+
+def test_schema_1_on_one_side_compares_no_latency(tmp_path):
+    a = fakes.write_set(tmp_path / "a", BASE, schema_version=1)
+    b = fakes.write_set(tmp_path / "b", BASE)
+    cmp = compare.build([str(a)], [str(b)])
+    assert not any(r.name.startswith("latency.") for r in cmp.rows)
+    assert any("only b's reports have latency" in n for n in cmp.notes())
+    assert compare.main([str(a), str(b), "--fail-on", "latency.inclusion.p99_us"]) == 2
+
+
+def test_latency_of_different_axes_is_refused(tmp_path, capsys):
+    a = fakes.write_latency_set(tmp_path / "a", 1000, runs=2)
+    b = tmp_path / "b"
+    times = fakes.load_model(100, 1000, 4000, 1, 20.0)
+    report = fakes.make_report([20000.0] * 5)
+    report["latency"] = fakes.latency_section(times, {"lowest_ns": 1000, "highest_ns": 10**11, "bins": 500})
+    fakes.write_report(b / "run-001.json", report)
+    assert compare.main([str(a), str(b)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("compare: ") and "different axes" in err and "\n" not in err

@@ -92,3 +92,22 @@ def test_sweep_reports_apiarys_error(apiary_bin, capsys):
     assert sweep.main(["--apiary", str(apiary_bin), "--param", "block-size", "--values", "1.5MiB"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("sweep: --values 1.5MiB: apiary run: --block-size") and "\n" not in err
+
+
+def test_pooled_percentiles_of_one_report_are_its_own(ab_dir):
+    """apiary's percentile rule and latency.py's agree: one report's histogram, read and
+    summarized here, gives the percentiles apiary wrote."""
+    from apiary_tools import latency
+    report = json.loads((ab_dir / "split" / "run-001.json").read_text())
+    if "latency" not in report:
+        pytest.skip("this apiary writes no latency section (report schema_version 1)")
+    run = latency.from_report(report, "run-001.json")
+    for name, stage in run.stages.items():
+        written = {k: v for k, v in report["latency"][name].items() if k != "bins"}
+        ours = stage.summary()
+        assert {k for k, v in ours.items() if v is None} == {k for k, v in written.items() if v is None}, name
+        assert {k: v for k, v in ours.items() if v is not None} == pytest.approx(
+            {k: v for k, v in written.items() if v is not None}, rel=1e-6, abs=1e-3), name
+    agg = json.loads((ab_dir / "split" / "aggregate.json").read_text())
+    assert agg["latency"]["pooled"]["inclusion"]["count"] == sum(
+        json.loads(p.read_text())["latency"]["inclusion"]["count"] for p in (ab_dir / "split").glob("run-*.json"))
