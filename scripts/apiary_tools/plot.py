@@ -3,6 +3,10 @@
 - cycle-over-run.png: each measured block's full cycle against its block number, one panel
   per run, with the run's mean: shows warm-up effects, drift and outliers that an average hides;
 - cycle-histogram.png: the distribution of the cycle per run, with mean and median;
+- latency.png (inputs with latency records, report schema 2): the percentile distribution of
+  each latency stage, one line per input (a multirun directory's runs merged into one
+  histogram), on HdrHistogram's axes: the percentile as 1/(1 - p) on a log scale, so the tail
+  gets the room;
 - sweep-<param>.png (from a sweep's sweep.json): the average cycle and the µs per transaction
   against the swept parameter, with the 95% confidence intervals of the means as error bars.
 
@@ -24,6 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 
+from . import latency as latency_mod  # noqa: E402
 from .common import Parser, ToolError, parse_csv, read_json, run_main  # noqa: E402
 from .reports import Run, RunSet, load_set, measured_blocks  # noqa: E402
 
@@ -114,6 +119,57 @@ def _error_bars(points: Sequence[dict[str, Any]], metric: str, scale: float):
         low.append(m - s["ci_low"] * scale if s.get("ci_low") is not None else 0.0)
         high.append(s["ci_high"] * scale - m if s.get("ci_high") is not None else 0.0)
     return np.array(means), np.array([low, high])
+
+
+def _distribution(stage: latency_mod.Stage) -> tuple[np.ndarray, np.ndarray]:
+    """(1 / (1 - p), latency ms) at each bin with a count, the last point being the maximum."""
+    counts = stage.counts
+    nonzero = np.flatnonzero(counts)
+    cumulative = np.cumsum(counts)[nonzero] / stage.count
+    values = np.array([stage.min_us if i == 0 else stage.max_us if i == len(counts) - 1
+                       else min(max(stage.axis.centre_us(int(i) - 1), stage.min_us), stage.max_us)
+                       for i in nonzero]) / 1000.0
+    values[-1] = stage.max_us / 1000.0
+    # The last point (p = 1) has no finite 1 / (1 - p): it is drawn one decade past the one before.
+    before_last = 1.0 / (1.0 - cumulative[:-1])
+    x = np.append(before_last, before_last[-1] * 10 if len(before_last) else 10.0)
+    return x, values
+
+
+def latency_figure(sets: Sequence[tuple[str, dict[str, latency_mod.Stage]]], path: Path) -> Path:
+    stages = latency_mod.SHOWN_STAGES
+    fig, axes = plt.subplots(1, len(stages), figsize=(5.2 * len(stages), 3.8), squeeze=False)
+    fig.suptitle("Transaction latency: percentile distribution")
+    ticks = [(2, "50%"), (10, "90%"), (100, "99%"), (1000, "99.9%"), (10000, "99.99%")]
+    for ax, name in zip(axes.flat, stages):
+        for label, pooled in sets:
+            stage = pooled.get(name)
+            if stage is None or stage.count == 0:
+                continue
+            x, y = _distribution(stage)
+            ax.plot(x, y, drawstyle="steps-post", label=f"{label} ({stage.count:,} tx)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xticks([t for t, _ in ticks], [t for _, t in ticks])
+        ax.set_xlim(left=1)
+        ax.set_title(latency_mod.STAGE_LABELS[name], fontsize=10)
+        ax.set_xlabel("percentile")
+        ax.set_ylabel("latency (ms)")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def latency_sets(inputs: Sequence[str], labels: Sequence[str] | None) -> list[tuple[str, dict[str, latency_mod.Stage]]]:
+    """Each input's stages, merged over its runs; inputs without latency records are left out."""
+    out = []
+    for i, path in enumerate(inputs):
+        p = Path(path)
+        rs = load_set([p], p.name if p.is_dir() else p.stem)
+        runs = rs.latency_runs()
+        if runs:
+            out.append((labels[i] if labels else rs.label, latency_mod.pooled(runs, rs.label)))
+    return out
 
 
 def sweep_figure(sweep: dict[str, Any], path: Path) -> Path:
@@ -229,9 +285,12 @@ def _main(argv: Sequence[str]) -> int:
     else:
         if not args.inputs:
             raise ToolError("give at least one report or multirun directory (or --sweep)")
-        series = series_from_inputs(args.inputs, parse_csv(args.labels) if args.labels else None)
+        labels = parse_csv(args.labels) if args.labels else None
+        series = series_from_inputs(args.inputs, labels)
         written = [cycle_over_run(series, out / "cycle-over-run.png"),
                    cycle_histogram(series, out / "cycle-histogram.png")]
+        if sets := latency_sets(args.inputs, labels):
+            written.append(latency_figure(sets, out / "latency.png"))
     for w in written:
         print(w)
     return 0

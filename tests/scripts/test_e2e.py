@@ -9,6 +9,8 @@ import pytest
 
 from apiary_tools import compare, gbexport, multirun, plot, sweep
 
+import fakes
+
 SMOKE = ["--", "--config", "configs/smoke.toml", "--blocks", "8"]
 
 
@@ -62,8 +64,16 @@ def test_gb_export_of_a_set_and_a_report(ab_dir):
 
 def test_plot_from_sets(ab_dir, tmp_path):
     assert plot.main([str(ab_dir / "split"), str(ab_dir / "unified"), "--out", str(tmp_path)]) == 0
-    for name in ("cycle-over-run.png", "cycle-histogram.png"):
+    for name in ("cycle-over-run.png", "cycle-histogram.png", "latency.png"):
         assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_plot_draws_no_latency_without_records(tmp_path):
+    report = tmp_path / "old.json"
+    report.write_text(json.dumps(fakes.make_report([1000.0, 1100.0, 1050.0], schema_version=1)))
+    assert plot.main([str(report), "--out", str(tmp_path / "plots")]) == 0
+    assert (tmp_path / "plots" / "cycle-over-run.png").exists()
+    assert not (tmp_path / "plots" / "latency.png").exists()
 
 
 def test_sweep_two_block_sizes(apiary_bin, repo, tmp_path, capsys):
