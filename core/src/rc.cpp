@@ -105,8 +105,10 @@ std::optional<account_name> rc_payer(const signed_transaction& tx) {
 }
 
 std::int64_t rc_cost(const rc_usage& usage, const rc_usage& pools, std::int64_t total_vesting) {
-  const std::int64_t regen = rc_regen_per_block(total_vesting);
-  if (regen <= 0) return 0;
+  // Hive makes everything free while nothing regenerates (a chain without vesting); apiary
+  // charges the floor of one mana per resource even then, so that a tiny --genesis-vesting
+  // runs out of mana instead of paying nothing.
+  const std::int64_t regen = std::max<std::int64_t>(rc_regen_per_block(total_vesting), 0);
   u128 total = 0;
   for (std::size_t i = 0; i < rc_resource_count; ++i) {
     if (usage[i] <= 0) continue;

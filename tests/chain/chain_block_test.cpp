@@ -248,6 +248,16 @@ struct chain_test_access {
   }
   static void forget_pending_ids(chain& c) { c.dedup_.pending_.clear(); }
   static void exceed_custom_ops(chain& c, const account_name& who) { c.counter_.block_[who] = 99; }
+  static void overdraw_mana(chain& c, const account_name& who) {
+    c.accounts_.modify(*c.find_account(who), [](account_object& a) { a.rc.current = -1; });
+  }
+  static void overcharge_pending(chain& c, const account_name& who) { c.rc_.pending_[who] = -5; }
+  static void overfill_pool(chain& c) {
+    c.globals_.modify(c.globals_.get(0), [](global_properties_object& g) { g.rc_pools[2] = rc_params[2].max_pool + 1; });
+  }
+  static void mint_vesting(chain& c, const account_name& who) {
+    c.accounts_.modify(*c.find_account(who), [](account_object& a) { ++a.vesting; });
+  }
 };
 }  // namespace apiary::core
 
@@ -307,6 +317,26 @@ TEST_P(ChainAudit, PendingIdsLost) {
   const core::chain_audit a = h_->chain().audit();
   ASSERT_FALSE(a.ok());
   EXPECT_NE(a.violations.front().find("dedup"), std::string::npos) << a.violations.front();
+}
+
+TEST_P(ChainAudit, ManaBelowZero) {
+  core::chain_test_access::overdraw_mana(chain(), user(2));
+  expect_one("mana below zero");
+}
+
+TEST_P(ChainAudit, APendingChargeThatIsNotPositive) {
+  core::chain_test_access::overcharge_pending(chain(), user(2));
+  expect_one("pending charges");
+}
+
+TEST_P(ChainAudit, APoolAboveItsMaximum) {
+  core::chain_test_access::overfill_pool(chain());
+  expect_one("state_bytes pool");
+}
+
+TEST_P(ChainAudit, VestingThatDoesNotAddUp) {
+  core::chain_test_access::mint_vesting(chain(), user(2));
+  expect_one("vesting sums");
 }
 
 TEST_P(ChainAudit, CustomOpsAboveTheLimit) {

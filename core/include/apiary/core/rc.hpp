@@ -130,8 +130,8 @@ constexpr std::int64_t rc_regen_per_block(std::int64_t total_vesting) {
   return total_vesting / rc_constants::regen_blocks;
 }
 
-// The mana a usage costs at these pool levels; 0 when nothing regenerates (everything free),
-// at least 1 per resource used otherwise. Saturates at INT64_MAX.
+// The mana a usage costs at these pool levels: at least 1 per resource used, even when
+// nothing regenerates (unlike Hive, docs/rc.md). Saturates at INT64_MAX.
 std::int64_t rc_cost(const rc_usage& usage, const rc_usage& pools, std::int64_t total_vesting);
 
 // The manabar at `now`: refilled by max * elapsed / regen_secs, at most max.
