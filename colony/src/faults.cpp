@@ -17,9 +17,15 @@ namespace {
 
 using detail::trim_blanks;
 
-constexpr std::array<std::string_view, fault_kind_count> names = {
-    "duplicate",          "expired",      "unknown-reference", "missing-authority",
-    "insufficient-funds", "invalid-json", "custom-op-limit",   "oversize", "no-rc"};
+constexpr std::array<std::string_view, fault_kind_count> names = {"duplicate",
+                                                                  "expired",
+                                                                  "unknown-reference",
+                                                                  "missing-authority",
+                                                                  "insufficient-funds",
+                                                                  "invalid-json",
+                                                                  "custom-op-limit",
+                                                                  "oversize",
+                                                                  "no-rc"};
 
 std::string all_names() {
   std::string s;

@@ -62,7 +62,8 @@ std::string_view rc_resource_name(rc_resource r) {
 
 rc_usage count_resources(const signed_transaction& tx, std::size_t packed_size, time_point_sec now) {
   std::int64_t state = 0;
-  std::int64_t time = rc_sizes::transaction_time + rc_sizes::signature_time * static_cast<std::int64_t>(tx.signatures.size());
+  std::int64_t time =
+      rc_sizes::transaction_time + rc_sizes::signature_time * static_cast<std::int64_t>(tx.signatures.size());
   bool market = false;
   for (const operation& op : tx.operations) {
     const operation_usage u = usage_of(op);

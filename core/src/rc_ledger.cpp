@@ -46,7 +46,8 @@ void rc_ledger::audit(time_point_sec now, std::vector<std::string>& violations) 
   std::size_t bad = 0;
   for (const auto& [account, owed] : pending_)
     if (owed <= 0 || accounts_.find<by_name>(account) == nullptr) ++bad;
-  if (bad != 0) violations.push_back("rc: " + std::to_string(bad) + " pending charges are not positive or name no account");
+  if (bad != 0)
+    violations.push_back("rc: " + std::to_string(bad) + " pending charges are not positive or name no account");
 }
 
 }  // namespace apiary::core

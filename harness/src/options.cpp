@@ -401,7 +401,8 @@ void bind_chain(option_binder& b, run_config& c) {
   b.choice("rc", ch.rc, core::rc_mode_names,
            "Pending resource-credit charges: state (in the account, undone with the transaction) or volatile (a "
            "hash map merged into state when the block is applied)");
-  b.count("genesis-vesting", ch.genesis_vesting, 0, 900'000'000'000, "Each genesis account's vesting in micro-VESTS: its RC maximum");
+  b.count("genesis-vesting", ch.genesis_vesting, 0, 900'000'000'000,
+          "Each genesis account's vesting in micro-VESTS: its RC maximum");
   b.choice("signers", ch.signers, core::signer_source_names,
            "Signer keys: attached (use the producer's attached keys) or recover (always recover them)");
   b.toggle("tapos-check", ch.check_tapos, "Check each transaction's reference block (off: Hive's skip_tapos_check)");

@@ -400,7 +400,8 @@ void write_rc(json_out& j, const report_inputs& in) {
   j.begin_object();
   j.field("total", rc.rejected);
   j.field("blocks", rc.blocks);
-  j.field("mean_per_block", rc.blocks == 0 ? 0.0 : static_cast<double>(rc.rejected) / static_cast<double>(rc.blocks), 3);
+  const double mean = rc.blocks == 0 ? 0.0 : static_cast<double>(rc.rejected) / static_cast<double>(rc.blocks);
+  j.field("mean_per_block", mean, 3);
   j.field("max_per_block", rc.max_block_rejected);
   j.end_object();
   j.end_object();

@@ -140,8 +140,8 @@ TEST(RcArithmetic, ResourcesByOperationKind) {
   const rc_usage c = core::count_resources(signed_tx(post(user(1), "abcd"), 60, 0), 200, now);
   EXPECT_EQ(c[state], s::comment_state + 4 * s::comment_permlink_char + s::transaction_state);
   EXPECT_EQ(c[execution], s::comment_time + s::transaction_time);
-  const rc_usage o = core::count_resources(
-      signed_tx(options(user(1), "abcd", {{user(2), 100}, {user(3), 100}}), 60, 1), 90, now);
+  const rc_usage o =
+      core::count_resources(signed_tx(options(user(1), "abcd", {{user(2), 100}, {user(3), 100}}), 60, 1), 90, now);
   EXPECT_EQ(o[state], 2 * s::beneficiary_state + s::transaction_state);
 }
 
@@ -171,8 +171,7 @@ class ChainRc : public ::testing::TestWithParam<core::rc_mode> {
   // The cost the chain charges for `t` now.
   static std::int64_t cost_of(const core::chain& c, const core::full_transaction& t) {
     const core::rc_status s = c.rc();
-    return core::rc_cost(core::count_resources(t.tx(), t.packed_size(), c.head_block_time()), s.pools,
-                         s.total_vesting);
+    return core::rc_cost(core::count_resources(t.tx(), t.packed_size(), c.head_block_time()), s.pools, s.total_vesting);
   }
 };
 

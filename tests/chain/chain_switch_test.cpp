@@ -136,9 +136,8 @@ TEST(ChainSwitches, WorkloadExercisesTheRules) {
   const outcome& r = reference();
   core::reject_counts counts;
   for (reject x : r.results) counts.add(x);
-  for (reject x :
-       {reject::none, reject::duplicate, reject::missing_authority, reject::expired, reject::custom_op_limit,
-        reject::insufficient_rc})
+  for (reject x : {reject::none, reject::duplicate, reject::missing_authority, reject::expired, reject::custom_op_limit,
+                   reject::insufficient_rc})
     EXPECT_GT(counts[x], 0u) << core::reject_name(x);
   std::uint32_t reapplied = 0, dropped = 0, pruned = 0;
   for (std::size_t b = 0; b < r.blocks.size(); ++b) {

@@ -129,8 +129,8 @@ TEST(RunConfig, EveryOptionReadsBackWhatItPrints) {
 // option needs no entry here.
 std::string other_value(const config_entry& e) {
   static const char* const candidates[] = {
-      "off",     "on",    "1",       "2",     "65536",  "1048576",       "block",  "async", "bounded",
-      "unified", "state", "volatile", "recover", "debug", "vote=1", "duplicate=0.5", "x.json", "other"};
+      "off",     "on",    "1",        "2",       "65536", "1048576", "block",         "async",  "bounded",
+      "unified", "state", "volatile", "recover", "debug", "vote=1",  "duplicate=0.5", "x.json", "other"};
   for (const char* v : candidates) {
     run_config c;
     if (set_option(c, e.name, v).empty() && option_text(c, e.name) != e.text) return v;

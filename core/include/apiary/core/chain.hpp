@@ -172,7 +172,7 @@ class chain {
   dedup_index dedup_;          // transaction ids, pending and included; reads chain_options::dedup
   custom_op_counter counter_;  // the block's custom-op counts; reads chain_options::custom_ops
   rc_ledger rc_;               // pending RC charges; reads chain_options::rc
-  rc_status rc_status_;  // the counters; rc() adds the pools
+  rc_status rc_status_;        // the counters; rc() adds the pools
   std::uint64_t rc_rejected_in_block_ = 0;
   private_key witness_key_;
 

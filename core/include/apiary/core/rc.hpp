@@ -82,10 +82,10 @@ constexpr rc_resource_params make_rc_params(std::int64_t unit, std::int64_t budg
 // ones, with Hive's characteristic times (about 21.6 days for history and state, 23 hours for
 // market bytes, 1.4 hours for execution time).
 inline constexpr std::array<rc_resource_params, rc_resource_count> rc_params{{
-    make_rc_params(1, 43'403 * 32, 623'243),        // history bytes
-    make_rc_params(10, 72'338 * 32, 27'701),        // market bytes, in tenths
-    make_rc_params(1, 43'546'196 * 32, 623'243),    // state bytes, in byte-hours
-    make_rc_params(1, 40'000'000 * 32, 1'732),      // execution time, in nanoseconds
+    make_rc_params(1, 43'403 * 32, 623'243),      // history bytes
+    make_rc_params(10, 72'338 * 32, 27'701),      // market bytes, in tenths
+    make_rc_params(1, 43'546'196 * 32, 623'243),  // state bytes, in byte-hours
+    make_rc_params(1, 40'000'000 * 32, 1'732),    // execution time, in nanoseconds
 }};
 
 // The resource credits at a moment, for reports (chain::rc): the pools, and the

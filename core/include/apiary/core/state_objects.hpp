@@ -145,7 +145,7 @@ struct global_properties_object {
   time_point_sec time;
   std::int64_t current_supply_hive = 0;
   std::int64_t current_supply_hbd = 0;
-  std::int64_t total_vesting = 0;  // the accounts' vesting summed: it scales every RC price
+  std::int64_t total_vesting = 0;                          // the accounts' vesting summed: it scales every RC price
   std::array<std::int64_t, rc_resource_count> rc_pools{};  // per resource (rc.hpp)
   bool operator==(const global_properties_object&) const = default;
 };
