@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "apiary/colony/key_cache.hpp"
+#include "apiary/core/chain_options.hpp"
 #include "apiary/core/operations.hpp"
 #include "text.hpp"
 
@@ -16,9 +17,15 @@ namespace {
 
 using detail::trim_blanks;
 
-constexpr std::array<std::string_view, fault_kind_count> names = {
-    "duplicate",          "expired",      "unknown-reference", "missing-authority",
-    "insufficient-funds", "invalid-json", "custom-op-limit",   "oversize"};
+constexpr std::array<std::string_view, fault_kind_count> names = {"duplicate",
+                                                                  "expired",
+                                                                  "unknown-reference",
+                                                                  "missing-authority",
+                                                                  "insufficient-funds",
+                                                                  "invalid-json",
+                                                                  "custom-op-limit",
+                                                                  "oversize",
+                                                                  "no-rc"};
 
 std::string all_names() {
   std::string s;
@@ -67,6 +74,7 @@ core::reject expected_reject(fault_kind k) {
     case fault_kind::invalid_json: return core::reject::invalid_json;
     case fault_kind::custom_op_limit: return core::reject::custom_op_limit;
     case fault_kind::oversize: return core::reject::oversize;
+    case fault_kind::no_rc: return core::reject::insufficient_rc;
   }
   return core::reject::none;
 }
@@ -187,6 +195,11 @@ faulty_transaction make_faulty(fault_kind k, const core::transaction& normal, co
       for (int i = 0; i < 9; ++i) f.tx.operations.emplace_back(custom_json(signer, cat({"fault-", tag}), json));
       break;
     }
+    case fault_kind::no_rc:
+      // Valid in every other way, signed by its payer; only its payer's mana is missing.
+      f.signer = core::account_name(core::default_witness);
+      replace_operations(custom_json(f.signer, cat({"fault-", tag}), "{}"));
+      break;
   }
   return f;
 }
@@ -209,7 +222,8 @@ core::full_transaction_ptr build_fault(fault_kind k, const core::full_transactio
         std::move(f.tx), chain, std::span(&wrong, 1),
         attach_keys ? std::span(&pub, 1) : std::span<const core::public_key>{});
   }
-  return make_transaction(std::move(f.tx), signer, f.role, keys, chain, sign, attach_keys);
+  return make_transaction(std::move(f.tx), f.signer.empty() ? signer : f.signer, f.role, keys, chain, sign,
+                          attach_keys);
 }
 
 }  // namespace apiary::colony

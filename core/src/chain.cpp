@@ -38,6 +38,7 @@ chain::chain(chain_options options, const std::function<bool()>& cancelled)
       globals_(db_.add_index<global_properties_index>()),
       dedup_(options_.dedup, db_.add_index<transaction_index>()),
       counter_(options_.custom_ops, db_.add_index<custom_op_counter_index>()),
+      rc_(options_.rc, accounts_),
       witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {
   build_genesis(cancelled);
   start_pending();
@@ -65,6 +66,18 @@ std::int64_t chain::total_hive() const {
   std::int64_t sum = 0;
   for (const auto& a : accounts_.indices()) sum += a.hive;
   return sum;
+}
+
+std::int64_t chain::rc_mana(const account_name& account) const {
+  const account_object* a = find_account(account);
+  return a == nullptr ? 0 : rc_.available(*a, head_block_time());
+}
+
+rc_status chain::rc() const {
+  rc_status s = rc_status_;
+  s.pools = globals_.get(0).rc_pools;
+  s.total_vesting = globals_.get(0).total_vesting;
+  return s;
 }
 
 std::int64_t chain::total_hbd() const {
@@ -146,18 +159,47 @@ reject chain::check_authority(const full_transaction& ft) const {
 }
 
 reject chain::push_transaction(const full_transaction_ptr& tx) {
+  const reject r = push(tx);
+  if (r == reject::insufficient_rc) {
+    ++rc_rejected_in_block_;
+    ++rc_status_.rejected;
+  }
+  return r;
+}
+
+reject chain::push(const full_transaction_ptr& tx) {
   reject r = check_rules(*tx);
   if (r != reject::none) return r;
   database::session s = db_.start_undo_session();
   counter_.begin_transaction();
   r = apply_operations(*tx, true);
+  // Charged after the operations, as Hive's post-apply: the rejection reason of a transaction
+  // that breaks a rule is that rule, whatever its payer's mana.
+  if (r == reject::none) r = charge_rc(*tx, true);
   if (r != reject::none) return r;  // the session's destructor undoes what was applied
   dedup_.add_pending_before_squash(*tx);
   s.squash();
   dedup_.add_pending_after_squash(tx->id());
   counter_.commit_transaction();
+  rc_.commit_transaction();
   pending_.push_back(tx);
   return reject::none;
+}
+
+reject chain::charge_rc(const full_transaction& tx, bool pushing, rc_usage* used) {
+  const std::optional<account_name> payer_name = rc_payer(tx.tx());
+  if (!payer_name) return reject::invalid_operation;  // the operations already refused it
+  const account_object* payer = find_account(*payer_name);
+  if (payer == nullptr) return reject::unknown_account;
+  // Transactions see the head block's time, in a block as when pushed (as in Hive), so a
+  // block's charges equal the ones its transactions paid when they were pushed.
+  const time_point_sec now = head_block_time();
+  const global_properties_object& g = globals_.get(0);
+  const rc_usage usage = count_resources(tx.tx(), tx.packed_size(), now);
+  const std::int64_t cost = rc_cost(usage, g.rc_pools, g.total_vesting);
+  if (used != nullptr)
+    for (std::size_t i = 0; i < rc_resource_count; ++i) (*used)[i] += usage[i];
+  return pushing ? rc_.charge_pending(*payer, cost, now) : rc_.charge_block(*payer, cost, now);
 }
 
 reject chain::apply_operations(const full_transaction& tx, bool pushing) {
@@ -380,6 +422,7 @@ void chain::clear_pending_state() {
   pending_session_.undo();
   dedup_.clear_pending();
   counter_.reset();
+  rc_.reset();
 }
 
 void chain::start_pending() { pending_session_ = db_.start_undo_session(); }
@@ -388,6 +431,22 @@ void chain::clear_pending() {
   pending_.clear();
   clear_pending_state();
   start_pending();
+}
+
+void chain::apply_block_transactions(const full_block& block, block_result& result) {
+  rc_usage used{};
+  for (const full_transaction_ptr& tx : block.transactions) {
+    reject r = apply_operations(*tx, false);
+    if (r == reject::none) r = charge_rc(*tx, false, &used);
+    if (r != reject::none)
+      throw std::invalid_argument("block " + std::to_string(block.header.block_num()) + ": transaction " +
+                                  to_hex(tx->id()) + " does not apply: " + std::string(reject_name(r)));
+    dedup_.record_included(*tx);
+    ++result.applied;
+  }
+  // The pools move on once per block, after its charges: every price within a block is the
+  // same, whether paid when pushed or when the block is applied.
+  globals_.modify(globals_.get(0), [&](global_properties_object& g) { g.rc_pools = rc_next_pools(g.rc_pools, used); });
 }
 
 block_result chain::apply_block(const full_block& block) {
@@ -407,14 +466,7 @@ block_result chain::apply_block(const full_block& block) {
   try {
     database::session block_session;
     if (options_.apply_block_in_session) block_session = db_.start_undo_session();
-    for (const full_transaction_ptr& tx : block.transactions) {
-      reject r = apply_operations(*tx, false);
-      if (r != reject::none)
-        throw std::invalid_argument("block " + std::to_string(block.header.block_num()) + ": transaction " +
-                                    to_hex(tx->id()) + " does not apply: " + std::string(reject_name(r)));
-      dedup_.record_included(*tx);
-      ++result.applied;
-    }
+    apply_block_transactions(block, result);
     const block_id id = compute_block_id(block.header);
     const std::uint32_t num = block.header.block_num();
     globals_.modify(globals_.get(0), [&](global_properties_object& g) {
@@ -431,9 +483,12 @@ block_result chain::apply_block(const full_block& block) {
   } catch (...) {
     // The block session (if any) is undone by now; re-push what was pending.
     start_pending();
-    for (const full_transaction_ptr& tx : carried) push_transaction(tx);
+    for (const full_transaction_ptr& tx : carried) push(tx);
     throw;
   }
+  rc_status_.max_block_rejected = std::max(rc_status_.max_block_rejected, rc_rejected_in_block_);
+  rc_rejected_in_block_ = 0;
+  ++rc_status_.blocks;
 
   start_pending();
   // Usually the block is a prefix of the pending list (this chain produced it): those are
@@ -449,7 +504,7 @@ block_result chain::apply_block(const full_block& block) {
   for (std::size_t i = prefix; i < carried.size(); ++i) {
     const full_transaction_ptr& tx = carried[i];
     if (!included.empty() && included.contains(tx->id())) continue;
-    if (push_transaction(tx) == reject::none)
+    if (push(tx) == reject::none)
       ++result.reapplied;
     else
       ++result.dropped;

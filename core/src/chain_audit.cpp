@@ -1,6 +1,6 @@
 // chain::audit and chain::state_digest: full walks of the state, for the end of a run and for
 // comparing chains, never for the hot path. The dedup and pending checks are
-// dedup_index::audit's, the custom-op limit's custom_op_counter's.
+// dedup_index::audit's, the custom-op limit's custom_op_counter's, the mana's rc_ledger's.
 #include "apiary/core/chain.hpp"
 
 #include <algorithm>
@@ -39,7 +39,23 @@ chain_audit chain::audit() const {
 
   const std::size_t over = counter_.accounts_above_limit();
   if (over != 0) violation("custom ops: " + std::to_string(over) + " accounts above the per-block limit");
+  audit_rc(a.violations);
   return a;
+}
+
+void chain::audit_rc(std::vector<std::string>& violations) const {
+  rc_.audit(head_block_time(), violations);
+  std::int64_t vesting = 0;
+  for (const account_object& a : accounts_.indices()) vesting += a.vesting;
+  const global_properties_object& g = globals_.get(0);
+  if (vesting != g.total_vesting)
+    violations.push_back("rc: the accounts' vesting sums to " + std::to_string(vesting) + ", the total says " +
+                         std::to_string(g.total_vesting));
+  for (std::size_t i = 0; i < rc_resource_count; ++i)
+    if (g.rc_pools[i] > rc_params[i].max_pool)
+      violations.push_back("rc: the " + std::string(rc_resource_name(static_cast<rc_resource>(i))) + " pool holds " +
+                           std::to_string(g.rc_pools[i]) + ", above its maximum " +
+                           std::to_string(rc_params[i].max_pool));
 }
 
 // ---- state digest -----------------------------------------------------------------------
@@ -63,6 +79,12 @@ sha256_digest chain::state_digest() const {
     put(b, a.hbd);
     put(b, a.voting.current);
     put(b, a.voting.last_update.secs);
+    put(b, a.vesting);
+    // The manabar as of the head block time, less the pending charges: the same whether
+    // those live in the account (rc state) or beside it (rc volatile).
+    const manabar rc = rc_regenerated(a.rc, a.vesting, head_block_time());
+    put(b, rc.current - rc_.pending_charge(a.name));
+    put(b, rc.last_update.secs);
     put(b, a.post_count);
     put(b, a.vote_count);
     put(b, a.transfer_count);
@@ -102,6 +124,8 @@ sha256_digest chain::state_digest() const {
   put(b, g.head_block_number);
   b.append(g.head_block_id.begin(), g.head_block_id.size());
   put(b, g.time.secs);
+  put(b, g.total_vesting);
+  for (std::int64_t pool : g.rc_pools) put(b, pool);
   // Included transactions by id and expiration; their object ids and the pending ids'
   // location depend on the dedup variant, what they hold does not.
   // Pending ones are marked with expiration 0.

@@ -1,5 +1,5 @@
 // chain::build_genesis: the accounts, the global properties and the TaPoS block summaries
-// a new chain starts from (chain_options' genesis fields).
+// a new chain starts from (chain_options' genesis fields), and the witness's account.
 #include "apiary/core/chain.hpp"
 
 #include <algorithm>
@@ -8,6 +8,10 @@
 #include <thread>
 #include <vector>
 
+#include <limits>
+#include <stdexcept>
+
+#include "apiary/core/rc.hpp"
 #include "voting_mana.hpp"
 
 namespace apiary::core {
@@ -44,6 +48,10 @@ void chain::build_genesis(const std::function<bool()>& cancelled) {
   if (stop.load()) throw genesis_cancelled();
 
   const time_point_sec now{options_.genesis_time};
+  // Every price scales with the vesting summed over the accounts, which must fit in 64 bits.
+  if (options_.genesis_vesting > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / std::max(n, 1u))
+    throw std::invalid_argument("genesis vesting times accounts does not fit in 64 bits");
+  const auto vesting = static_cast<std::int64_t>(options_.genesis_vesting);
   for (std::uint32_t i = 0; i < n; ++i) {
     if (cancelled && i % 65536 == 0 && cancelled()) throw genesis_cancelled();
     accounts_.create([&](account_object& a) {
@@ -53,12 +61,25 @@ void chain::build_genesis(const std::function<bool()>& cancelled) {
       a.hive = options_.genesis_hive;
       a.hbd = options_.genesis_hbd;
       a.voting = {detail::max_mana, now};
+      a.vesting = vesting;
+      a.rc = {vesting, now};  // full
     });
   }
+  const account_name witness(options_.witness);
+  if (find_account(witness) == nullptr)
+    accounts_.create([&](account_object& a) {
+      a.name = witness;
+      a.posting_key = private_key::from_login(witness.view(), key_role::posting, options_.key_password).public_key();
+      a.active_key = witness_key_.public_key();
+      a.voting = {detail::max_mana, now};
+      a.rc = {0, now};
+    });
   globals_.create([&](global_properties_object& g) {
     g.time = now;
     g.current_supply_hive = options_.genesis_hive * n;
     g.current_supply_hbd = options_.genesis_hbd * n;
+    g.total_vesting = vesting * static_cast<std::int64_t>(n);
+    g.rc_pools = rc_initial_pools();
   });
   // Block 0 (all-zero id) is a valid TaPoS reference, so the first block can be built.
   for (std::uint32_t i = 0; i < 0x10000; ++i) summaries_.create([](block_summary_object&) {});

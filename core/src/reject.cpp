@@ -22,6 +22,7 @@ std::string_view reject_name(reject r) {
     case reject::custom_json_id_too_long: return "custom_json_id_too_long";
     case reject::custom_json_too_large: return "custom_json_too_large";
     case reject::custom_op_limit: return "custom_op_limit";
+    case reject::insufficient_rc: return "insufficient_rc";
     case reject::shutdown: return "shutdown";
     case reject::count_: break;
   }

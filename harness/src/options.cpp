@@ -337,7 +337,7 @@ void bind_generation(option_binder& b, run_config& c) {
       "faults", "KIND=FRACTION,...", value_kind::text,
       "Faulty transactions: after each one, with this probability per kind, a companion that breaks one rule "
       "(duplicate, expired, unknown-reference, missing-authority, insufficient-funds, invalid-json, "
-      "custom-op-limit, oversize), which the chain must reject for that reason; none: off",
+      "custom-op-limit, oversize, no-rc), which the chain must reject for that reason; none: off",
       [&k](const std::string& t) { return set_faults(k.faults, t); }, [&k] { return colony::to_string(k.faults); });
 }
 
@@ -401,6 +401,11 @@ void bind_chain(option_binder& b, run_config& c) {
            "Where pending transaction ids live: split (a volatile hash set) or unified (the undoable index)");
   b.choice("custom-ops", ch.custom_ops, core::counter_mode_names,
            "Per-account custom-operation counters: local (a hash map) or state (an undoable index)");
+  b.choice("rc", ch.rc, core::rc_mode_names,
+           "Pending resource-credit charges: state (in the account, undone with the transaction) or volatile (a "
+           "hash map merged into state when the block is applied)");
+  b.count("genesis-vesting", ch.genesis_vesting, 0, 900'000'000'000,
+          "Each genesis account's vesting in micro-VESTS: its RC maximum");
   b.choice("signers", ch.signers, core::signer_source_names,
            "Signer keys: attached (use the producer's attached keys) or recover (always recover them)");
   b.toggle("tapos-check", ch.check_tapos, "Check each transaction's reference block (off: Hive's skip_tapos_check)");

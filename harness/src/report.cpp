@@ -9,6 +9,7 @@
 
 #include "apiary/colony/mix.hpp"
 #include "apiary/core/json.hpp"
+#include "apiary/core/rc.hpp"
 #include "apiary/core/reject.hpp"
 #include "apiary/harness/options.hpp"
 #include "apiary/harness/output_file.hpp"
@@ -373,6 +374,39 @@ void write_ledger(json_out& j, const report_inputs& in) {
   j.end_object();
 }
 
+// Resource credits: each pool at the end beside its equilibrium, and the insufficient_rc
+// rejections per block over the whole run (warm-up included; the ones after the last block
+// count in the total only).
+void write_rc(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
+  const core::rc_status& rc = r.rc;
+  j.key("rc");
+  j.begin_object();
+  j.field("mode", core::to_string(c.chain.rc));
+  j.field("total_vesting", rc.total_vesting);
+  j.key("pools");
+  j.begin_array();
+  for (std::size_t i = 0; i < core::rc_resource_count; ++i) {
+    const core::rc_resource_params& p = core::rc_params[i];
+    j.begin_object();
+    j.field("resource", core::rc_resource_name(static_cast<core::rc_resource>(i)));
+    j.field("pool", rc.pools[i]);
+    j.field("equilibrium", p.equilibrium);
+    j.field("level", static_cast<double>(rc.pools[i]) / static_cast<double>(p.equilibrium), 6);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("rejections");
+  j.begin_object();
+  j.field("total", rc.rejected);
+  j.field("blocks", rc.blocks);
+  const double mean = rc.blocks == 0 ? 0.0 : static_cast<double>(rc.rejected) / static_cast<double>(rc.blocks);
+  j.field("mean_per_block", mean, 3);
+  j.field("max_per_block", rc.max_block_rejected);
+  j.end_object();
+  j.end_object();
+}
+
 void write_targets(json_out& j, const report_inputs& in) {
   [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("targets");
@@ -501,6 +535,7 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   write_colony(j, in);
   write_ledger(j, in);
   write_latency(j, in);
+  write_rc(j, in);
   write_targets(j, in);
   write_audit(j, in);
   j.key("log");

@@ -580,6 +580,7 @@ void cycle_test::collect() {
   result_.colony_total = colony_->stats();
   result_.colony_threads = colony_->thread_stats();
   result_.pending_at_end = chain_->pending_count();
+  result_.rc = chain_->rc();
   result_.queue_high_water = queue_->high_water();
   result_.queue_full_waits = queue_->full_waits();
   if (result_.measured_blocks == 0) result_.window_end = result_.window_start;

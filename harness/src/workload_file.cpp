@@ -17,7 +17,7 @@ namespace apiary::harness {
 namespace {
 
 constexpr char magic[8] = {'A', 'P', 'I', 'A', 'R', 'Y', 'W', 'L'};
-constexpr std::uint32_t format_version = 1;
+constexpr std::uint32_t format_version = 2;  // 2: nine fault kinds (no-rc)
 constexpr std::size_t checksum_size = 32;
 
 }  // namespace

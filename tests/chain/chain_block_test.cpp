@@ -248,6 +248,17 @@ struct chain_test_access {
   }
   static void forget_pending_ids(chain& c) { c.dedup_.pending_.clear(); }
   static void exceed_custom_ops(chain& c, const account_name& who) { c.counter_.block_[who] = 99; }
+  static void overdraw_mana(chain& c, const account_name& who) {
+    c.accounts_.modify(*c.find_account(who), [](account_object& a) { a.rc.current = -1; });
+  }
+  static void overcharge_pending(chain& c, const account_name& who) { c.rc_.pending_[who] = -5; }
+  static void overfill_pool(chain& c) {
+    c.globals_.modify(c.globals_.get(0),
+                      [](global_properties_object& g) { g.rc_pools[2] = rc_params[2].max_pool + 1; });
+  }
+  static void mint_vesting(chain& c, const account_name& who) {
+    c.accounts_.modify(*c.find_account(who), [](account_object& a) { ++a.vesting; });
+  }
 };
 }  // namespace apiary::core
 
@@ -309,6 +320,26 @@ TEST_P(ChainAudit, PendingIdsLost) {
   EXPECT_NE(a.violations.front().find("dedup"), std::string::npos) << a.violations.front();
 }
 
+TEST_P(ChainAudit, ManaBelowZero) {
+  core::chain_test_access::overdraw_mana(chain(), user(2));
+  expect_one("mana below zero");
+}
+
+TEST_P(ChainAudit, APendingChargeThatIsNotPositive) {
+  core::chain_test_access::overcharge_pending(chain(), user(2));
+  expect_one("pending charges");
+}
+
+TEST_P(ChainAudit, APoolAboveItsMaximum) {
+  core::chain_test_access::overfill_pool(chain());
+  expect_one("state_bytes pool");
+}
+
+TEST_P(ChainAudit, VestingThatDoesNotAddUp) {
+  core::chain_test_access::mint_vesting(chain(), user(2));
+  expect_one("vesting sums");
+}
+
 TEST_P(ChainAudit, CustomOpsAboveTheLimit) {
   core::chain_test_access::exceed_custom_ops(chain(), user(5));
   expect_one("custom ops");
@@ -341,7 +372,7 @@ TEST(ChainGenesis, HundredThousandAccounts) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("[ genesis  ] 100,000 accounts in %.2f s\n", secs);
   RecordProperty("genesis_100k_ms", static_cast<int>(secs * 1000));
-  EXPECT_EQ(c.db().get_index<core::account_index>().size(), 100'000u);
+  EXPECT_EQ(c.db().get_index<core::account_index>().size(), 100'001u);  // and the witness's
   EXPECT_NE(c.find_account(core::genesis_account_name("user", 99'999)), nullptr);
   EXPECT_EQ(c.find_account(core::genesis_account_name("user", 99'999))->active_key,
             core::private_key::from_login("user99999", key_role::active, o.key_password).public_key());
@@ -361,7 +392,7 @@ TEST(ChainGenesis, CancelledGenesisStopsAtOnceAndThrows) {
   // Never cancelled: the callback is asked, and the genesis is whole.
   o.genesis_accounts = 3'000;
   core::chain c(o, [] { return false; });
-  EXPECT_EQ(c.db().get_index<core::account_index>().size(), 3'000u);
+  EXPECT_EQ(c.db().get_index<core::account_index>().size(), 3'001u);  // and the witness's
 }
 
 }  // namespace apiary::chain_test

@@ -1,9 +1,10 @@
 // Every combination of switches (database: keep_alive, pool_objects, pool_undo; chain: dedup,
-// counter, signer source, apply_block_in_session) gives the same per-transaction results,
+// counter, signer source, apply_block_in_session, rc) gives the same per-transaction results,
 // the same blocks and the same state for the same input.
 //
 // The input is recorded once on a reference chain: the colony's typical mix over few
-// accounts (so the custom-op limit bites), with failing transactions mixed in (duplicates,
+// accounts (so the custom-op limit bites) with so little vesting that they run out of resource
+// credits half-way, with failing transactions mixed in (duplicates,
 // wrong keys, expired ones, short expirations that expire while pending or get pruned), and
 // blocks small enough that pending transactions are carried over. Every combination then
 // replays the very same transactions.
@@ -49,6 +50,9 @@ struct outcome {
 core::chain_options base_options() {
   core::chain_options o = small_options(accounts);
   o.genesis_hbd = 5;  // the colony's transfers (0.001 HBD each) soon run out and fail
+  // Every transaction costs 3 or 4 mana at the least and almost nothing regenerates: each
+  // account can pay for about 15 transactions, half of what the script gives it.
+  o.genesis_vesting = 60;
   return o;
 }
 
@@ -132,8 +136,8 @@ TEST(ChainSwitches, WorkloadExercisesTheRules) {
   const outcome& r = reference();
   core::reject_counts counts;
   for (reject x : r.results) counts.add(x);
-  for (reject x :
-       {reject::none, reject::duplicate, reject::missing_authority, reject::expired, reject::custom_op_limit})
+  for (reject x : {reject::none, reject::duplicate, reject::missing_authority, reject::expired, reject::custom_op_limit,
+                   reject::insufficient_rc})
     EXPECT_GT(counts[x], 0u) << core::reject_name(x);
   std::uint32_t reapplied = 0, dropped = 0, pruned = 0;
   for (std::size_t b = 0; b < r.blocks.size(); ++b) {
@@ -160,6 +164,7 @@ core::chain_options options_for(unsigned mask) {
   o.custom_ops = (mask & 16u) == 0 ? core::counter_mode::local : core::counter_mode::state;
   o.signers = (mask & 32u) == 0 ? core::signer_source::attached : core::signer_source::recover;
   o.apply_block_in_session = (mask & 64u) == 0;
+  o.rc = (mask & 128u) == 0 ? core::rc_mode::state : core::rc_mode::volatile_charges;
   return o;
 }
 
@@ -169,7 +174,7 @@ std::string describe(unsigned mask) {
       "keep_alive=" + std::to_string(o.db.keep_alive) + " pool_objects=" + std::to_string(o.db.pool_objects) +
       " pool_undo=" + std::to_string(o.db.pool_undo) + " dedup=" + std::string(core::to_string(o.dedup)) +
       " counter=" + std::string(core::to_string(o.custom_ops)) + " signers=" + std::string(core::to_string(o.signers)) +
-      " in_session=" + std::to_string(o.apply_block_in_session);
+      " in_session=" + std::to_string(o.apply_block_in_session) + " rc=" + std::string(core::to_string(o.rc));
   return s;
 }
 
@@ -190,8 +195,8 @@ TEST_P(ChainSwitchCombination, SameResultsAndState) {
   EXPECT_EQ(got.total, ref.total);
 }
 
-// All 128 combinations: each replays ~900 transactions, well under a second.
-INSTANTIATE_TEST_SUITE_P(All, ChainSwitchCombination, ::testing::Range(0u, 128u),
+// All 256 combinations: each replays ~900 transactions, well under a second.
+INSTANTIATE_TEST_SUITE_P(All, ChainSwitchCombination, ::testing::Range(0u, 256u),
                          [](const ::testing::TestParamInfo<unsigned>& p) { return "Mask" + std::to_string(p.param); });
 
 }  // namespace

@@ -43,7 +43,7 @@ class Failure(Exception):
 
 
 FAULT_KINDS = ["duplicate", "expired", "unknown-reference", "missing-authority", "insufficient-funds",
-               "invalid-json", "custom-op-limit", "oversize"]
+               "invalid-json", "custom-op-limit", "oversize", "no-rc"]
 
 
 def check(cond, message):

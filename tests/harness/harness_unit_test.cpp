@@ -129,8 +129,8 @@ TEST(RunConfig, EveryOptionReadsBackWhatItPrints) {
 // option needs no entry here.
 std::string other_value(const config_entry& e) {
   static const char* const candidates[] = {
-      "off",     "on",    "1",       "2",     "65536",  "1048576",       "block",  "async", "bounded",
-      "unified", "state", "recover", "debug", "vote=1", "duplicate=0.5", "x.json", "other"};
+      "off",     "on",    "1",        "2",       "65536", "1048576", "block",         "async",  "bounded",
+      "unified", "state", "volatile", "recover", "debug", "vote=1",  "duplicate=0.5", "x.json", "other"};
   for (const char* v : candidates) {
     run_config c;
     if (set_option(c, e.name, v).empty() && option_text(c, e.name) != e.text) return v;
@@ -295,6 +295,7 @@ TEST(Replay, TheSameWorkloadGivesTheSameChainUnderEverySwitch) {
   slow.chain.dedup = core::dedup_mode::unified;
   slow.chain.custom_ops = core::counter_mode::state;
   slow.chain.signers = core::signer_source::recover;
+  slow.chain.rc = core::rc_mode::volatile_charges;
   for (const run_config& variant : {c, slow}) {
     const replay_result r = replay_workload(variant, w);
     EXPECT_EQ(r.state_digest, base.state_digest);
@@ -304,7 +305,7 @@ TEST(Replay, TheSameWorkloadGivesTheSameChainUnderEverySwitch) {
 }
 
 // Every fault kind alone, under the switches that change how the chain keeps what a
-// rejection must not leave behind (dedup index, custom-op counters, signer keys): each
+// rejection must not leave behind (dedup index, custom-op counters, RC charges, signer keys): each
 // companion is rejected for its own reason, nothing else is, and the chain ends in the state
 // it reaches without faults.
 TEST(Faults, EachKindIsRejectedForItsReasonAndLeavesNoTrace) {
@@ -330,6 +331,7 @@ TEST(Faults, EachKindIsRejectedForItsReasonAndLeavesNoTrace) {
       if (variant & 1) {
         v.chain.dedup = core::dedup_mode::unified;
         v.chain.custom_ops = core::counter_mode::state;
+        v.chain.rc = core::rc_mode::volatile_charges;
       }
       if (variant & 2) v.chain.signers = core::signer_source::recover;
       const replay_result r = replay_workload(v, w);

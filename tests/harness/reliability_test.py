@@ -347,7 +347,7 @@ def forged(original, tmp, name, **fields):
     values.update({k: v for k, v in fields.items() if k in values})
     HEADER.pack_into(body, 0, magic, version, seed, values["streams"], values["accounts"], signed)
     if "count" in fields:
-        offset = HEADER.size + 8 * 8
+        offset = HEADER.size + 8 * 9  # one u64 per fault kind
         for _ in range(2):  # the account prefix and the key password: a 1-byte length, then the text
             offset += 1 + body[offset]
         offset += 32  # the chain id

@@ -16,6 +16,8 @@
 //   invalid-json        a custom_json whose payload is not JSON
 //   custom-op-limit     one account's six custom_json operations in one transaction
 //   oversize            nine 8,000-byte custom_json operations: above the 64 KiB maximum
+//   no-rc               a custom_json paid by the witness's account, which genesis gives no
+//                       vesting and so no resource credits (core::default_witness)
 #pragma once
 
 #include <array>
@@ -43,8 +45,9 @@ enum class fault_kind : std::uint8_t {
   invalid_json,
   custom_op_limit,
   oversize,
+  no_rc,
 };
-inline constexpr std::size_t fault_kind_count = 8;
+inline constexpr std::size_t fault_kind_count = 9;
 
 // "duplicate", "expired", "unknown-reference", ...: the names the --faults option takes.
 std::string_view fault_kind_name(fault_kind k);
@@ -89,6 +92,7 @@ struct faulty_transaction {
   core::transaction tx;
   core::key_role role = core::key_role::posting;  // the key that signs it
   bool wrong_key = false;                         // sign with wrong_key_for() instead of the account's key
+  core::account_name signer;                      // who signs it: empty for the normal transaction's signer
 };
 
 // The faulty companion of `normal` (signed by `signer`), for every kind but duplicate (which

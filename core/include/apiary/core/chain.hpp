@@ -11,9 +11,15 @@
 //                     then re-applies the pending transactions the block did not include
 //                     with fresh custom-op counters.
 //
-// The two switches that decide where per-block bookkeeping lives each have one class, the
-// only place that reads them: dedup_index (chain_options::dedup, where transaction ids live)
-// and custom_op_counter (chain_options::custom_ops, where the custom-op counts live).
+// Resource credits (rc.hpp): push_transaction charges the payer after the operations applied,
+// inside the transaction's session, and rejects with insufficient_rc when its mana is short;
+// apply_block charges the block's transactions again (the pending charges were undone with
+// the pending state) and then moves the resource pools on by the block's usage.
+//
+// The three switches that decide where per-block bookkeeping lives each have one class, the
+// only place that reads them: dedup_index (chain_options::dedup, where transaction ids live),
+// custom_op_counter (chain_options::custom_ops, where the custom-op counts live) and
+// rc_ledger (chain_options::rc, where pending RC charges live).
 // Sources: chain.cpp holds the rules, the evaluators and the block flow; chain_genesis.cpp
 // the genesis state; chain_audit.cpp audit() and state_digest().
 //
@@ -34,6 +40,8 @@
 #include "apiary/core/dedup_index.hpp"
 #include "apiary/core/full_block.hpp"
 #include "apiary/core/full_transaction.hpp"
+#include "apiary/core/rc.hpp"
+#include "apiary/core/rc_ledger.hpp"
 #include "apiary/core/reject.hpp"
 #include "apiary/core/state_objects.hpp"
 
@@ -107,6 +115,10 @@ class chain {
   std::uint32_t custom_ops_in_block(const account_name& account) const;
   std::int64_t total_hive() const;  // sum over accounts, for conservation checks
   std::int64_t total_hbd() const;
+  // The account's resource credits now: its manabar regenerated to the head block time, less
+  // what its pending transactions owe (whatever the rc mode).
+  std::int64_t rc_mana(const account_name& account) const;
+  rc_status rc() const;
   // A digest of every object in the state, to compare chains run with different switches.
   sha256_digest state_digest() const;
   // Checks the invariants the chain can check on its own (a full walk of the state; for the
@@ -119,6 +131,8 @@ class chain {
   //               nothing else is (dedup_index::audit)
   //   pending     every pending transaction is unexpired and unique (dedup_index::audit)
   //   custom ops  no account is above the per-block limit (custom_op_counter)
+  //   rc          no account's mana below zero or above its vesting, the total vesting the
+  //               sum of the accounts', every pool at most its maximum (rc_ledger)
   chain_audit audit() const;
 
   const private_key& witness_key() const { return witness_key_; }
@@ -130,6 +144,11 @@ class chain {
   void build_genesis(const std::function<bool()>& cancelled);  // chain_genesis.cpp
   reject check_rules(const full_transaction& tx) const;
   reject check_authority(const full_transaction& tx) const;
+  reject push(const full_transaction_ptr& tx);  // push_transaction without the RC statistics
+  // Charges the transaction's payer (pushing: rc_ledger::charge_pending, else charge_block);
+  // adds its usage to `used` when given.
+  reject charge_rc(const full_transaction& tx, bool pushing, rc_usage* used = nullptr);
+  void apply_block_transactions(const full_block& block, block_result& result);
   // pushing: a new transaction, validated and held to the custom-op limit; otherwise a
   // block's transaction, trusted (the JSON is not parsed again, the limit not enforced).
   reject apply_operations(const full_transaction& tx, bool pushing);
@@ -141,6 +160,7 @@ class chain {
   reject apply_custom_json(const custom_json_operation& op, bool pushing);
   void start_pending();
   void clear_pending_state();
+  void audit_rc(std::vector<std::string>& violations) const;  // chain_audit.cpp
 
   chain_options options_;
   database db_;
@@ -151,6 +171,9 @@ class chain {
   global_properties_index& globals_;
   dedup_index dedup_;          // transaction ids, pending and included; reads chain_options::dedup
   custom_op_counter counter_;  // the block's custom-op counts; reads chain_options::custom_ops
+  rc_ledger rc_;               // pending RC charges; reads chain_options::rc
+  rc_status rc_status_;        // the counters; rc() adds the pools
+  std::uint64_t rc_rejected_in_block_ = 0;
   private_key witness_key_;
 
   database::session pending_session_;

@@ -26,6 +26,12 @@ enum class counter_mode : std::uint8_t {
   state,  // an undoable index whose changes a failed transaction's undo reverts
 };
 
+// Where the resource-credit charges of pending transactions live (rc_ledger).
+enum class rc_mode : std::uint8_t {
+  state,             // in the payer's account object, changed inside the transaction's undo session
+  volatile_charges,  // in a hash map beside the pending list; state sees only the blocks' charges
+};
+
 // Where the keys that signed a transaction come from.
 enum class signer_source : std::uint8_t {
   attached,  // the producer's attached signer keys, when present (else recovered)
@@ -37,12 +43,20 @@ inline constexpr std::array<enum_name<dedup_mode>, 2> dedup_mode_names{
     {{"split", dedup_mode::split}, {"unified", dedup_mode::unified}}};
 inline constexpr std::array<enum_name<counter_mode>, 2> counter_mode_names{
     {{"local", counter_mode::local}, {"state", counter_mode::state}}};
+inline constexpr std::array<enum_name<rc_mode>, 2> rc_mode_names{
+    {{"state", rc_mode::state}, {"volatile", rc_mode::volatile_charges}}};
 inline constexpr std::array<enum_name<signer_source>, 2> signer_source_names{
     {{"attached", signer_source::attached}, {"recover", signer_source::recover}}};
 
 constexpr std::string_view to_string(dedup_mode m) { return name_of(dedup_mode_names, m); }
 constexpr std::string_view to_string(counter_mode m) { return name_of(counter_mode_names, m); }
+constexpr std::string_view to_string(rc_mode m) { return name_of(rc_mode_names, m); }
 constexpr std::string_view to_string(signer_source s) { return name_of(signer_source_names, s); }
+
+// The account that signs the blocks. Genesis makes it an account too, with keys but no
+// balance and no vesting, so it has no resource credits: a transaction it pays is always
+// turned away with insufficient_rc (the colony's no-rc fault relies on it).
+inline constexpr std::string_view default_witness = "initminer";
 
 struct chain_limits {
   static constexpr std::uint32_t max_block_size = 2 * 1024 * 1024;
@@ -62,6 +76,7 @@ struct chain_options {
   database_options db;
   dedup_mode dedup = dedup_mode::split;
   counter_mode custom_ops = counter_mode::local;
+  rc_mode rc = rc_mode::state;
   signer_source signers = signer_source::attached;
   // Off skips the signature and authority check (as Hive's skip flags do), so unsigned
   // transactions measure the core alone; the accounts named must still exist.
@@ -81,8 +96,12 @@ struct chain_options {
   std::string key_password = "apiary";
   std::int64_t genesis_hive = 1'000'000'000;  // 1,000,000.000 HIVE
   std::int64_t genesis_hbd = 1'000'000'000;
+  // Each account's vesting in micro-VESTS, its RC manabar's maximum: 100,000 VESTS. Prices
+  // scale with the sum over all accounts, so any amount well above the few mana a
+  // transaction costs at the least keeps the default mix sustainable (docs/rc.md).
+  std::uint64_t genesis_vesting = 100'000'000'000;
   std::uint32_t genesis_time = 1'700'000'000;
-  std::string witness = "initminer";
+  std::string witness{default_witness};
   chain_id chain = hive_mainnet_chain_id();
 };
 

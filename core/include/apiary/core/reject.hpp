@@ -29,6 +29,7 @@ enum class reject : std::uint8_t {
   custom_json_id_too_long,  // more than 32 characters
   custom_json_too_large,    // payload above 8 KiB
   custom_op_limit,          // more than 5 custom operations by one account in one block
+  insufficient_rc,          // the payer's resource credits are less than the cost (rc.hpp)
   shutdown,                 // not the chain's: the run stopped before the writer pushed it
   count_
 };

@@ -5,6 +5,8 @@
 // per-account custom-operation counters of the "state" counter variant.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -36,7 +38,11 @@ struct by_trx_id;
 struct by_expiration;
 struct by_account;
 
-// Voting power regenerates linearly over five days, as Hive's voting manabar.
+// The resources a transaction's RC cost is made of (rc.hpp's rc_resource).
+inline constexpr std::size_t rc_resource_count = 4;
+
+// Mana that regenerates linearly over five days: Hive's voting power and its resource
+// credits (rc.hpp) both keep one.
 struct manabar {
   std::int64_t current = 0;
   time_point_sec last_update;
@@ -51,6 +57,9 @@ struct account_object {
   std::int64_t hive = 0;  // thousandths
   std::int64_t hbd = 0;
   manabar voting;
+  std::int64_t vesting = 0;  // micro-VESTS: the RC manabar's maximum
+  manabar rc;                // resource credits (rc.hpp); under rc_mode::volatile_charges the
+                             // pending transactions' charges are not in it yet (rc_ledger)
   std::uint32_t post_count = 0;
   std::uint32_t vote_count = 0;
   std::uint32_t transfer_count = 0;
@@ -136,6 +145,8 @@ struct global_properties_object {
   time_point_sec time;
   std::int64_t current_supply_hive = 0;
   std::int64_t current_supply_hbd = 0;
+  std::int64_t total_vesting = 0;                          // the accounts' vesting summed: it scales every RC price
+  std::array<std::int64_t, rc_resource_count> rc_pools{};  // per resource (rc.hpp)
   bool operator==(const global_properties_object&) const = default;
 };
 using global_properties_index =

@@ -24,6 +24,7 @@
 
 #include "apiary/colony/colony_stats.hpp"
 #include "apiary/core/named_enum.hpp"
+#include "apiary/core/rc.hpp"
 #include "apiary/harness/audit.hpp"
 #include "apiary/harness/context.hpp"
 #include "apiary/harness/latency.hpp"
@@ -118,6 +119,7 @@ struct run_result {
   std::uint64_t dumped_transactions = 0;
   std::uint64_t dumped_blocks = 0;
   audit_result audit;  // --audit; audit.ran is false without it
+  core::rc_status rc;  // the chain's resource credits at the end
 };
 
 // Where the report of this run goes: the configured path, or results/<start>-<name>.json.

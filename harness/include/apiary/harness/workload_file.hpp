@@ -1,11 +1,11 @@
 // workload_file: a workload (colony/workload.hpp) saved with what it was made from, so
 // `apiary replay` can rebuild the same genesis and push the very same bytes.
 //
-// Format, version 1 (integers little-endian, in core's wire encoding):
+// Format, version 2 (integers little-endian, in core's wire encoding):
 //   "APIARYWL"                          8-byte magic
 //   u32 version
 //   u64 seed, u32 streams, u32 accounts, bool signed
-//   u64 faulty companions per fault kind (colony/faults.hpp), 8 of them
+//   u64 faulty companions per fault kind (colony/faults.hpp), 9 of them
 //   string account prefix, string key password, 32-byte chain id
 //   u64 transaction count
 //   per transaction: varint length, the packed signed transaction, then the attached signer
