@@ -1,28 +1,35 @@
-"""The optimization ladder: Hive's six cycle optimizations, switched on one at a time.
+"""The optimization ladder: Hive's six cycle optimizations, switched on one at a time, and a
+seventh Hive has not taken.
 
 Hive's developers cut the full 2 MB block cycle from 750 to 312 ms in six steps (docs/design.md, "The optimization ladder").
-apiary has each of them as a run option, so the ladder starts with all six at their slow
-setting and turns them on in Hive's order:
+apiary has each of them as a run option, so the ladder starts with all of them at their slow
+setting and turns them on in Hive's order, then the step the article left as a TODO:
 
-  start  keep-alive off, dedup unified, submit async + bounded queue, custom-ops state,
-         pool-objects off, pool-undo off
+  start  keep-alive off, dedup unified, submit async (Hive's: futures waited on by async
+         tasks) + bounded queue, custom-ops state, pool-objects off, pool-undo off, rc state
   1      --keep-alive on            undo containers reused between sessions
   2      --dedup split              pending ids in a volatile hash set
   3      --submit fire-and-forget   and --queue unbounded (the in-flight brake instead)
   4      --custom-ops local         the per-account counter in a local hash map
   5      --pool-objects on          pool allocator for state objects
-  6      --pool-undo on             pool allocator for undo states (all six on: the default)
+  6      --pool-undo on             pool allocator for undo states
+  7      --rc volatile              pending transactions' RC charges in a local map, merged into
+                                    the accounts when the block is applied (all on: the default)
 
 Every step runs --runs times with the same seed, interleaved (start, 1, ..., 6, start, 1,
 ...) so that drift of the machine falls on every step alike. Per step: the mean full cycle
 with its 95% t interval, the change against the previous step and against the start (the
 relative change of the means, a bootstrap interval and the Mann-Whitney U p-value, from
 stats.compare), whether that change is significant at --alpha, and the writer-loop
-breakdown (waiting for work, locks, transactions, blocks, unknown).
+breakdown (waiting for work, locks, transactions, blocks, unknown). A step's verdict is
+"significant", else "below 2%" when its whole interval lies within ±2%, else "undecided"
+(more runs needed). Beside the wall times, the instructions per transaction of each step's
+core: one seeded workload replayed under callgrind with the step's chain switches (the
+submission options are not part of a replay), as the CI gate counts them.
 
 Modes: --mode quick (smoke-sized: 64 KiB blocks, 1,000 accounts, 20 blocks; well under a
-minute) for CI, and --mode full (2 MB blocks, 40 measured blocks, 5 runs a step: about ten
-minutes on 2 cores). Both run without signing (configs/core-only.toml's choice): on two cores
+minute) for CI, and --mode full (2 MB blocks, 40 measured blocks, 10 runs a step: about half
+an hour on 2 cores). Both run without signing (configs/core-only.toml's choice): on two cores
 signing takes most of a signed cycle while the writer waits, and every optimization of the
 ladder is on the writer's side, so a signed ladder measures the signing. `-- --sign on`
 measures it anyway. Output: ladder.json, ladder.md and ladder.png in --out, the Markdown on
@@ -31,6 +38,9 @@ stdout, progress on stderr. Ctrl-C stops after the run in hand and writes what c
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +48,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import stats
+from . import perf_gate, stats
 from .common import (EXIT_OK, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary, markdown_table, run_main,
                      utc_stamp, write_json, write_text)
 from .runner import PlannedRun, Progress, effective_config, execute, with_progress_off
@@ -49,12 +59,12 @@ class Step:
     name: str
     what: str
     args: tuple[str, ...]  # this step's options; each step keeps the ones before it
-    hive_ms: float
+    hive_ms: float | None  # Hive's published cycle after the step (none for the step it has not taken)
 
 
 START = Step("start", "all six optimizations off",
              ("--keep-alive", "off", "--dedup", "unified", "--submit", "async", "--queue", "bounded",
-              "--custom-ops", "state", "--pool-objects", "off", "--pool-undo", "off"), 750)
+              "--custom-ops", "state", "--pool-objects", "off", "--pool-undo", "off", "--rc", "state"), 750)
 STEPS = (
     Step("1 keep-alive", "undo containers reused (keep_alive)", ("--keep-alive", "on"), 667),
     Step("2 split dedup", "pending ids in a volatile hash set", ("--dedup", "split"), 638),
@@ -63,15 +73,21 @@ STEPS = (
     Step("4 local counters", "custom-op counters in a local hash map", ("--custom-ops", "local"), 372),
     Step("5 object pool", "pool allocator for state objects", ("--pool-objects", "on"), 321),
     Step("6 undo pool", "pool allocator for undo states", ("--pool-undo", "on"), 312),
+    Step("7 volatile RC", "pending RC charges in a local map, merged at the block", ("--rc", "volatile"), None),
 )
 
 # Both modes measure the core without signing: with signing on, two cores spend most of a
 # cycle signing and the writer waits (the ladder's optimizations are all on the writer's side).
+# `replay` is the workload whose replay under callgrind gives each step's instruction count.
 MODES = {
-    "quick": {"runs": 5, "args": ["--config", str(REPO_ROOT / "configs" / "smoke.toml"), "--sign", "off"]},
-    "full": {"runs": 5, "args": ["--config", str(REPO_ROOT / "configs" / "core-only.toml"), "--blocks", "40",
-                                 "--warmup-blocks", "5"]},
+    "quick": {"runs": 5, "args": ["--config", str(REPO_ROOT / "configs" / "smoke.toml"), "--sign", "off"],
+              "replay": {"transactions": 2_000, "accounts": 1_000, "block_size": "64KiB"}},
+    "full": {"runs": 10, "args": ["--config", str(REPO_ROOT / "configs" / "core-only.toml"), "--blocks", "40",
+                                  "--warmup-blocks", "5"],
+             "replay": {"transactions": 20_000, "accounts": 10_000, "block_size": "256KiB"}},
 }
+# A step whose change is not significant is shown to be small when its interval lies within this.
+SMALL_PCT = 2.0
 
 BREAKDOWN = ("wait_work", "wait_lock", "transactions", "blocks", "unknown")
 
@@ -133,6 +149,36 @@ def analyse(results, runs: int, alpha: float) -> list[dict[str, Any]]:
     return rows
 
 
+def replay_options(binary: Path) -> set[str]:
+    """The options `apiary replay` takes, as its --help lists them."""
+    p = subprocess.run([str(binary), "replay", "--help"], capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        raise ToolError(f"{binary} replay --help failed: {p.stderr.strip()}")
+    return set(re.findall(r"(?m)^\s+(--[a-z][a-z0-9-]*)", p.stdout))
+
+
+def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say) -> list[dict[str, Any]]:
+    """Each step's core under callgrind: one unsigned seeded workload, replayed with the step's
+    options that a replay takes (the chain switches)."""
+    if shutil.which("valgrind") is None:
+        raise ToolError("valgrind is not installed (scripts/install-deps.sh installs it); or --instructions off")
+    spec = mode["replay"]
+    work = out / "instructions"
+    work.mkdir(parents=True, exist_ok=True)
+    workload = perf_gate.make_workload("ladder", binary, work / "ladder.workload", spec["transactions"], 1,
+                                       spec["accounts"], ["--sign", "off"])
+    allowed = replay_options(binary)
+    counts = []
+    for i in range(len(STEPS) + 1):
+        args = step_args(i)
+        core = [a for name, value in zip(args[::2], args[1::2]) if name in allowed for a in (name, value)]
+        side = perf_gate.count_replay(f"step{i}", binary, workload, work, core + ["--block-size", spec["block_size"]],
+                                      say)
+        counts.append({"step": i, "options": core, "ir_per_tx": side["ir_per_tx"],
+                       "state_digest": side["state_digest"]})
+    return counts
+
+
 def _pct(d: dict | None) -> str:
     if not d or d.get("change_pct") is None:
         return "-"
@@ -142,10 +188,33 @@ def _pct(d: dict | None) -> str:
     return text
 
 
+def verdict(d: dict | None) -> str:
+    """significant; else below 2% when the change's whole interval lies within ±2%; else
+    undecided (the runs cannot tell)."""
+    if not d or d.get("p_value") is None:
+        return "-"
+    if d["significant"]:
+        return "significant"
+    low, high = d.get("ci_low_pct"), d.get("ci_high_pct")
+    if low is not None and high is not None and -SMALL_PCT <= low and high <= SMALL_PCT:
+        return f"below {SMALL_PCT:g}%"
+    return "undecided"
+
+
 def _sig(d: dict | None) -> str:
     if not d or d.get("p_value") is None:
         return "-"
-    return f"{'yes' if d['significant'] else 'no'} (p={d['p_value']:.3f})"
+    return f"{verdict(d)} (p={d['p_value']:.3f})"
+
+
+def _instructions(rows: list[dict[str, Any]], i: int) -> str:
+    ir = rows[i].get("instructions")
+    if not ir:
+        return "-"
+    if i == 0 or not rows[i - 1].get("instructions"):
+        return f"{ir['ir_per_tx']:,.0f}"
+    before = rows[i - 1]["instructions"]["ir_per_tx"]
+    return f"{ir['ir_per_tx']:,.0f} ({100 * (ir['ir_per_tx'] / before - 1):+.1f}%)"
 
 
 def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
@@ -155,11 +224,13 @@ def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         cycle = "-" if not c else (f"{c['mean']:,.1f} ± {(c['ci_high'] - c['mean']):,.1f}"
                                    if c.get("ci_high") is not None else f"{c['mean']:,.1f}")
         table.append([r["name"], cycle, _pct(r.get("vs_previous")), _sig(r.get("vs_previous")),
-                      _pct(r.get("vs_start")), f"{r['hive_ms']:,.0f}"])
+                      _pct(r.get("vs_start")), _instructions(rows, r["step"]),
+                      "-" if r["hive_ms"] is None else f"{r['hive_ms']:,.0f}"])
     md = [f"Ladder ({meta['mode']} mode, {meta['runs']} interleaved runs a step; {meta['machine']}; "
           f"load average before {meta['load_before']}):", "",
           markdown_table(["step", "full cycle ms (mean ± 95% CI)", "vs previous [95% CI]",
-                          f"significant (α={meta['alpha']})", "vs start", "Hive ms"], table),
+                          f"verdict (α={meta['alpha']}, or within ±{SMALL_PCT:g}%)", "vs start",
+                          "instructions per tx (replay)", "Hive ms"], table),
           "Writer-loop breakdown per step (share of the writer's time):", ""]
     brows = []
     for r in rows:
@@ -167,6 +238,10 @@ def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         brows.append([r["name"]] + (["-"] * 5 if not w else [f"{100 * w[k]:.1f}%" for k in BREAKDOWN]))
     md.append(markdown_table(["step", "waiting for work", "waiting for locks", "transactions", "blocks", "unknown"],
                              brows))
+    digests = {r["instructions"]["state_digest"] for r in rows if r.get("instructions")}
+    if digests:
+        md.append("Every step's replay ends in the same state digest." if len(digests) == 1 else
+                  f"The steps' replays end in {len(digests)} different state digests: a switch changes the state.")
     return "\n".join(md)
 
 
@@ -219,6 +294,9 @@ def parser() -> Parser:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     p.add_argument("--apiary", type=Path, default=None, help="the apiary binary (default: $APIARY_BIN, else the release build)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default: results/ladder-<mode>-<time>)")
+    p.add_argument("--instructions", choices=("on", "off"), default="on",
+                   help="also count each step's instructions per transaction in a replay under callgrind "
+                        "(needs valgrind) (default: on)")
     p.add_argument("extra", nargs="*", help="more `apiary run` arguments (after --)")
     return p
 
@@ -239,6 +317,10 @@ def _main(argv: Sequence[str]) -> int:
     runs_plan = plan(prefix, base, runs, out)
     outcome = execute(runs_plan, Progress("ladder", runs_plan))
     rows = analyse(outcome.results, runs, args.alpha)
+    if args.instructions == "on" and outcome.exit_code == EXIT_OK:
+        for row, counted in zip(rows, count_instructions(binary, mode, out, lambda m: print(f"ladder: {m}",
+                                                                                                file=sys.stderr))):
+            row["instructions"] = counted
     first = next((r.report for r in outcome.results if r.report), {})
     ctx = first.get("context", {})
     meta = {"mode": args.mode, "runs": runs, "alpha": args.alpha, "extra_args": base,

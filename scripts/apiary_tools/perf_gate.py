@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from . import gate
 from .common import (EXIT_FAILED, EXIT_OK, EXIT_USAGE, REPO_ROOT, Parser, ToolError, read_json,
@@ -80,19 +80,24 @@ def build_base(commit: str, work: Path, jobs: int) -> Path | None:
     return binary if binary.is_file() else None
 
 
-def count_side(name: str, binary: Path, work: Path, args) -> dict:
-    """Generates the workload with `binary`, replays it under callgrind, and returns the
-    instruction count of the measured function with the replay's own figures."""
-    workload = work / f"{name}.workload"
-    gen = run([binary, "workload", "--out", workload, "--transactions", str(args.transactions),
-               "--seed", str(args.seed), "--accounts", str(args.accounts)])
+def make_workload(name: str, binary: Path, workload: Path, transactions: int, seed: int, accounts: int,
+                  extra: Sequence[str] = ()) -> Path:
+    """`apiary workload` with `binary`: the seeded transactions every replay of a comparison pushes."""
+    gen = run([binary, "workload", "--out", workload, "--transactions", str(transactions), "--seed", str(seed),
+               "--accounts", str(accounts), *extra])
     if gen.returncode != 0:
         raise ToolError(f"{name}: apiary workload failed: {gen.stderr.strip()}", EXIT_FAILED)
+    return workload
+
+
+def count_replay(name: str, binary: Path, workload: Path, work: Path, replay_args: Sequence[str],
+                 say: Callable[[str], None] = log) -> dict:
+    """Replays `workload` under callgrind and returns the instruction count of the measured
+    function with the replay's own figures; `say` gets the line that reports it."""
     out = work / f"{name}.callgrind"
     report = work / f"{name}-replay.json"
     cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={MEASURED_FUNCTION}",
-           f"--callgrind-out-file={out}", binary, "replay", "--workload", workload,
-           "--block-size", args.block_size, "--report", report]
+           f"--callgrind-out-file={out}", binary, "replay", "--workload", workload, *replay_args, "--report", report]
     t0 = time.monotonic()
     p = run(cmd)
     if p.returncode != 0:
@@ -106,9 +111,15 @@ def count_side(name: str, binary: Path, work: Path, args) -> dict:
             "accepted": result["accepted"], "blocks": result["blocks"],
             "ir_per_tx": gate.ir_per_tx(ir, result["transactions"]),
             "state_digest": result["state_digest"], "seconds": round(time.monotonic() - t0, 1)}
-    log(f"{name}: {ir:,} instructions for {result['transactions']:,} transactions "
+    say(f"{name}: {ir:,} instructions for {result['transactions']:,} transactions "
         f"({side['ir_per_tx']:,.1f} per transaction, {result['blocks']} blocks; {side['seconds']} s under callgrind)")
     return side
+
+
+def count_side(name: str, binary: Path, work: Path, args) -> dict:
+    """Generates the workload with `binary` and counts its replay (both sides the same way)."""
+    workload = make_workload(name, binary, work / f"{name}.workload", args.transactions, args.seed, args.accounts)
+    return count_replay(name, binary, workload, work, ["--block-size", args.block_size])
 
 
 def wall_comparison(base: Path, current: Path, work: Path, runs: int) -> dict | None:
