@@ -28,8 +28,8 @@ core: one seeded workload replayed under callgrind with the step's chain switche
 submission options are not part of a replay), as the CI gate counts them.
 
 Modes: --mode quick (smoke-sized: 64 KiB blocks, 1,000 accounts, 20 blocks; well under a
-minute) for CI, and --mode full (2 MB blocks, 40 measured blocks, 10 runs a step: about half
-an hour on 2 cores). Both run without signing (configs/core-only.toml's choice): on two cores
+minute) for CI, and --mode full (2 MB blocks, 40 measured blocks, 10 runs a step, then one
+round more at a time while a step is undecided, up to 30: 10 to 30 minutes on 2 cores). Both run without signing (configs/core-only.toml's choice): on two cores
 signing takes most of a signed cycle while the writer waits, and every optimization of the
 ladder is on the writer's side, so a signed ladder measures the signing. `-- --sign on`
 measures it anyway. Output: ladder.json, ladder.md and ladder.png in --out, the Markdown on
@@ -80,9 +80,9 @@ STEPS = (
 # cycle signing and the writer waits (the ladder's optimizations are all on the writer's side).
 # `replay` is the workload whose replay under callgrind gives each step's instruction count.
 MODES = {
-    "quick": {"runs": 5, "args": ["--config", str(REPO_ROOT / "configs" / "smoke.toml"), "--sign", "off"],
+    "quick": {"runs": 5, "max_runs": 5, "args": ["--config", str(REPO_ROOT / "configs" / "smoke.toml"), "--sign", "off"],
               "replay": {"transactions": 2_000, "accounts": 1_000, "block_size": "64KiB"}},
-    "full": {"runs": 10, "args": ["--config", str(REPO_ROOT / "configs" / "core-only.toml"), "--blocks", "40",
+    "full": {"runs": 10, "max_runs": 30, "args": ["--config", str(REPO_ROOT / "configs" / "core-only.toml"), "--blocks", "40",
                                   "--warmup-blocks", "5"],
              "replay": {"transactions": 20_000, "accounts": 10_000, "block_size": "256KiB"}},
 }
@@ -111,9 +111,10 @@ def step_args(index: int) -> list[str]:
     return merge(START.args, *(step.args for step in STEPS[:index]))
 
 
-def plan(prefix: list[str], base: list[str], runs: int, out: Path) -> list[PlannedRun]:
+def plan(prefix: list[str], base: list[str], rounds: range, out: Path) -> list[PlannedRun]:
+    """Rounds of every step in order (start, 1, ..., 7), so drift falls on each alike."""
     runs_list = []
-    for r in range(1, runs + 1):
+    for r in rounds:
         for i in range(len(STEPS) + 1):
             label = f"step{i}"
             runs_list.append(PlannedRun(label, r, prefix + with_progress_off(merge(base, step_args(i))),
@@ -279,6 +280,30 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     plt.close(fig)
 
 
+def undecided(rows: list[dict[str, Any]]) -> list[str]:
+    return [r["name"] for r in rows[1:] if verdict(r.get("vs_previous")) == "undecided"]
+
+
+def run_rounds(prefix: list[str], base: list[str], out: Path, runs: int, max_runs: int, alpha: float):
+    """`runs` rounds, then one more at a time while a step is undecided, up to `max_runs`.
+    Returns the outcome of every run and the rounds run."""
+    first = plan(prefix, base, range(1, runs + 1), out)
+    outcome = execute(first, Progress("ladder", first))
+    while outcome.exit_code == EXIT_OK and runs < max_runs:
+        open_steps = undecided(analyse(outcome.results, runs, alpha))
+        if not open_steps:
+            break
+        runs += 1
+        more = plan(prefix, base, range(runs, runs + 1), out)
+        progress = Progress("ladder", more)
+        progress.say(f"round {runs} of at most {max_runs}: undecided {', '.join(open_steps)}")
+        extra = execute(more, progress)
+        outcome.results += extra.results
+        outcome.failures += extra.failures
+        outcome.stopped_by = extra.stopped_by
+    return outcome, runs
+
+
 def parser() -> Parser:
     p = Parser(prog="ladder", description=(
         "Reproduces Hive's optimization ladder: starting with all six optimizations off, turns them on one "
@@ -290,7 +315,10 @@ def parser() -> Parser:
     p.add_argument("--mode", choices=sorted(MODES), default="quick",
                    help="quick: smoke-sized runs for CI; full: 2 MB blocks, 40 measured blocks; both unsigned "
                         "(default: quick)")
-    p.add_argument("--runs", type=int, default=None, help="runs per step (default: 5)")
+    p.add_argument("--runs", type=int, default=None, help="runs per step at least (default: quick 5, full 10)")
+    p.add_argument("--max-runs", type=int, default=None,
+                   help="then add rounds while a step is undecided (neither significant nor within ±2%%), up to "
+                        "this many runs per step (default: quick 5, full 30)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     p.add_argument("--apiary", type=Path, default=None, help="the apiary binary (default: $APIARY_BIN, else the release build)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default: results/ladder-<mode>-<time>)")
@@ -305,8 +333,8 @@ def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     mode = MODES[args.mode]
     runs = args.runs if args.runs is not None else mode["runs"]
-    if runs < 1 or not 0 < args.alpha < 1:
-        raise ToolError("--runs must be at least 1 and --alpha between 0 and 1")
+    if runs < 1 or not 0 < args.alpha < 1 or (args.max_runs is not None and args.max_runs < 1):
+        raise ToolError("--runs and --max-runs must be at least 1 and --alpha between 0 and 1")
     binary = check_apiary(args.apiary or default_apiary())
     prefix = [str(binary), "run"]
     base = merge(mode["args"], args.extra)
@@ -314,8 +342,7 @@ def _main(argv: Sequence[str]) -> int:
         effective_config(prefix, merge(base, step_args(i)), f"step {i}")
     out = args.out or REPO_ROOT / "results" / f"ladder-{args.mode}-{utc_stamp()}"
     out.mkdir(parents=True, exist_ok=True)
-    runs_plan = plan(prefix, base, runs, out)
-    outcome = execute(runs_plan, Progress("ladder", runs_plan))
+    outcome, runs = run_rounds(prefix, base, out, runs, max(runs, args.max_runs or mode["max_runs"]), args.alpha)
     rows = analyse(outcome.results, runs, args.alpha)
     if args.instructions == "on" and outcome.exit_code == EXIT_OK:
         for row, counted in zip(rows, count_instructions(binary, mode, out, lambda m: print(f"ladder: {m}",

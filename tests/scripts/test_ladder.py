@@ -8,7 +8,7 @@ import pytest
 
 import fakes
 from apiary_tools import ladder
-from apiary_tools.runner import PlannedRun, RunResult
+from apiary_tools.runner import PlannedRun, PlanOutcome, RunResult
 
 
 def test_steps_turn_the_switches_on_in_hives_order():
@@ -91,3 +91,21 @@ def test_a_quick_ladder_with_the_real_binary(tmp_path, apiary_bin):
 def test_bad_usage(capsys):
     assert ladder.main(["--runs", "0"]) == 2
     assert ladder.main(["--mode", "slow"]) == 2
+
+
+def test_rounds_are_added_while_a_step_is_undecided(monkeypatch, tmp_path):
+    rounds = []
+    monkeypatch.setattr(ladder, "execute", lambda plan, progress: (rounds.append(sorted({r.index for r in plan})),
+                                                                   PlanOutcome())[1])
+    open_after = iter([True, True, False])  # undecided after rounds 1..2, decided after round 3
+    undecided = {"p_value": 0.3, "significant": False, "ci_low_pct": -4.0, "ci_high_pct": 1.0}
+    decided = {"p_value": 0.001, "significant": True, "ci_low_pct": -9.0, "ci_high_pct": -5.0}
+    monkeypatch.setattr(ladder, "analyse", lambda results, runs, alpha: [
+        {"name": "start"}, {"name": "2 split dedup", "vs_previous": undecided if next(open_after) else decided}])
+    _, runs = ladder.run_rounds(["apiary", "run"], [], tmp_path, runs=1, max_runs=10, alpha=0.05)
+    assert runs == 3 and rounds == [[1], [2], [3]]
+    # Never past the maximum, however undecided.
+    rounds.clear()
+    open_after = iter([True] * 10)
+    _, runs = ladder.run_rounds(["apiary", "run"], [], tmp_path, runs=2, max_runs=4, alpha=0.05)
+    assert runs == 4 and rounds == [[1, 2], [3], [4]]
