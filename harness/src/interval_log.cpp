@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include <spdlog/fmt/fmt.h>
 
@@ -53,14 +54,7 @@ double share(std::int64_t part, std::int64_t total) {
 void write_stage(json_out& j, const latency_summary& s) {
   j.begin_object();
   j.field("count", s.count);
-  const auto us = [&](std::string_view k, double ns) {
-    if (s.count == 0) {
-      j.key(k);
-      j.null();
-    } else {
-      j.field(k, ns / 1e3, 3);
-    }
-  };
+  const auto us = [&](std::string_view k, double ns) { j.field_or_null(k, s.count != 0, ns / 1e3, 3); };
   us("p50_us", s.quantile_ns[0]);
   us("p90_us", s.quantile_ns[1]);
   us("p99_us", s.quantile_ns[2]);
@@ -112,15 +106,17 @@ std::string prometheus_text(const interval_record& r) {
   const auto metric = [&out](std::string_view name, std::string_view type, std::string_view help) {
     out += fmt::format("# HELP apiary_{} {}\n# TYPE apiary_{} {}\n", name, help, name, type);
   };
-  metric("blocks_total", "counter", "Blocks applied since the run started.");
-  out += fmt::format("apiary_blocks_total {}\n", r.blocks_total);
-  metric("transactions_total", "counter", "Transactions included in a block since the run started.");
-  out += fmt::format("apiary_transactions_total {}\n", r.transactions_total);
-  metric("interval_seconds", "gauge", "Length of the last interval.");
-  out += fmt::format("apiary_interval_seconds {}\n", r.interval_s);
-  metric("transactions_per_second", "gauge", "Transactions included per second over the last interval.");
-  out += fmt::format("apiary_transactions_per_second {}\n",
-                     r.interval_s > 0 ? static_cast<double>(r.inclusion.count) / r.interval_s : 0.0);
+  // A metric with one sample and no labels.
+  const auto single = [&](std::string_view name, std::string_view type, std::string_view help, auto value) {
+    metric(name, type, help);
+    out += fmt::format("apiary_{} {}\n", name, value);
+  };
+  single("blocks_total", "counter", "Blocks applied since the run started.", r.blocks_total);
+  single("transactions_total", "counter", "Transactions included in a block since the run started.",
+         r.transactions_total);
+  single("interval_seconds", "gauge", "Length of the last interval.", r.interval_s);
+  single("transactions_per_second", "gauge", "Transactions included per second over the last interval.",
+         r.interval_s > 0 ? static_cast<double>(r.inclusion.count) / r.interval_s : 0.0);
   metric("cycle_seconds", "gauge", "Block cycle over the last interval's blocks: mean and max.");
   if (r.blocks.cycles != 0) {
     out += fmt::format("apiary_cycle_seconds{{stat=\"mean\"}} {}\n",
@@ -140,20 +136,17 @@ std::string prometheus_text(const interval_record& r) {
   metric("writer_share", "gauge", "Share of the writer thread's time over the last interval, by part.");
   for (const writer_part& p : writer_parts(r.writer))
     out += fmt::format("apiary_writer_share{{part=\"{}\"}} {}\n", p.name, share(p.ns, r.writer.total_ns));
-  metric("queue_depth", "gauge", "Transactions in the writer queue.");
-  out += fmt::format("apiary_queue_depth {}\n", r.queue_depth);
-  metric("in_flight", "gauge", "Transactions submitted whose outcome has not come yet.");
-  out += fmt::format("apiary_in_flight {}\n", r.in_flight);
-  metric("resident_memory_bytes", "gauge", "Resident memory of the apiary process.");
-  out += fmt::format("apiary_resident_memory_bytes {}\n", r.rss_bytes);
+  single("queue_depth", "gauge", "Transactions in the writer queue.", r.queue_depth);
+  single("in_flight", "gauge", "Transactions submitted whose outcome has not come yet.", r.in_flight);
+  single("resident_memory_bytes", "gauge", "Resident memory of the apiary process.", r.rss_bytes);
   return out;
 }
 
-interval_outputs::interval_outputs(const std::string& log_path, const std::string& textfile_path)
-    : log_path_(log_path), textfile_(textfile_path) {
-  if (log_path.empty()) return;
-  log_ = std::fopen(log_path.c_str(), "w");
-  if (log_ == nullptr) throw std::runtime_error(log_path + ": cannot write: " + std::strerror(errno));
+interval_outputs::interval_outputs(std::string log_path, std::string textfile_path)
+    : log_path_(std::move(log_path)), textfile_(std::move(textfile_path)) {
+  if (log_path_.empty()) return;
+  log_ = std::fopen(log_path_.c_str(), "w");
+  if (log_ == nullptr) throw std::runtime_error(log_path_ + ": cannot write: " + std::strerror(errno));
 }
 
 interval_outputs::~interval_outputs() {

@@ -85,6 +85,14 @@ class json_out {
     key(k);
     value(v, decimals);
   }
+  // The value, or null when there is none (a statistic of nothing).
+  void field_or_null(std::string_view k, bool present, double v, int decimals) {
+    key(k);
+    if (present)
+      value(v, decimals);
+    else
+      null();
+  }
 
  private:
   void open(char c) {

@@ -458,14 +458,7 @@ void write_audit(json_out& j, const report_inputs& in) {
 void write_latency_stage(json_out& j, const latency_histogram& h, const latency_summary& s, bool bins) {
   j.begin_object();
   j.field("count", s.count);
-  const auto us = [&](std::string_view k, double ns) {
-    if (s.count == 0) {
-      j.key(k);
-      j.null();
-    } else {
-      j.field(k, ns / 1e3, 3);
-    }
-  };
+  const auto us = [&](std::string_view k, double ns) { j.field_or_null(k, s.count != 0, ns / 1e3, 3); };
   us("mean_us", s.mean_ns);
   us("min_us", s.min_ns);
   for (std::size_t q = 0; q < latency_quantiles.size(); ++q)

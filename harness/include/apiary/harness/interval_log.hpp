@@ -51,7 +51,7 @@ std::string prometheus_text(const interval_record& r);  // the whole exposition
 // The two outputs; either may be off (an empty path).
 class interval_outputs {
  public:
-  interval_outputs(const std::string& log_path, const std::string& textfile_path);
+  interval_outputs(std::string log_path, std::string textfile_path);
   ~interval_outputs();
   interval_outputs(const interval_outputs&) = delete;
   interval_outputs& operator=(const interval_outputs&) = delete;
