@@ -42,7 +42,11 @@ void latency_histogram::add(std::size_t kind, std::int64_t ns) {
 }
 
 latency_histogram& latency_histogram::operator+=(const latency_histogram& other) {
-  h_ += other.h_;
+  // Same axes by construction, so the cells line up one to one: add the counts directly
+  // (cheaper than the histogram's own += with its index translation).
+  auto& mine = bh::unsafe_access::storage(h_);
+  const auto& theirs = bh::unsafe_access::storage(other.h_);
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] += theirs[i];
   for (std::size_t k = 0; k < latency_kinds; ++k) exact_[k] += other.exact_[k];
   return *this;
 }
