@@ -155,7 +155,7 @@ double estimate_average_size(const mix_config& mix, std::span<const core::accoun
 }
 
 colony::colony(const colony_config& config, core::transaction_sink& sink, const head_info& initial_head)
-    : config_(config), sink_(sink), ring_(std::max<std::size_t>(config.comment_ring_capacity, 1)), head_(initial_head) {
+    : config_(config), sink_(sink), ring_(std::max<std::size_t>(config.comment_ring_capacity, 1), config.comment_max_age()), head_(initial_head) {
   if (auto problem = config_.validate()) throw std::invalid_argument(*problem);
   APIARY_CHECK(initial_head.block_num == core::block_num_from_id(initial_head.id));
   limit_ = config_.first_in_flight_limit();
@@ -271,6 +271,7 @@ void colony::on_block(const head_info& head, const block_counts& block) {
   plan.block_num = head.block_num;
   plan.transactions = block.transactions;
   plan.pending_after = static_cast<std::uint32_t>(std::min<std::size_t>(block.pending_after, UINT32_MAX));
+  ring_.advance(head.block_num);
   {
     std::lock_guard lock(head_mutex_);
     head_ = head;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "apiary/colony/generator.hpp"
+
 namespace apiary::colony {
 
 void colony_config::use_genesis_of(const core::chain_options& o) {
@@ -10,6 +12,13 @@ void colony_config::use_genesis_of(const core::chain_options& o) {
   account_prefix = o.account_prefix;
   key_password = o.key_password;
   chain = o.chain;
+  cashout_blocks = o.cashout_blocks;
+}
+
+std::uint32_t colony_config::comment_max_age() const {
+  constexpr std::uint32_t expiry_blocks = expiration_seconds / core::chain_limits::block_interval_secs;
+  if (cashout_blocks == 0) return 0;
+  return cashout_blocks - std::min(expiry_blocks, cashout_blocks / 2);
 }
 
 std::uint32_t colony_config::resume_below(std::uint32_t limit) const {

@@ -9,6 +9,7 @@
 #include <boost/tuple/tuple.hpp>
 #include <boost/unordered/unordered_flat_set.hpp>
 
+#include "apiary/core/cashout.hpp"
 #include "apiary/core/check.hpp"
 #include "apiary/core/custom_json.hpp"
 #include "apiary/core/hash.hpp"
@@ -238,19 +239,23 @@ reject chain::apply_vote(const vote_operation& op) {
   if (comment == nullptr) return reject::unknown_comment;
   if (!comment->allow_votes) return reject::invalid_operation;
   const time_point_sec now = head_block_time();
+  const std::int64_t rshares = vote_rshares(voter->vesting, op.weight);
 
   const comment_vote_object* existing = votes_.find<by_comment_voter>(boost::make_tuple(comment->id, voter->id));
   if (existing != nullptr) {
     // A vote can be changed, but not to the same weight and not without limit.
     if (existing->weight == op.weight || existing->changes >= max_vote_changes) return reject::invalid_operation;
     const std::int16_t old_weight = existing->weight;
+    const std::int64_t old_rshares = existing->rshares;
     votes_.modify(*existing, [&](comment_vote_object& v) {
       v.weight = op.weight;
+      v.rshares = rshares;
       ++v.changes;
       v.last_update = now;
     });
     comments_.modify(*comment, [&](comment_object& c) {
       c.net_votes += (op.weight > 0) - (op.weight < 0) - ((old_weight > 0) - (old_weight < 0));
+      c.net_rshares += rshares - old_rshares;
     });
   } else {
     if (op.weight == 0) return reject::invalid_operation;  // Hive: a new vote cannot be 0
@@ -258,11 +263,13 @@ reject chain::apply_vote(const vote_operation& op) {
       v.comment = comment->id;
       v.voter = voter->id;
       v.weight = op.weight;
+      v.rshares = rshares;
       v.last_update = now;
     });
     comments_.modify(*comment, [&](comment_object& c) {
       ++c.vote_count;
       c.net_votes += (op.weight > 0) - (op.weight < 0);
+      c.net_rshares += rshares;
     });
   }
   accounts_.modify(*voter, [&](account_object& a) {
@@ -308,6 +315,7 @@ reject chain::apply_comment(const comment_operation& op, bool pushing) {
     c.parent_permlink = op.parent_permlink;
     c.created = now;
     c.last_update = now;
+    c.cashout_time = now + options_.cashout_blocks * chain_limits::block_interval_secs;
     c.body_size = static_cast<std::uint32_t>(op.body.size());
   });
   accounts_.modify(*author, [](account_object& a) { ++a.post_count; });
@@ -475,6 +483,7 @@ block_result chain::apply_block(const full_block& block) {
       g.time = block.header.timestamp;
     });
     summaries_.modify(summaries_.get(num & 0xffff), [&](block_summary_object& s) { s.block = id; });
+    result.paid_out = pay_out_comments();
     result.pruned = dedup_.prune_expired(head_block_time());
     if (block_session.active()) {
       block_session.push();

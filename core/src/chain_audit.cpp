@@ -11,6 +11,7 @@
 #include <boost/unordered/unordered_flat_set.hpp>
 
 #include "apiary/core/buffer.hpp"
+#include "apiary/core/cashout.hpp"
 #include "apiary/core/hash.hpp"
 
 namespace apiary::core {
@@ -20,12 +21,30 @@ chain_audit chain::audit() const {
   auto violation = [&a](std::string what) { a.violations.push_back(std::move(what)); };
 
   const auto accounts = static_cast<std::int64_t>(options_.genesis_accounts);
-  if (total_hive() != accounts * options_.genesis_hive)
-    violation("supply: HIVE sums to " + std::to_string(total_hive()) + ", genesis made " +
-              std::to_string(accounts * options_.genesis_hive));
+  // HIVE: genesis plus every block's reward inflation, held by the accounts and the reward
+  // fund (cashout.hpp).
+  const global_properties_object& g = globals_.get(0);
+  const std::int64_t minted = static_cast<std::int64_t>(head_block_num()) * cashout_constants::reward_per_block;
+  if (g.current_supply_hive != accounts * options_.genesis_hive + minted)
+    violation("supply: the current HIVE supply is " + std::to_string(g.current_supply_hive) + ", genesis made " +
+              std::to_string(accounts * options_.genesis_hive) + " and " + std::to_string(head_block_num()) +
+              " blocks minted " + std::to_string(minted));
+  if (g.reward_balance < 0) violation("supply: the reward fund holds " + std::to_string(g.reward_balance));
+  if (total_hive() + g.reward_balance != g.current_supply_hive)
+    violation("supply: HIVE sums to " + std::to_string(total_hive()) + " in accounts and " +
+              std::to_string(g.reward_balance) + " in the reward fund, the supply is " +
+              std::to_string(g.current_supply_hive));
   if (total_hbd() != accounts * options_.genesis_hbd)
     violation("supply: HBD sums to " + std::to_string(total_hbd()) + ", genesis made " +
               std::to_string(accounts * options_.genesis_hbd));
+
+  const auto& due = comments_.get<by_cashout>();
+  if (!due.empty() && due.begin()->cashout_time <= head_block_time())
+    violation("cashout: comment @" + std::string(due.begin()->author.view()) + "/" + due.begin()->permlink +
+              " is past its cashout time and still in the state");
+  std::size_t orphans = 0;
+  for (const comment_vote_object& v : votes_.indices()) if (comments_.find(v.comment) == nullptr) ++orphans;
+  if (orphans != 0) violation("cashout: " + std::to_string(orphans) + " votes on comments no longer in the state");
 
   a.undo_depth = db_.undo_depth();
   const std::size_t block_sessions =
@@ -102,6 +121,8 @@ sha256_digest chain::state_digest() const {
     put(b, c.children);
     put(b, c.net_votes);
     put(b, c.vote_count);
+    put(b, c.net_rshares);
+    put(b, c.cashout_time.secs);
     put(b, c.max_accepted_payout);
     put(b, c.percent_hbd);
     put(b, c.allow_votes);
@@ -117,6 +138,7 @@ sha256_digest chain::state_digest() const {
     put(b, v.voter);
     put(b, v.weight);
     put(b, v.changes);
+    put(b, v.rshares);
     put(b, v.last_update.secs);
   }
   for (const auto& s : summaries_.indices()) b.append(s.block.begin(), s.block.size());
@@ -125,6 +147,10 @@ sha256_digest chain::state_digest() const {
   b.append(g.head_block_id.begin(), g.head_block_id.size());
   put(b, g.time.secs);
   put(b, g.total_vesting);
+  put(b, g.current_supply_hive);
+  put(b, g.reward_balance);
+  put(b, g.recent_claims);
+  put(b, g.comments_paid);
   for (std::int64_t pool : g.rc_pools) put(b, pool);
   // Included transactions by id and expiration; their object ids and the pending ids'
   // location depend on the dedup variant, what they hold does not.

@@ -29,6 +29,13 @@ database::database(const database_options& options)
 
 database::~database() = default;
 
+std::size_t database::object_pool_bytes() const noexcept {
+  return object_pool_ ? static_cast<const node_pool&>(*object_pool_).chunk_footprint() : 0;
+}
+std::size_t database::undo_pool_bytes() const noexcept {
+  return undo_pool_ ? static_cast<const node_pool&>(*undo_pool_).chunk_footprint() : 0;
+}
+
 database::session database::start_undo_session() {
   std::size_t started = 0;
   try {

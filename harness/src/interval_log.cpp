@@ -97,6 +97,28 @@ std::string interval_json(const interval_record& r) {
   j.field("queue_depth", r.queue_depth);
   j.field("in_flight", r.in_flight);
   j.field("rss_bytes", r.rss_bytes);
+  j.key("state");
+  j.begin_object();
+  for (const core::index_census& i : r.state.indexes) {
+    j.key(i.name);
+    j.begin_array();
+    j.value(i.objects);
+    j.value(i.bytes);
+    j.end_array();
+  }
+  j.field("object_pool_bytes", r.state.object_pool_bytes);
+  j.field("comments_paid", r.state.comments_paid);
+  j.end_object();
+  j.key("rc");
+  j.begin_object();
+  j.key("levels");
+  j.begin_array();
+  for (std::size_t i = 0; i < core::rc_resource_count; ++i)
+    j.value(static_cast<double>(r.rc.pools[i]) / static_cast<double>(core::rc_params[i].equilibrium), 4);
+  j.end_array();
+  j.field("rejected", r.rc.rejected);
+  j.field_or_null("low_mana_share", r.rc_low_share >= 0, r.rc_low_share, 4);
+  j.end_object();
   j.end_object();
   return std::string(buf.data(), buf.size()) + "\n";
 }

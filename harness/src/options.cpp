@@ -57,7 +57,7 @@ constexpr std::uint32_t largest_block = 256u * 1024 * 1024;
 constexpr std::uint32_t smallest_block = 16 * 1024;
 constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
 // Stop limits: far beyond any run, yet stated, so a typo is an error and not a week's run.
-constexpr std::uint32_t most_blocks = 1'000'000;
+constexpr std::uint32_t most_blocks = 100'000'000;
 constexpr std::uint64_t most_transactions = 1'000'000'000'000;
 // The mix and fault texts: longer than any valid text (or item) is refused before the
 // colony's parser echoes a part of it in an error.
@@ -406,6 +406,9 @@ void bind_chain(option_binder& b, run_config& c) {
            "hash map merged into state when the block is applied)");
   b.count("genesis-vesting", ch.genesis_vesting, 0, 900'000'000'000,
           "Each genesis account's vesting in micro-VESTS: its RC maximum");
+  b.count("cashout-blocks", ch.cashout_blocks, 1, 100'000'000,
+          "Blocks from a comment's creation to its payout, after which it and its votes leave the state (Hive: "
+          "seven days)");
   b.choice("signers", ch.signers, core::signer_source_names,
            "Signer keys: attached (use the producer's attached keys) or recover (always recover them)");
   b.toggle("tapos-check", ch.check_tapos, "Check each transaction's reference block (off: Hive's skip_tapos_check)");
@@ -447,9 +450,13 @@ void bind_outputs(option_binder& b, run_config& c) {
          "beside the report, .log; none when the report is a device or a FIFO");
   b.duration("interval", o.interval_s, 3600.0,
              "How often --interval-log and --prometheus-textfile get the run's live figures (e.g. 1s, 500ms)");
+  b.count("checkpoint-blocks", o.checkpoint_blocks, 0, 100'000'000,
+          "Also end an interval record after this many blocks (0: by time only), so a crash loses at most that "
+          "many blocks of the --interval-log");
   b.text("interval-log", o.interval_log, "PATH",
          "Write one JSON line per --interval while the run goes (flushed each time): blocks, tx/s, cycle, latency "
-         "percentiles, writer time split, queue depth, in-flight count, resident memory",
+         "percentiles, writer time split, queue depth, in-flight count, resident memory, state object counts and "
+         "bytes, RC pools",
          "none");
   b.text("prometheus-textfile", o.prometheus_textfile, "PATH",
          "Replace this file atomically every --interval with the same figures in Prometheus's text format (for "

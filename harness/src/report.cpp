@@ -404,6 +404,33 @@ void write_rc(json_out& j, const report_inputs& in) {
   j.field("mean_per_block", mean, 3);
   j.field("max_per_block", rc.max_block_rejected);
   j.end_object();
+  j.field("low_mana_share", r.rc_low_share, 6);
+  j.end_object();
+}
+
+// What the state holds at the end: objects and bytes per index (their share of the object
+// pool), the pools' footprints, and the cashouts so far.
+void write_state(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
+  const core::state_census& s = r.state;
+  j.key("state");
+  j.begin_object();
+  j.key("indexes");
+  j.begin_object();
+  for (const core::index_census& i : s.indexes) {
+    j.key(i.name);
+    j.begin_object();
+    j.field("objects", i.objects);
+    j.field("bytes", i.bytes);
+    j.end_object();
+  }
+  j.end_object();
+  j.field("pending_ids", s.pending_ids);
+  j.field("object_pool_bytes", s.object_pool_bytes);
+  j.field("undo_pool_bytes", s.undo_pool_bytes);
+  j.field("cashout_blocks", c.chain.cashout_blocks);
+  j.field("comments_paid", s.comments_paid);
+  j.field("reward_fund", s.reward_balance);
   j.end_object();
 }
 
@@ -529,6 +556,7 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   write_ledger(j, in);
   write_latency(j, in);
   write_rc(j, in);
+  write_state(j, in);
   write_targets(j, in);
   write_audit(j, in);
   j.key("log");

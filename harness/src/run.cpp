@@ -186,6 +186,11 @@ class cycle_test {
   interval_blocks interval_blocks_;
   queen::writer_breakdown interval_breakdown_;
   interval_state interval_;  // main thread
+  core::state_census interval_state_;
+  core::rc_status interval_rc_;
+  double interval_low_share_ = -1;
+  std::atomic<bool> sample_low_mana_{true};  // main thread asks, the block callback samples
+  std::atomic<std::uint64_t> blocks_applied_{0};
 };
 
 void cycle_test::fail(std::string message, stop_reason why) {
@@ -233,6 +238,7 @@ bool cycle_test::build() {
   writer_ = std::make_unique<queen::writer>(
       *chain_, *queue_, wc, [this](const queen::block_record& r, const core::chain& c) { return on_block(r, c); });
   writer_->record_timings(latency_.outbox());
+  if (config_.stop.blocks != 0) writer_->reserve_blocks(std::size_t{config_.stop.blocks} + config_.stop.warmup_blocks + 1);
   if (tap_ && !o.dump_transactions.empty())
     latency_.keep([this](std::span<const queen::tx_timing> records, std::vector<queen::tx_timing>& out) {
       tap_->select_sampled(records, out);
@@ -349,10 +355,18 @@ bool cycle_test::on_block(const queen::block_record& r, const core::chain& chain
   const bool measured = seen_blocks_ > config_.stop.warmup_blocks;
   count_block(r, measured, core::steady_now_ns());
   log_block(r);
+  blocks_applied_.fetch_add(1, std::memory_order_relaxed);
   if (intervals_->enabled()) {
+    // Counts and pools are a few loads; the mana walk is sampled, once per interval.
+    const double low = sample_low_mana_.exchange(false, std::memory_order_relaxed)
+                           ? chain.rc_share_below(low_mana_percent, low_mana_samples)
+                           : -1;
     std::lock_guard lock(interval_mutex_);
     interval_blocks_.add(r);
     interval_breakdown_ = writer_->breakdown_now();
+    interval_state_ = chain.census();
+    interval_rc_ = chain.rc();
+    if (low >= 0) interval_low_share_ = low;
   }
 
   colony_->on_block(head_of(chain), {.transactions = r.transactions, .pending_after = r.pending_after});
@@ -470,7 +484,9 @@ void cycle_test::wait_for_stop() {
 
 void cycle_test::track_latency(std::int64_t now, bool last) {
   latency_.drain();
-  if (!last && now < interval_.next_ns) return;
+  const std::uint32_t every = config_.out.checkpoint_blocks;
+  const bool checkpoint = every != 0 && blocks_applied_.load(std::memory_order_relaxed) >= interval_.blocks + every;
+  if (!last && !checkpoint && now < interval_.next_ns) return;
   if (intervals_->enabled()) {
     try {
       write_interval(now);
@@ -490,7 +506,11 @@ void cycle_test::write_interval(std::int64_t now) {
     r.blocks = std::exchange(interval_blocks_, {});
     r.writer = interval_breakdown_ - interval_.breakdown;
     interval_.breakdown = interval_breakdown_;
+    r.state = interval_state_;
+    r.rc = interval_rc_;
+    r.rc_low_share = interval_low_share_;
   }
+  sample_low_mana_.store(true, std::memory_order_relaxed);
   interval_.blocks += r.blocks.blocks;
   r.t_s = static_cast<double>(now - run_start_ns_) / 1e9;
   r.interval_s = static_cast<double>(now - interval_.last_ns) / 1e9;
@@ -581,6 +601,8 @@ void cycle_test::collect() {
   result_.colony_threads = colony_->thread_stats();
   result_.pending_at_end = chain_->pending_count();
   result_.rc = chain_->rc();
+  result_.rc_low_share = chain_->rc_share_below(low_mana_percent);
+  result_.state = chain_->census();
   result_.queue_high_water = queue_->high_water();
   result_.queue_full_waits = queue_->full_waits();
   if (result_.measured_blocks == 0) result_.window_end = result_.window_start;

@@ -166,6 +166,9 @@ std::optional<std::string> validate(const run_config& c) {
   if (c.out.interval_s < 0.05)
     return "--interval " + fmt::format("{}", c.out.interval_s) +
            " s: below 50 ms, the harness's polling period; give e.g. 1s or 500ms";
+  if (c.out.checkpoint_blocks != 0 && c.out.interval_log.empty())
+    return "--checkpoint-blocks " + std::to_string(c.out.checkpoint_blocks) +
+           ": the checkpoints are --interval-log records; give --interval-log PATH too";
   // Outputs that name one file are found by check_distinct() (output_file.hpp), which knows
   // the files themselves and not only their spellings.
   // What the colony checks itself (mix, account names), in its own words.

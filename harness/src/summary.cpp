@@ -133,7 +133,7 @@ void append_outcome(std::string& s, const run_result& r, const analysis& a) {
   if (!r.audit.ran) return;
   if (r.audit.passed()) {
     append(s,
-           "Audit: passed (supply unchanged; undo sessions open: {}; ids known: {}, the accepted unexpired ones; "
+           "Audit: passed (supply balanced; undo sessions open: {}; ids known: {}, the accepted unexpired ones; "
            "blocks chained and within size; accepted = included + pending)\n",
            r.audit.undo_depth, grouped(r.audit.known_transactions));
   } else {

@@ -987,3 +987,37 @@ TEST(ColonySigning, WarmKeysDerivesBeforeTheStart) {
 }
 
 }  // namespace
+
+TEST(ColonyRing, ForgetsCommentsBeforeTheyPayOut) {
+  colony::comment_ring ring(4, 10);
+  ring.advance(100);
+  ring.push({core::account_name("a"), "p1"});
+  ring.advance(105);
+  ring.push({core::account_name("b"), "p2"});
+  ring.advance(109);
+  EXPECT_EQ(ring.size(), 2u);
+  ring.advance(110);  // p1, remembered at 100, is 10 blocks old
+  EXPECT_EQ(ring.size(), 1u);
+  for (std::uint64_t roll = 0; roll < 4; ++roll) EXPECT_EQ(ring.pick(roll)->permlink, "p2");
+  ring.advance(115);
+  EXPECT_EQ(ring.size(), 0u);
+  EXPECT_FALSE(ring.pick(0).has_value());
+  // Full: the newest overwrite the oldest, in order.
+  for (char i = '0'; i < '6'; ++i) ring.push({core::account_name("c"), std::string{'q', i}});
+  EXPECT_EQ(ring.size(), 4u);
+  std::set<std::string> left;
+  for (std::uint64_t roll = 0; roll < 4; ++roll) left.insert(ring.pick(roll)->permlink);
+  EXPECT_EQ(left, (std::set<std::string>{"q2", "q3", "q4", "q5"}));
+}
+
+TEST(ColonyRing, TheAgeLimitFollowsTheCashoutWindow) {
+  colony::colony_config c;
+  core::chain_options o;
+  c.use_genesis_of(o);
+  EXPECT_EQ(c.comment_max_age(), o.cashout_blocks - 1200);  // less the blocks a transaction may wait
+  o.cashout_blocks = 300;
+  c.use_genesis_of(o);
+  EXPECT_EQ(c.comment_max_age(), 150u);
+  c.cashout_blocks = 0;
+  EXPECT_EQ(c.comment_max_age(), 0u);  // no ageing
+}

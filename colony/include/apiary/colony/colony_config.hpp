@@ -123,6 +123,13 @@ struct colony_config {
 
   // Recent comments kept as targets for replies and votes.
   std::size_t comment_ring_capacity = comment_ring::default_capacity;
+  // The chain's cashout window in blocks (use_genesis_of); 0: comments never pay out.
+  std::uint32_t cashout_blocks = 0;
+  // How many blocks the ring keeps a comment (0: no limit): the cashout window less the blocks
+  // a transaction can wait before it expires (an hour), or half the window when it is
+  // shorter than two hours, so a reply or vote reaches its target before the target pays out
+  // and leaves the chain.
+  std::uint32_t comment_max_age() const;
   // Each thread ends by itself after this many transactions; 0: only request_stop() (or a
   // closed sink) ends it.
   std::uint64_t transactions_per_thread = 0;

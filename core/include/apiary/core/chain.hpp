@@ -7,7 +7,8 @@
 //   generate_block    takes the pending transactions in order, without re-executing them,
 //                     until the next one would not fit; fills in the header and signs it.
 //   apply_block       undoes the pending state, applies the block (in an undo session or
-//                     not, a switch), records it as head, prunes expired transaction ids,
+//                     not, a switch), records it as head, pays out the comments due
+//                     (cashout.hpp: they and their votes leave), prunes expired ids,
 //                     then re-applies the pending transactions the block did not include
 //                     with fresh custom-op counters.
 //
@@ -27,6 +28,7 @@
 // Thread safety: none; one writer thread owns the chain.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -61,6 +63,29 @@ struct block_result {
   std::uint32_t reapplied = 0;  // pending transactions carried over to the next block
   std::uint32_t dropped = 0;    // pending transactions that no longer applied (expired, ...)
   std::uint32_t pruned = 0;     // expired ids removed from the transaction index
+  std::uint32_t paid_out = 0;   // comments paid out (and removed with their votes)
+};
+
+// How much of the state each index holds (chain::census): what bounds the memory of a long
+// run once transaction ids expire and comments pay out.
+struct index_census {
+  const char* name;
+  std::size_t objects = 0;
+  std::size_t bytes = 0;  // object memory (undo_index::bytes)
+};
+struct state_census {
+  // In this order; empty until chain::census() fills them.
+  std::array<index_census, 6> indexes{{{"accounts"},
+                                       {"comments"},
+                                       {"votes"},
+                                       {"transactions"},
+                                       {"block_summaries"},
+                                       {"custom_op_counters"}}};
+  std::size_t pending_ids = 0;       // the volatile set of pending transaction ids (split dedup)
+  std::size_t object_pool_bytes = 0;  // chunks the object pool took (0 without pool_objects)
+  std::size_t undo_pool_bytes = 0;
+  std::uint64_t comments_paid = 0;    // since genesis
+  std::int64_t reward_balance = 0;    // the reward fund, HIVE thousandths
 };
 
 // Thrown by the chain's constructor when its `cancelled` callback says so during genesis.
@@ -119,11 +144,18 @@ class chain {
   // what its pending transactions owe (whatever the rc mode).
   std::int64_t rc_mana(const account_name& account) const;
   rc_status rc() const;
+  // Object counts and bytes per index; cheap (no walk), any time on the owner thread.
+  state_census census() const;
+  // The share of accounts with vesting whose resource credits are under `percent` of their
+  // maximum: over every account, or (max_samples > 0) about that many spread evenly by id.
+  double rc_share_below(std::int64_t percent, std::size_t max_samples = 0) const;
   // A digest of every object in the state, to compare chains run with different switches.
   sha256_digest state_digest() const;
   // Checks the invariants the chain can check on its own (a full walk of the state; for the
   // end of a run, not for hot paths):
-  //   supply      HIVE and HBD summed over the accounts equal the genesis amounts
+  //   supply      HBD summed over the accounts equals genesis; HIVE in the accounts and the
+  //               reward fund equals the supply, genesis plus each block's reward
+  //   cashout     no comment is past its cashout time; every vote's comment exists
   //   sessions    open undo sessions: the pending one, plus one per reversible block when
   //               blocks apply in sessions
   //   dedup       every id in the transaction index is unexpired; the pending transactions
@@ -161,6 +193,9 @@ class chain {
   void start_pending();
   void clear_pending_state();
   void audit_rc(std::vector<std::string>& violations) const;  // chain_audit.cpp
+  // chain_cashout.cpp: the block's reward inflation, then the comments due pay out and leave.
+  std::uint32_t pay_out_comments();
+  void pay_out(const comment_object& c, std::int64_t reward);
 
   chain_options options_;
   database db_;

@@ -9,6 +9,7 @@
 
 #include "apiary/core/account_name.hpp"
 #include "apiary/core/bytes.hpp"
+#include "apiary/core/cashout.hpp"
 #include "apiary/core/database.hpp"
 #include "apiary/core/named_enum.hpp"
 
@@ -88,6 +89,9 @@ struct chain_options {
   bool apply_block_in_session = true;
   // Blocks kept undoable before they are committed.
   std::uint32_t reversible_blocks = 3;
+  // Blocks from a comment's creation to its payout, after which it and its votes leave the
+  // state (cashout.hpp); Hive's seven days by default.
+  std::uint32_t cashout_blocks = cashout_constants::default_window_blocks;
 
   // Genesis: `genesis_accounts` accounts named prefix0, prefix1, ..., keys derived with
   // private_key::from_login(name, role, key_password), each with these balances.

@@ -148,6 +148,9 @@ class database {
   void set_revision(std::int64_t revision);
   std::size_t undo_depth() const noexcept { return depth_; }
   const database_options& options() const noexcept { return options_; }
+  // Chunks the object and undo pools took from the heap (0 for a pool that is off).
+  std::size_t object_pool_bytes() const noexcept;
+  std::size_t undo_pool_bytes() const noexcept;
 
  private:
   database_options options_;

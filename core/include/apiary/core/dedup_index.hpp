@@ -63,6 +63,8 @@ class dedup_index {
   }
   // Removes the ids that expired at or before now; returns how many. basic.
   std::uint32_t prune_expired(time_point_sec now);
+  // Pending ids in the volatile set (0 in unified mode, where they are in the index).
+  std::size_t pending_ids() const noexcept { return pending_.size(); }
   // Forgets the pending ids, once the pending session is undone (which took the unified
   // mode's along).
   void clear_pending() noexcept {

@@ -1,6 +1,6 @@
 // The chain state's objects and their indexes, each an undo_index in the chain's database.
 // Only what the cycle test exercises is modelled, with Hive's keys: accounts by name,
-// comments by (author, permlink), votes by (comment, voter), 65,536 block summaries for
+// comments by (author, permlink) and by cashout time, votes by (comment, voter), 65,536 block summaries for
 // TaPoS, the global properties, included transactions by id and expiration, and the
 // per-account custom-operation counters of the "state" counter variant.
 #pragma once
@@ -37,6 +37,7 @@ struct by_comment_voter;
 struct by_trx_id;
 struct by_expiration;
 struct by_account;
+struct by_cashout;
 
 // The resources a transaction's RC cost is made of (rc.hpp's rc_resource).
 inline constexpr std::size_t rc_resource_count = 4;
@@ -86,6 +87,8 @@ struct comment_object {
   std::uint32_t children = 0;
   std::int32_t net_votes = 0;
   std::uint32_t vote_count = 0;
+  std::int64_t net_rshares = 0;  // the votes' reward shares summed (cashout.hpp)
+  time_point_sec cashout_time;   // when it pays out and leaves the state
   std::int64_t max_accepted_payout = 1'000'000'000;  // HBD thousandths, Hive's default
   std::uint16_t percent_hbd = 10000;
   bool allow_votes = true;
@@ -106,7 +109,11 @@ using comment_index = undo_index<
             bmi::tag<by_permlink>,
             bmi::composite_key<comment_object, bmi::member<comment_object, account_name, &comment_object::author>,
                                bmi::member<comment_object, std::string, &comment_object::permlink>>,
-            bmi::composite_key_compare<std::less<account_name>, permlink_less>>>>;
+            bmi::composite_key_compare<std::less<account_name>, permlink_less>>,
+        bmi::ordered_unique<
+            bmi::tag<by_cashout>,
+            bmi::composite_key<comment_object, bmi::member<comment_object, time_point_sec, &comment_object::cashout_time>,
+                               bmi::member<comment_object, std::uint32_t, &comment_object::id>>>>>;
 
 struct comment_vote_object {
   std::uint32_t id = 0;
@@ -114,6 +121,7 @@ struct comment_vote_object {
   std::uint32_t voter = 0;
   std::int16_t weight = 0;
   std::uint8_t changes = 0;
+  std::int64_t rshares = 0;  // signed: what the vote adds to the comment's net_rshares
   time_point_sec last_update;
   bool operator==(const comment_vote_object&) const = default;
 };
@@ -147,6 +155,9 @@ struct global_properties_object {
   std::int64_t current_supply_hbd = 0;
   std::int64_t total_vesting = 0;                          // the accounts' vesting summed: it scales every RC price
   std::array<std::int64_t, rc_resource_count> rc_pools{};  // per resource (rc.hpp)
+  std::int64_t reward_balance = 0;  // the reward fund's HIVE (thousandths), part of the supply
+  std::uint64_t recent_claims = 0;  // decaying sum of the paid comments' claims (cashout.hpp)
+  std::uint64_t comments_paid = 0;
   bool operator==(const global_properties_object&) const = default;
 };
 using global_properties_index =

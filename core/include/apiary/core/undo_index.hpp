@@ -71,6 +71,30 @@ struct index_options {
   bool keep_alive = false;
 };
 
+// Forwards to another resource and counts the bytes it holds: each index's share of the
+// object pool (its nodes, buckets and the nodes its undo states keep), for the report's state
+// section. One add per allocation, on the index's own thread.
+class counting_resource final : public std::pmr::memory_resource {
+ public:
+  explicit counting_resource(std::pmr::memory_resource* upstream) : upstream_(upstream) {}
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t align) override {
+    void* p = upstream_->allocate(bytes, align);
+    bytes_ += bytes;
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
+    upstream_->deallocate(p, bytes, align);
+    bytes_ -= bytes;
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
+
+  std::pmr::memory_resource* upstream_;
+  std::size_t bytes_ = 0;
+};
+
 // A create or modify would give two objects the same key in a unique index. The operation
 // did nothing.
 class unique_key_violation : public std::logic_error {
@@ -185,7 +209,7 @@ class undo_index final : public undo_index_base {
   };
 
   explicit undo_index(const index_options& options = {})
-      : container_(allocator_type(options.objects)), undo_resource_(options.undo), keep_alive_(options.keep_alive) {}
+      : counted_(options.objects), container_(allocator_type(&counted_)), undo_resource_(options.undo), keep_alive_(options.keep_alive) {}
 
   ~undo_index() override = default;
 
@@ -303,6 +327,9 @@ class undo_index final : public undo_index_base {
   }
   const container_type& indices() const { return container_; }
   std::size_t size() const { return container_.size(); }
+  // Bytes of object memory the index holds: its nodes (including those its undo states keep
+  // for removed objects) and hash buckets; not what the objects own outside (strings).
+  std::size_t bytes() const noexcept { return counted_.bytes(); }
   id_type next_id() const { return next_id_; }
 
   // --- undo sessions ---------------------------------------------------------------------
@@ -503,6 +530,7 @@ class undo_index final : public undo_index_base {
     v.reserve(std::max(v.size() + extra, std::max<std::size_t>(8, 2 * v.capacity())));
   }
 
+  counting_resource counted_;  // before the container, which allocates from it
   container_type container_;
   std::vector<state_ptr> states_;  // [0, depth_) open, bottom first; above: spares
   std::size_t depth_ = 0;

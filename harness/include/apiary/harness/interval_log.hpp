@@ -5,7 +5,10 @@
 // A record covers the blocks applied and the transactions settled in its interval: their
 // count and rate, the cycle of its blocks, the latency percentiles of its transactions, the
 // writer's time split over it; and, at its end, the writer queue's depth, the transactions
-// in flight and the process's resident memory.
+// in flight and the process's resident memory; the state's object counts and bytes at its
+// last block (chain::census), the RC pools' levels and rejections so far, and the share of
+// accounts under low_mana_percent of their RC, estimated from low_mana_samples accounts at the
+// interval's first block (a walk over every account would lengthen a block's cycle).
 #pragma once
 
 #include <cstdint>
@@ -14,10 +17,16 @@
 #include <optional>
 #include <string>
 
+#include "apiary/core/chain.hpp"
+#include "apiary/core/rc.hpp"
 #include "apiary/harness/latency.hpp"
 #include "apiary/queen/block_stats.hpp"
 
 namespace apiary::harness {
+
+// "Low on mana": resource credits under this percent of the account's maximum.
+inline constexpr std::int64_t low_mana_percent = 10;
+inline constexpr std::size_t low_mana_samples = 1024;
 
 // What the block callback adds up between two records (writer thread, under a lock).
 struct interval_blocks {
@@ -43,6 +52,9 @@ struct interval_record {
   std::uint64_t queue_depth = 0;
   std::uint64_t in_flight = 0;
   std::int64_t rss_bytes = 0;
+  core::state_census state;
+  core::rc_status rc;
+  double rc_low_share = -1;  // < 0: not sampled yet
 };
 
 std::string interval_json(const interval_record& r);    // one line, with its newline

@@ -23,6 +23,7 @@
 #include <spdlog/logger.h>
 
 #include "apiary/colony/colony_stats.hpp"
+#include "apiary/core/chain.hpp"
 #include "apiary/core/named_enum.hpp"
 #include "apiary/core/rc.hpp"
 #include "apiary/harness/audit.hpp"
@@ -120,6 +121,8 @@ struct run_result {
   std::uint64_t dumped_blocks = 0;
   audit_result audit;  // --audit; audit.ran is false without it
   core::rc_status rc;  // the chain's resource credits at the end
+  double rc_low_share = 0;  // accounts under 10% of their RC at the end
+  core::state_census state;
 };
 
 // Where the report of this run goes: the configured path, or results/<start>-<name>.json.

@@ -56,6 +56,7 @@ struct outputs {
   std::string log_file;             // empty: beside the report (.log); "none": no file
   // Live figures every interval_s while the run goes (interval_log.hpp); empty: off.
   double interval_s = 1.0;
+  std::uint32_t checkpoint_blocks = 0;  // also end a record after this many blocks; 0: by time only
   std::string interval_log;
   std::string prometheus_textfile;
   std::string hgrm_dir;  // each latency stage's histogram as <stage>.hgrm; empty: none

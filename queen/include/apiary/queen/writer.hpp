@@ -59,6 +59,9 @@ class writer {
   // Before start() or run_here(): publish every settled transaction's moments to `out` (see
   // tx_timing.hpp), once per block and at the end. Without it the writer keeps none.
   void record_timings(timing_outbox& out) { outbox_ = &out; }
+  // Before start(): room for this many block records, so a long run's list is never moved
+  // (moving a list of a million records would stall the block that grows it).
+  void reserve_blocks(std::size_t n) { blocks_.reserve(n); }
 
   void start();
   // Runs the writer's loop on the calling thread instead of starting one, until the queue is
