@@ -191,6 +191,13 @@ class cycle_test {
   double interval_low_share_ = -1;
   std::atomic<bool> sample_low_mana_{true};  // main thread asks, the block callback samples
   std::atomic<std::uint64_t> blocks_applied_{0};
+  // --checkpoint-blocks: the block count at which the block callback wakes the main thread
+  // (0: never), so a checkpoint record is written right after its block and not up to a
+  // polling period later.
+  std::atomic<std::uint64_t> next_checkpoint_{0};
+  std::mutex wake_mutex_;
+  std::condition_variable wake_;
+  bool checkpoint_due_ = false;  // guarded by wake_mutex_
 };
 
 void cycle_test::fail(std::string message, stop_reason why) {
@@ -238,6 +245,7 @@ bool cycle_test::build() {
   writer_ = std::make_unique<queen::writer>(
       *chain_, *queue_, wc, [this](const queen::block_record& r, const core::chain& c) { return on_block(r, c); });
   writer_->record_timings(latency_.outbox());
+  next_checkpoint_.store(o.checkpoint_blocks, std::memory_order_relaxed);
   if (config_.stop.blocks != 0) writer_->reserve_blocks(std::size_t{config_.stop.blocks} + config_.stop.warmup_blocks + 1);
   if (tap_ && !o.dump_transactions.empty())
     latency_.keep([this](std::span<const queen::tx_timing> records, std::vector<queen::tx_timing>& out) {
@@ -355,7 +363,12 @@ bool cycle_test::on_block(const queen::block_record& r, const core::chain& chain
   const bool measured = seen_blocks_ > config_.stop.warmup_blocks;
   count_block(r, measured, core::steady_now_ns());
   log_block(r);
-  blocks_applied_.fetch_add(1, std::memory_order_relaxed);
+  const std::uint64_t applied = blocks_applied_.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (applied == next_checkpoint_.load(std::memory_order_relaxed)) {
+    std::lock_guard lock(wake_mutex_);
+    checkpoint_due_ = true;
+    wake_.notify_one();
+  }
   if (intervals_->enabled()) {
     // Counts and pools are a few loads; the mana walk is sampled, once per interval.
     const double low = sample_low_mana_.exchange(false, std::memory_order_relaxed)
@@ -472,7 +485,10 @@ void cycle_test::wait_for_stop() {
       why = stop_reason::error;
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Every 50 ms, or at once when the block callback says a checkpoint is due.
+    std::unique_lock lock(wake_mutex_);
+    wake_.wait_for(lock, std::chrono::milliseconds(50), [this] { return checkpoint_due_; });
+    checkpoint_due_ = false;
   }
   if (result_.stopped_by == stop_reason::none) result_.stopped_by = why;
   progress_.finish();
@@ -495,6 +511,7 @@ void cycle_test::track_latency(std::int64_t now, bool last) {
     }
   }
   latency_.roll();
+  if (every != 0) next_checkpoint_.store(interval_.blocks + every, std::memory_order_relaxed);
   interval_.last_ns = now;
   interval_.next_ns = now + interval_ns();
 }
