@@ -101,6 +101,27 @@ def read_json(path: str | os.PathLike) -> Any:
         raise ToolError(f"{path}: cannot read ({e.strerror})") from None
 
 
+def read_interval_log(path: str | os.PathLike, partial_tail: bool = False) -> list[dict[str, Any]]:
+    """The records of an `apiary run --interval-log`, one JSON object a line. With partial_tail, a last line
+    without its newline (a run killed while writing it) is left out instead of refused."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ToolError(f"{path}: cannot read the interval log ({e.strerror})", EXIT_FAILED) from None
+    lines = text.split("\n")
+    tail = lines.pop()  # what follows the last newline: empty for a whole file
+    if tail and not partial_tail:
+        lines.append(tail)
+    records = []
+    for number, line in enumerate(lines, 1):
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            raise ToolError(f"{path}:{number}: not a JSON line", EXIT_FAILED) from None
+    return records
+
+
 def _json_safe(value: Any) -> Any:
     """NaN and infinity are not JSON: they become null."""
     if isinstance(value, float) and not math.isfinite(value):

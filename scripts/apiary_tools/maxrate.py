@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import math
 import os
 import re
@@ -45,7 +44,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from .common import (EXIT_FAILED, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, REPO_ROOT, Parser, ToolError, check_apiary,
-                     default_apiary, fmt_number, markdown_table, run_main, utc_iso, utc_stamp, write_json)
+                     default_apiary, fmt_number, markdown_table, read_interval_log, run_main, utc_iso, utc_stamp,
+                     write_json)
 from .multirun import glue_values, split_passthrough
 from .runner import PlannedRun, Progress, RunResult, apiary_command, effective_config, execute, with_progress_off
 
@@ -58,20 +58,6 @@ NAME = "maxrate"
 
 
 # ---- one run, one rate -------------------------------------------------------------------------
-
-def read_interval_log(path: Path) -> list[dict[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ToolError(f"{path}: cannot read the interval log ({e.strerror})", EXIT_FAILED) from None
-    lines = []
-    for number, line in enumerate(text.splitlines(), 1):
-        try:
-            lines.append(json.loads(line))
-        except json.JSONDecodeError:
-            raise ToolError(f"{path}:{number}: not a JSON line", EXIT_FAILED) from None
-    return lines
-
 
 def grows(values: Sequence[float | None]) -> bool:
     """The growth rule of one series (see the module's docstring); missing values are left out."""

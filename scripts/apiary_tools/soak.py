@@ -1,19 +1,23 @@
-"""Soak test: a Hive-scale cycle run (about 2,000 full 2 MB blocks, ~14.5 million
-transactions) with the process's resident memory sampled while it runs.
+"""Soak test: one long cycle run, observed from its interval log while it goes.
 
-What it answers: does memory grow with the chain (and by how much per 1,000 blocks), what is
-the peak, and is the full cycle slower at the end of the run than at its start.
+What it answers: once transaction ids expire (an hour, 1,200 blocks) and comments pay out (the cashout window,
+--cashout-blocks), does resident memory stop growing; is the full cycle slower late in the run than early; and how do
+the resource-credit pools, the accounts low on mana and the RC rejections behave over the run.
 
-- RSS is read from /proc/<pid>/status (VmRSS) every --interval seconds. Each sample is placed
-  on the block axis afterwards from the report: a block's time since the process started is
-  genesis + colony start + its completion on the writer's clock.
-- Growth per 1,000 blocks: the least-squares slope of RSS against block number (scipy's
-  linregress), over the blocks after the first tenth (genesis and warm-up allocate once).
-- Start against end: the full-cycle times of the first and the last --window measured blocks,
-  their means and medians, and a Mann-Whitney U test on whether they differ.
+- The run writes its interval log (--interval-log): every --interval seconds, and at least every --checkpoint-blocks
+  blocks, one JSON line with the blocks so far, the interval's cycle (mean, max), the process's RSS, the state's object
+  counts and bytes per index, the RC pools' levels, the RC rejections so far and the share of accounts under 10% of
+  their RC (estimated from 1,024 accounts). Everything here is read from those records, so a run that crashes loses at
+  most --checkpoint-blocks blocks of them, and `--from DIR` analyses what such a run left.
+- After the windows (the block past both the expiry and the cashout window, plus a tenth of the run's remaining blocks
+  for the pools to settle): the least-squares slopes (scipy's linregress) of RSS, of the state's bytes and of the
+  interval's mean cycle against the block number. The harness keeps one 112-byte record per block for the report, so
+  a flat state still shows RSS growing by about 0.11 MiB per 1,000 blocks; the table gives that expected share.
+- Early against late: the interval mean cycles of the first and the last tenth of the records after the windows,
+  their means and a Mann-Whitney U test.
 
-Ctrl-C stops the run (apiary writes its report, marked interrupted) and what was sampled is
-still analysed and written. Exit status: 0 done, 1 the run failed, 2 bad usage, 130 interrupted.
+Ctrl-C forwards one SIGINT: apiary writes its report (marked interrupted) and what was logged is still analysed.
+Exit status: 0 done, 1 the run failed, 2 bad usage, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -23,101 +27,153 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from scipy import stats as sps
 
 from .common import (EXIT_FAILED, EXIT_OK, EXIT_SIGINT, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary,
-                     markdown_table, read_json, run_main, utc_stamp, write_json, write_text)
+                     markdown_table, read_interval_log, read_json, run_main, utc_stamp, write_json, write_text)
 
-# Blocks after which the first transactions expire: Hive's 3,600-second limit, 3-second slots.
+# Blocks after which the first transaction ids expire: Hive's 3,600-second limit, 3-second slots.
 EXPIRY_BLOCKS = 1200
+# What the harness keeps per block for the report (queen::block_record), whatever the state does.
+BLOCK_RECORD_BYTES = 112
+RC_RESOURCES = ("history_bytes", "market_bytes", "state_bytes", "execution_time")
+MIB = 1024 * 1024
 
 
-def read_rss_bytes(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except (FileNotFoundError, ProcessLookupError):
+def series(records: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """The interval log as arrays on the block axis (one value per record)."""
+    def col(f):
+        return np.array([f(r) for r in records], dtype=float)
+
+    def state_bytes(r):
+        return sum(v[1] for k, v in r["state"].items() if isinstance(v, list))
+
+    blocks = col(lambda r: r["blocks"])
+    interval_blocks = col(lambda r: r["interval_blocks"])
+    rejected = col(lambda r: r["rc"]["rejected"])
+    per_block = np.diff(rejected, prepend=0.0) / np.maximum(interval_blocks, 1)
+    return {
+        "block": blocks, "t_s": col(lambda r: r["t_s"]), "rss": col(lambda r: r["rss_bytes"]),
+        "state_bytes": col(state_bytes),
+        "comments": col(lambda r: r["state"]["comments"][0]), "votes": col(lambda r: r["state"]["votes"][0]),
+        "transactions": col(lambda r: r["state"]["transactions"][0]),
+        "cycle_mean": col(lambda r: r["cycle_us"]["mean"] if r["cycle_us"] else np.nan),
+        "cycle_max": col(lambda r: r["cycle_us"]["max"] if r["cycle_us"] else np.nan),
+        "low_mana": col(lambda r: np.nan if r["rc"]["low_mana_share"] is None else r["rc"]["low_mana_share"]),
+        "rc_rejected_per_block": per_block,
+        "rc_levels": np.array([r["rc"]["levels"] for r in records], dtype=float).reshape(len(records), -1),
+        "comments_paid": col(lambda r: r["state"]["comments_paid"]),
+    }
+
+
+def slope_per_1000(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
+    keep = ~np.isnan(y)
+    if keep.sum() < 3 or np.ptp(x[keep]) == 0:
         return None
-    return None
+    fit = sps.linregress(x[keep], y[keep])
+    return float(fit.slope * 1000), float(fit.stderr * 1000)
 
 
-def block_times_s(report: dict) -> tuple[np.ndarray, np.ndarray]:
-    """Each block's number and its completion time since the process started, in seconds."""
-    timing = report["timing"]
-    offset = (timing["genesis_ms"] + timing["colony_start_ms"]) / 1000
-    nums = np.array([b["num"] for b in report["blocks"]], dtype=float)
-    times = np.array([offset + b["completed_ms"] / 1000 for b in report["blocks"]], dtype=float)
-    return nums, times
+def settle_block(last_block: float, cashout_blocks: int | None) -> float:
+    windows = max(EXPIRY_BLOCKS, cashout_blocks or 0)
+    return windows + 0.1 * max(last_block - windows, 0)
 
 
-def analyse(report: dict, samples: list[tuple[float, int]], window: int) -> dict:
-    nums, times = block_times_s(report)
-    t = np.array([s[0] for s in samples])
-    rss = np.array([s[1] for s in samples], dtype=float)
-    out: dict = {"samples": len(samples), "peak_rss_bytes": int(rss.max()) if len(rss) else None,
-                 "report_peak_rss_bytes": report.get("peak_rss_bytes"), "blocks": len(nums)}
-    if len(nums) >= 2 and len(rss) >= 2:
-        # The block each sample falls in (before the first block: block 0).
-        at_block = np.interp(t, times, nums, left=0.0, right=nums[-1])
-        keep = at_block >= nums[-1] * 0.1
-        if keep.sum() >= 2 and np.ptp(at_block[keep]) > 0:
-            fit = sps.linregress(at_block[keep], rss[keep])
-            out["rss_growth_bytes_per_1000_blocks"] = fit.slope * 1000
-            out["rss_growth_stderr_per_1000_blocks"] = fit.stderr * 1000
-        # Transaction ids stay in the dedup index until they expire, an hour (1,200 blocks)
-        # after their head block: until then the index grows by design. After it, growth is
-        # what a leak would look like.
-        steady = at_block >= EXPIRY_BLOCKS + 100
-        if steady.sum() >= 10 and np.ptp(at_block[steady]) > 0:
-            fit = sps.linregress(at_block[steady], rss[steady])
-            out["rss_growth_after_expiry_bytes_per_1000_blocks"] = fit.slope * 1000
-            out["rss_growth_after_expiry_stderr_per_1000_blocks"] = fit.stderr * 1000
-        for mark in (100, 1000, 2000):
-            if nums[-1] >= mark:
-                out[f"rss_at_block_{mark}_bytes"] = int(np.interp(mark, at_block, rss))
-        out["rss_series"] = [[round(float(b), 1), int(r)] for b, r in zip(at_block, rss)]
-    cycles = [b["cycle_us"] for b in report["blocks"] if not b["warmup"] and b["cycle_us"] is not None]
-    if len(cycles) >= 2 * window:
-        first, last = np.array(cycles[:window]), np.array(cycles[-window:])
-        p = sps.mannwhitneyu(first, last, alternative="two-sided").pvalue
-        out["cycle_start_end"] = {
-            "window_blocks": window,
-            "start_mean_us": float(first.mean()), "start_median_us": float(np.median(first)),
-            "end_mean_us": float(last.mean()), "end_median_us": float(np.median(last)),
-            "change_pct": float((last.mean() / first.mean() - 1) * 100), "mann_whitney_p": float(p)}
-    out["cycle_us"] = cycles
+def analyse(records: list[dict[str, Any]], report: dict | None, cashout_blocks: int | None) -> dict:
+    if len(records) < 2:
+        raise ToolError(f"the interval log has {len(records)} records; the soak needs at least 2", EXIT_FAILED)
+    s = series(records)
+    last = s["block"][-1]
+    settle = settle_block(last, cashout_blocks)
+    after = s["block"] >= settle
+    out: dict[str, Any] = {
+        "records": len(records), "blocks": int(last), "wall_s": float(s["t_s"][-1]),
+        "transactions": int(records[-1]["transactions"]), "peak_rss_bytes": int(s["rss"].max()),
+        "report_peak_rss_bytes": (report or {}).get("peak_rss_bytes"), "cashout_blocks": cashout_blocks,
+        "settled_from_block": float(settle), "records_after_windows": int(after.sum()),
+        "comments_paid": int(s["comments_paid"][-1]),
+        "state_end": records[-1]["state"],
+    }
+    if after.sum() >= 3:
+        x = s["block"][after]
+        for name, key in (("rss", "rss"), ("state_bytes", "state_bytes"), ("cycle_mean_us", "cycle_mean")):
+            fit = slope_per_1000(x, s[key][after])
+            if fit:
+                out[f"{name}_slope_per_1000_blocks"], out[f"{name}_slope_stderr"] = fit
+        out["rss_after_windows"] = {"min_bytes": int(s["rss"][after].min()), "max_bytes": int(s["rss"][after].max())}
+        cycles = s["cycle_mean"][after]
+        cycles = cycles[~np.isnan(cycles)]
+        k = max(3, len(cycles) // 10)
+        if len(cycles) >= 2 * k:
+            early, late = cycles[:k], cycles[-k:]
+            out["cycle_early_late"] = {
+                "records": k, "early_mean_us": float(early.mean()), "late_mean_us": float(late.mean()),
+                "change_pct": float((late.mean() / early.mean() - 1) * 100),
+                "mann_whitney_p": float(sps.mannwhitneyu(early, late, alternative="two-sided").pvalue)}
+    levels = s["rc_levels"]
+    out["rc"] = {
+        "pools": {name: {"start": float(levels[0, i]), "end": float(levels[-1, i]), "min": float(levels[:, i].min())}
+                  for i, name in enumerate(RC_RESOURCES[:levels.shape[1]])},
+        "low_mana_share_max": float(np.nanmax(s["low_mana"])) if not np.isnan(s["low_mana"]).all() else None,
+        "low_mana_share_end": None if np.isnan(s["low_mana"][-1]) else float(s["low_mana"][-1]),
+        "rejected": int(records[-1]["rc"]["rejected"]),
+        "rejected_per_block_max": float(s["rc_rejected_per_block"].max()),
+    }
+    if report:
+        cyc = report["aggregates"]["cycle_us"]
+        out["report"] = {"status": report["status"], "measured_blocks": report["aggregates"]["measured_blocks"],
+                         "in_blocks": report["ledger"]["in_blocks"], "cycle_median_us": cyc.get("median"),
+                         "cycle_max_us": cyc.get("max"), "cycle_max_block": cyc.get("max_block")}
+    out["series"] = {k: [None if np.isnan(v) else round(float(v), 6) for v in a.ravel()] if k != "rc_levels" else
+                     a.round(6).tolist() for k, a in s.items()}
     return out
 
 
-def to_markdown(a: dict, report: dict) -> str:
-    mib = 1024 * 1024
-    rows = [["blocks measured", f"{report['aggregates']['measured_blocks']:,}"],
-            ["transactions in blocks", f"{report['ledger']['in_blocks']:,}"],
-            ["peak RSS (sampled every interval)", f"{a['peak_rss_bytes'] / mib:,.1f} MiB" if a.get("peak_rss_bytes") else "-"],
-            ["peak RSS (getrusage)", f"{a['report_peak_rss_bytes'] / mib:,.1f} MiB"]]
-    for mark in (100, 1000, 2000):
-        if f"rss_at_block_{mark}_bytes" in a:
-            rows.append([f"RSS at block {mark:,}", f"{a[f'rss_at_block_{mark}_bytes'] / mib:,.1f} MiB"])
-    if "rss_growth_bytes_per_1000_blocks" in a:
-        rows.append(["RSS growth per 1,000 blocks",
-                     f"{a['rss_growth_bytes_per_1000_blocks'] / mib:+,.1f} MiB "
-                     f"(± {a['rss_growth_stderr_per_1000_blocks'] / mib:,.2f})"])
-    if "rss_growth_after_expiry_bytes_per_1000_blocks" in a:
-        rows.append([f"RSS growth per 1,000 blocks after block {EXPIRY_BLOCKS + 100:,} (ids expiring)",
-                     f"{a['rss_growth_after_expiry_bytes_per_1000_blocks'] / mib:+,.1f} MiB "
-                     f"(± {a['rss_growth_after_expiry_stderr_per_1000_blocks'] / mib:,.2f})"])
-    c = a.get("cycle_start_end")
+def _slope_row(a: dict, name: str, label: str, unit: float, unit_name: str) -> list[str] | None:
+    key = f"{name}_slope_per_1000_blocks"
+    if key not in a:
+        return None
+    return [label, f"{a[key] / unit:+,.3f} {unit_name} (± {a[f'{name}_slope_stderr'] / unit:,.3f})"]
+
+
+def to_markdown(a: dict) -> str:
+    rows = [["blocks", f"{a['blocks']:,}"], ["transactions in blocks", f"{a['transactions']:,}"],
+            ["wall time", f"{a['wall_s'] / 60:,.1f} min"],
+            ["peak RSS (interval records)", f"{a['peak_rss_bytes'] / MIB:,.1f} MiB"]]
+    if a.get("report_peak_rss_bytes"):
+        rows.append(["peak RSS (getrusage)", f"{a['report_peak_rss_bytes'] / MIB:,.1f} MiB"])
+    if a.get("cashout_blocks"):
+        rows.append(["cashout window", f"{a['cashout_blocks']:,} blocks; {a['comments_paid']:,} comments paid"])
+    rows.append(["after the windows", f"from block {a['settled_from_block']:,.0f} ({a['records_after_windows']} records)"])
+    if "rss_after_windows" in a:
+        r = a["rss_after_windows"]
+        rows.append(["RSS after the windows", f"{r['min_bytes'] / MIB:,.1f} to {r['max_bytes'] / MIB:,.1f} MiB"])
+    for row in (_slope_row(a, "rss", "RSS slope after the windows, per 1,000 blocks", MIB, "MiB"),
+                _slope_row(a, "state_bytes", "state bytes slope after the windows, per 1,000 blocks", MIB, "MiB"),
+                _slope_row(a, "cycle_mean_us", "mean cycle slope after the windows, per 1,000 blocks", 1, "µs")):
+        if row:
+            rows.append(row)
+    rows.append(["per-block records the harness keeps", f"{BLOCK_RECORD_BYTES * 1000 / MIB:,.3f} MiB per 1,000 blocks"])
+    c = a.get("cycle_early_late")
     if c:
-        rows.append([f"full cycle, first {c['window_blocks']} blocks", f"{c['start_mean_us'] / 1000:,.1f} ms mean, "
-                     f"{c['start_median_us'] / 1000:,.1f} ms median"])
-        rows.append([f"full cycle, last {c['window_blocks']} blocks", f"{c['end_mean_us'] / 1000:,.1f} ms mean, "
-                     f"{c['end_median_us'] / 1000:,.1f} ms median"])
-        rows.append(["end vs start", f"{c['change_pct']:+.1f}% (Mann-Whitney p = {c['mann_whitney_p']:.3g})"])
+        rows.append([f"mean cycle, first / last {c['records']} records after the windows",
+                     f"{c['early_mean_us'] / 1000:,.2f} / {c['late_mean_us'] / 1000:,.2f} ms "
+                     f"({c['change_pct']:+.1f}%, Mann-Whitney p = {c['mann_whitney_p']:.3g})"])
+    if "report" in a:
+        r = a["report"]
+        rows.append(["cycle median (report)", f"{r['cycle_median_us'] / 1000:,.2f} ms"])
+        rows.append(["slowest cycle (report)", f"{r['cycle_max_us'] / 1000:,.1f} ms at block {r['cycle_max_block']:,}"])
+    rc = a["rc"]
+    pools = ", ".join(f"{k} {v['start']:.3f} → {v['end']:.3f} (min {v['min']:.3f})" for k, v in rc["pools"].items())
+    rows.append(["RC pool levels (pool / equilibrium)", pools])
+    low = rc["low_mana_share_max"]
+    rows.append(["accounts under 10% RC", "-" if low is None else f"at most {low:.1%}, {rc['low_mana_share_end']:.1%} at the end"])
+    rows.append(["RC rejections", f"{rc['rejected']:,} (at most {rc['rejected_per_block_max']:,.1f} per block)"])
+    st = a["state_end"]
+    rows.append(["state at the end", ", ".join(f"{k} {v[0]:,}" for k, v in st.items() if isinstance(v, list))])
     return markdown_table(["", "value"], rows, "lr") + "\n"
 
 
@@ -126,103 +182,147 @@ def plot(a: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6.5), sharex=True)
-    series = a.get("rss_series", [])
-    if series:
-        top.plot([s[0] for s in series], [s[1] / (1024 * 1024) for s in series], lw=1.2)
-    top.set_ylabel("RSS (MiB)")
-    top.set_title("Soak: resident memory and full cycle time over the run")
-    top.grid(alpha=0.3)
-    cycles = np.array(a.get("cycle_us", []), dtype=float) / 1000
-    if len(cycles):
-        x = np.arange(1, len(cycles) + 1)
-        bottom.plot(x, cycles, lw=0.5, alpha=0.5, label="per block")
-        w = min(50, len(cycles))
-        smooth = np.convolve(cycles, np.ones(w) / w, mode="valid")
-        bottom.plot(x[w - 1:], smooth, lw=1.5, label=f"mean of {w}")
-        bottom.legend()
-    bottom.set_xlabel("block")
-    bottom.set_ylabel("full cycle (ms)")
-    bottom.grid(alpha=0.3)
+    s = {k: np.array(v, dtype=float) for k, v in a["series"].items()}
+    x = s["block"] / 1000
+    fig, ax = plt.subplots(5, 1, figsize=(9, 13), sharex=True)
+    ax[0].plot(x, s["rss"] / MIB, label="RSS")
+    ax[0].plot(x, s["state_bytes"] / MIB, label="state objects (census)")
+    ax[0].set_ylabel("MiB")
+    ax[0].set_title("Soak: memory, state, cycle and resource credits over the run")
+    for key in ("comments", "votes", "transactions"):
+        ax[1].plot(x, s[key] / 1000, label=key)
+    ax[1].set_ylabel("objects (thousands)")
+    ax[2].plot(x, s["cycle_mean"] / 1000, label="mean per interval")
+    ax[2].plot(x, s["cycle_max"] / 1000, lw=0.6, alpha=0.6, label="slowest per interval")
+    ax[2].set_yscale("log")
+    ax[2].set_ylabel("full cycle (ms)")
+    for i, name in enumerate(RC_RESOURCES[:s["rc_levels"].shape[1]]):
+        ax[3].plot(x, s["rc_levels"][:, i], label=name)
+    ax[3].set_ylabel("RC pool / equilibrium")
+    ax[4].plot(x, s["low_mana"] * 100, label="accounts under 10% RC (%)")
+    ax[4].plot(x, s["rc_rejected_per_block"], label="RC rejections per block")
+    ax[4].set_xlabel("block (thousands)")
+    for a_ in ax:
+        a_.grid(alpha=0.3)
+        a_.legend(fontsize=8, loc="best")
+        if a.get("settled_from_block"):
+            a_.axvline(a["settled_from_block"] / 1000, color="grey", ls=":", lw=1)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
 def parser() -> Parser:
     p = Parser(prog="soak", description=(
-        "Runs a Hive-scale cycle test (default: 2,000 full 2 MB blocks) and samples the process's RSS; "
-        "writes the report, soak.json, soak.md and soak.png with peak RSS, its growth per 1,000 blocks and "
-        "the full cycle at the start against the end."),
+        "Runs one long cycle test (default: 2,000 full 2 MB blocks of configs/default.toml) and follows it through "
+        "its interval log; writes report.json, intervals.jsonl, soak.json, soak.md and soak.png with the peak RSS, "
+        "the slopes of RSS, state and cycle once the expiry and cashout windows are passed, and the RC pools, the "
+        "accounts low on mana and the RC rejections over the run."),
         epilog="Extra arguments after -- go to `apiary run`. Exit status: 0 done, 1 the run failed, "
-               "2 bad usage, 130 interrupted (what was sampled is still written).")
+               "2 bad usage, 130 interrupted (what was logged is still analysed).")
     p.add_argument("--apiary", type=Path, default=None, help="the apiary binary (default: $APIARY_BIN, else the release build)")
     p.add_argument("--blocks", type=int, default=2000, help="measured blocks (default: 2000)")
+    p.add_argument("--block-size", default=None, help="apiary's --block-size, e.g. 64KiB (default: the config's)")
+    p.add_argument("--cashout-blocks", type=int, default=None,
+                   help="apiary's --cashout-blocks, the comments' payout window (default: the config's, else Hive's 201,600)")
     p.add_argument("--config", type=Path, default=REPO_ROOT / "configs" / "default.toml",
                    help="the run's config (default: configs/default.toml)")
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between RSS samples (default: 1)")
-    p.add_argument("--window", type=int, default=100, help="blocks compared at the start and the end (default: 100)")
+    p.add_argument("--interval", type=float, default=1.0, help="seconds between interval records (default: 1)")
+    p.add_argument("--checkpoint-blocks", type=int, default=None,
+                   help="a record at least every N blocks, so a crash loses at most N (default: blocks / 200, at least 1)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default: results/soak-<time>)")
+    p.add_argument("--from", dest="from_dir", type=Path, default=None,
+                   help="analyse what a soak left in DIR (after a crash, say) instead of running one")
     p.add_argument("extra", nargs="*", help="more `apiary run` arguments (after --)")
     return p
 
 
-def _main(argv: Sequence[str]) -> int:
-    args = parser().parse_args(argv)
-    if args.blocks <= 0 or args.interval <= 0 or args.window <= 0:
-        raise ToolError("--blocks, --interval and --window must be above 0")
-    if not args.config.is_file():
-        raise ToolError(f"--config {args.config}: no such file")
+def run_soak(args, out: Path) -> tuple[int, bool, list[str]]:
     binary = check_apiary(args.apiary or default_apiary())
-    out = args.out or REPO_ROOT / "results" / f"soak-{utc_stamp()}"
-    out.mkdir(parents=True, exist_ok=True)
-    report_path = out / "report.json"
+    every = args.checkpoint_blocks or max(1, args.blocks // 200)
     cmd = [str(binary), "run", "--config", str(args.config), "--blocks", str(args.blocks), "--name", "soak",
-           "--report", str(report_path), *args.extra]
+           "--report", str(out / "report.json"), "--interval", f"{args.interval}s",
+           "--interval-log", str(out / "intervals.jsonl"), "--checkpoint-blocks", str(every)]
+    if args.block_size:
+        cmd += ["--block-size", args.block_size]
+    if args.cashout_blocks:
+        cmd += ["--cashout-blocks", str(args.cashout_blocks)]
+    cmd += args.extra
     print(f"soak: {' '.join(cmd)}", file=sys.stderr)
     # Its own process group: a Ctrl-C reaches only us, and we forward exactly one SIGINT.
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, start_new_session=True)
-    samples: list[tuple[float, int]] = []
-    interrupted = False
+    with open(out / "summary.txt", "w") as summary:
+        proc = subprocess.Popen(cmd, stdout=summary, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        interrupted = False
 
-    def on_signal(signum, frame):
-        nonlocal interrupted
-        interrupted = True
-        proc.send_signal(signal.SIGINT)
+        def on_signal(signum, frame):
+            nonlocal interrupted
+            if not interrupted:
+                interrupted = True
+                proc.send_signal(signal.SIGINT)
 
-    old = signal.signal(signal.SIGINT, on_signal)
-    t0 = time.monotonic()
-    last_note = t0
+        old = signal.signal(signal.SIGINT, on_signal)
+        last_note = time.monotonic()
+        try:
+            while proc.poll() is None:
+                time.sleep(0.5)
+                if time.monotonic() - last_note >= 60:
+                    last_note = time.monotonic()
+                    note_progress(out / "intervals.jsonl", args.blocks)
+        finally:
+            signal.signal(signal.SIGINT, old)
+        err = proc.stderr.read() if proc.stderr else ""
+    if err:
+        sys.stderr.write(err)
+    return proc.returncode, interrupted, cmd
+
+
+def note_progress(log: Path, blocks: int) -> None:
     try:
-        while proc.poll() is None:
-            rss = read_rss_bytes(proc.pid)
-            now = time.monotonic()
-            if rss is not None:
-                samples.append((now - t0, rss))
-            if now - last_note >= 60:
-                print(f"soak: {now - t0:,.0f} s, RSS {rss / 2**20 if rss else 0:,.1f} MiB", file=sys.stderr)
-                last_note = now
-            time.sleep(args.interval)
-    finally:
-        signal.signal(signal.SIGINT, old)
-    summary = proc.stdout.read() if proc.stdout else ""
-    write_text(out / "summary.txt", summary)
-    if not report_path.exists():
-        raise ToolError(f"the run wrote no report (exit {proc.returncode}); its output is in {out / 'summary.txt'}",
-                        EXIT_FAILED)
-    report = read_json(report_path)
-    a = analyse(report, samples, args.window)
-    a["command"] = cmd
-    a["exit_code"] = proc.returncode
+        records = read_interval_log(log, partial_tail=True)
+    except ToolError:
+        return
+    if records:
+        r = records[-1]
+        cyc = r["cycle_us"]["mean"] / 1000 if r["cycle_us"] else 0
+        print(f"soak: block {r['blocks']:,} of {blocks:,}, {r['t_s'] / 60:,.1f} min, RSS {r['rss_bytes'] / MIB:,.1f} MiB, "
+              f"cycle {cyc:,.2f} ms", file=sys.stderr)
+
+
+def _main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
+    if args.blocks <= 0 or args.interval < 0.05 or (args.checkpoint_blocks or 1) <= 0:
+        raise ToolError("--blocks and --checkpoint-blocks must be above 0, --interval at least 0.05")
+    if args.cashout_blocks is not None and args.cashout_blocks <= 0:
+        raise ToolError(f"--cashout-blocks {args.cashout_blocks}: must be above 0")
+    code, interrupted, cmd = 0, False, None
+    if args.from_dir:
+        out = args.from_dir
+        if not (out / "intervals.jsonl").is_file():
+            raise ToolError(f"--from {out}: no intervals.jsonl there")
+    else:
+        if not args.config.is_file():
+            raise ToolError(f"--config {args.config}: no such file")
+        out = args.out or REPO_ROOT / "results" / f"soak-{utc_stamp()}"
+        out.mkdir(parents=True, exist_ok=True)
+        code, interrupted, cmd = run_soak(args, out)
+    report = read_json(out / "report.json") if (out / "report.json").is_file() else None
+    records = read_interval_log(out / "intervals.jsonl", partial_tail=True)
+    cashout = args.cashout_blocks or (report or {}).get("state", {}).get("cashout_blocks")
+    a = analyse(records, report, cashout)
+    if cmd:
+        a["command"] = cmd
+        a["exit_code"] = code
     write_json(out / "soak.json", a)
-    md = to_markdown(a, report)
+    md = to_markdown(a)
     write_text(out / "soak.md", md)
     plot(a, out / "soak.png")
     print(md)
+    if report is None:
+        print("soak: no report.json: the figures come from the interval log alone", file=sys.stderr)
     print(f"soak: written to {out}", file=sys.stderr)
-    if interrupted or proc.returncode in (130, 143):
+    if interrupted or code in (130, 143):
         return EXIT_SIGINT
-    return EXIT_OK if proc.returncode == 0 else EXIT_FAILED
+    return EXIT_OK if code == 0 else EXIT_FAILED
 
 
 def main(argv: Sequence[str] | None = None) -> int:

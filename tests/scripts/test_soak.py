@@ -1,51 +1,81 @@
-"""The soak script's analysis on a constructed report and samples, and one short real run."""
+"""The soak script: its analysis of a constructed interval log, `--from` on what a killed run left, one short real run."""
 
 import json
 
 import pytest
 
 from apiary_tools import soak
+from apiary_tools.common import ToolError
 
 
-def _report(blocks: int, cycle_us: float, growth_per_block: float = 0.0):
-    rows = []
-    for n in range(1, blocks + 1):
-        rows.append({"num": n, "warmup": n <= 2, "completed_ms": n * 100.0,
-                     "cycle_us": None if n == 1 else cycle_us * (1 + (n > blocks / 2) * 0.5)})
-    return {"timing": {"genesis_ms": 1000.0, "colony_start_ms": 0.0}, "blocks": rows, "peak_rss_bytes": 1 << 30,
-            "aggregates": {"measured_blocks": blocks - 2}, "ledger": {"in_blocks": 1000}}
+def _record(block: int, rss: int, comments: int, cycle_us: float, rejected: int = 0, low=0.0):
+    return {"t_s": block * 0.01, "interval_s": 1.0, "blocks": block, "interval_blocks": 100, "transactions": block * 300,
+            "cycle_us": {"mean": cycle_us, "max": cycle_us * 2}, "rss_bytes": rss,
+            "state": {"accounts": [1000, 100_000], "comments": [comments, comments * 300], "votes": [comments * 10, 0],
+                      "transactions": [min(block, 1200) * 300, 0], "object_pool_bytes": 0, "comments_paid": block},
+            "rc": {"levels": [1.0, 1.0, 0.9, 0.8], "rejected": rejected, "low_mana_share": low}}
 
 
-def test_growth_is_the_slope_of_rss_over_blocks():
-    report = _report(2000, 10_000)
-    # One sample a block, RSS = 100 MiB + 2 KiB per block until block 1,200, then flat.
-    samples = []
-    for n in range(1, 2001):
-        t = 1.0 + n * 0.1
-        rss = 100 * 2**20 + 2048 * min(n, 1200)
-        samples.append((t, rss))
-    a = soak.analyse(report, samples, window=100)
-    assert a["peak_rss_bytes"] == 100 * 2**20 + 2048 * 1200
-    assert a["rss_growth_after_expiry_bytes_per_1000_blocks"] == pytest.approx(0, abs=1.0)
-    assert a["rss_growth_bytes_per_1000_blocks"] > 0
-    assert a["rss_at_block_1000_bytes"] == pytest.approx(100 * 2**20 + 2048 * 1000, rel=1e-6)
-    c = a["cycle_start_end"]
-    assert c["start_mean_us"] == pytest.approx(10_000) and c["end_mean_us"] == pytest.approx(15_000)
-    assert c["change_pct"] == pytest.approx(50) and c["mann_whitney_p"] < 1e-6
-    assert "RSS growth per 1,000 blocks" in soak.to_markdown(a, report)
+def _log(blocks=20_000, window=5_000, step=100, cycle_late=1.0):
+    """RSS and comments grow until the window, then stay; the cycle is 1 ms, times cycle_late in the last half."""
+    return [_record(b, 100 * 2**20 + 4096 * min(b, window), 3 * min(b, window),
+                    1000.0 * (cycle_late if b > blocks / 2 else 1.0), rejected=b // 1000, low=0.02)
+            for b in range(step, blocks + 1, step)]
+
+
+def test_slopes_after_the_windows_are_flat_when_the_state_is():
+    a = soak.analyse(_log(), None, 5_000)
+    assert a["settled_from_block"] == pytest.approx(5_000 + 0.1 * 15_000)
+    assert a["rss_slope_per_1000_blocks"] == pytest.approx(0, abs=1e-6)
+    assert a["state_bytes_slope_per_1000_blocks"] == pytest.approx(0, abs=1e-6)
+    assert a["peak_rss_bytes"] == 100 * 2**20 + 4096 * 5_000
+    assert a["rc"]["pools"]["execution_time"] == {"start": 0.8, "end": 0.8, "min": 0.8}
+    assert a["rc"]["rejected"] == 20 and a["rc"]["low_mana_share_max"] == pytest.approx(0.02)
+    md = soak.to_markdown(a)
+    assert "RSS slope after the windows" in md and "cashout window" in md
+
+
+def test_growth_and_a_slower_end_are_found():
+    records = _log(cycle_late=1.5)
+    for r in records:
+        r["rss_bytes"] += 1024 * r["blocks"]  # a leak of 1 KiB a block
+    a = soak.analyse(records, None, 5_000)
+    assert a["rss_slope_per_1000_blocks"] == pytest.approx(1024 * 1000, rel=1e-6)
+    c = a["cycle_early_late"]
+    assert c["change_pct"] == pytest.approx(50) and c["mann_whitney_p"] < 1e-3
+
+
+def test_from_reads_what_a_killed_run_left(tmp_path, capsys):
+    lines = [json.dumps(r) for r in _log(blocks=8_000, window=2_000)]
+    # Killed while writing: the last line has no newline.
+    (tmp_path / "intervals.jsonl").write_text("\n".join(lines) + "\n" + lines[-1][:40])
+    assert soak.main(["--from", str(tmp_path), "--cashout-blocks", "2000"]) == 0
+    a = json.loads((tmp_path / "soak.json").read_text())
+    assert a["blocks"] == 8_000 and a["records"] == len(lines)
+    assert (tmp_path / "soak.png").stat().st_size > 1000
+    assert "no report.json" in capsys.readouterr().err
+
+
+def test_a_malformed_record_is_one_line(tmp_path):
+    (tmp_path / "intervals.jsonl").write_text('{"blocks": 1}\nnot json\n{"blocks": 2}\n')
+    with pytest.raises(ToolError, match="intervals.jsonl:2: not a JSON line"):
+        soak.read_interval_log(tmp_path / "intervals.jsonl")
 
 
 def test_a_short_real_soak(tmp_path, apiary_bin, repo):
     out = tmp_path / "soak"
-    code = soak.main(["--apiary", str(apiary_bin), "--blocks", "30", "--window", "10", "--interval", "0.05",
-                      "--config", str(repo / "configs" / "smoke.toml"), "--out", str(out)])
+    code = soak.main(["--apiary", str(apiary_bin), "--blocks", "400", "--block-size", "64KiB", "--cashout-blocks",
+                      "60", "--interval", "0.05", "--checkpoint-blocks", "20", "--config",
+                      str(repo / "configs" / "core-only.toml"), "--out", str(out), "--", "--accounts", "2000"])
     assert code == 0
     a = json.loads((out / "soak.json").read_text())
-    assert a["samples"] > 3 and a["peak_rss_bytes"] > 1 << 20
-    assert len(a["cycle_us"]) == 30 and "cycle_start_end" in a
+    assert a["records"] >= 20 and a["comments_paid"] > 0 and a["report"]["status"] == "completed"
+    assert a["blocks"] >= 400 and a["state_end"]["comments"][0] > 0
     assert (out / "soak.png").stat().st_size > 1000 and (out / "soak.md").exists()
 
 
 def test_bad_usage(tmp_path, capsys):
     assert soak.main(["--blocks", "0"]) == 2
     assert "soak:" in capsys.readouterr().err
+    assert soak.main(["--from", str(tmp_path)]) == 2
+    assert "no intervals.jsonl" in capsys.readouterr().err
