@@ -474,6 +474,60 @@ class _Execution:
                 self.end_early()
 
 
+class RemoteProcess:
+    """One `apiary run` on one worker of the cluster, with the face of the subprocess.Popen the
+    soak watches: poll(), send_signal(), returncode and stdout. The resident memory is sampled
+    on the worker, every rss_interval seconds, and arrives with the result as `rss_samples`;
+    the report, when the run is over, is written where the command's --report says."""
+
+    def __init__(self, backend: ClusterBackend, cmd: Sequence[str], rss_interval: float):
+        from distributed import Event
+        if "--report" not in cmd:
+            raise ToolError("the run has no --report")
+        at = list(cmd).index("--report")
+        self.report_path = Path(cmd[at + 1])
+        args = list(cmd[:at]) + list(cmd[at + 2:])
+        self.b = backend
+        self.stop = Event(f"apiary-stop-{uuid.uuid4().hex}", client=backend.client)
+        self.future = backend.client.submit(
+            _task_function(), {"args": portable(args), "report_name": self.report_path.name,
+                               "rss_interval": rss_interval, "stop": self.stop.name},
+            key=f"apiary-run-soak-{uuid.uuid4().hex[:12]}", resources={RESOURCE: 1}, pure=False)
+        self.pid = None           # not a process of this machine: nothing to sample here
+        self.returncode: int | None = None
+        self.stdout = None
+        self.rss_samples: list[tuple[float, int]] = []
+        self.host: str | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None and self.future.done():
+            self._collect()
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        self.stop.set()
+
+    def _collect(self) -> None:
+        import io
+        try:
+            data = self.future.result()
+        except Exception as e:  # the worker died, or the task raised
+            raise ToolError(f"--cluster: the run was lost ({type(e).__name__}: {e})", 1) from None
+        self.host = data["host"]
+        if data.get("report") is not None:
+            write_text(self.report_path, data["report"])
+        if data.get("log") is not None:
+            write_text(self.report_path.with_suffix(".log"), data["log"])
+        report = read_run_report(self.report_path)
+        commit = (report or {}).get("context", {}).get("commit")
+        if report is not None and not same_commit(commit, self.b.commit):
+            raise ToolError(f"--cluster: worker {self.host}'s apiary was built at commit {commit}, this checkout is at "
+                            f"{self.b.commit}: rebuild it there", EXIT_USAGE)
+        self.rss_samples = [tuple(s) for s in data.get("rss_samples", [])]
+        self.stdout = io.StringIO(data.get("output", "") + (f"\n{data['error']}\n" if data.get("error") else ""))
+        self.returncode = data["exit_code"]
+
+
 def hosts_line(results: Sequence[RunResult]) -> str:
     """`3 runs on a, 3 on b` for the closing progress line."""
     counts: dict[str, int] = {}

@@ -28,6 +28,7 @@ from typing import Sequence
 import numpy as np
 from scipy import stats as sps
 
+from . import fleet
 from .common import (EXIT_FAILED, EXIT_OK, EXIT_SIGINT, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary,
                      markdown_table, read_json, run_main, utc_stamp, write_json, write_text)
 
@@ -164,6 +165,7 @@ def parser() -> Parser:
     p.add_argument("--window", type=int, default=100, help="blocks compared at the start and the end (default: 100)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default: results/soak-<time>)")
     p.add_argument("extra", nargs="*", help="more `apiary run` arguments (after --)")
+    fleet.add_options(p)  # --cluster: the run, and its RSS sampling, on one worker of the cluster
     return p
 
 
@@ -181,7 +183,9 @@ def _main(argv: Sequence[str]) -> int:
            "--report", str(report_path), *args.extra]
     print(f"soak: {' '.join(cmd)}", file=sys.stderr)
     # Its own process group: a Ctrl-C reaches only us, and we forward exactly one SIGINT.
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, start_new_session=True)
+    backend = fleet.ClusterBackend.from_args(args, "soak")
+    proc = fleet.RemoteProcess(backend, cmd, args.interval) if backend else \
+        subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, start_new_session=True)
     samples: list[tuple[float, int]] = []
     interrupted = False
 
@@ -205,6 +209,7 @@ def _main(argv: Sequence[str]) -> int:
             time.sleep(args.interval)
     finally:
         signal.signal(signal.SIGINT, old)
+    samples = samples or getattr(proc, "rss_samples", [])  # --cluster: sampled on the worker
     summary = proc.stdout.read() if proc.stdout else ""
     write_text(out / "summary.txt", summary)
     if not report_path.exists():
