@@ -210,6 +210,16 @@ def _task_function() -> Callable[[dict[str, Any]], dict[str, Any]]:
     return run_on_worker
 
 
+def _facts_function() -> Callable[..., dict[str, str]]:
+    """worker_facts as client.run sends it: by value, like the tasks' function, so that a worker
+    without apiary's tools on its path answers with the ImportError rather than failing to
+    unpickle."""
+    def facts(dask_worker=None):
+        from apiary_tools.fleet import worker_facts
+        return worker_facts(dask_worker)
+    return facts
+
+
 # ---- the client ------------------------------------------------------------------------------
 
 @dataclass
@@ -252,9 +262,8 @@ def connect(address: str, timeout: float):
 class ClusterBackend:
     """Sends every run of a plan, once per machine, to the cluster's workers (runner.Backend)."""
 
-    def __init__(self, client, tool: str, timeout: float = DEFAULT_TIMEOUT_S, commit: str | None = None):
+    def __init__(self, client, timeout: float = DEFAULT_TIMEOUT_S, commit: str | None = None):
         self.client = client
-        self.tool = tool
         self.commit = commit or checkout_commit()
         if self.commit == "unknown":
             raise ToolError("--cluster: this checkout's commit is unknown (not a git checkout); the workers' "
@@ -262,11 +271,16 @@ class ClusterBackend:
         self.workers = self._discover(timeout)
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace, tool: str) -> ClusterBackend | None:
+    def from_args(cls, args: argparse.Namespace) -> ClusterBackend | None:
         """The backend the tool's --cluster asks for, or None (run here)."""
         if not getattr(args, "cluster", None):
             return None
-        return cls(connect(args.cluster, args.cluster_timeout), tool, args.cluster_timeout)
+        client = connect(args.cluster, args.cluster_timeout)
+        try:
+            return cls(client, args.cluster_timeout)
+        except BaseException:
+            client.close()
+            raise
 
     def close(self) -> None:
         self.client.close()
@@ -286,14 +300,13 @@ class ClusterBackend:
         if not addresses:
             raise ToolError(f"--cluster: no worker with the resource {RESOURCE}=1 joined within {timeout:g} s "
                             f"(start them with `dask worker ... --nthreads 1 --resources {RESOURCE}=1`)")
-        try:
-            facts = self.client.run(worker_facts, workers=addresses)
-        except ImportError as e:
-            raise ToolError(f"--cluster: a worker cannot import apiary's tools ({e}); start it in its checkout "
-                            "with PYTHONPATH=scripts (docs/fleet.md)") from None
+        facts = self.client.run(_facts_function(), workers=addresses, on_error="return")
         workers, seen = [], {}
         for address in addresses:
             f = facts[address]
+            if isinstance(f, BaseException):
+                raise ToolError(f"--cluster: worker {address} cannot run apiary's tools ({type(f).__name__}: {f}); "
+                                "start it in its checkout with PYTHONPATH=scripts (docs/fleet.md)")
             if not same_commit(f["commit"], self.commit):
                 raise ToolError(f"--cluster: worker {f['host']} ({address}) has its checkout {f['root']} at commit "
                                 f"{f['commit']}, this one is at {self.commit}: check out and build the same commit "
@@ -310,18 +323,17 @@ class ClusterBackend:
     def _submit(self, attempt: Attempt, spec: dict[str, Any], stop_name: str):
         # A worker runs what it holds by priority, highest first: the plan's order.
         key = f"apiary-run-{attempt.planned.label}-{attempt.planned.index}-{uuid.uuid4().hex[:12]}"
-        return self.client.submit(_task_function(), dict(spec, stop=stop_name), key=key, workers=[attempt.worker.address],
-                                  allow_other_workers=False, resources={RESOURCE: 1}, pure=False,
-                                  priority=-attempt.number)
+        return self.client.submit(_task_function(), dict(spec, stop=stop_name), key=key,
+                                  workers=[attempt.worker.address], allow_other_workers=False,
+                                  resources={RESOURCE: 1}, pure=False, priority=-attempt.number)
 
     def expand(self, plan: Sequence[PlannedRun]) -> list[Attempt]:
         """The plan once per machine, each run's report named after the machine."""
         attempts = []
         for worker in self.workers:
             for run in plan:
-                attempts.append(Attempt(len(attempts) + 1,
-                                        PlannedRun(run.label, run.index, run.args, with_host(run.report_path, worker.host)),
-                                        worker))
+                named = PlannedRun(run.label, run.index, run.args, with_host(run.report_path, worker.host))
+                attempts.append(Attempt(len(attempts) + 1, named, worker))
         return attempts
 
     def execute(self, plan: Sequence[PlannedRun], progress: Progress, keep_going: bool = False,

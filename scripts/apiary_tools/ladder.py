@@ -349,7 +349,7 @@ def _main(argv: Sequence[str]) -> int:
     for i in range(len(STEPS) + 1):  # every step's options, judged by apiary before anything runs
         effective_config(prefix, merge(base, step_args(i)), f"step {i}")
     out = args.out or REPO_ROOT / "results" / f"ladder-{args.mode}-{utc_stamp()}"
-    backend = fleet.ClusterBackend.from_args(args, "ladder")
+    backend = fleet.ClusterBackend.from_args(args)
     out.mkdir(parents=True, exist_ok=True)
     # Quick mode adds no rounds unless asked to (None: as many as --runs).
     max_runs = max(runs, args.max_runs or mode["max_runs"] or runs)

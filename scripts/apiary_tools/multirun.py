@@ -309,7 +309,7 @@ def _main(argv: Sequence[str]) -> int:
     out = Path(args.out) if args.out else _default_out()
     if out.exists() and any(out.iterdir()):
         raise ToolError(f"--out {out}: exists and is not empty; choose a new directory")
-    backend = fleet.ClusterBackend.from_args(args, "multirun")
+    backend = fleet.ClusterBackend.from_args(args)
     try:
         return _run(args, prefix, sides, ab, out, backend)
     finally:

@@ -183,7 +183,7 @@ def _main(argv: Sequence[str]) -> int:
            "--report", str(report_path), *args.extra]
     print(f"soak: {' '.join(cmd)}", file=sys.stderr)
     # Its own process group: a Ctrl-C reaches only us, and we forward exactly one SIGINT.
-    backend = fleet.ClusterBackend.from_args(args, "soak")
+    backend = fleet.ClusterBackend.from_args(args)
     proc = fleet.RemoteProcess(backend, cmd, args.interval) if backend else \
         subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, start_new_session=True)
     samples: list[tuple[float, int]] = []

@@ -194,7 +194,7 @@ def _main(argv: Sequence[str]) -> int:
     for value in values:
         run_args, config = value_args(param, value, common, prefix)
         prepared.append((value, run_args, numeric_x(param, value, config), out / f"{param}-{_safe(value)}"))
-    backend = fleet.ClusterBackend.from_args(args, "sweep")
+    backend = fleet.ClusterBackend.from_args(args)
     out.mkdir(parents=True, exist_ok=True)
 
     plan = [PlannedRun(f"{param}={value}", i, prefix + with_progress_off(run_args),
