@@ -197,7 +197,7 @@ def parser() -> Parser:
   scripts/multirun --runs 5 --a "--dedup split" --b "--dedup unified" --a-label split \\
       --b-label unified -- --config configs/smoke.toml
   scripts/multirun --aggregate results/multirun-20260101T000000Z
-  scripts/multirun --cluster tcp://scheduler:8786 --runs 5 --a "--dedup split" --b "--dedup unified" \
+  scripts/multirun --cluster tcp://scheduler:8786 --runs 5 --a "--dedup split" --b "--dedup unified" \\
       -- --config configs/smoke.toml
 
 with --cluster every worker (one a machine) runs the whole plan, and the A/B comparison pairs
@@ -321,7 +321,8 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
     out.mkdir(parents=True, exist_ok=True)
     plan = plan_runs(prefix, sides, args.runs, out, nested=ab)
     progress = Progress("multirun", plan, quiet=args.quiet)
-    progress.say(f"{len(plan)} runs into {out} (load average {' '.join(map(str, load_avg()))})")
+    per_machine = " a machine" if backend is not None else ""
+    progress.say(f"{len(plan)} runs{per_machine} into {out} (load average {' '.join(map(str, load_avg()))})")
     outcome = execute(plan, progress, keep_going=args.keep_going, backend=backend)
 
     extra = {"command": {"prefix": prefix, "sides": {label: a for label, a in sides}},
