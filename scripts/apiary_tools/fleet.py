@@ -337,8 +337,8 @@ class ClusterBackend:
         return attempts
 
     def execute(self, plan: Sequence[PlannedRun], progress: Progress, keep_going: bool = False,
-                on_result: Callable[[RunResult], None] | None = None, rss_interval: float | None = None) -> PlanOutcome:
-        return _Execution(self, plan, progress, keep_going, on_result, rss_interval).run()
+                on_result: Callable[[RunResult], None] | None = None) -> PlanOutcome:
+        return _Execution(self, plan, progress, keep_going, on_result).run()
 
 
 def _takes_n_workers(client) -> bool:
@@ -350,24 +350,21 @@ class _Execution:
     """One plan on the cluster: submitting, collecting, moving runs off workers that left,
     retrying failed runs elsewhere, and stopping."""
 
-    def __init__(self, backend: ClusterBackend, plan, progress: Progress, keep_going: bool, on_result, rss_interval):
+    def __init__(self, backend: ClusterBackend, plan, progress: Progress, keep_going: bool, on_result):
         from distributed import Event
         self.b = backend
         self.progress = progress
         self.keep_going = keep_going
         self.on_result = on_result
-        self.rss_interval = rss_interval
         self.attempts = backend.expand(plan)
         self.stop = Event(f"apiary-stop-{uuid.uuid4().hex}", client=backend.client)
         self.pending: dict[Any, Attempt] = {}
         self.outcome = PlanOutcome()
-        self.samples: dict[int, list] = {}
         self.done = 0
         self.stopping = False
 
     def spec(self, attempt: Attempt) -> dict[str, Any]:
-        return {"args": portable(attempt.planned.args), "report_name": attempt.planned.report_path.name,
-                "rss_interval": self.rss_interval}
+        return {"args": portable(attempt.planned.args), "report_name": attempt.planned.report_path.name}
 
     def submit(self, attempt: Attempt) -> None:
         self.pending[self.b._submit(attempt, self.spec(attempt), self.stop.name)] = attempt
@@ -375,6 +372,9 @@ class _Execution:
     def others(self, worker: Worker) -> list[Worker]:
         alive = set(self.b._apiary_workers())
         return [w for w in self.b.workers if w.address in alive and w.address != worker.address]
+
+    def least_busy(self, workers: Sequence[Worker]) -> Worker:
+        return min(workers, key=lambda w: sum(a.worker is w for a in self.pending.values()))
 
     def run(self) -> PlanOutcome:
         machines = ", ".join(w.host for w in self.b.workers)
@@ -427,7 +427,7 @@ class _Execution:
             if not others:
                 raise ToolError(f"--cluster: worker {attempt.worker.host} left and no other worker is there; "
                                 "what completed is in the output directory", 1)
-            target = min(others, key=lambda w: sum(a.worker is w for a in self.pending.values()))
+            target = self.least_busy(others)
             self.progress.say(f"worker {attempt.worker.host} left: {attempt.planned.label} #{attempt.planned.index} "
                               f"moves to {target.host}")
             attempt.retried.append({"host": attempt.worker.host, "reason": "worker left"})
@@ -444,6 +444,7 @@ class _Execution:
         if data.get("skipped"):
             return
         run.report_path.parent.mkdir(parents=True, exist_ok=True)
+        run.report_path.unlink(missing_ok=True)   # a failed attempt's, when this is its retry
         write_text(run.log_path, data.get("output", "") + (f"\n{data['error']}\n" if data.get("error") else ""))
         if data.get("report") is not None:
             write_text(run.report_path, data["report"])
@@ -451,8 +452,6 @@ class _Execution:
             write_text(run.report_path.with_suffix(".log"), data["log"])
         result = RunResult(run, data["exit_code"], data["elapsed_s"], data["load_avg_before"],
                            read_run_report(run.report_path), data["host"], list(attempt.retried))
-        if data.get("rss_samples"):
-            self.samples[attempt.number] = data["rss_samples"]
         commit = (result.report or {}).get("context", {}).get("commit")
         if result.report is not None and not same_commit(commit, self.b.commit):
             self.stop.set()
@@ -463,7 +462,7 @@ class _Execution:
         if not result.completed and not self.stopping and not data.get("stopped") and len(attempt.retried) == 0:
             others = self.others(attempt.worker)
             if others:
-                target = min(others, key=lambda w: sum(a.worker is w for a in self.pending.values()))
+                target = self.least_busy(others)
                 self.progress.say(f"{run.label} #{run.index} failed on {data['host']} (exit status "
                                   f"{data['exit_code']}); once more on {target.host}")
                 attempt.retried.append({"host": data["host"], "exit_code": data["exit_code"],
