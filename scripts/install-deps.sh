@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what apiary needs to build, test and run on Debian 12 (clang, its sanitizer and
 # libFuzzer runtimes and llvm-symbolizer are for the fuzz targets; clang-format and
-# clang-tidy for scripts/lint), then builds the Python
+# clang-tidy for scripts/lint; chromium for the test of scripts/report-html's pages), then builds the Python
 # venv for scripts/ and the Node packages of the conformance test. Safe to run again: it
 # installs only what is missing and rebuilds the venv only when requirements change.
 set -euo pipefail
@@ -15,6 +15,7 @@ packages=(
   libsecp256k1-dev libssl-dev
   python3 python3-venv nodejs npm valgrind
   clang libclang-rt-14-dev llvm clang-format clang-tidy
+  chromium
 )
 
 sudo_cmd=()

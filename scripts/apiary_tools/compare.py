@@ -8,6 +8,10 @@ change is called faster/slower (or better/worse, fewer/more, smaller/larger) whe
 has a better direction (metrics.DIRECTIONS), else higher/lower. With a single run on a side
 there is no test: the change is shown and nothing is significant.
 
+Runs from several machines (multirun --cluster) are compared machine by machine: the change,
+its interval and the p-value are stratified by machine (stats.compare), and the table shows
+the spread of the runs within a machine beside the spread between the machines' means.
+
 Transaction latency (reports of schema_version 2) is compared by its tail: the p99 of
 inclusion and of end-to-end latency, each side's runs' histograms merged (latency.py). The
 runs are the unit of resampling: a bootstrap over runs gives the interval of
@@ -113,7 +117,8 @@ def compare_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
     common = [n for n in a.metric_names() if n in set(b.metric_names())]
     out = {}
     for name in common:
-        change = stats.compare(a.values(name), b.values(name), ci_method=ci_method)
+        change = stats.compare(a.values(name), b.values(name), ci_method=ci_method,
+                               hosts_a=a.hosts(name), hosts_b=b.hosts(name))
         out[name] = judge(name, change, alpha, min_effect_pct)
     for row in compare_latency(a, b, min_effect_pct):
         out[row.name] = row
@@ -156,8 +161,9 @@ class Comparison:
                        "run on a side there is no p-value and no confidence interval, only the change; "
                        "nothing can be significant, so the gate cannot fail. Use multirun for a test.")
         else:
-            floor = stats.min_p_value(self.a.n, self.b.n)
-            if floor >= self.alpha:
+            gate = self.by_name[self.gate[0]].change if self.gate else None
+            floor = gate.min_p_value if gate is not None and gate.per_machine else stats.min_p_value(self.a.n, self.b.n)
+            if floor >= self.alpha and not (gate is not None and gate.per_machine):
                 out.append(f"with {self.a.n} against {self.b.n} runs the smallest possible Mann–Whitney p-value "
                            f"is {floor:.3f}, not below alpha {self.alpha}: no change can be significant. "
                            "Use at least 4 runs a side (5 or more is better).")
@@ -166,7 +172,20 @@ class Comparison:
                 out.append(f"{side.label}: skipped {s['path']} ({s['reason']})")
             for key, values in side.config_differences().items():
                 out.append(f"{side.label}: the runs differ in {key}: {values}")
+        out += self.machine_notes()
         out += self.latency_notes()
+        return out
+
+    def machine_notes(self) -> list[str]:
+        machines_a, machines_b = set(self.a.machines()), set(self.b.machines())
+        both = sorted(machines_a & machines_b)
+        out = []
+        if len(both) >= 2:
+            out.append(f"runs on {len(both)} machines ({', '.join(both)}): each machine's B runs are compared with "
+                       "its own A runs; " + STRATIFIED_METHOD)
+        one_side = sorted(machines_a ^ machines_b)
+        if one_side and both:
+            out.append(f"left out of the comparison, having run only one side: {', '.join(one_side)}")
         return out
 
     def latency_notes(self) -> list[str]:
@@ -204,13 +223,18 @@ def method_text(ci_method: str) -> str:
     return (f"change = mean(B) / mean(A) − 1; 95% CI: {ci}; p: Mann–Whitney U, two-sided")
 
 
+STRATIFIED_METHOD = ("change = the mean over machines of each machine's mean(B) / mean(A) − 1; 95% CI: a "
+                     "bootstrap resampling every machine's A and B runs on their own; p: a permutation test "
+                     "exchanging A and B only within a machine; pooled latency percentiles are not stratified")
+
 LATENCY_METHOD = ("pooled latency percentiles: each side's runs' histograms merged; change = p(B) / p(A) − 1; "
                   "95% CI: a bootstrap over runs (each side's runs resampled with replacement and merged, "
                   f"BCa, {latency.CHANGE_RESAMPLES:,} resamples); no p-value: significant when the interval "
                   "excludes 0")
 
 
-ALIGN = "lrrrrrl"
+ALIGN = "lrrrrrrrl"
+HEADER = ("metric", "A", "B", "change", "95% CI", "p", "sd within machines", "sd between machines", "verdict")
 
 
 def _ci_text(c: stats.Change) -> str:
@@ -229,7 +253,27 @@ def _row(r: MetricComparison) -> list[str]:
     c = r.change
     verdict = f"**{r.verdict}**" if r.significant else r.verdict
     return [metrics.label(r.name), fmt_metric(r.name, c.mean_a), fmt_metric(r.name, c.mean_b),
-            fmt_pct(c.change_pct), _ci_text(c), _p_text(c), verdict]
+            fmt_pct(c.change_pct), _ci_text(c), _p_text(c), fmt_pct(c.within_sd_pct, signed=False),
+            fmt_pct(c.between_sd_pct, signed=False), verdict]
+
+
+def header(cmp: Comparison) -> list[str]:
+    return [HEADER[0], f"A: {cmp.a.label}", f"B: {cmp.b.label}", *HEADER[3:]]
+
+
+def machines_markdown(cmp: Comparison) -> list[str]:
+    """Each machine's runs and change in the gate metrics, when the runs came from several."""
+    lines = []
+    for name in cmp.gate:
+        c = cmp.by_name[name].change
+        if not c.per_machine:
+            continue
+        rows = [[m["machine"], str(m["n_a"]), str(m["n_b"]), fmt_metric(name, m["mean_a"]),
+                 fmt_metric(name, m["mean_b"]), fmt_pct(m["change_pct"])] for m in c.per_machine]
+        lines += [f"Per machine, {metrics.label(name)}:", "",
+                  markdown_table(["machine", "A runs", "B runs", f"A: {cmp.a.label}", f"B: {cmp.b.label}", "change"],
+                                 rows)]
+    return lines
 
 
 def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") -> str:
@@ -248,18 +292,19 @@ def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") ->
     if any(r.statistic != "mean" for r in cmp.rows):
         lines.append(f"- {LATENCY_METHOD} and the change is at least {cmp.min_effect_pct}%")
     lines.append("")
-    header = ["metric", f"A: {a.label}", f"B: {b.label}", "change", "95% CI", "p", "verdict"]
+    columns = header(cmp)
     key = [r for r in cmp.rows if r.name in metrics.KEY_METRICS]
     rest = [r for r in cmp.rows if r.name not in metrics.KEY_METRICS]
-    lines.append(markdown_table(header, [_row(r) for r in key], ALIGN))
+    lines.append(markdown_table(columns, [_row(r) for r in key], ALIGN))
     shown_rest = rest if show_all else [r for r in rest if r.significant]
     if shown_rest:
         title = "All other metrics" if show_all else "Other metrics with a significant change"
-        lines += [f"{title}:", "", markdown_table(header, [_row(r) for r in shown_rest], ALIGN)]
+        lines += [f"{title}:", "", markdown_table(columns, [_row(r) for r in shown_rest], ALIGN)]
     elif not show_all and min(a.n, b.n) < 2:
         lines += [f"{len(rest)} more metrics compared, none testable with a single run (`--all` lists them).", ""]
     elif not show_all:
         lines += [f"No other metric changed significantly ({len(rest)} more compared; `--all` lists them).", ""]
+    lines += machines_markdown(cmp)
     for note in cmp.notes():
         lines.append(f"> {note}  ")
     if cmp.notes():

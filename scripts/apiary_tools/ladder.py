@@ -34,6 +34,10 @@ signing takes most of a signed cycle while the writer waits, and every optimizat
 ladder is on the writer's side, so a signed ladder measures the signing. `-- --sign on`
 measures it anyway. Output: ladder.json, ladder.md and ladder.png in --out, the Markdown on
 stdout, progress on stderr. Ctrl-C stops after the run in hand and writes what completed.
+
+With `--cluster tcp://HOST:8786` every machine of the cluster runs the whole ladder (fleet.py),
+and each step is compared with the previous one and the start machine by machine
+(stats.compare); the instructions are still counted here.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import perf_gate, stats
+from . import fleet, perf_gate, stats
 from .common import (EXIT_OK, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary, markdown_table, run_main,
                      utc_stamp, write_json, write_text)
 from .runner import PlannedRun, Progress, effective_config, execute, with_progress_off
@@ -124,9 +128,11 @@ def plan(prefix: list[str], base: list[str], rounds: range, out: Path) -> list[P
 
 def analyse(results, runs: int, alpha: float) -> list[dict[str, Any]]:
     by_step: dict[int, list[dict]] = {i: [] for i in range(len(STEPS) + 1)}
+    hosts: dict[int, list[str]] = {i: [] for i in range(len(STEPS) + 1)}
     for res in results:
         if res.completed:
             by_step[int(res.planned.label[4:])].append(res.report)
+            hosts[int(res.planned.label[4:])].append(res.host or "?")
     cycles = {i: [r["aggregates"]["cycle_us"]["avg"] / 1000 for r in reps] for i, reps in by_step.items()}
     rows = []
     for i in range(len(STEPS) + 1):
@@ -142,7 +148,7 @@ def analyse(results, runs: int, alpha: float) -> list[dict[str, Any]]:
             row["cpu_utilization"] = float(np.mean([r["cpu"]["utilization"] for r in reps]))
         for key, other in (("vs_previous", i - 1), ("vs_start", 0)):
             if i > 0 and cycles[i] and cycles[other]:
-                c = stats.compare(cycles[other], cycles[i])
+                c = stats.compare(cycles[other], cycles[i], hosts_a=hosts[other], hosts_b=hosts[i])
                 d = c.to_dict()
                 d["significant"] = c.p_value is not None and c.p_value < alpha
                 row[key] = d
@@ -284,11 +290,12 @@ def undecided(rows: list[dict[str, Any]]) -> list[str]:
     return [r["name"] for r in rows[1:] if verdict(r.get("vs_previous")) == "undecided"]
 
 
-def run_rounds(prefix: list[str], base: list[str], out: Path, runs: int, max_runs: int, alpha: float):
+def run_rounds(prefix: list[str], base: list[str], out: Path, runs: int, max_runs: int, alpha: float,
+               backend=None):
     """`runs` rounds, then one more at a time while a step is undecided, up to `max_runs`.
     Returns the outcome of every run and the rounds run."""
     first = plan(prefix, base, range(1, runs + 1), out)
-    outcome = execute(first, Progress("ladder", first))
+    outcome = execute(first, Progress("ladder", first), backend=backend)
     while outcome.exit_code == EXIT_OK and runs < max_runs:
         open_steps = undecided(analyse(outcome.results, runs, alpha))
         if not open_steps:
@@ -297,7 +304,7 @@ def run_rounds(prefix: list[str], base: list[str], out: Path, runs: int, max_run
         more = plan(prefix, base, range(runs, runs + 1), out)
         progress = Progress("ladder", more)
         progress.say(f"round {runs} of at most {max_runs}: undecided {', '.join(open_steps)}")
-        extra = execute(more, progress)
+        extra = execute(more, progress, backend=backend)
         outcome.results += extra.results
         outcome.failures += extra.failures
         outcome.stopped_by = extra.stopped_by
@@ -326,6 +333,7 @@ def parser() -> Parser:
                    help="also count each step's instructions per transaction in a replay under callgrind "
                         "(needs valgrind) (default: on)")
     p.add_argument("extra", nargs="*", help="more `apiary run` arguments (after --)")
+    fleet.add_options(p)
     return p
 
 
@@ -341,10 +349,15 @@ def _main(argv: Sequence[str]) -> int:
     for i in range(len(STEPS) + 1):  # every step's options, judged by apiary before anything runs
         effective_config(prefix, merge(base, step_args(i)), f"step {i}")
     out = args.out or REPO_ROOT / "results" / f"ladder-{args.mode}-{utc_stamp()}"
+    backend = fleet.ClusterBackend.from_args(args)
     out.mkdir(parents=True, exist_ok=True)
     # Quick mode adds no rounds unless asked to (None: as many as --runs).
     max_runs = max(runs, args.max_runs or mode["max_runs"] or runs)
-    outcome, runs = run_rounds(prefix, base, out, runs, max_runs, args.alpha)
+    try:
+        outcome, runs = run_rounds(prefix, base, out, runs, max_runs, args.alpha, backend)
+    finally:
+        if backend is not None:
+            backend.close()
     rows = analyse(outcome.results, runs, args.alpha)
     if args.instructions == "on" and outcome.exit_code == EXIT_OK:
         for row, counted in zip(rows, count_instructions(binary, mode, out, lambda m: print(f"ladder: {m}",
@@ -353,7 +366,9 @@ def _main(argv: Sequence[str]) -> int:
     first = next((r.report for r in outcome.results if r.report), {})
     ctx = first.get("context", {})
     meta = {"mode": args.mode, "runs": runs, "alpha": args.alpha, "extra_args": base,
-            "machine": f"{ctx.get('cpu_model', '?')}, {ctx.get('cores', '?')} cores, commit {ctx.get('commit', '?')}",
+            "machine": f"{ctx.get('cpu_model', '?')}, {ctx.get('cores', '?')} cores, commit {ctx.get('commit', '?')}"
+                       + (f", machines {fleet.hosts_line([r for r in outcome.results if r.completed])}"
+                          if backend is not None else ""),
             "load_before": ", ".join(f"{x:.2f}" for x in (outcome.results[0].load_avg_before if outcome.results else []))}
     write_json(out / "ladder.json", {"meta": meta, "steps": rows, "runs": [r.info() for r in outcome.results]})
     md = to_markdown(rows, meta)

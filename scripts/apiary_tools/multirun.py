@@ -11,6 +11,10 @@ the runs' transactions, not a mean of each run's. Modes:
   the comparison (see compare.py) is written beside the two sets;
 - no runs, only aggregation of existing reports: `multirun --aggregate DIR_OR_REPORTS…`.
 
+With `--cluster tcp://HOST:8786` every machine of the cluster runs the whole plan (fleet.py),
+its reports named run-001@HOST.json; the A/B comparison then pairs each machine's runs with
+its own (stats.compare).
+
 Output directory (default results/multirun-<UTC time>/): run-001.json … (the reports),
 run-001.out … (apiary's summary; its log is run-001.log), aggregate.json (every run's value of every metric and the
 statistics), summary.md. An A/B run puts each side in its own subdirectory and adds
@@ -31,7 +35,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import compare as compare_mod
-from . import latency, metrics, stats
+from . import fleet, latency, metrics, stats
 from .common import (EXIT_OK, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary, fmt_metric,
                      fmt_number, load_avg, markdown_table, run_main, utc_iso, utc_stamp, write_json, write_text)
 from .reports import AGGREGATE_KIND, AGGREGATE_NAME, AGGREGATE_VERSION, RunSet, load_set
@@ -193,6 +197,11 @@ def parser() -> Parser:
   scripts/multirun --runs 5 --a "--dedup split" --b "--dedup unified" --a-label split \\
       --b-label unified -- --config configs/smoke.toml
   scripts/multirun --aggregate results/multirun-20260101T000000Z
+  scripts/multirun --cluster tcp://scheduler:8786 --runs 5 --a "--dedup split" --b "--dedup unified" \\
+      -- --config configs/smoke.toml
+
+with --cluster every worker (one a machine) runs the whole plan, and the A/B comparison pairs
+each machine's runs with its own: see docs/fleet.md.
 
 output: DIR/run-NNN.json, .out (what it printed) and .log (its log) per run, DIR/aggregate.json, DIR/summary.md; with --a/--b
 each side in DIR/<label>/ and the comparison in DIR/comparison.md and .json.
@@ -223,6 +232,7 @@ gate, run `scripts/compare` on the two directories.""")
                    metavar="PCT",
                    help="smallest change in percent the A/B comparison calls significant (default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    fleet.add_options(p)
     return p
 
 
@@ -269,8 +279,8 @@ def _main(argv: Sequence[str]) -> int:
     own, passthrough = split_passthrough(argv)
     args = parser().parse_args(glue_values(own, ("--a", "--b", "--command")))
     if args.aggregate:
-        if args.a or args.b or passthrough or args.config:
-            raise ToolError("--aggregate runs nothing: it takes no --a/--b, --config or run arguments")
+        if args.a or args.b or passthrough or args.config or args.cluster:
+            raise ToolError("--aggregate runs nothing: it takes no --a/--b, --config, --cluster or run arguments")
         return _aggregate_only(args)
     if args.runs < 1:
         raise ToolError(f"--runs {args.runs}: expected 1 or more")
@@ -299,11 +309,21 @@ def _main(argv: Sequence[str]) -> int:
     out = Path(args.out) if args.out else _default_out()
     if out.exists() and any(out.iterdir()):
         raise ToolError(f"--out {out}: exists and is not empty; choose a new directory")
+    backend = fleet.ClusterBackend.from_args(args)
+    try:
+        return _run(args, prefix, sides, ab, out, backend)
+    finally:
+        if backend is not None:
+            backend.close()
+
+
+def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, out: Path, backend) -> int:
     out.mkdir(parents=True, exist_ok=True)
     plan = plan_runs(prefix, sides, args.runs, out, nested=ab)
     progress = Progress("multirun", plan, quiet=args.quiet)
-    progress.say(f"{len(plan)} runs into {out} (load average {' '.join(map(str, load_avg()))})")
-    outcome = execute(plan, progress, keep_going=args.keep_going)
+    per_machine = " a machine" if backend is not None else ""
+    progress.say(f"{len(plan)} runs{per_machine} into {out} (load average {' '.join(map(str, load_avg()))})")
+    outcome = execute(plan, progress, keep_going=args.keep_going, backend=backend)
 
     extra = {"command": {"prefix": prefix, "sides": {label: a for label, a in sides}},
              "load_avg_after": load_avg()}
@@ -325,8 +345,9 @@ def _main(argv: Sequence[str]) -> int:
         print(text, end="")
     elif not ab and sets:
         print(summary_markdown(aggregate(next(iter(sets.values()))), show_all=False), end="")
-    done = sum(1 for r in outcome.results if r.completed)
-    progress.say(f"{done}/{len(plan)} runs completed in {out}")
+    done = [r for r in outcome.results if r.completed]
+    where = f" ({fleet.hosts_line(done)})" if backend is not None else ""
+    progress.say(f"{len(done)}/{len(plan) * (len(backend.workers) if backend else 1)} runs completed{where} in {out}")
     return outcome.exit_code
 
 

@@ -51,6 +51,12 @@ class Run:
     info: dict[str, Any] = field(default_factory=dict)
     latency: latency_mod.RunLatency | None = None   # None for a report of schema_version 1
 
+    @property
+    def host(self) -> str:
+        """The machine that ran it: what the tool recorded (a fleet worker's name, $APIARY_HOST),
+        else the report's hostname."""
+        return self.info.get("host") or (self.report or {}).get("context", {}).get("hostname") or "?"
+
 
 @dataclass
 class RunSet:
@@ -82,6 +88,13 @@ class RunSet:
         """The metric's value in every run that has it (kinds of transaction a short run never
         generated are missing, not zero)."""
         return [run.metrics[name] for run in self.runs if name in run.metrics]
+
+    def hosts(self, name: str) -> list[str]:
+        """The machine of every value `values(name)` gives, in the same order."""
+        return [run.host for run in self.runs if name in run.metrics]
+
+    def machines(self) -> list[str]:
+        return sorted({run.host for run in self.runs})
 
     def latency_runs(self) -> list[latency_mod.RunLatency]:
         """The latency stages of the runs that have them, checked to share one histogram axis."""

@@ -8,19 +8,26 @@ this process, which forwards exactly one SIGINT (or SIGTERM) to the run in hand.
 finishes the block in hand, writes a report marked interrupted and exits 130; the plan stops
 there and the caller still aggregates what completed. (Were the signal to reach apiary twice,
 from the terminal and from us, apiary would exit at once without a report.)
+
+Where the runs execute is the backend's business: `LocalBackend` (here) runs them one after
+another on this machine; `fleet.ClusterBackend` sends them to the workers of a Dask cluster
+(`--cluster`). Both take the same plan and give the same outcome, so the tools that build
+plans (multirun, sweep, ladder) do not know which one ran it.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from .common import EXIT_SIGINT, EXIT_SIGTERM, ToolError, fmt_number, load_avg, read_json
 from .reports import is_report
@@ -39,6 +46,16 @@ class PlannedRun:
         return self.report_path.with_suffix(".out")
 
 
+HOST_VARIABLE = "APIARY_HOST"
+
+
+def local_host() -> str:
+    """The name this machine's runs are recorded under: $APIARY_HOST, else the hostname. The
+    statistics pair and group runs by it (see stats.compare), so two workers on one machine
+    that should count as two give themselves different names."""
+    return os.environ.get(HOST_VARIABLE) or socket.gethostname()
+
+
 @dataclass
 class RunResult:
     planned: PlannedRun
@@ -46,6 +63,8 @@ class RunResult:
     elapsed_s: float
     load_avg_before: list[float]
     report: dict[str, Any] | None = None
+    host: str | None = None                  # which machine ran it (local_host() on that machine)
+    retried: list[dict[str, Any]] = field(default_factory=list)   # attempts that failed before this one
 
     @property
     def completed(self) -> bool:
@@ -58,7 +77,8 @@ class RunResult:
                 "index": self.planned.index, "exit_code": self.exit_code,
                 "elapsed_s": round(self.elapsed_s, 3), "load_avg_before": self.load_avg_before,
                 "start_time": ctx.get("start_time"), "commit": ctx.get("commit"),
-                "status": (self.report or {}).get("status")}
+                "status": (self.report or {}).get("status"), "host": self.host or ctx.get("hostname"),
+                **({"retried": self.retried} if self.retried else {})}
 
 
 @dataclass
@@ -121,6 +141,7 @@ class _Signals:
 
     def __init__(self):
         self.received: int | None = None
+        self.count = 0
         self.child: subprocess.Popen | None = None
         self._old: dict[int, Any] = {}
 
@@ -134,6 +155,7 @@ class _Signals:
             signal.signal(sig, handler)
 
     def _handle(self, signum, _frame):
+        self.count += 1
         if self.received is None:
             self.received = signum
         if self.child is not None and self.child.poll() is None:
@@ -192,6 +214,17 @@ class Progress:
             self.last = f"last ({run.label} #{run.index}) cycle avg {fmt_number(cycle)} µs"
 
 
+def read_run_report(path: Path) -> dict[str, Any] | None:
+    """The report a run wrote, or None when it wrote none (or not an apiary report)."""
+    if not path.is_file():
+        return None
+    try:
+        data = read_json(path)
+    except ToolError:
+        return None
+    return data if is_report(data) else None
+
+
 def _tail(path: Path, lines: int = 5) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
@@ -200,53 +233,72 @@ def _tail(path: Path, lines: int = 5) -> str:
     return "\n".join("    " + line for line in text[-lines:])
 
 
-def execute(plan: Sequence[PlannedRun], progress: Progress, keep_going: bool = False,
-            on_result: Callable[[RunResult], None] | None = None) -> PlanOutcome:
-    """Runs the plan in order. Stops at a signal, and at the first failed run unless keep_going
-    (a failure usually means every later run would fail the same way)."""
-    outcome = PlanOutcome()
-    with _Signals() as sigs:
-        for number, run in enumerate(plan, 1):
-            if sigs.received is not None:
-                break
-            progress.starting(number, run)
-            run.report_path.parent.mkdir(parents=True, exist_ok=True)
-            before = load_avg()
-            t0 = time.monotonic()
-            args = run.args + ["--report", str(run.report_path)]
-            try:
-                with open(run.log_path, "w", encoding="utf-8") as log:
-                    log.write("$ " + shlex.join(args) + "\n")
-                    log.flush()
-                    child = sigs.start(args, log)
-                    code = child.wait()
-            except OSError as e:
-                raise ToolError(f"cannot start {args[0]}: {e.strerror}") from None
-            finally:
-                sigs.child = None
-            result = RunResult(run, code, time.monotonic() - t0, before)
-            if run.report_path.is_file():
-                try:
-                    data = read_json(run.report_path)
-                    result.report = data if is_report(data) else None
-                except ToolError:
-                    result.report = None
-            outcome.results.append(result)
-            progress.finished(result)
-            if on_result:
-                on_result(result)
-            if sigs.received is not None:
-                outcome.stopped_by = sigs.received
-                progress.say(f"stopped by {signal.Signals(sigs.received).name} during run {number}/"
-                             f"{len(plan)}; its report (if any) is kept but not counted")
-                break
-            if not result.completed:
-                outcome.failures.append(result)
-                why = (result.report or {}).get("error") or "see the log"
-                progress.say(f"run {number}/{len(plan)} ({run.label} #{run.index}) FAILED with exit "
-                             f"status {code}: {why}\n  log: {run.log_path}\n{_tail(run.log_path)}")
-                if not keep_going:
+class Backend(Protocol):
+    """Runs a plan: every run's report at its `report_path`, its output at its `log_path`."""
+
+    def execute(self, plan: Sequence[PlannedRun], progress: Progress, keep_going: bool,
+                on_result: Callable[[RunResult], None] | None) -> PlanOutcome: ...
+
+
+def say_failure(progress: Progress, number: int, total: int, result: RunResult, on_host: bool = False) -> None:
+    run = result.planned
+    why = (result.report or {}).get("error") or "see the log"
+    where = f" on {result.host}" if on_host else ""
+    progress.say(f"run {number}/{total} ({run.label} #{run.index}){where} FAILED with exit "
+                 f"status {result.exit_code}: {why}\n  log: {run.log_path}\n{_tail(run.log_path)}")
+
+
+class LocalBackend:
+    """The runs one after another as children of this process."""
+
+    def execute(self, plan: Sequence[PlannedRun], progress: Progress, keep_going: bool = False,
+                on_result: Callable[[RunResult], None] | None = None) -> PlanOutcome:
+        outcome = PlanOutcome()
+        host = local_host()
+        with _Signals() as sigs:
+            for number, run in enumerate(plan, 1):
+                if sigs.received is not None:
                     break
-        if sigs.received is not None and outcome.stopped_by is None:
-            outcome.stopped_by = sigs.received
-    return outcome
+                progress.starting(number, run)
+                run.report_path.parent.mkdir(parents=True, exist_ok=True)
+                before = load_avg()
+                t0 = time.monotonic()
+                args = run.args + ["--report", str(run.report_path)]
+                try:
+                    with open(run.log_path, "w", encoding="utf-8") as log:
+                        log.write("$ " + shlex.join(args) + "\n")
+                        log.flush()
+                        child = sigs.start(args, log)
+                        code = child.wait()
+                except OSError as e:
+                    raise ToolError(f"cannot start {args[0]}: {e.strerror}") from None
+                finally:
+                    sigs.child = None
+                result = RunResult(run, code, time.monotonic() - t0, before, read_run_report(run.report_path),
+                                   host)
+                outcome.results.append(result)
+                progress.finished(result)
+                if on_result:
+                    on_result(result)
+                if sigs.received is not None:
+                    outcome.stopped_by = sigs.received
+                    progress.say(f"stopped by {signal.Signals(sigs.received).name} during run {number}/"
+                                 f"{len(plan)}; its report (if any) is kept but not counted")
+                    break
+                if not result.completed:
+                    outcome.failures.append(result)
+                    say_failure(progress, number, len(plan), result)
+                    if not keep_going:
+                        break
+            if sigs.received is not None and outcome.stopped_by is None:
+                outcome.stopped_by = sigs.received
+        return outcome
+
+
+def execute(plan: Sequence[PlannedRun], progress: Progress, keep_going: bool = False,
+            on_result: Callable[[RunResult], None] | None = None,
+            backend: Backend | None = None) -> PlanOutcome:
+    """Runs the plan, here in order (the default) or on the backend given. Stops at a signal,
+    and at the first failed run unless keep_going (a failure usually means every later run
+    would fail the same way)."""
+    return (backend or LocalBackend()).execute(plan, progress, keep_going, on_result)

@@ -32,6 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import stats as sps
 
+from . import fleet
 from .common import (EXIT_FAILED, EXIT_OK, EXIT_SIGINT, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary,
                      markdown_table, read_interval_log, read_json, run_main, utc_stamp, write_json, write_text)
 
@@ -234,6 +235,7 @@ def parser() -> Parser:
     p.add_argument("--from", dest="from_dir", type=Path, default=None,
                    help="analyse what a soak left in DIR (after a crash, say) instead of running one")
     p.add_argument("extra", nargs="*", help="more `apiary run` arguments (after --)")
+    fleet.add_options(p)  # --cluster: the run on one worker of the cluster
     return p
 
 
@@ -250,8 +252,10 @@ def run_soak(args, out: Path) -> tuple[int, bool, list[str]]:
     cmd += args.extra
     print(f"soak: {' '.join(cmd)}", file=sys.stderr)
     # Its own process group: a Ctrl-C reaches only us, and we forward exactly one SIGINT.
+    backend = fleet.ClusterBackend.from_args(args)
     with open(out / "summary.txt", "w") as summary:
-        proc = subprocess.Popen(cmd, stdout=summary, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        proc = fleet.RemoteProcess(backend, cmd) if backend else \
+            subprocess.Popen(cmd, stdout=summary, stderr=subprocess.PIPE, text=True, start_new_session=True)
         interrupted = False
 
         def on_signal(signum, frame):
@@ -270,7 +274,9 @@ def run_soak(args, out: Path) -> tuple[int, bool, list[str]]:
                     note_progress(out / "intervals.jsonl", args.blocks)
         finally:
             signal.signal(signal.SIGINT, old)
-        err = proc.stderr.read() if proc.stderr else ""
+        err = proc.stderr.read() if getattr(proc, "stderr", None) else ""
+        if backend and proc.stdout:
+            summary.write(proc.stdout.read())
     if err:
         sys.stderr.write(err)
     return proc.returncode, interrupted, cmd

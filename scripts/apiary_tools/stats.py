@@ -16,10 +16,21 @@ Choices, and why:
   no distribution, and run times on a shared machine have long right tails. Its smallest
   possible p-value depends on the number of runs (2 / C(n_a + n_b, n_a) without ties: 0.1 for
   3 against 3, 0.008 for 5 against 5), which `min_p_value` reports so that too few runs show.
+- Runs from several machines (a fleet, fleet.py) are not one sample: machines differ by more
+  than runs on one machine do. When both sets have runs on two or more machines, the
+  comparison is stratified by machine: each machine's change is mean(B) / mean(A) − 1 of its
+  own runs, the change is the mean of the machines' changes (each machine counts once), its
+  interval a bootstrap that resamples every machine's A and B runs on their own, and the p-value
+  a permutation test that exchanges A and B labels only within a machine (exact when there
+  are at most 20,000 relabelings, else 10,000 random ones, seeded). Machines that ran only one
+  side are left out. Beside the change, the spread is split in two: within machines (the
+  pooled standard deviation of the runs around their machine's and side's mean) and between
+  machines (the standard deviation of the machines' means), both in percent of the mean.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from dataclasses import asdict, dataclass
@@ -32,6 +43,8 @@ CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 20_26
 CI_METHODS = ("bootstrap", "welch")
+EXACT_PERMUTATIONS = 20_000
+RANDOM_PERMUTATIONS = 10_000
 
 
 @dataclass
@@ -86,6 +99,11 @@ class Change:
     ci_method: str | None
     p_value: float | None        # None: too few runs for a test
     min_p_value: float | None
+    test: str = "mann-whitney"   # or "stratified permutation" (runs on several machines)
+    machines: int = 1            # the machines compared (strata)
+    within_sd_pct: float | None = None    # spread of runs within a machine and side, % of the mean
+    between_sd_pct: float | None = None   # spread of the machines' means, % of the mean
+    per_machine: list[dict] | None = None  # each machine's n, means and change (stratified only)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -132,17 +150,120 @@ def _welch_ci(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple[float, f
 
 
 def compare(a: Sequence[float], b: Sequence[float], ci_method: str = "bootstrap",
-            confidence: float = CONFIDENCE) -> Change:
+            confidence: float = CONFIDENCE, hosts_a: Sequence[str] | None = None,
+            hosts_b: Sequence[str] | None = None) -> Change:
     """B against A: the relative change of the means, its confidence interval, and the
     Mann–Whitney U p-value. With fewer than two values on a side there is neither interval
-    nor test, only the change."""
+    nor test, only the change. With the machine of every value (hosts_a, hosts_b) and two or
+    more machines that ran both sides, the comparison is stratified by machine (see above)."""
     if ci_method not in CI_METHODS:
         raise ValueError(f"unknown CI method {ci_method!r}")
     with warnings.catch_warnings():
         # scipy warns about precision when runs are nearly identical; the numbers are still right
         # enough to print, and a warning per metric would bury the table.
         warnings.simplefilter("ignore", RuntimeWarning)
-        return _compare(a, b, ci_method, confidence)
+        strata = _strata(a, b, hosts_a, hosts_b)
+        if len(strata) >= 2:
+            return _compare_stratified(strata, confidence)
+        if len(strata) == 1:
+            a, b = next(iter(strata.values()))
+        result = _compare(a, b, ci_method, confidence)
+        result.within_sd_pct = _within_sd_pct([np.asarray(a, float), np.asarray(b, float)])
+        return result
+
+
+def _strata(a, b, hosts_a, hosts_b) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each machine's A and B values, for the machines that ran both sides."""
+    if hosts_a is None or hosts_b is None:
+        return {}
+    if len(hosts_a) != len(a) or len(hosts_b) != len(b):
+        raise ValueError("one host per value")
+    out = {}
+    for host in sorted(set(hosts_a) & set(hosts_b)):
+        out[host] = (np.array([v for v, h in zip(a, hosts_a) if h == host], dtype=float),
+                     np.array([v for v, h in zip(b, hosts_b) if h == host], dtype=float))
+    return out
+
+
+def _within_sd_pct(cells: Sequence[np.ndarray]) -> float | None:
+    """The pooled standard deviation of the values around their own cell's mean, in percent of
+    the mean of all values; None without a cell of two or more."""
+    dof = sum(c.size - 1 for c in cells if c.size >= 2)
+    everything = np.concatenate(cells)
+    mean = float(np.mean(everything))
+    if dof == 0 or mean == 0.0:
+        return None
+    pooled = sum(float(np.sum((c - np.mean(c)) ** 2)) for c in cells if c.size >= 2) / dof
+    return math.sqrt(pooled) / abs(mean) * 100.0
+
+
+def _machine_changes(*samples, axis=-1):
+    """The mean over machines of mean(B) / mean(A) − 1; samples are A1, B1, A2, B2, ..."""
+    ratios = [np.mean(samples[i + 1], axis=axis) / np.mean(samples[i], axis=axis) for i in range(0, len(samples), 2)]
+    return np.mean(ratios, axis=0) - 1.0
+
+
+def _stratum_ratios(values: np.ndarray, n_a: int, rng: np.random.Generator | None) -> np.ndarray:
+    """mean(B) / mean(A) of one machine's runs under every relabeling that keeps n_a runs in A
+    (rng None), or under RANDOM_PERMUTATIONS random ones."""
+    if rng is None:
+        chosen = np.array(list(itertools.combinations(range(values.size), n_a)), dtype=int)
+    else:
+        chosen = np.argsort(rng.random((RANDOM_PERMUTATIONS, values.size)), axis=1)[:, :n_a]
+    in_a = values[chosen].sum(axis=1)
+    return ((values.sum() - in_a) / (values.size - n_a)) / (in_a / n_a)
+
+
+def _permutation_p(strata: list[tuple[np.ndarray, np.ndarray]], observed: float) -> tuple[float, float]:
+    """Two-sided p of the stratified permutation test, and the smallest p it could give."""
+    pooled = [np.concatenate(pair) for pair in strata]
+    sizes = [len(pair[0]) for pair in strata]
+    total = math.prod(math.comb(len(p), n) for p, n in zip(pooled, sizes))
+    exact = total <= EXACT_PERMUTATIONS
+    rng = None if exact else np.random.default_rng(BOOTSTRAP_SEED)
+    ratios = [_stratum_ratios(p, n, rng) for p, n in zip(pooled, sizes)]
+    if exact:  # every combination of the machines' relabelings
+        null = sum(np.ix_(*ratios)).ravel()
+    else:      # the k-th random relabeling of every machine together
+        null = np.sum(ratios, axis=0)
+    null = null / len(ratios) - 1.0
+    tolerance = 1e-12 * max(1.0, abs(observed))
+    extreme = int(np.sum(np.abs(null) >= abs(observed) - tolerance))
+    if exact:
+        return min(1.0, extreme / total), min(1.0, 2.0 / total)
+    return (extreme + 1) / (RANDOM_PERMUTATIONS + 1), 1.0 / (RANDOM_PERMUTATIONS + 1)
+
+
+def _compare_stratified(strata: dict[str, tuple[np.ndarray, np.ndarray]], confidence: float) -> Change:
+    pairs = list(strata.values())
+    means_a = [float(np.mean(a)) for a, _ in pairs]
+    means_b = [float(np.mean(b)) for _, b in pairs]
+    n_a, n_b = sum(len(a) for a, _ in pairs), sum(len(b) for _, b in pairs)
+    per_machine = [{"machine": host, "n_a": len(a), "n_b": len(b), "mean_a": ma, "mean_b": mb,
+                    "change_pct": _relative_change(ma, mb)}
+                   for (host, (a, b)), ma, mb in zip(strata.items(), means_a, means_b)]
+    cells = [c for pair in pairs for c in pair]
+    grand = float(np.mean([(ma + mb) / 2 for ma, mb in zip(means_a, means_b)]))
+    result = Change(n_a=n_a, n_b=n_b, mean_a=float(np.mean(means_a)), mean_b=float(np.mean(means_b)),
+                    change_pct=None, ci_low_pct=None, ci_high_pct=None, ci_method=None, p_value=None,
+                    min_p_value=None, test="stratified permutation", machines=len(pairs),
+                    within_sd_pct=_within_sd_pct(cells), per_machine=per_machine)
+    if grand != 0.0:
+        result.between_sd_pct = float(np.std([(ma + mb) / 2 for ma, mb in zip(means_a, means_b)], ddof=1)) \
+            / abs(grand) * 100.0
+    if any(m == 0.0 for m in means_a):
+        return result
+    observed = float(np.mean(np.array(means_b) / np.array(means_a))) - 1.0
+    result.change_pct = observed * 100.0
+    if all(np.ptp(c) == 0.0 for c in cells) and len({round(m["change_pct"], 12) for m in per_machine}) == 1:
+        result.ci_low_pct = result.ci_high_pct = result.change_pct
+    elif all(len(c) >= 2 for c in cells):
+        low, high = bootstrap_interval(tuple(cells), _machine_changes, True, confidence)
+        if math.isfinite(low) and math.isfinite(high):
+            result.ci_low_pct, result.ci_high_pct = low * 100.0, high * 100.0
+    result.ci_method = "bootstrap"
+    result.p_value, result.min_p_value = _permutation_p(pairs, observed)
+    return result
 
 
 def _compare(a: Sequence[float], b: Sequence[float], ci_method: str, confidence: float) -> Change:

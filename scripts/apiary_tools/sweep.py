@@ -14,6 +14,9 @@ per value (reports, logs, aggregate.json, summary.md), sweep.json (every value's
 sweep.md (the table) and the figures sweep-<param>.png, sweep-<param>-cycle-over-run.png and
 sweep-<param>-cycle-histogram.png (see plot.py).
 
+With `--cluster tcp://HOST:8786` every machine of the cluster runs the whole sweep (fleet.py);
+each value's statistics pool the machines' runs.
+
 Exit status as multirun: 0, 1 a run failed, 2 bad usage, 130/143 interrupted (what completed
 is still aggregated and drawn).
 """
@@ -25,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import metrics, plot
+from . import fleet, metrics, plot
 from .common import (REPO_ROOT, Parser, ToolError, check_apiary, default_apiary, fmt_metric, load_avg,
                      markdown_table, parse_csv, run_main, utc_iso, utc_stamp, write_json, write_text)
 from .multirun import glue_values, set_from_results, split_passthrough, write_set
@@ -145,6 +148,7 @@ def parser() -> Parser:
 block sizes above 2 MiB get --max-block-size equal to the size.
 figures: sweep-PARAM.png (cycle and µs per transaction with 95% CIs), sweep-PARAM-cycle-over-run.png,
 sweep-PARAM-cycle-histogram.png; `scripts/plot --sweep DIR/sweep.json` draws them again.
+with --cluster every worker (one a machine) runs the whole sweep: see docs/fleet.md.
 exit status: 0, 1 a run failed, 2 bad usage, 130/143 interrupted.""")
     p.add_argument("--param", required=True, metavar="OPTION",
                    help="the `apiary run` option to vary, without dashes: block-size, threads, rate, ...")
@@ -158,6 +162,7 @@ exit status: 0, 1 a run failed, 2 bad usage, 130/143 interrupted.""")
     p.add_argument("--keep-going", action="store_true", help="go on after a failed run (default: stop)")
     p.add_argument("--no-plots", action="store_true", help="write the table only")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    fleet.add_options(p)
     return p
 
 
@@ -189,6 +194,7 @@ def _main(argv: Sequence[str]) -> int:
     for value in values:
         run_args, config = value_args(param, value, common, prefix)
         prepared.append((value, run_args, numeric_x(param, value, config), out / f"{param}-{_safe(value)}"))
+    backend = fleet.ClusterBackend.from_args(args)
     out.mkdir(parents=True, exist_ok=True)
 
     plan = [PlannedRun(f"{param}={value}", i, prefix + with_progress_off(run_args),
@@ -198,7 +204,11 @@ def _main(argv: Sequence[str]) -> int:
     before = load_avg()
     progress.say(f"{len(plan)} runs of --{param} {','.join(values)} into {out} "
                  f"(load average {' '.join(map(str, before))})")
-    outcome = execute(plan, progress, keep_going=args.keep_going)
+    try:
+        outcome = execute(plan, progress, keep_going=args.keep_going, backend=backend)
+    finally:
+        if backend is not None:
+            backend.close()
 
     points, context = [], {}
     for value, _, x, directory in prepared:

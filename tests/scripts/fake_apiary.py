@@ -16,6 +16,11 @@ log at once (no waiting). Environment:
   FAKE_APIARY_INTERVALS      the interval log's lines (default 8)
   FAKE_APIARY_FAIL_ABOVE=R   a run at a rate above R fails (exit 1)
   FAKE_APIARY_HANG_ABOVE=R   a run at a rate above R hangs as FAKE_APIARY_HANG_RUN does
+  FAKE_APIARY_COMMIT         the report's context.commit (default abcdef0)
+On a cluster worker (the tests of fleet.py) the run's own arguments steer it by host, $APIARY_HOST:
+  --fake-commit C            the report's context.commit is C
+  --fail-on-host H           on host H the run fails (exit 1)
+  --sleep-on-host H          on host H the run first writes its pid into --started-dir and sleeps 30 s
 """
 
 import json
@@ -87,6 +92,15 @@ def with_latency(report, argv, run, log_path):
 def main(argv):
     if "--print-config" in argv:
         return print_config(argv)
+    commit = option(argv, "--fake-commit", os.environ.get("FAKE_APIARY_COMMIT", "abcdef0"))
+    make_report = fakes.make_report
+
+    def stamped(*args, **kwargs):
+        report = make_report(*args, **kwargs)
+        report["context"]["commit"] = commit
+        return report
+
+    fakes.make_report = stamped
     report_path = Path(argv[argv.index("--report") + 1])
     m = re.search(r"run-(\d+)", report_path.name)
     run = int(m.group(1)) if m else 1
@@ -97,6 +111,13 @@ def main(argv):
         limit = os.environ.get(variable)
         return bool(limit) and (rate_of(argv) or 0) > float(limit)
 
+    host = os.environ.get("APIARY_HOST")
+    if host and option(argv, "--sleep-on-host") == host:
+        (Path(option(argv, "--started-dir")) / str(os.getpid())).write_text(host, encoding="utf-8")
+        time.sleep(30)
+    if host and option(argv, "--fail-on-host") == host:
+        fakes.write_report(report_path, fakes.make_report(cycles[:2], status="failed"))
+        return 1
     if os.environ.get("FAKE_APIARY_HANG_RUN") == str(run) or above("FAKE_APIARY_HANG_ABOVE"):
         caught = []
         signal.signal(signal.SIGINT, lambda s, f: caught.append(s))

@@ -170,7 +170,7 @@ def make_report(cycles_us: Sequence[float], tx_per_block: int = 240, name: str =
                     "hostname": "testhost", "command_line": "apiary run --config configs/smoke.toml",
                     "start_time": "2026-01-02T03:04:05Z", "seed": 1, "chain_id": "0" * 64},
         "config": cfg,
-        "timing": {"genesis_ms": 50.0, "run_s": window + 0.1, "measured_s": window},
+        "timing": {"genesis_ms": 50.0, "colony_start_ms": 5.0, "run_s": window + 0.1, "measured_s": window},
         "blocks": blocks,
         "aggregates": {
             "warmup_blocks": warmup, "measured_blocks": len(measured),

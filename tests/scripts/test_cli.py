@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from apiary_tools import compare, gbexport, maxrate, multirun, plot, sweep
+from apiary_tools import compare, gbexport, maxrate, multirun, plot, report_html, sweep
 
 TOOLS = {"multirun": multirun, "compare": compare, "gb-export": gbexport, "sweep": sweep, "plot": plot,
-         "find-max-rate": maxrate}
+         "find-max-rate": maxrate, "report-html": report_html}
 
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))

@@ -95,8 +95,8 @@ def test_bad_usage(capsys):
 
 def test_rounds_are_added_while_a_step_is_undecided(monkeypatch, tmp_path):
     rounds = []
-    monkeypatch.setattr(ladder, "execute", lambda plan, progress: (rounds.append(sorted({r.index for r in plan})),
-                                                                   PlanOutcome())[1])
+    monkeypatch.setattr(ladder, "execute", lambda plan, progress, **_: (rounds.append(sorted({r.index for r in plan})),
+                                                                        PlanOutcome())[1])
     open_after = iter([True, True, False])  # undecided after rounds 1..2, decided after round 3
     undecided = {"p_value": 0.3, "significant": False, "ci_low_pct": -4.0, "ci_high_pct": 1.0}
     decided = {"p_value": 0.001, "significant": True, "ci_low_pct": -9.0, "ci_high_pct": -5.0}
