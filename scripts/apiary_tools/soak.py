@@ -75,7 +75,8 @@ def slope_per_1000(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
     if keep.sum() < 3 or np.ptp(x[keep]) == 0:
         return None
     fit = sps.linregress(x[keep], y[keep])
-    return float(fit.slope * 1000), float(fit.stderr * 1000)
+    # A constant series has no spread to estimate from: scipy gives nan, which is 0 here.
+    return float(fit.slope * 1000), 0.0 if np.isnan(fit.stderr) else float(fit.stderr * 1000)
 
 
 def settle_block(last_block: float, cashout_blocks: int | None) -> float:
@@ -137,7 +138,8 @@ def _slope_row(a: dict, name: str, label: str, unit: float, unit_name: str) -> l
     key = f"{name}_slope_per_1000_blocks"
     if key not in a:
         return None
-    return [label, f"{a[key] / unit:+,.3f} {unit_name} (± {a[f'{name}_slope_stderr'] / unit:,.3f})"]
+    stderr = a.get(f"{name}_slope_stderr") or 0.0
+    return [label, f"{a[key] / unit:+,.3f} {unit_name} (± {stderr / unit:,.3f})"]
 
 
 def to_markdown(a: dict) -> str:

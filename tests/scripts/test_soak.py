@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from apiary_tools import soak
+from apiary_tools import report_html, soak
 from apiary_tools.common import ToolError
 
 
@@ -54,6 +54,14 @@ def test_from_reads_what_a_killed_run_left(tmp_path, capsys):
     assert a["blocks"] == 8_000 and a["records"] == len(lines)
     assert (tmp_path / "soak.png").stat().st_size > 1000
     assert "no report.json" in capsys.readouterr().err
+
+
+def test_the_html_page_of_a_soak_without_its_report(tmp_path):
+    (tmp_path / "intervals.jsonl").write_text("".join(json.dumps(r) + "\n" for r in _log(blocks=4_000, window=1_000)))
+    assert soak.main(["--from", str(tmp_path), "--cashout-blocks", "1000"]) == 0
+    page = report_html.write_page(tmp_path)
+    text = page.read_text()
+    assert "apiary soak" in text and "RSS slope after the windows" in text and "data:image/png;base64," in text
 
 
 def test_a_malformed_record_is_one_line(tmp_path):
