@@ -12,11 +12,18 @@
 //                                                creates 1; pool = pool_objects + pool_undo
 //
 // Items are nested (transaction) sessions; one iteration is the whole 10-block run.
+//
+//   BM_TransactionIdsFill/sized:N                the dedup index's id table filled with a
+//                                                million ids, left to grow (0) or sized for
+//                                                them first (1); slowest_insert_us is the
+//                                                longest single insert: the rehash pauses
+//                                                the sizing removes
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -25,7 +32,9 @@
 #include <boost/multi_index/member.hpp>
 #include <boost/multi_index/ordered_index.hpp>
 
+#include "apiary/core/clock.hpp"
 #include "apiary/core/database.hpp"
+#include "apiary/core/state_objects.hpp"
 
 namespace {
 
@@ -196,12 +205,40 @@ void BM_UndoSessionWithWrites(benchmark::State& state) {
   state.SetItemsProcessed(sessions);
 }
 
+void BM_TransactionIdsFill(benchmark::State& state) {
+  constexpr std::uint32_t ids = 1'000'000;
+  std::int64_t slowest = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto index = std::make_unique<apiary::core::transaction_index>();
+    if (state.range(0) != 0) index->reserve<apiary::core::by_trx_id>(ids);
+    state.ResumeTiming();
+    for (std::uint32_t i = 0; i < ids; ++i) {
+      const std::int64_t t0 = apiary::core::steady_now_ns();
+      index->create([i](apiary::core::transaction_object& o) {
+        // Digests are uniform bytes, and the table hashes the last eight: a mixed counter.
+        std::uint64_t h = (i + 1) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 31;
+        std::memcpy(o.trx_id.begin() + o.trx_id.size() - sizeof h, &h, sizeof h);
+        o.expiration = apiary::core::time_point_sec{i / 1000};
+      });
+      slowest = std::max(slowest, apiary::core::steady_now_ns() - t0);
+    }
+    state.PauseTiming();
+    index.reset();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * ids);
+  state.counters["slowest_insert_us"] = static_cast<double>(slowest) / 1e3;
+}
+
 BENCHMARK(BM_EmptyUndoSession)->ArgName("keep_alive")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EmptyUndoSession_PoolUndo)->ArgName("keep_alive")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_UndoSessionWithWrites)
     ->ArgNames({"keep_alive", "pool"})
     ->ArgsProduct({{0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TransactionIdsFill)->ArgName("sized")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -154,8 +154,18 @@ double estimate_average_size(const mix_config& mix, std::span<const core::accoun
   return static_cast<double>(bytes) / static_cast<double>(samples);
 }
 
+std::uint32_t estimate_block_transactions(const colony_config& config) {
+  const auto genesis = genesis_account_names(config.genesis_accounts, config.account_prefix);
+  const auto sample = deal_accounts(genesis, 0, std::max<std::size_t>(1, genesis.size() / 1000));
+  const double average = estimate_average_size(config.mix, sample, config.sign, config.seed);
+  return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(static_cast<double>(config.block_size) / average));
+}
+
 colony::colony(const colony_config& config, core::transaction_sink& sink, const head_info& initial_head)
-    : config_(config), sink_(sink), ring_(std::max<std::size_t>(config.comment_ring_capacity, 1), config.comment_max_age()), head_(initial_head) {
+    : config_(config),
+      sink_(sink),
+      ring_(std::max<std::size_t>(config.comment_ring_capacity, 1), config.comment_max_age()),
+      head_(initial_head) {
   if (auto problem = config_.validate()) throw std::invalid_argument(*problem);
   APIARY_CHECK(initial_head.block_num == core::block_num_from_id(initial_head.id));
   limit_ = config_.first_in_flight_limit();
@@ -163,13 +173,7 @@ colony::colony(const colony_config& config, core::transaction_sink& sink, const 
   const auto genesis = genesis_account_names(config_.genesis_accounts, config_.account_prefix);
   if (config_.rate == rate_mode::block_budget) {
     budget_per_block_ = config_.block_budget;
-    if (budget_per_block_ == 0) {
-      // About a thousand accounts spread over the genesis: of the accounts, only the
-      // lengths of their names change the sizes.
-      const auto sample = deal_accounts(genesis, 0, std::max<std::size_t>(1, genesis.size() / 1000));
-      const double average = estimate_average_size(config_.mix, sample, config_.sign, config_.seed);
-      budget_per_block_ = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(config_.block_size / average));
-    }
+    if (budget_per_block_ == 0) budget_per_block_ = estimate_block_transactions(config_);
     budget_.store(budget_per_block_);
   }
 

@@ -28,8 +28,8 @@ std::int64_t share_of(std::int64_t part, std::uint64_t numerator, std::uint64_t 
 
 std::int64_t comment_reward(std::int64_t balance, std::uint64_t claims, std::uint64_t recent_claims, std::int64_t cap) {
   if (claims == 0 || recent_claims == 0) return 0;
-  return std::min({share_of(balance, std::min(claims, recent_claims), recent_claims), std::max<std::int64_t>(cap, 0),
-                   balance});
+  return std::min(
+      {share_of(balance, std::min(claims, recent_claims), recent_claims), std::max<std::int64_t>(cap, 0), balance});
 }
 
 }  // namespace apiary::core

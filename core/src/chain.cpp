@@ -37,7 +37,7 @@ chain::chain(chain_options options, const std::function<bool()>& cancelled)
       votes_(db_.add_index<comment_vote_index>()),
       summaries_(db_.add_index<block_summary_index>()),
       globals_(db_.add_index<global_properties_index>()),
-      dedup_(options_.dedup, db_.add_index<transaction_index>()),
+      dedup_(options_.dedup, db_.add_index<transaction_index>(), options_.expected_transaction_ids),
       counter_(options_.custom_ops, db_.add_index<custom_op_counter_index>()),
       rc_(options_.rc, accounts_),
       witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {

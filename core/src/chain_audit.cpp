@@ -43,7 +43,8 @@ chain_audit chain::audit() const {
     violation("cashout: comment @" + std::string(due.begin()->author.view()) + "/" + due.begin()->permlink +
               " is past its cashout time and still in the state");
   std::size_t orphans = 0;
-  for (const comment_vote_object& v : votes_.indices()) if (comments_.find(v.comment) == nullptr) ++orphans;
+  for (const comment_vote_object& v : votes_.indices())
+    if (comments_.find(v.comment) == nullptr) ++orphans;
   if (orphans != 0) violation("cashout: " + std::to_string(orphans) + " votes on comments no longer in the state");
 
   a.undo_depth = db_.undo_depth();
@@ -85,6 +86,30 @@ void put_str(out_buffer& b, std::string_view s) {
   put(b, s.size());
   b.append(s);
 }
+
+void put_comment(out_buffer& b, const comment_object& c) {
+  put(b, c.id);
+  put_str(b, c.author.view());
+  put_str(b, c.permlink);
+  put_str(b, c.parent_author.view());
+  put_str(b, c.parent_permlink);
+  put(b, c.created.secs);
+  put(b, c.last_update.secs);
+  put(b, c.body_size);
+  put(b, c.children);
+  put(b, c.net_votes);
+  put(b, c.vote_count);
+  put(b, c.net_rshares);
+  put(b, c.cashout_time.secs);
+  put(b, c.max_accepted_payout);
+  put(b, c.percent_hbd);
+  put(b, c.allow_votes);
+  put(b, c.allow_curation_rewards);
+  for (const auto& r : c.beneficiaries) {
+    put_str(b, r.account.view());
+    put(b, r.weight);
+  }
+}
 }  // namespace
 
 sha256_digest chain::state_digest() const {
@@ -109,29 +134,7 @@ sha256_digest chain::state_digest() const {
     put(b, a.transfer_count);
     put(b, a.custom_op_count);
   }
-  for (const auto& c : comments_.indices()) {
-    put(b, c.id);
-    put_str(b, c.author.view());
-    put_str(b, c.permlink);
-    put_str(b, c.parent_author.view());
-    put_str(b, c.parent_permlink);
-    put(b, c.created.secs);
-    put(b, c.last_update.secs);
-    put(b, c.body_size);
-    put(b, c.children);
-    put(b, c.net_votes);
-    put(b, c.vote_count);
-    put(b, c.net_rshares);
-    put(b, c.cashout_time.secs);
-    put(b, c.max_accepted_payout);
-    put(b, c.percent_hbd);
-    put(b, c.allow_votes);
-    put(b, c.allow_curation_rewards);
-    for (const auto& r : c.beneficiaries) {
-      put_str(b, r.account.view());
-      put(b, r.weight);
-    }
-  }
+  for (const auto& c : comments_.indices()) put_comment(b, c);
   for (const auto& v : votes_.indices()) {
     put(b, v.id);
     put(b, v.comment);

@@ -65,7 +65,7 @@ replay_result replay_workload(const run_config& c, const saved_workload& w) {
   timings.take(settled);
 
   r.error = writer.error_message();
-  r.blocks = writer.blocks();
+  r.blocks = writer.take_blocks();
   r.breakdown = writer.breakdown();
   r.accepted = r.rejections[core::reject::none];
   r.pending_at_end = chain.pending_count();

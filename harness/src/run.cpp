@@ -76,6 +76,18 @@ class shutdown_watchdog {
   std::thread thread_;
 };
 
+// The chain's options with its dedup table sized for the run: an hour of full blocks of the
+// mix, plus the reversible ones, with a tenth to spare. Without it the table rehashes each
+// time it doubles, and the rehash of millions of ids stops one block for most of a second.
+core::chain_options sized_chain(const run_config& c) {
+  core::chain_options o = c.chain;
+  std::uint64_t per_block = colony::estimate_block_transactions(c.colony);
+  if (c.writer.block_transactions != 0) per_block = std::min<std::uint64_t>(per_block, c.writer.block_transactions);
+  const std::uint64_t blocks = core::chain_limits::expiration_blocks + o.reversible_blocks + 1;
+  o.expected_transaction_ids = per_block * blocks * 11 / 10;
+  return o;
+}
+
 colony::head_info head_of(const core::chain& chain) {
   return {chain.head_block_num(), chain.head_block_id(), chain.head_block_time()};
 }
@@ -215,7 +227,7 @@ bool cycle_test::build() {
   // stops it within milliseconds.
   progress_.phase("genesis: " + grouped(config_.chain.genesis_accounts) + " accounts");
   try {
-    chain_ = std::make_unique<core::chain>(config_.chain, [] { return interrupt_signal() != 0; });
+    chain_ = std::make_unique<core::chain>(sized_chain(config_), [] { return interrupt_signal() != 0; });
   } catch (const core::genesis_cancelled&) {
     result_.genesis_ns = core::steady_now_ns() - t0;
     return false;
@@ -246,7 +258,8 @@ bool cycle_test::build() {
       *chain_, *queue_, wc, [this](const queen::block_record& r, const core::chain& c) { return on_block(r, c); });
   writer_->record_timings(latency_.outbox());
   next_checkpoint_.store(o.checkpoint_blocks, std::memory_order_relaxed);
-  if (config_.stop.blocks != 0) writer_->reserve_blocks(std::size_t{config_.stop.blocks} + config_.stop.warmup_blocks + 1);
+  if (config_.stop.blocks != 0)
+    writer_->reserve_blocks(std::size_t{config_.stop.blocks} + config_.stop.warmup_blocks + 1);
   if (tap_ && !o.dump_transactions.empty())
     latency_.keep([this](std::span<const queen::tx_timing> records, std::vector<queen::tx_timing>& out) {
       tap_->select_sampled(records, out);
@@ -610,7 +623,7 @@ void cycle_test::run_audit() {
 
 void cycle_test::collect() {
   // Every thread is joined.
-  result_.blocks = writer_->blocks();
+  result_.blocks = writer_->take_blocks();
   result_.warmup_blocks =
       std::min<std::uint32_t>(config_.stop.warmup_blocks, static_cast<std::uint32_t>(result_.blocks.size()));
   result_.writer_total = writer_->breakdown();

@@ -182,6 +182,7 @@ def to_markdown(a: dict) -> str:
 
 def plot(a: dict, path: Path) -> None:
     import matplotlib
+    import matplotlib.ticker
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -198,6 +199,8 @@ def plot(a: dict, path: Path) -> None:
     ax[2].plot(x, s["cycle_mean"] / 1000, label="mean per interval")
     ax[2].plot(x, s["cycle_max"] / 1000, lw=0.6, alpha=0.6, label="slowest per interval")
     ax[2].set_yscale("log")
+    ax[2].yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax[2].yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax[2].set_ylabel("full cycle (ms)")
     for i, name in enumerate(RC_RESOURCES[:s["rc_levels"].shape[1]]):
         ax[3].plot(x, s["rc_levels"][:, i], label=name)

@@ -33,7 +33,7 @@ TEST(CashoutArithmetic, RewardIsTheClaimsShareOfTheFundCapped) {
   EXPECT_EQ(core::comment_reward(1'000, 25, 100, 100), 100);  // max_accepted_payout
   EXPECT_EQ(core::comment_reward(1'000, 0, 100, 1'000'000), 0);
   EXPECT_EQ(core::comment_reward(1'000, 25, 0, 1'000'000), 0);
-  EXPECT_EQ(core::comment_reward(1'000, 200, 100, 1'000'000), 1'000);  // never more than the fund
+  EXPECT_EQ(core::comment_reward(1'000, 200, 100, 1'000'000), 1'000);                       // never more than the fund
   EXPECT_EQ(core::share_of(std::int64_t{1} << 62, 3, 4), (std::int64_t{1} << 62) / 4 * 3);  // no overflow
 }
 
@@ -83,8 +83,7 @@ TEST_F(ChainCashout, ACommentPaysOutOnceAndLeavesWithItsVotes) {
   EXPECT_EQ(hive_of(h, 3) - cur3, curation / 3);
   EXPECT_EQ(hive_of(h, 4) - ben, (reward - curation) / 4);
   EXPECT_EQ(hive_of(h, 1) - author, reward - curation - (reward - curation) / 4);
-  const std::int64_t paid =
-      hive_of(h, 1) - author + hive_of(h, 2) - cur2 + hive_of(h, 3) - cur3 + hive_of(h, 4) - ben;
+  const std::int64_t paid = hive_of(h, 1) - author + hive_of(h, 2) - cur2 + hive_of(h, 3) - cur3 + hive_of(h, 4) - ben;
   EXPECT_EQ(s.reward_balance, fund_before - paid);
   EXPECT_GE(s.reward_balance, 0);
   const core::chain_audit a = h.chain().audit();

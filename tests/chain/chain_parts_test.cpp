@@ -94,6 +94,36 @@ TEST_P(DedupIndex, IncludedIdsStayUntilTheyExpire) {
   EXPECT_EQ(index_.size(), 0u);
 }
 
+// The stall fix: a table sized for the ids it will hold never rehashes while it fills (its
+// bucket count stays), where one left to grow rehashes each time it doubles.
+TEST_P(DedupIndex, ATableSizedAheadNeverRehashesWhileItFills) {
+  constexpr std::size_t expected = 20'000;
+  core::database db;
+  auto& index = db.add_index<core::transaction_index>();
+  core::dedup_index sized(GetParam(), index, expected);
+  const auto& by_id = index.get<core::by_trx_id>();
+  const std::size_t buckets = by_id.bucket_count();
+  EXPECT_GE(buckets, expected);
+  core::database other;
+  auto& grown = other.add_index<core::transaction_index>();
+  core::dedup_index unsized(GetParam(), grown);
+  std::size_t rehashes = 0;
+  std::size_t last = grown.get<core::by_trx_id>().bucket_count();
+  for (std::size_t i = 0; i < expected; ++i) {
+    std::string memo = "t";
+    memo += std::to_string(i);
+    const auto tx = unsigned_tx(1'000, memo);
+    sized.record_included(*tx);
+    unsized.record_included(*tx);
+    ASSERT_EQ(by_id.bucket_count(), buckets) << "rehashed at " << i;
+    if (grown.get<core::by_trx_id>().bucket_count() != last) {
+      ++rehashes;
+      last = grown.get<core::by_trx_id>().bucket_count();
+    }
+  }
+  EXPECT_GE(rehashes, 5u);  // what the sizing saves
+}
+
 TEST_P(DedupIndex, AuditCountsKnownIdsAndFindsBrokenOnes) {
   const auto included = unsigned_tx(200, "included");
   const auto pending = unsigned_tx(200, "pending");

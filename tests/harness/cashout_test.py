@@ -10,7 +10,6 @@
   usage    --checkpoint-blocks without --interval-log is refused with one line.
 """
 
-import argparse
 import json
 import os
 import signal
@@ -112,21 +111,7 @@ def mode_usage(args, schema):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--apiary", required=True)
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--work-dir", required=True)
-    ap.add_argument("--sanitizer", default="")
-    ap.add_argument("mode", choices=["plateau", "crash", "usage"])
-    args = ap.parse_args()
-    os.makedirs(args.work_dir, exist_ok=True)
-    schema = ht.load_schema(args.source_dir)
-    try:
-        {"plateau": mode_plateau, "crash": mode_crash, "usage": mode_usage}[args.mode](args, schema)
-    except ht.Failure as e:
-        print("FAILED (%s): %s" % (args.mode, e))
-        return 1
-    return 0
+    return ht.run_modes({"plateau": mode_plateau, "crash": mode_crash, "usage": mode_usage}, __doc__)
 
 
 if __name__ == "__main__":

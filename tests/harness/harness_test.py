@@ -580,15 +580,17 @@ def mode_replay(args, schema):
           % (r["transactions"], r["blocks"], r["state_digest"][:16]))
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def run_modes(modes, description=None, options=None):
+    """The entry point the end-to-end test scripts share: the options ctest gives them (tests/harness/CMakeLists.txt),
+    then the mode named, called with the arguments and the report schema. `options` adds a script's own."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--apiary", required=True)
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--work-dir", required=True)
-    ap.add_argument("--signal", default="INT", choices=["INT", "TERM"])
-    ap.add_argument("--delay", type=float, default=1.5)
-    ap.add_argument("mode", choices=["e2e", "interrupt", "failure", "bad-usage", "help", "defaults", "replay", "faults",
-                                     "log"])
+    ap.add_argument("--sanitizer", default="", help="the build's sanitizer (APIARY_SANITIZE), if any")
+    if options:
+        options(ap)
+    ap.add_argument("mode", choices=list(modes))
     args = ap.parse_args()
     args.apiary = os.path.abspath(args.apiary)
     args.source_dir = os.path.abspath(args.source_dir)
@@ -596,12 +598,20 @@ def main():
     os.makedirs(args.work_dir, exist_ok=True)
     schema = load_schema(args.source_dir)
     try:
-        {"e2e": mode_e2e, "log": mode_log, "interrupt": mode_interrupt, "failure": mode_failure, "bad-usage": mode_bad_usage,
-         "help": mode_help, "defaults": mode_defaults, "replay": mode_replay, "faults": mode_faults}[args.mode](args, schema)
+        modes[args.mode](args, schema)
     except Failure as e:
         print("FAILED (%s): %s" % (args.mode, e))
         return 1
     return 0
+
+
+def main():
+    def options(ap):
+        ap.add_argument("--signal", default="INT", choices=["INT", "TERM"])
+        ap.add_argument("--delay", type=float, default=1.5)
+    return run_modes({"e2e": mode_e2e, "log": mode_log, "interrupt": mode_interrupt, "failure": mode_failure,
+                      "bad-usage": mode_bad_usage, "help": mode_help, "defaults": mode_defaults,
+                      "replay": mode_replay, "faults": mode_faults}, __doc__, options)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@
                  grows from interval to interval.
 """
 
-import argparse
 import json
 import math
 import os
@@ -169,25 +168,8 @@ def mode_above_capacity(args, schema):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--apiary", required=True)
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--work-dir", required=True)
-    ap.add_argument("--sanitizer", default="")
-    ap.add_argument("mode", choices=["records", "below-capacity", "above-capacity"])
-    args = ap.parse_args()
-    args.apiary = os.path.abspath(args.apiary)
-    args.source_dir = os.path.abspath(args.source_dir)
-    args.work_dir = os.path.abspath(args.work_dir)
-    os.makedirs(args.work_dir, exist_ok=True)
-    schema = ht.load_schema(args.source_dir)
-    try:
-        {"records": mode_records, "below-capacity": mode_below_capacity,
-         "above-capacity": mode_above_capacity}[args.mode](args, schema)
-    except ht.Failure as e:
-        print("FAILED (%s): %s" % (args.mode, e))
-        return 1
-    return 0
+    return ht.run_modes({"records": mode_records, "below-capacity": mode_below_capacity,
+                         "above-capacity": mode_above_capacity}, __doc__)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ where that is not allowed the case is skipped and the output says so. Commands t
 exhaust memory run under RLIMIT_AS.
 """
 
-import argparse
 import hashlib
 import json
 import os
@@ -255,7 +254,7 @@ def outputs_fifo(args, tmp):
     print("outputs: a FIFO without a reader refused before the run; with one, the report goes through it")
 
 
-def mode_outputs(args):
+def mode_outputs(args, _schema):
     tmp = scratch(args, "outputs")
     outputs_devices(args, tmp)
     outputs_inputs_and_twins(args, tmp)
@@ -327,7 +326,7 @@ def signals_genesis(args, tmp):
     print("signals: SIGINT during genesis -> exit 130 in %.2f s, report marked interrupted" % took)
 
 
-def mode_signals(args):
+def mode_signals(args, _schema):
     tmp = scratch(args, "signals")
     signals_pipe(args, tmp)
     signals_hup(args, tmp)
@@ -401,7 +400,7 @@ def inputs_headers(args, tmp):
         expect_error(p, 2, "replay", [needle, name], "a workload whose header says %s" % fields)
 
 
-def mode_inputs(args):
+def mode_inputs(args, _schema):
     tmp = scratch(args, "inputs")
     inputs_files(args, tmp)
     inputs_counts(args, tmp)
@@ -452,7 +451,7 @@ def checks_options(args):
         expect_error(p, 2, "run", needles, " ".join(extra))
 
 
-def mode_checks(args):
+def mode_checks(args, _schema):
     tmp = scratch(args, "checks")
     checks_before_the_run(args, tmp)
     checks_config_files(args, tmp)
@@ -517,7 +516,7 @@ def errors_documented(args):
     print("errors: exit status 129 (SIGHUP) in apiary --help and README.md")
 
 
-def mode_errors(args):
+def mode_errors(args, _schema):
     tmp = scratch(args, "errors")
     errors_during_the_run(args, tmp)
     errors_stdout(args, tmp)
@@ -526,25 +525,10 @@ def mode_errors(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--apiary", required=True)
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--work-dir", required=True)
-    ap.add_argument("--sanitizer", default="", help="the build's sanitizer (APIARY_SANITIZE), if any")
-    ap.add_argument("mode", choices=["outputs", "signals", "inputs", "checks", "errors"])
-    args = ap.parse_args()
-    args.apiary = os.path.abspath(args.apiary)
-    args.source_dir = os.path.abspath(args.source_dir)
-    args.work_dir = os.path.abspath(args.work_dir)
-    os.makedirs(args.work_dir, exist_ok=True)
     print("running as %s" % ("root" if os.geteuid() == 0 else "uid %d" % os.geteuid()))
-    try:
-        {"outputs": mode_outputs, "signals": mode_signals, "inputs": mode_inputs, "checks": mode_checks,
-         "errors": mode_errors}[args.mode](args)
-    except Failure as e:
-        print("FAILED (%s): %s" % (args.mode, e))
-        return 1
-    return 0
+    modes = {"outputs": mode_outputs, "signals": mode_signals, "inputs": mode_inputs, "checks": mode_checks,
+             "errors": mode_errors}
+    return h.run_modes(modes, __doc__)
 
 
 if __name__ == "__main__":

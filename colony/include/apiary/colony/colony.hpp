@@ -135,6 +135,10 @@ struct block_plan {
 // from `samples` transactions of a generator over the given accounts with a private ring.
 double estimate_average_size(const mix_config& mix, std::span<const core::account_name> accounts, bool signed_,
                              std::uint64_t seed = 1, std::size_t samples = 4000);
+// About how many of the mix's transactions fill config.block_size (at least 1): the block
+// size over estimate_average_size on about a thousand accounts spread over the genesis (of
+// the accounts, only the lengths of their names change the sizes).
+std::uint32_t estimate_block_transactions(const colony_config& config);
 
 namespace detail {
 struct worker;

@@ -75,17 +75,13 @@ struct index_census {
 };
 struct state_census {
   // In this order; empty until chain::census() fills them.
-  std::array<index_census, 6> indexes{{{"accounts"},
-                                       {"comments"},
-                                       {"votes"},
-                                       {"transactions"},
-                                       {"block_summaries"},
-                                       {"custom_op_counters"}}};
-  std::size_t pending_ids = 0;       // the volatile set of pending transaction ids (split dedup)
+  std::array<index_census, 6> indexes{
+      {{"accounts"}, {"comments"}, {"votes"}, {"transactions"}, {"block_summaries"}, {"custom_op_counters"}}};
+  std::size_t pending_ids = 0;        // the volatile set of pending transaction ids (split dedup)
   std::size_t object_pool_bytes = 0;  // chunks the object pool took (0 without pool_objects)
   std::size_t undo_pool_bytes = 0;
-  std::uint64_t comments_paid = 0;    // since genesis
-  std::int64_t reward_balance = 0;    // the reward fund, HIVE thousandths
+  std::uint64_t comments_paid = 0;  // since genesis
+  std::int64_t reward_balance = 0;  // the reward fund, HIVE thousandths
 };
 
 // Thrown by the chain's constructor when its `cancelled` callback says so during genesis.

@@ -64,6 +64,8 @@ struct chain_limits {
   static constexpr std::uint32_t max_transaction_size = 64 * 1024;
   static constexpr std::uint32_t max_expiration_secs = 3600;
   static constexpr std::uint32_t block_interval_secs = 3;
+  // The blocks a transaction id stays in the dedup index at most: an hour.
+  static constexpr std::uint32_t expiration_blocks = max_expiration_secs / block_interval_secs;
   static constexpr std::uint32_t max_custom_json_id = 32;
   static constexpr std::uint32_t max_custom_json_size = 8 * 1024;
   static constexpr std::uint32_t custom_op_block_limit = 5;
@@ -89,6 +91,10 @@ struct chain_options {
   bool apply_block_in_session = true;
   // Blocks kept undoable before they are committed.
   std::uint32_t reversible_blocks = 3;
+  // The transaction ids the dedup index will hold at once (about an hour of transactions):
+  // its hash table is sized for them at genesis, so that it never rehashes while blocks
+  // apply. 0: it grows as needed, rehashing each time it doubles.
+  std::size_t expected_transaction_ids = 0;
   // Blocks from a comment's creation to its payout, after which it and its votes leave the
   // state (cashout.hpp); Hive's seven days by default.
   std::uint32_t cashout_blocks = cashout_constants::default_window_blocks;

@@ -33,8 +33,14 @@ namespace apiary::core {
 
 class dedup_index {
  public:
-  // index: the database's transaction index, which outlives this.
-  dedup_index(dedup_mode mode, transaction_index& index) : mode_(mode), index_(index) {}
+  // index: the database's transaction index, which outlives this; its id table is sized for
+  // expected_ids (chain_options::expected_transaction_ids), and the pending set for a
+  // block's worth of them.
+  dedup_index(dedup_mode mode, transaction_index& index, std::size_t expected_ids = 0) : mode_(mode), index_(index) {
+    if (expected_ids == 0) return;
+    index_.reserve<by_trx_id>(expected_ids);
+    if (mode_ == dedup_mode::split) pending_.reserve(expected_ids / chain_limits::expiration_blocks + 1);
+  }
   dedup_index(const dedup_index&) = delete;
   dedup_index& operator=(const dedup_index&) = delete;
 

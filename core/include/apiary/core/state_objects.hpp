@@ -87,8 +87,8 @@ struct comment_object {
   std::uint32_t children = 0;
   std::int32_t net_votes = 0;
   std::uint32_t vote_count = 0;
-  std::int64_t net_rshares = 0;  // the votes' reward shares summed (cashout.hpp)
-  time_point_sec cashout_time;   // when it pays out and leaves the state
+  std::int64_t net_rshares = 0;                      // the votes' reward shares summed (cashout.hpp)
+  time_point_sec cashout_time;                       // when it pays out and leaves the state
   std::int64_t max_accepted_payout = 1'000'000'000;  // HBD thousandths, Hive's default
   std::uint16_t percent_hbd = 10000;
   bool allow_votes = true;
@@ -112,7 +112,8 @@ using comment_index = undo_index<
             bmi::composite_key_compare<std::less<account_name>, permlink_less>>,
         bmi::ordered_unique<
             bmi::tag<by_cashout>,
-            bmi::composite_key<comment_object, bmi::member<comment_object, time_point_sec, &comment_object::cashout_time>,
+            bmi::composite_key<comment_object,
+                               bmi::member<comment_object, time_point_sec, &comment_object::cashout_time>,
                                bmi::member<comment_object, std::uint32_t, &comment_object::id>>>>>;
 
 struct comment_vote_object {
@@ -155,8 +156,8 @@ struct global_properties_object {
   std::int64_t current_supply_hbd = 0;
   std::int64_t total_vesting = 0;                          // the accounts' vesting summed: it scales every RC price
   std::array<std::int64_t, rc_resource_count> rc_pools{};  // per resource (rc.hpp)
-  std::int64_t reward_balance = 0;  // the reward fund's HIVE (thousandths), part of the supply
-  std::uint64_t recent_claims = 0;  // decaying sum of the paid comments' claims (cashout.hpp)
+  std::int64_t reward_balance = 0;                         // the reward fund's HIVE (thousandths), part of the supply
+  std::uint64_t recent_claims = 0;                         // decaying sum of the paid comments' claims (cashout.hpp)
   std::uint64_t comments_paid = 0;
   bool operator==(const global_properties_object&) const = default;
 };

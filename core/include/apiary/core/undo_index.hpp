@@ -209,7 +209,10 @@ class undo_index final : public undo_index_base {
   };
 
   explicit undo_index(const index_options& options = {})
-      : counted_(options.objects), container_(allocator_type(&counted_)), undo_resource_(options.undo), keep_alive_(options.keep_alive) {}
+      : counted_(options.objects),
+        container_(allocator_type(&counted_)),
+        undo_resource_(options.undo),
+        keep_alive_(options.keep_alive) {}
 
   ~undo_index() override = default;
 
@@ -327,6 +330,13 @@ class undo_index final : public undo_index_base {
   }
   const container_type& indices() const { return container_; }
   std::size_t size() const { return container_.size(); }
+  // Sizes a hashed index's table for n objects now (a rehash), so it does not rehash while
+  // it grows to n: a rehash relinks every node, and of millions of them takes most of a
+  // second. Not undoable, and not needed to be: it changes no object.
+  template <class Tag>
+  void reserve(std::size_t n) {
+    container_.template get<Tag>().reserve(n);
+  }
   // Bytes of object memory the index holds: its nodes (including those its undo states keep
   // for removed objects) and hash buckets; not what the objects own outside (strings).
   std::size_t bytes() const noexcept { return counted_.bytes(); }

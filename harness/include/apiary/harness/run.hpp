@@ -119,8 +119,8 @@ struct run_result {
 
   std::uint64_t dumped_transactions = 0;
   std::uint64_t dumped_blocks = 0;
-  audit_result audit;  // --audit; audit.ran is false without it
-  core::rc_status rc;  // the chain's resource credits at the end
+  audit_result audit;       // --audit; audit.ran is false without it
+  core::rc_status rc;       // the chain's resource credits at the end
   double rc_low_share = 0;  // accounts under 10% of their RC at the end
   core::state_census state;
 };
