@@ -159,8 +159,8 @@ reject chain::check_authority(const full_transaction& ft) const {
   return reject::none;
 }
 
-reject chain::push_transaction(const full_transaction_ptr& tx) {
-  const reject r = push(tx);
+reject chain::push_transaction(const full_transaction_ptr& tx, bool may_be_left_out) {
+  const reject r = push(tx, may_be_left_out);
   if (r == reject::insufficient_rc) {
     ++rc_rejected_in_block_;
     ++rc_status_.rejected;
@@ -168,22 +168,30 @@ reject chain::push_transaction(const full_transaction_ptr& tx) {
   return r;
 }
 
-reject chain::push(const full_transaction_ptr& tx) {
+reject chain::push(const full_transaction_ptr& tx, bool may_be_left_out) {
   reject r = check_rules(*tx);
   if (r != reject::none) return r;
+  settle_last();
   database::session s = db_.start_undo_session();
   counter_.begin_transaction();
   r = apply_operations(*tx, true);
   // Charged after the operations, as Hive's post-apply: the rejection reason of a transaction
   // that breaks a rule is that rule, whatever its payer's mana.
-  if (r == reject::none) r = charge_rc(*tx, true);
+  rc_usage used{};
+  if (r == reject::none) r = charge_rc(*tx, true, &used);
   if (r != reject::none) return r;  // the session's destructor undoes what was applied
   dedup_.add_pending_before_squash(*tx);
-  s.squash();
+  if (may_be_left_out && can_reuse_pending()) {
+    last_session_ = std::move(s);
+    last_usage_ = used;
+  } else {
+    s.squash();
+  }
   dedup_.add_pending_after_squash(tx->id());
   counter_.commit_transaction();
   rc_.commit_transaction();
   pending_.push_back(tx);
+  for (std::size_t i = 0; i < rc_resource_count; ++i) pending_usage_[i] += used[i];
   return reject::none;
 }
 
@@ -426,11 +434,35 @@ full_block chain::generate_block(std::uint32_t size_limit, std::uint32_t max_tra
   return b;
 }
 
+bool chain::can_reuse_pending() const {
+  return options_.reuse_pending && rc_.matches_block_state() && counter_.matches_block_state();
+}
+
+void chain::settle_last() {
+  if (last_session_.active()) last_session_.squash();
+}
+
+full_transaction_ptr chain::take_back_last() {
+  last_session_.undo();
+  full_transaction_ptr tx = std::move(pending_.back());
+  pending_.pop_back();
+  dedup_.take_back_pending(tx->id());
+  counter_.take_back_transaction();
+  for (std::size_t i = 0; i < rc_resource_count; ++i) pending_usage_[i] -= last_usage_[i];
+  return tx;
+}
+
 void chain::clear_pending_state() {
+  if (last_session_.active()) last_session_.undo();
   pending_session_.undo();
+  forget_pending_bookkeeping();
+}
+
+void chain::forget_pending_bookkeeping() noexcept {
   dedup_.clear_pending();
   counter_.reset();
   rc_.reset();
+  pending_usage_ = {};
 }
 
 void chain::start_pending() { pending_session_ = db_.start_undo_session(); }
@@ -457,6 +489,32 @@ void chain::apply_block_transactions(const full_block& block, block_result& resu
   globals_.modify(globals_.get(0), [&](global_properties_object& g) { g.rc_pools = rc_next_pools(g.rc_pools, used); });
 }
 
+void chain::close_block(const full_block& block, block_result& result, database::session& block_session) {
+  const block_id id = compute_block_id(block.header);
+  const std::uint32_t num = block.header.block_num();
+  globals_.modify(globals_.get(0), [&](global_properties_object& g) {
+    g.head_block_number = num;
+    g.head_block_id = id;
+    g.time = block.header.timestamp;
+  });
+  summaries_.modify(summaries_.get(num & 0xffff), [&](block_summary_object& s) { s.block = id; });
+  result.paid_out = pay_out_comments();
+  result.pruned = dedup_.prune_expired(head_block_time());
+  if (!block_session.active()) return;
+  const std::int64_t revision = block_session.revision();
+  block_session.push();
+  if (!options_.apply_block_in_session)
+    db_.commit(revision);  // the pending session became the block's: its changes stay
+  else if (num > options_.reversible_blocks)
+    db_.commit(static_cast<std::int64_t>(num - options_.reversible_blocks));
+}
+
+void chain::finish_block_statistics() {
+  rc_status_.max_block_rejected = std::max(rc_status_.max_block_rejected, rc_rejected_in_block_);
+  rc_rejected_in_block_ = 0;
+  ++rc_status_.blocks;
+}
+
 block_result chain::apply_block(const full_block& block) {
   if (block.header.previous != head_block_id())
     throw std::invalid_argument("block " + std::to_string(block.header.block_num()) + " does not build on head block " +
@@ -464,6 +522,17 @@ block_result chain::apply_block(const full_block& block) {
   if (block.header.timestamp <= head_block_time())
     throw std::invalid_argument("block " + std::to_string(block.header.block_num()) +
                                 " is not later than the head block");
+  // A block of the pending list, or of all but the last one when that one kept its own
+  // session, keeps the pending state.
+  const std::size_t n = block.transactions.size();
+  if (can_reuse_pending() && std::equal(block.transactions.begin(), block.transactions.end(), pending_.begin(),
+                                        pending_.begin() + static_cast<std::ptrdiff_t>(std::min(n, pending_.size())))) {
+    if (n == pending_.size()) {
+      settle_last();
+      return apply_pending_as_block(block, nullptr);
+    }
+    if (n + 1 == pending_.size() && last_session_.active()) return apply_pending_as_block(block, take_back_last());
+  }
   block_result result;
   std::vector<full_transaction_ptr> carried = std::move(pending_);
   pending_.clear();
@@ -475,29 +544,14 @@ block_result chain::apply_block(const full_block& block) {
     database::session block_session;
     if (options_.apply_block_in_session) block_session = db_.start_undo_session();
     apply_block_transactions(block, result);
-    const block_id id = compute_block_id(block.header);
-    const std::uint32_t num = block.header.block_num();
-    globals_.modify(globals_.get(0), [&](global_properties_object& g) {
-      g.head_block_number = num;
-      g.head_block_id = id;
-      g.time = block.header.timestamp;
-    });
-    summaries_.modify(summaries_.get(num & 0xffff), [&](block_summary_object& s) { s.block = id; });
-    result.paid_out = pay_out_comments();
-    result.pruned = dedup_.prune_expired(head_block_time());
-    if (block_session.active()) {
-      block_session.push();
-      if (num > options_.reversible_blocks) db_.commit(static_cast<std::int64_t>(num - options_.reversible_blocks));
-    }
+    close_block(block, result, block_session);
   } catch (...) {
     // The block session (if any) is undone by now; re-push what was pending.
     start_pending();
     for (const full_transaction_ptr& tx : carried) push(tx);
     throw;
   }
-  rc_status_.max_block_rejected = std::max(rc_status_.max_block_rejected, rc_rejected_in_block_);
-  rc_rejected_in_block_ = 0;
-  ++rc_status_.blocks;
+  finish_block_statistics();
 
   start_pending();
   // Usually the block is a prefix of the pending list (this chain produced it): those are
@@ -518,6 +572,39 @@ block_result chain::apply_block(const full_block& block) {
     else
       ++result.dropped;
   }
+  return result;
+}
+
+// The block's transactions were applied, in this order, on the state the block builds on,
+// when they were pushed; applying them again after undoing that could only write the same
+// state. The pending session becomes the block's session, and what applying a block does
+// beyond its transactions follows: the ids become included, the pools move on by the
+// transactions' usage, the head moves.
+block_result chain::apply_pending_as_block(const full_block& block, full_transaction_ptr left_out) {
+  block_result result;
+  result.applied = static_cast<std::uint32_t>(pending_.size());
+  result.reused_pending = true;
+  std::vector<full_transaction_ptr> carried = std::move(pending_);
+  pending_.clear();
+  try {
+    database::session block_session = std::move(pending_session_);
+    dedup_.include_pending(carried);
+    globals_.modify(globals_.get(0),
+                    [&](global_properties_object& g) { g.rc_pools = rc_next_pools(g.rc_pools, pending_usage_); });
+    forget_pending_bookkeeping();
+    close_block(block, result, block_session);
+  } catch (...) {
+    // The session (the pending one) is undone by now, with everything the block wrote:
+    // start over from the block's parent and push the transactions again.
+    forget_pending_bookkeeping();
+    start_pending();
+    for (const full_transaction_ptr& tx : carried) push(tx);
+    if (left_out) push(left_out);
+    throw;
+  }
+  finish_block_statistics();
+  start_pending();
+  if (left_out) (push(left_out) == reject::none ? result.reapplied : result.dropped) += 1;
   return result;
 }
 

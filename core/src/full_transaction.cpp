@@ -13,7 +13,7 @@ full_transaction::full_transaction(signed_transaction tx, const chain_id& chain,
   derive(buf.span(), chain);
   byte_writer w(buf);
   pack(w, tx_.signatures);
-  packed_.assign(buf.bytes(), buf.bytes() + buf.size());
+  keep_packed(buf);
 }
 
 full_transaction::full_transaction(transaction tx, const chain_id& chain, std::span<const private_key> keys,
@@ -28,7 +28,7 @@ full_transaction::full_transaction(transaction tx, const chain_id& chain, std::s
   for (const private_key& k : keys) tx_.signatures.push_back(k.sign(sig_digest_));
   byte_writer w(buf);
   pack(w, tx_.signatures);
-  packed_.assign(buf.bytes(), buf.bytes() + buf.size());
+  keep_packed(buf);
 }
 
 void full_transaction::derive(std::span<const std::uint8_t> packed_unsigned, const chain_id& chain) {
@@ -36,6 +36,9 @@ void full_transaction::derive(std::span<const std::uint8_t> packed_unsigned, con
   sig_digest_ = signature_digest_of(chain, packed_unsigned);
 }
 
-sha256_digest full_transaction::merkle_digest() const { return sha256(packed_.data(), packed_.size()); }
+void full_transaction::keep_packed(const out_buffer& signed_bytes) {
+  packed_.assign(signed_bytes.bytes(), signed_bytes.bytes() + signed_bytes.size());
+  merkle_digest_ = sha256(packed_.data(), packed_.size());
+}
 
 }  // namespace apiary::core

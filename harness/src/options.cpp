@@ -413,6 +413,10 @@ void bind_chain(option_binder& b, run_config& c) {
            "Signer keys: attached (use the producer's attached keys) or recover (always recover them)");
   b.toggle("tapos-check", ch.check_tapos, "Check each transaction's reference block (off: Hive's skip_tapos_check)");
   b.toggle("block-session", ch.apply_block_in_session, "Apply blocks inside an undo session");
+  b.toggle(
+      "reuse-pending", ch.reuse_pending,
+      "A block that holds exactly the pending transactions (as the writer produces it) keeps their state instead "
+      "of undoing it and applying them again (off: Hive's re-application); needs --custom-ops local and --rc state");
   b.count("reversible-blocks", ch.reversible_blocks, 0, 100'000, "Blocks kept undoable before they are committed");
   b.toggle("keep-alive", ch.db.keep_alive, "Reuse undo containers between sessions (keep_alive)");
   b.toggle("pool-objects", ch.db.pool_objects, "Pool allocator for state objects");

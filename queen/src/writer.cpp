@@ -133,8 +133,11 @@ void writer::loop() {
 
     for (queued_tx& item : batch_.txs) {
       if (stop_.load(std::memory_order_relaxed)) break;
+      // One that does not fit in the block as it stands will be left out of it: the chain
+      // keeps it undoable on its own, so the block can keep the rest's state.
+      const bool fits = pending_bytes_ + overhead + item.tx->packed_size() <= config_.block_size;
       const std::int64_t t0 = steady_now_ns();
-      const core::reject outcome = chain_.push_transaction(item.tx);
+      const core::reject outcome = chain_.push_transaction(item.tx, !fits);
       const std::int64_t t1 = steady_now_ns();
       // Pushed: completed below, even if producing a block then throws. A push that threw
       // left it to finish().

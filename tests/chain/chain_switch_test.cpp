@@ -1,15 +1,18 @@
 // Every combination of switches (database: keep_alive, pool_objects, pool_undo; chain: dedup,
-// counter, signer source, apply_block_in_session, rc) gives the same per-transaction results,
-// the same blocks and the same state for the same input.
+// counter, signer source, apply_block_in_session, rc, with reuse_pending on or off) gives the
+// same per-transaction results, the same blocks and the same state for the same input.
 //
 // The input is recorded once on a reference chain: the colony's typical mix over few
 // accounts (so the custom-op limit bites) with so little vesting that they run out of resource
 // credits half-way, with failing transactions mixed in (duplicates,
 // wrong keys, expired ones, short expirations that expire while pending or get pruned), and
-// blocks small enough that pending transactions are carried over. Every combination then
-// replays the very same transactions.
+// blocks small enough that pending transactions are carried over, and a block in the middle of
+// every other round that takes the whole pending list, or all of it but the last transaction
+// (pushed as may_be_left_out, as some others are): where reuse_pending keeps the pending state.
+// Every combination then replays the very same transactions.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <random>
@@ -35,12 +38,23 @@ constexpr std::uint32_t block_limit = 24'000;  // ~80 typical transactions
 
 struct step {
   core::full_transaction_ptr tx;  // null: produce a block
+  bool whole = false;             // the block takes every pending transaction...
+  bool leave_last = false;        // ...but the last
+  bool may_be_left_out = false;   // push_transaction's flag
 };
+
+core::full_block make_block(const core::chain& c, const step& s) {
+  if (!s.whole) return c.generate_block(block_limit);
+  return c.generate_block(core::chain_limits::max_block_size,
+                          s.leave_last ? static_cast<std::uint32_t>(c.pending_count() - 1) : 0);
+}
 
 struct outcome {
   std::vector<reject> results;
   std::vector<core::block_id> blocks;
   std::vector<std::uint32_t> block_counts;   // applied, reapplied, dropped, pruned per block
+  std::uint32_t reused = 0;                  // blocks that kept the pending state
+  std::uint32_t reused_leaving_one = 0;      // of them, those that left the last one out
   std::vector<core::sha256_digest> digests;  // after every block
   std::vector<std::uint32_t> custom_ops;     // per account, at the end
   core::sha256_digest final_digest;
@@ -61,11 +75,13 @@ outcome run(const core::chain_options& o, const std::vector<step>& script) {
   outcome out;
   for (const step& s : script) {
     if (s.tx) {
-      out.results.push_back(c.push_transaction(s.tx));
+      out.results.push_back(c.push_transaction(s.tx, s.may_be_left_out));
       continue;
     }
-    const core::full_block b = c.generate_block(block_limit);
+    const core::full_block b = make_block(c, s);
     const core::block_result r = c.apply_block(b);
+    out.reused += r.reused_pending;
+    out.reused_leaving_one += r.reused_pending && r.reapplied + r.dropped == 1;
     out.blocks.push_back(c.head_block_id());
     out.block_counts.insert(out.block_counts.end(), {r.applied, r.reapplied, r.dropped, r.pruned});
     out.digests.push_back(c.state_digest());
@@ -91,6 +107,7 @@ std::vector<step> record_script() {
   std::vector<core::full_transaction_ptr> made;
   for (std::uint32_t round = 0; round < rounds; ++round) {
     for (auto& g : gens) g.set_head(c.head_block_id(), c.head_block_time());
+    bool mid_done = false;
     for (std::uint32_t i = 0; i < per_round; ++i) {
       const std::uint64_t roll = rng() % 100;
       if (roll < 4 && !made.empty()) {  // a duplicate of something made before
@@ -109,8 +126,14 @@ std::vector<step> record_script() {
       auto t = std::make_shared<const core::full_transaction>(std::move(g.tx), c.options().chain, std::span(&k, 1),
                                                               std::span(&p, 1));
       made.push_back(t);
-      script.push_back({t});
-      c.push_transaction(t);
+      // In odd rounds, after the first transaction from the middle on that is accepted.
+      const bool mid_block = round % 2 == 1 && !mid_done && i >= per_round / 2;
+      script.push_back({t, false, false, mid_block || roll % 5 == 0});
+      if (c.push_transaction(t, script.back().may_be_left_out) == reject::none && mid_block) {
+        mid_done = true;
+        script.push_back({nullptr, true, round == 3});
+        c.apply_block(make_block(c, script.back()));
+      }
     }
     script.push_back({});
     c.apply_block(c.generate_block(block_limit));
@@ -147,6 +170,8 @@ TEST(ChainSwitches, WorkloadExercisesTheRules) {
   }
   EXPECT_GT(reapplied, 0u);
   EXPECT_GT(dropped, 0u);
+  EXPECT_GE(r.reused, rounds / 2);  // at least the whole-list blocks
+  EXPECT_GE(r.reused_leaving_one, 1u);
   EXPECT_GT(pruned, 0u);
   EXPECT_EQ(r.total, 2 * genesis_balance * accounts - (genesis_balance - 5) * accounts);
   std::printf("[ workload ] %zu transactions, %llu accepted, %zu blocks, %u reapplied, %u dropped, %u pruned\n",
@@ -165,6 +190,9 @@ core::chain_options options_for(unsigned mask) {
   o.signers = (mask & 32u) == 0 ? core::signer_source::attached : core::signer_source::recover;
   o.apply_block_in_session = (mask & 64u) == 0;
   o.rc = (mask & 128u) == 0 ? core::rc_mode::state : core::rc_mode::volatile_charges;
+  // Off when an odd number of the others are: every combination of any seven of them meets
+  // reuse_pending both on and off, in 256 runs instead of 512.
+  o.reuse_pending = std::popcount(mask) % 2 == 0;
   return o;
 }
 
@@ -174,7 +202,8 @@ std::string describe(unsigned mask) {
       "keep_alive=" + std::to_string(o.db.keep_alive) + " pool_objects=" + std::to_string(o.db.pool_objects) +
       " pool_undo=" + std::to_string(o.db.pool_undo) + " dedup=" + std::string(core::to_string(o.dedup)) +
       " counter=" + std::string(core::to_string(o.custom_ops)) + " signers=" + std::string(core::to_string(o.signers)) +
-      " in_session=" + std::to_string(o.apply_block_in_session) + " rc=" + std::string(core::to_string(o.rc));
+      " in_session=" + std::to_string(o.apply_block_in_session) + " rc=" + std::string(core::to_string(o.rc)) +
+      " reuse_pending=" + std::to_string(o.reuse_pending);
   return s;
 }
 
@@ -187,6 +216,11 @@ TEST_P(ChainSwitchCombination, SameResultsAndState) {
   ASSERT_EQ(got.results.size(), ref.results.size());
   for (std::size_t i = 0; i < ref.results.size(); ++i) ASSERT_EQ(got.results[i], ref.results[i]) << "transaction " << i;
   EXPECT_EQ(got.block_counts, ref.block_counts);
+  // The pending state is kept exactly where it equals what applying the block writes.
+  const core::chain_options o = options_for(GetParam());
+  const bool reusable = o.reuse_pending && o.custom_ops == core::counter_mode::local && o.rc == core::rc_mode::state;
+  EXPECT_EQ(got.reused, reusable ? ref.reused : 0u);
+  EXPECT_EQ(got.reused_leaving_one, reusable ? ref.reused_leaving_one : 0u);
   EXPECT_EQ(got.blocks, ref.blocks);
   ASSERT_EQ(got.digests.size(), ref.digests.size());
   for (std::size_t b = 0; b < ref.digests.size(); ++b) EXPECT_EQ(got.digests[b], ref.digests[b]) << "block " << b + 1;

@@ -10,7 +10,9 @@
 //                     not, a switch), records it as head, pays out the comments due
 //                     (cashout.hpp: they and their votes leave), prunes expired ids,
 //                     then re-applies the pending transactions the block did not include
-//                     with fresh custom-op counters.
+//                     with fresh custom-op counters. A block that is exactly the pending
+//                     list (chain_options::reuse_pending) keeps the pending state instead:
+//                     its transactions already applied, in that order, on that state.
 //
 // Resource credits (rc.hpp): push_transaction charges the payer after the operations applied,
 // inside the transaction's session, and rejects with insufficient_rc when its mana is short;
@@ -64,6 +66,7 @@ struct block_result {
   std::uint32_t dropped = 0;    // pending transactions that no longer applied (expired, ...)
   std::uint32_t pruned = 0;     // expired ids removed from the transaction index
   std::uint32_t paid_out = 0;   // comments paid out (and removed with their votes)
+  bool reused_pending = false;  // the block was the pending list and kept its state
 };
 
 // How much of the state each index holds (chain::census): what bounds the memory of a long
@@ -101,7 +104,11 @@ class chain {
   chain& operator=(const chain&) = delete;
 
   // Returns reject::none when the transaction was accepted into the pending state.
-  reject push_transaction(const full_transaction_ptr& tx);
+  // may_be_left_out: the caller may leave this transaction out of the next block (it does not
+  // fit); when accepted, its changes stay in their own undo session above the pending one
+  // until the next push or block, so a block of the pending list without it can still keep
+  // the pending state (reuse_pending) and only this one is applied again.
+  reject push_transaction(const full_transaction_ptr& tx, bool may_be_left_out = false);
 
   // The next block from the pending transactions, in order, as long as the block stays
   // within size_limit bytes and (when not 0) max_transactions. Does not change the chain.
@@ -114,7 +121,8 @@ class chain {
   // than it (nothing changed), or when one of its transactions does not apply: then, with
   // apply_block_in_session, the block is undone and the pending transactions are applied
   // again (strong); without it, what the block applied before the failing transaction
-  // stays (basic).
+  // stays (basic). A block that holds exactly the pending transactions takes the pending
+  // state as its own (reuse_pending): nothing is applied twice, the state is the same.
   block_result apply_block(const full_block& block);
   // Drops every pending transaction and undoes its changes (Hive's clear_pending): the state,
   // the dedup sets and the custom-op counters are as right after the last block.
@@ -172,11 +180,23 @@ class chain {
   void build_genesis(const std::function<bool()>& cancelled);  // chain_genesis.cpp
   reject check_rules(const full_transaction& tx) const;
   reject check_authority(const full_transaction& tx) const;
-  reject push(const full_transaction_ptr& tx);  // push_transaction without the RC statistics
+  // push_transaction without the RC statistics
+  reject push(const full_transaction_ptr& tx, bool may_be_left_out = false);
+  // Whether the pending state can become a block's as it is (reuse_pending, and the modes
+  // that keep pending bookkeeping in state as a block would leave it).
+  bool can_reuse_pending() const;
+  void settle_last();                     // squashes the last transaction's own session, if open, into the pending one
+  full_transaction_ptr take_back_last();  // undoes it and takes it off the pending list
   // Charges the transaction's payer (pushing: rc_ledger::charge_pending, else charge_block);
   // adds its usage to `used` when given.
   reject charge_rc(const full_transaction& tx, bool pushing, rc_usage* used = nullptr);
   void apply_block_transactions(const full_block& block, block_result& result);
+  // left_out: the last pending transaction, taken back out of the pending state first.
+  block_result apply_pending_as_block(const full_block& block, full_transaction_ptr left_out);
+  // The block is applied: it becomes the head, comments due pay out, expired ids go; then its
+  // session (when open) is pushed and the blocks past the reversible ones committed.
+  void close_block(const full_block& block, block_result& result, database::session& block_session);
+  void finish_block_statistics();
   // pushing: a new transaction, validated and held to the custom-op limit; otherwise a
   // block's transaction, trusted (the JSON is not parsed again, the limit not enforced).
   reject apply_operations(const full_transaction& tx, bool pushing);
@@ -187,7 +207,8 @@ class chain {
   reject apply_transfer(const transfer_operation& op);
   reject apply_custom_json(const custom_json_operation& op, bool pushing);
   void start_pending();
-  void clear_pending_state();
+  void clear_pending_state();                                 // undoes the pending session, then forgets below
+  void forget_pending_bookkeeping() noexcept;                 // the pending ids, custom-op counts, RC charges
   void audit_rc(std::vector<std::string>& violations) const;  // chain_audit.cpp
   // chain_cashout.cpp: the block's reward inflation, then the comments due pay out and leave.
   std::uint32_t pay_out_comments();
@@ -209,6 +230,10 @@ class chain {
 
   database::session pending_session_;
   std::vector<full_transaction_ptr> pending_;
+  rc_usage pending_usage_{};  // the pending transactions' resource usage, summed
+  // The last pending transaction's own session, when pushed as may_be_left_out, and its usage.
+  database::session last_session_;
+  rc_usage last_usage_{};
 };
 
 }  // namespace apiary::core

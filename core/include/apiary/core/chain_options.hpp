@@ -89,6 +89,11 @@ struct chain_options {
   // Apply blocks inside an undo session (pushed, then committed when irreversible); off
   // applies them straight to the state.
   bool apply_block_in_session = true;
+  // A block that holds exactly the pending transactions, in order (as the writer produces
+  // them), keeps the pending state as its own instead of undoing it and applying the same
+  // transactions again on the same state (Hive re-applies). Applies where the pending
+  // bookkeeping is in state as a block would leave it: custom_ops local, rc state.
+  bool reuse_pending = true;
   // Blocks kept undoable before they are committed.
   std::uint32_t reversible_blocks = 3;
   // The transaction ids the dedup index will hold at once (about an hour of transactions):

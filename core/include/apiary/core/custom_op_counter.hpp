@@ -64,9 +64,17 @@ class custom_op_counter {
   void commit_transaction() {
     for (const auto& [account, n] : transaction_) block_[account] += n;
   }
+  // The last committed transaction is taken back out of the block (its session undone): its
+  // counts leave the block's (local mode). Only until the next begin_transaction.
+  void take_back_transaction() {
+    for (const auto& [account, n] : transaction_) block_[account] -= n;
+  }
   // A new block: no custom operations yet (state mode: the pending session's undo already
   // removed its counts).
   void reset() noexcept { block_.clear(); }
+  // Whether the pending state holds nothing of these counts that applying a block would not
+  // write (local mode; state mode's counter objects live in the pending session).
+  bool matches_block_state() const noexcept { return mode_ == counter_mode::local; }
 
   // Accounts above the per-block limit (a full walk, for audits).
   std::size_t accounts_above_limit() const;

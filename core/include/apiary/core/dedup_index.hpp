@@ -67,6 +67,19 @@ class dedup_index {
       t.expiration = tx.tx().expiration;
     });
   }
+  // The pending transactions became a block without being applied again: their ids are
+  // included now (split: from the volatile set into the index; unified: already there).
+  // basic.
+  void include_pending(std::span<const full_transaction_ptr> pending) {
+    if (mode_ != dedup_mode::split) return;
+    for (const full_transaction_ptr& tx : pending) record_included(*tx);
+    pending_.clear();
+  }
+  // A pending transaction taken back out (its session undone, which took the unified mode's
+  // id along): split mode forgets its id.
+  void take_back_pending(const transaction_id& id) {
+    if (mode_ == dedup_mode::split) pending_.erase(id);
+  }
   // Removes the ids that expired at or before now; returns how many. basic.
   std::uint32_t prune_expired(time_point_sec now);
   // Pending ids in the volatile set (0 in unified mode, where they are in the index).

@@ -1,8 +1,8 @@
 // full_transaction: a signed transaction together with what derives from its packed form,
 // computed once when it is built and reused by everyone after (queue, core, block
-// producer, serializer): the packed signed bytes, their size, the id and the signature
-// digest. Immutable after construction, so it is shared between threads as
-// full_transaction_ptr without locking.
+// producer, serializer): the packed signed bytes, their size, the id, the signature digest
+// and the merkle leaf (so the block producer hashes no transaction). Immutable after construction, so it is shared
+// between threads as full_transaction_ptr without locking.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "apiary/core/buffer.hpp"
 #include "apiary/core/keys.hpp"
 #include "apiary/core/transaction.hpp"
 
@@ -35,15 +36,17 @@ class full_transaction {
   // Empty unless the producer attached them.
   const std::vector<public_key>& signer_keys() const { return signer_keys_; }
   // sha256 of the packed signed bytes, the leaf of the block's merkle tree.
-  sha256_digest merkle_digest() const;
+  const sha256_digest& merkle_digest() const { return merkle_digest_; }
 
  private:
   void derive(std::span<const std::uint8_t> packed_unsigned, const chain_id& chain);
+  void keep_packed(const out_buffer& signed_bytes);  // the packed bytes and the merkle leaf
 
   signed_transaction tx_;
   std::vector<std::uint8_t> packed_;
   transaction_id id_;
   sha256_digest sig_digest_;
+  sha256_digest merkle_digest_;
   std::vector<public_key> signer_keys_;
 };
 

@@ -61,6 +61,9 @@ class rc_ledger {
     pending_.clear();
     tx_cost_ = 0;
   }
+  // Whether the pending state holds the pending charges exactly as applying their block
+  // would write them (state mode; volatile mode keeps them out of state).
+  bool matches_block_state() const noexcept { return mode_ == rc_mode::state; }
 
   // The bookkeeping's invariants, one line each when broken: no account's mana (less its
   // pending charges) below zero or above its maximum, no pending charge that is not positive.
