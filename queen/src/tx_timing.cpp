@@ -17,10 +17,21 @@ void timing_outbox::publish(std::vector<tx_timing>& batch) {
   }
 }
 
+void timing_outbox::retire(std::vector<core::full_transaction_ptr>&& transactions) {
+  std::lock_guard lock(mutex_);
+  retired_.push_back(std::move(transactions));
+}
+
 void timing_outbox::take(std::vector<tx_timing>& into) {
   APIARY_CHECK(into.empty());
-  std::lock_guard lock(mutex_);
-  items_.swap(into);
+  std::vector<std::vector<core::full_transaction_ptr>> released;
+  {
+    std::lock_guard lock(mutex_);
+    items_.swap(into);
+    retired_.swap(released);
+  }
+  // `released` goes out of scope here, on this thread: the last references to the blocks'
+  // transactions, so they are freed here and not on the writer.
 }
 
 }  // namespace apiary::queen

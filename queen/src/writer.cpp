@@ -153,6 +153,7 @@ void writer::loop() {
         pending_bytes_ += size;
         ++pending_count_;
         item.done(*item.tx, outcome);
+        item.tx.reset();  // the pending list holds it now; the block's retirement frees it
         const std::uint64_t room =
             config_.block_size > pending_bytes_ + overhead ? config_.block_size - pending_bytes_ - overhead : 0;
         if (room <= size || (config_.block_transactions != 0 && pending_count_ >= config_.block_transactions))
@@ -195,7 +196,10 @@ void writer::produce_block() {
 
   pending_bytes_ = pending_bytes();
   pending_count_ = r.pending_after;
-  if (outbox_ != nullptr) settle_block(block, t2);
+  if (outbox_ != nullptr) {
+    settle_block(block, t2);
+    outbox_->retire(std::move(block.transactions));
+  }
   if (on_block_ && !on_block_(r, chain_)) stop_.store(true, std::memory_order_relaxed);
 }
 

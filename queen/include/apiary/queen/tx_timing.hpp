@@ -12,12 +12,16 @@
 // vector once per block: one lock and a swap, no copy and, once the vectors have grown, no
 // allocation. Accepted transactions that a block never includes (dropped when they no longer
 // apply, or still pending at the end) get no record.
+//
+// The outbox also takes each applied block's transactions off the writer's hands (retire):
+// the consumer's take() drops them, so the writer thread frees no transaction.
 #pragma once
 
 #include <cstdint>
 #include <mutex>
 #include <vector>
 
+#include "apiary/core/full_transaction.hpp"
 #include "apiary/core/reject.hpp"
 #include "apiary/core/transaction.hpp"
 
@@ -41,12 +45,16 @@ class timing_outbox {
   // Writer: moves every record of `batch` in and leaves it empty (with a capacity to reuse
   // when the outbox was empty and the two were swapped).
   void publish(std::vector<tx_timing>& batch);
-  // Consumer: moves every published record into `into`, which must be empty.
+  // Writer: an applied block's transactions, for the consumer to release.
+  void retire(std::vector<core::full_transaction_ptr>&& transactions);
+  // Consumer: moves every published record into `into`, which must be empty, and releases
+  // the retired transactions (outside the lock).
   void take(std::vector<tx_timing>& into);
 
  private:
   std::mutex mutex_;
-  std::vector<tx_timing> items_;  // guarded by mutex_
+  std::vector<tx_timing> items_;                                  // guarded by mutex_
+  std::vector<std::vector<core::full_transaction_ptr>> retired_;  // guarded by mutex_
 };
 
 }  // namespace apiary::queen
