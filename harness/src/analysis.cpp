@@ -54,7 +54,8 @@ void analyze_blocks(analysis& a, const run_result& r) {
   }
 }
 
-// Throughput, CPU, the writer's split and the signing bound over the measured window.
+// Throughput, CPU, the writer's split, the signing and process-CPU bounds and where the
+// process's CPU went, over the measured window.
 void analyze_window(analysis& a, const run_config& c, const run_context& ctx, const run_result& r) {
   a.window_s = static_cast<double>(r.window_end.writer_ns - r.window_start.writer_ns) / 1e9;
   if (a.window_s > 0) {
@@ -76,6 +77,17 @@ void analyze_window(analysis& a, const run_config& c, const run_context& ctx, co
   a.signing_bound_us = a.signing_ms_per_block * 1e3 / ctx.cores;
   if (c.colony.sign && a.signing_bound_us > 0 && a.cycle_us.stats.count != 0)
     a.cycle_to_signing_bound = a.cycle_us.stats.avg / a.signing_bound_us;
+
+  const std::int64_t process_ns = r.window_end.usage.cpu_ns() - r.window_start.usage.cpu_ns();
+  a.cpu_ms_per_block = static_cast<double>(process_ns) / a.measured_blocks / 1e6;
+  a.cpu_bound_us = a.cpu_ms_per_block * 1e3 / ctx.cores;
+  if (a.cpu_bound_us > 0 && a.cycle_us.stats.count != 0) a.cycle_to_cpu_bound = a.cycle_us.stats.avg / a.cpu_bound_us;
+
+  // Signing's CPU is measured only with measure_cpu; with signing off there is none (what
+  // the colony then counts as signing CPU is packing and hashing, which is the harness's).
+  if (!c.colony.sign || c.colony.measure_cpu)
+    a.split = split_cpu(process_ns, c.colony.sign ? static_cast<std::int64_t>(signing_ns) : 0,
+                        a.writer.tx_ns + a.writer.block_ns, a.measured_blocks);
 }
 
 // What the whole machine did around the window: how busy, and how much of it was others.
@@ -94,7 +106,7 @@ void analyze_machine(analysis& a, const run_result& r) {
 
 // The project's targets, where they apply: full 2 MB blocks of the typical mix, signed, in
 // infinite mode (the producers, not the writer, are then what bounds the cycle); the core
-// alone with signing off.
+// alone with signing off; the harness's share of the CPU wherever its parts are known.
 void check_targets(analysis& a, const run_config& c) {
   const bool full_blocks = c.writer.block_size >= core::chain_limits::max_block_size - 256 &&
                            c.writer.block_size <= core::chain_limits::max_block_size &&
@@ -107,15 +119,31 @@ void check_targets(analysis& a, const run_config& c) {
   if (infinite && sign)
     a.targets.push_back({"cpu_utilization", "infinite mode keeps every core busy (at least 90%)", 0.9,
                          a.cpu_utilization, a.cpu_utilization >= 0.9});
-  if (sign && a.cycle_to_signing_bound > 0 && infinite)
-    a.targets.push_back({"cycle_to_signing_bound", "full block cycle within 1.25x the signing bound", 1.25,
-                         a.cycle_to_signing_bound, a.cycle_to_signing_bound <= 1.25});
+  if (sign && a.cycle_to_cpu_bound > 0 && infinite)
+    a.targets.push_back({"cycle_to_cpu_bound", "full block cycle within 1.05x of the process-CPU bound", 1.05,
+                         a.cycle_to_cpu_bound, a.cycle_to_cpu_bound <= 1.05});
+  if (a.split.known)
+    a.targets.push_back({"harness_cpu_share", "harness CPU at most 5% of the process's CPU", 0.05,
+                         a.split.harness_share, a.split.harness_share <= 0.05});
   if (!sign && full_blocks && a.cycle_us.stats.count != 0)
     a.targets.push_back({"core_only_cycle_ms", "core alone: full block cycle at most 40 ms per 2 MB block", 40,
                          a.cycle_us.stats.avg / 1e3, a.cycle_us.stats.avg <= 40'000});
 }
 
 }  // namespace
+
+cpu_split split_cpu(std::int64_t process_ns, std::int64_t signing_ns, std::int64_t core_ns, std::uint32_t blocks) {
+  cpu_split s;
+  if (blocks == 0 || process_ns <= 0) return s;
+  const double ns_per_block_ms = 1e6 * blocks;
+  s.known = true;
+  s.process_ms = static_cast<double>(process_ns) / ns_per_block_ms;
+  s.signing_ms = static_cast<double>(signing_ns) / ns_per_block_ms;
+  s.core_ms = static_cast<double>(core_ns) / ns_per_block_ms;
+  s.harness_ms = static_cast<double>(process_ns - signing_ns - core_ns) / ns_per_block_ms;
+  s.harness_share = share(process_ns - signing_ns - core_ns, process_ns);
+  return s;
+}
 
 analysis analyze(const run_config& c, const run_context& ctx, const run_result& r) {
   analysis a;

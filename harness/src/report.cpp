@@ -249,6 +249,21 @@ void write_cpu(json_out& j, const report_inputs& in) {
     j.null();
   j.field("run_user_s", sec(r.usage_end.user_ns), 6);
   j.field("run_system_s", sec(r.usage_end.system_ns), 6);
+  j.field("ms_per_block", a.cpu_ms_per_block, 6);
+  j.field("bound_us", a.cpu_bound_us, 3);
+  j.field_or_null("cycle_to_bound", a.cycle_to_cpu_bound > 0, a.cycle_to_cpu_bound, 6);
+  j.key("split");
+  if (a.split.known) {
+    j.begin_object();
+    j.field("process_ms_per_block", a.split.process_ms, 6);
+    j.field("signing_ms_per_block", a.split.signing_ms, 6);
+    j.field("core_ms_per_block", a.split.core_ms, 6);
+    j.field("harness_ms_per_block", a.split.harness_ms, 6);
+    j.field("harness_share", a.split.harness_share, 6);
+    j.end_object();
+  } else {
+    j.null();
+  }
   j.end_object();
 }
 

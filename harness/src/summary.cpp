@@ -58,7 +58,7 @@ void append_cycle(std::string& s, const analysis& a) {
          us_text(cy.stats.p90), us_text(cy.stats.p99), us_text(cy.stats.stddev), cy.stats.count);
 }
 
-void append_throughput(std::string& s, const run_config& c, const run_context& ctx, const analysis& a) {
+void append_throughput(std::string& s, const analysis& a) {
   append(s, "Per block on average: produced in {}, applied in {}, {} of processing in all\n",
          us_text(a.produced_us.stats.avg), us_text(a.applied_us.stats.avg), us_text(a.processing_us.stats.avg));
   append(s, "Transactions: {} per block ({} bytes); {} tx/s, {} in {:.1f} s\n",
@@ -69,6 +69,10 @@ void append_throughput(std::string& s, const run_config& c, const run_context& c
          "Writer time: {} waiting for work, {} waiting for locks, {} processing transactions, {} processing blocks, "
          "{} unknown\n",
          pct(a.wait_work_share), pct(a.wait_lock_share), pct(a.tx_share), pct(a.block_share), pct(a.unknown_share));
+}
+
+// The process's CPU: how busy, the bound it puts on the cycle, where it went; the signing bound.
+void append_cpu(std::string& s, const run_config& c, const run_context& ctx, const analysis& a) {
   append(s, "CPU: {} of {} cores busy while measuring", pct(a.cpu_utilization), ctx.cores);
   if (a.machine_known)
     append(s, " (the machine {} busy, {} of it by other processes)", pct(a.machine_busy_share),
@@ -77,6 +81,17 @@ void append_throughput(std::string& s, const run_config& c, const run_context& c
   if (a.machine_known && a.other_processes_share > 0.05)
     append(s, "  warning: other processes took {} of the machine while measuring; the times are not comparable\n",
            pct(a.other_processes_share));
+  if (a.cpu_bound_us > 0) {
+    append(s, "Process CPU: {:.1f} ms per block, a bound of {} per cycle on {} cores", a.cpu_ms_per_block,
+           us_text(a.cpu_bound_us), ctx.cores);
+    if (a.cycle_to_cpu_bound > 0) append(s, "; the cycle is {:.2f}x that", a.cycle_to_cpu_bound);
+    s += "\n";
+  }
+  if (a.split.known)
+    append(s, "  per block: signing {:.1f} ms, core {:.1f} ms, harness {:.1f} ms ({} of the process's CPU)\n",
+           a.split.signing_ms, a.split.core_ms, a.split.harness_ms, pct(a.split.harness_share));
+  else if (a.cpu_bound_us > 0)
+    s += "  per block: not split (signing's CPU is measured only with --measure-cpu on)\n";
   if (c.colony.sign && a.signing_bound_us > 0)
     append(s, "Signing: {:.1f} ms of CPU per block, a bound of {} per cycle on {} cores; the cycle is {:.2f}x that\n",
            a.signing_ms_per_block, us_text(a.signing_bound_us), ctx.cores, a.cycle_to_signing_bound);
@@ -104,7 +119,8 @@ void append_colony(std::string& s, const colony::colony_stats& k) {
 std::string target_value(const target_check& t) {
   if (t.name == "cpu_utilization") return fmt::format("{:.1f}%", t.value * 100);
   if (t.name == "transactions_per_block") return fmt::format("{:.0f}", t.value);
-  if (t.name == "cycle_to_signing_bound") return fmt::format("{:.2f}x", t.value);
+  if (t.name == "cycle_to_cpu_bound") return fmt::format("{:.2f}x", t.value);
+  if (t.name == "harness_cpu_share") return fmt::format("{:.1f}%", t.value * 100);
   return fmt::format("{:.1f} ms", t.value);
 }
 
@@ -172,7 +188,10 @@ std::string format_summary(const run_config& c, const run_context& ctx, const ru
   std::string s;
   append_header(s, c, ctx, r, a);
   append_cycle(s, a);
-  if (a.measured_blocks != 0) append_throughput(s, c, ctx, a);
+  if (a.measured_blocks != 0) {
+    append_throughput(s, a);
+    append_cpu(s, c, ctx, a);
+  }
   append_colony(s, r.colony_total);
   append_latency(s, r.latency);
   append_outcome(s, r, a);

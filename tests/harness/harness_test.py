@@ -171,11 +171,13 @@ def check_arithmetic(r):
         check(close(w["unknown_ms"], w["total_ms"] - w["wait_work_ms"] - w["wait_lock_ms"] - w["transactions_ms"]
                     - w["blocks_ms"], 0.01), "writer.unknown_ms is not the rest")
 
-    # Signing bound.
+    # Signing bound (information) and the process-CPU bound.
     s = r["signing"]
     check(close(s["bound_us"], s["cpu_ms_per_block"] * 1000 / r["context"]["cores"], 0.01), "signing.bound_us")
     if s["cycle_to_bound"] is not None:
         check(close(s["cycle_to_bound"], agg["cycle_us"]["avg"] / s["bound_us"], 1e-4), "signing.cycle_to_bound")
+    check_cpu_split(r)
+    check_targets(r)
 
     # The colony: per-kind counts add up; every submitted transaction answered, by the chain or
     # (the run stopped before the writer pushed it) with shutdown; none left in flight.
@@ -213,6 +215,53 @@ def check_arithmetic(r):
     check(led["in_blocks"] == led["accepted"] - led["pending_at_end"] - led["dropped"],
           "in blocks %d != accepted %d - pending %d - dropped %d"
           % (led["in_blocks"], led["accepted"], led["pending_at_end"], led["dropped"]))
+
+
+def check_cpu_split(r):
+    """The process-CPU bound and the split of the process's CPU into signing, core and harness."""
+    cpu, agg, cfg = r["cpu"], r["aggregates"], r["config"]
+    blocks = agg["measured_blocks"]
+    # Per block from totals the report rounds to the microsecond.
+    tol = 1e-3 / max(blocks, 1) + 1e-5
+    if blocks:
+        check(close(cpu["ms_per_block"], cpu["process_cpu_s"] * 1000 / blocks, tol), "cpu.ms_per_block")
+    check(close(cpu["bound_us"], cpu["ms_per_block"] * 1000 / cpu["cores"], 0.01), "cpu.bound_us")
+    if cpu["cycle_to_bound"] is not None:
+        check(close(cpu["cycle_to_bound"], agg["cycle_us"]["avg"] / cpu["bound_us"], 1e-4), "cpu.cycle_to_bound")
+    sp = cpu["split"]
+    known = blocks > 0 and cpu["process_cpu_s"] > 0 and (not cfg["sign"] or cfg["measure-cpu"])
+    check((sp is not None) == known, "cpu.split is %s for sign %s, measure-cpu %s" % (sp, cfg["sign"], cfg["measure-cpu"]))
+    if sp is None:
+        return
+    w = r["writer"]
+    check(close(sp["process_ms_per_block"], cpu["ms_per_block"], 1e-5), "split.process_ms_per_block")
+    signing = r["signing"]["cpu_ms_per_block"] if cfg["sign"] else 0.0
+    check(close(sp["signing_ms_per_block"], signing, 1e-5), "split.signing_ms_per_block")
+    check(close(sp["core_ms_per_block"], (w["transactions_ms"] + w["blocks_ms"]) / blocks, tol),
+          "split.core_ms_per_block is not the writer's transactions and blocks time")
+    rest = sp["process_ms_per_block"] - sp["signing_ms_per_block"] - sp["core_ms_per_block"]
+    check(close(sp["harness_ms_per_block"], rest, 1e-5), "split.harness_ms_per_block is not the rest")
+    check(close(sp["harness_share"], rest / sp["process_ms_per_block"], 1e-5), "split.harness_share")
+
+
+def check_targets(r):
+    """The targets the configuration calls for, each with its value and verdict."""
+    cfg, cpu = r["config"], r["cpu"]
+    targets = {t["name"]: t for t in r["targets"]}
+    for t in targets.values():
+        check(t["met"] == (t["value"] >= t["target"] if t["name"] == "cpu_utilization" else
+                           abs(t["value"] - t["target"]) <= 730 if t["name"] == "transactions_per_block" else
+                           t["value"] <= t["target"]), "target %s: met is %s for %s" % (t["name"], t["met"], t))
+    if not r["aggregates"]["measured_blocks"]:
+        check(not targets, "targets without a measured block")
+        return
+    signed_infinite = cfg["sign"] and cfg["rate"] == "infinite" and cpu["cycle_to_bound"] is not None
+    check(("cycle_to_cpu_bound" in targets) == signed_infinite, "cycle_to_cpu_bound applies to signed infinite runs")
+    if signed_infinite:
+        check(targets["cycle_to_cpu_bound"]["value"] == cpu["cycle_to_bound"], "cycle_to_cpu_bound's value")
+    check(("harness_cpu_share" in targets) == (cpu["split"] is not None), "harness_cpu_share applies with a split")
+    if cpu["split"] is not None:
+        check(targets["harness_cpu_share"]["value"] == cpu["split"]["harness_share"], "harness_cpu_share's value")
 
 
 # ---- the dumps -------------------------------------------------------------------------------

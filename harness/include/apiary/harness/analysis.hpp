@@ -30,6 +30,25 @@ struct target_check {
   bool met = false;
 };
 
+// The process's CPU in the measured window, per measured block (ms), in three parts. The
+// core's part is the writer's wall time in those two phases of its loop, so a writer that
+// was descheduled inside them counts that time as the core's; the harness's part is
+// whatever is left: the producers' generation (with signing off also packing and hashing),
+// submission, completions, queue handling, the per-block callback, the latency records,
+// logging. It can fall below zero only when the writer's wall time overstates its CPU.
+struct cpu_split {
+  bool known = false;
+  double process_ms = 0;
+  double signing_ms = 0;
+  double core_ms = 0;
+  double harness_ms = 0;     // process - signing - core
+  double harness_share = 0;  // harness_ms / process_ms
+};
+
+// The parts from the window's totals (ns): process CPU, the colony's signing CPU, the
+// writer's transaction and block time, over `blocks` measured blocks.
+cpu_split split_cpu(std::int64_t process_ns, std::int64_t signing_ns, std::int64_t core_ns, std::uint32_t blocks);
+
 struct analysis {
   std::uint32_t measured_blocks = 0;
   block_series cycle_us;
@@ -62,10 +81,22 @@ struct analysis {
   double unknown_share = 0;
 
   // Signing: the colony's signing CPU time in the window, per measured block, and the bound
-  // it puts on the cycle when spread over every core.
+  // it puts on the cycle when spread over every core (information, not a target).
   double signing_ms_per_block = 0;
   double signing_bound_us = 0;
   double cycle_to_signing_bound = 0;  // avg cycle / bound; 0 without signing
+
+  // The process-CPU bound: all the CPU the process used in the window, per measured block,
+  // spread over every core: the cycle the machine reaches doing the same work with every
+  // core busy all the time.
+  double cpu_ms_per_block = 0;
+  double cpu_bound_us = 0;
+  double cycle_to_cpu_bound = 0;  // avg cycle / bound; 0 without a cycle or CPU time
+
+  // Where the process's CPU went, per measured block: the colony's signing (0 with signing
+  // off), the core (the writer's time pushing transactions and producing and applying
+  // blocks) and the harness, the rest. Known with signing off, or on with measure_cpu.
+  cpu_split split;
 
   // The whole run's ledger: every accepted transaction is in a block, was dropped when a
   // block left it behind and it no longer applied, or is still pending.
