@@ -6,6 +6,7 @@
 #include <csignal>
 #include <exception>
 #include <future>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -203,10 +204,12 @@ class cycle_test {
   double interval_low_share_ = -1;
   std::atomic<bool> sample_low_mana_{true};  // main thread asks, the block callback samples
   std::atomic<std::uint64_t> blocks_applied_{0};
-  // --checkpoint-blocks: the block count at which the block callback wakes the main thread
-  // (0: never), so a checkpoint record is written right after its block and not up to a
-  // polling period later.
-  std::atomic<std::uint64_t> next_checkpoint_{0};
+  // --checkpoint-blocks: the block count from which the block callback wakes the main thread,
+  // once (it swaps in checkpoint_signalled; the main thread re-arms it with the next multiple
+  // after the record), so a checkpoint record is written right after its block and not up to
+  // a polling period later. checkpoint_signalled also when there are no checkpoints.
+  static constexpr std::uint64_t checkpoint_signalled = std::numeric_limits<std::uint64_t>::max();
+  std::atomic<std::uint64_t> next_checkpoint_{checkpoint_signalled};
   std::mutex wake_mutex_;
   std::condition_variable wake_;
   bool checkpoint_due_ = false;  // guarded by wake_mutex_
@@ -257,7 +260,8 @@ bool cycle_test::build() {
   writer_ = std::make_unique<queen::writer>(
       *chain_, *queue_, wc, [this](const queen::block_record& r, const core::chain& c) { return on_block(r, c); });
   writer_->record_timings(latency_.outbox());
-  next_checkpoint_.store(o.checkpoint_blocks, std::memory_order_relaxed);
+  next_checkpoint_.store(o.checkpoint_blocks != 0 ? o.checkpoint_blocks : checkpoint_signalled,
+                         std::memory_order_relaxed);
   if (config_.stop.blocks != 0)
     writer_->reserve_blocks(std::size_t{config_.stop.blocks} + config_.stop.warmup_blocks + 1);
   if (tap_ && !o.dump_transactions.empty())
@@ -377,7 +381,10 @@ bool cycle_test::on_block(const queen::block_record& r, const core::chain& chain
   count_block(r, measured, core::steady_now_ns());
   log_block(r);
   const std::uint64_t applied = blocks_applied_.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (applied == next_checkpoint_.load(std::memory_order_relaxed)) {
+  // Once per checkpoint: the main thread re-arms it after the record.
+  std::uint64_t due = next_checkpoint_.load(std::memory_order_relaxed);
+  if (applied >= due &&
+      next_checkpoint_.compare_exchange_strong(due, checkpoint_signalled, std::memory_order_relaxed)) {
     std::lock_guard lock(wake_mutex_);
     checkpoint_due_ = true;
     wake_.notify_one();
@@ -514,7 +521,7 @@ void cycle_test::wait_for_stop() {
 void cycle_test::track_latency(std::int64_t now, bool last) {
   latency_.drain();
   const std::uint32_t every = config_.out.checkpoint_blocks;
-  const bool checkpoint = every != 0 && blocks_applied_.load(std::memory_order_relaxed) >= interval_.blocks + every;
+  const bool checkpoint = every != 0 && next_checkpoint_.load(std::memory_order_relaxed) == checkpoint_signalled;
   if (!last && !checkpoint && now < interval_.next_ns) return;
   if (intervals_->enabled()) {
     try {
@@ -524,7 +531,8 @@ void cycle_test::track_latency(std::int64_t now, bool last) {
     }
   }
   latency_.roll();
-  if (every != 0) next_checkpoint_.store(interval_.blocks + every, std::memory_order_relaxed);
+  // The next multiple of `every`: a record that came late does not push the later ones back.
+  if (every != 0) next_checkpoint_.store((interval_.blocks / every + 1) * every, std::memory_order_relaxed);
   interval_.last_ns = now;
   interval_.next_ns = now + interval_ns();
 }
