@@ -41,7 +41,10 @@ replay_result replay_workload(const run_config& c, const saved_workload& w) {
   r.transactions = w.transactions.size();
 
   const std::int64_t t0 = core::steady_now_ns();
-  core::chain chain(replay_chain_options(c, w.meta));
+  core::chain_options o = replay_chain_options(c, w.meta);
+  // The id table sized as a run's (for the workload's ids at most), so it never rehashes.
+  o.expected_transaction_ids = sized_chain(c, w.transactions.size()).expected_transaction_ids;
+  core::chain chain(o);
   r.genesis_ns = core::steady_now_ns() - t0;
 
   queen::writer_queue queue;

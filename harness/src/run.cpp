@@ -77,18 +77,6 @@ class shutdown_watchdog {
   std::thread thread_;
 };
 
-// The chain's options with its dedup table sized for the run: an hour of full blocks of the
-// mix, plus the reversible ones, with a tenth to spare. Without it the table rehashes each
-// time it doubles, and the rehash of millions of ids stops one block for most of a second.
-core::chain_options sized_chain(const run_config& c) {
-  core::chain_options o = c.chain;
-  std::uint64_t per_block = colony::estimate_block_transactions(c.colony);
-  if (c.writer.block_transactions != 0) per_block = std::min<std::uint64_t>(per_block, c.writer.block_transactions);
-  const std::uint64_t blocks = core::chain_limits::expiration_blocks + o.reversible_blocks + 1;
-  o.expected_transaction_ids = per_block * blocks * 11 / 10;
-  return o;
-}
-
 colony::head_info head_of(const core::chain& chain) {
   return {chain.head_block_num(), chain.head_block_id(), chain.head_block_time()};
 }

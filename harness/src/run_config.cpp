@@ -8,6 +8,8 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "apiary/colony/colony.hpp"
+
 namespace apiary::harness {
 
 namespace {
@@ -174,6 +176,15 @@ std::optional<std::string> validate(const run_config& c) {
   // What the colony checks itself (mix, account names), in its own words.
   if (auto problem = k.validate()) return "invalid colony configuration: " + *problem;
   return std::nullopt;
+}
+
+core::chain_options sized_chain(const run_config& c, std::uint64_t most_ids) {
+  core::chain_options o = c.chain;
+  std::uint64_t per_block = colony::estimate_block_transactions(c.colony);
+  if (c.writer.block_transactions != 0) per_block = std::min<std::uint64_t>(per_block, c.writer.block_transactions);
+  const std::uint64_t blocks = core::chain_limits::expiration_blocks + o.reversible_blocks + 1;
+  o.expected_transaction_ids = std::min(per_block * blocks * 11 / 10, most_ids);
+  return o;
 }
 
 }  // namespace apiary::harness

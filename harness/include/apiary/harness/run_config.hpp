@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -89,6 +90,13 @@ struct run_config {
 // checks authority exactly when the colony signs, the colony deals the chain's genesis
 // accounts and sizes its block budget by the writer's block. Call before validate().
 void resolve(run_config& c);
+
+// The chain's options with its dedup table sized for the run: an hour of full blocks of the
+// mix, plus the reversible ones, with a tenth to spare, or `most_ids` when fewer (a replay's
+// workload). Without it the table rehashes each time it doubles, and the rehash of millions
+// of ids stops one block for most of a second.
+core::chain_options sized_chain(const run_config& c,
+                                std::uint64_t most_ids = std::numeric_limits<std::uint64_t>::max());
 
 // Cross-option checks after resolve(): a message naming the option(s), the value and what is
 // allowed, or nullopt. Single values are checked where they are bound (options.cpp).
