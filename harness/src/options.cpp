@@ -396,6 +396,10 @@ void bind_chain(option_binder& b, run_config& c) {
            "Writer queue: unbounded (producers brake on their in-flight count, as Hive) or bounded (blocks when "
            "full)");
   b.count("queue-capacity", c.queue.capacity, 1, 100'000'000, "Capacity of the bounded queue");
+  b.duration("queue-gather", c.queue.gather_s, 1.0,
+             "How long a writer woken from an empty queue waits before taking, so the transactions submitted "
+             "meanwhile wake it once, not once each (e.g. 500us); 0: take at once; not with --submit sync, where "
+             "nothing more comes meanwhile");
   b.section("The queen and the chain", scope_chain);
   b.choice("dedup", ch.dedup, core::dedup_mode_names,
            "Where pending transaction ids live: split (a volatile hash set) or unified (the undoable index)");

@@ -228,7 +228,10 @@ bool cycle_test::build() {
             static_cast<double>(result_.genesis_ns) / 1e9);
 
   const queue_settings& q = config_.queue;
-  queue_ = std::make_unique<queen::writer_queue>(q.policy, q.policy == queen::queue_policy::bounded ? q.capacity : 0);
+  // A sync producer waits for each outcome, so nothing more comes while the writer gathers.
+  const double gather_s = config_.colony.submit == colony::submit_mode::sync ? 0 : q.gather_s;
+  queue_ = std::make_unique<queen::writer_queue>(q.policy, q.policy == queen::queue_policy::bounded ? q.capacity : 0,
+                                                 static_cast<std::int64_t>(gather_s * 1e9));
   // The tap sits between the colony and the queue only when a dump or the audit needs it.
   const outputs& o = config_.out;
   if (!o.dump_transactions.empty() || !o.dump_blocks.empty() || config_.audit)

@@ -104,7 +104,10 @@ std::optional<double> parse_duration(std::string_view text) {
   std::string_view s = trim(text);
   double mult = 1;
   std::string_view number = s;
-  if (s.ends_with("ms")) {
+  if (s.ends_with("us")) {
+    mult = 1e-6;
+    number = s.substr(0, s.size() - 2);
+  } else if (s.ends_with("ms")) {
     mult = 0.001;
     number = s.substr(0, s.size() - 2);
   } else if (s.ends_with("s")) {

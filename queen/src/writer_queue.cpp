@@ -11,8 +11,10 @@ namespace apiary::queen {
 
 using core::steady_now_ns;
 
-writer_queue::writer_queue(queue_policy policy, std::size_t capacity) : policy_(policy), capacity_(capacity) {
+writer_queue::writer_queue(queue_policy policy, std::size_t capacity, std::int64_t gather_ns)
+    : policy_(policy), capacity_(capacity), gather_ns_(gather_ns) {
   APIARY_CHECK(policy != queue_policy::bounded || capacity > 0);
+  APIARY_CHECK(gather_ns >= 0);
 }
 
 bool writer_queue::submit(core::full_transaction_ptr tx, core::tx_completion done, core::tx_intent intent) {
@@ -63,6 +65,8 @@ void writer_queue::take(queue_batch& batch, queue_wait& wait) {
   wait.lock_ns += t1 - t0;
   if (items_.empty() && block_requests_ == 0 && !closed_) {
     not_empty_.wait(lock, [&] { return !items_.empty() || block_requests_ != 0 || closed_; });
+    if (gather_ns_ > 0)
+      not_empty_.wait_for(lock, std::chrono::nanoseconds(gather_ns_), [&] { return block_requests_ != 0 || closed_; });
     wait.work_ns += steady_now_ns() - t1;
   }
   batch.txs.swap(items_);

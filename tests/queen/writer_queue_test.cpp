@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -52,6 +53,40 @@ TEST(WriterQueue, CloseWakesTheWriterAndRefusesSubmits) {
   EXPECT_TRUE(b.closed);
   EXPECT_GT(w.work_ns, 0);
   EXPECT_FALSE(q.submit(dummy_tx(1), {}));
+}
+
+// A writer woken from an empty queue waits the gather time before it takes: what comes
+// meanwhile is in the same batch.
+TEST(WriterQueue, GatherTimeBringsLaterSubmitsIntoTheSameBatch) {
+  writer_queue q(queue_policy::unbounded, 0, 300'000'000);
+  queue_batch b;
+  queue_wait w;
+  std::thread writer([&] { q.take(b, w); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the writer waits on an empty queue
+  ASSERT_TRUE(q.submit(dummy_tx(1), {}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(q.submit(dummy_tx(2), {}));
+  writer.join();
+  ASSERT_EQ(b.txs.size(), 2u);
+  EXPECT_EQ(b.txs[1].tx->tx().ref_block_num, 2);
+  EXPECT_GE(w.work_ns, 300'000'000);  // the gather counts as waiting for work
+}
+
+// A block request (or close) does not wait out the gather time.
+TEST(WriterQueue, BlockRequestCutsTheGatherShort) {
+  writer_queue q(queue_policy::unbounded, 0, 60'000'000'000);
+  queue_batch b;
+  queue_wait w;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::thread writer([&] { q.take(b, w); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(q.submit(dummy_tx(1), {}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  q.request_block();
+  writer.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+  EXPECT_EQ(b.txs.size(), 1u);
+  EXPECT_EQ(b.block_requests, 1u);
 }
 
 TEST(WriterQueue, BoundedQueueMakesProducersWait) {

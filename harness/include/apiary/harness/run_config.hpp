@@ -39,6 +39,7 @@ struct stop_conditions {
 struct queue_settings {
   queen::queue_policy policy = queen::queue_policy::unbounded;
   std::uint32_t capacity = 10'000;  // queue_policy::bounded
+  double gather_s = 0.001;          // writer_queue's gather time
 };
 
 enum class progress_mode : std::uint8_t { automatic, on, off };

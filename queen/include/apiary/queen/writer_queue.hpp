@@ -15,6 +15,11 @@
 //   take           (writer thread only) waits for work and moves every queued item into
 //                  the caller's batch at once, one lock acquisition per batch, so the
 //                  producers and the writer contend for the lock as little as possible.
+//                  With a gather time, a writer woken from an empty queue waits that much
+//                  longer before it takes (unless a block request or close comes): what is
+//                  submitted meanwhile wakes nobody and comes in the same batch, so a writer
+//                  faster than its producers wakes once per gather time instead of once per
+//                  transaction.
 //   drain          (the consumer only, once it takes no more: the writer at its end)
 //                  closes the queue and moves out every item still queued, under one lock:
 //                  a submit either queued its item before, and drain returns it, or
@@ -67,7 +72,9 @@ struct queue_wait {
 
 class writer_queue final : public core::transaction_sink {
  public:
-  explicit writer_queue(queue_policy policy = queue_policy::unbounded, std::size_t capacity = 0);
+  // gather_ns: see take (0: take at once).
+  explicit writer_queue(queue_policy policy = queue_policy::unbounded, std::size_t capacity = 0,
+                        std::int64_t gather_ns = 0);
 
   using core::transaction_sink::submit;
   // Stamps the submission time (before taking the lock); an intent without an intended
@@ -95,6 +102,7 @@ class writer_queue final : public core::transaction_sink {
  private:
   const queue_policy policy_;
   const std::size_t capacity_;
+  const std::int64_t gather_ns_;
   mutable std::mutex mutex_;
   std::condition_variable not_empty_;
   std::condition_variable not_full_;  // bounded policy only
