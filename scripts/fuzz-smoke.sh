@@ -4,13 +4,13 @@
 # seconds from a scratch copy of its seeds. Fails on any finding and prints where libFuzzer
 # saved the input that caused it (the scratch directory is then kept).
 #
-#   APIARY_FUZZ_SECONDS  seconds of fuzzing per target (default 15)
+#   APIARY_FUZZ_SECONDS  seconds of fuzzing per target (default 10)
 #
 # Needs clang and libFuzzer's runtime (scripts/install-deps.sh installs them).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-seconds=${APIARY_FUZZ_SECONDS:-15}
+seconds=${APIARY_FUZZ_SECONDS:-10}
 case "$seconds" in
   '' | *[!0-9]* | 0)
     echo "fuzz-smoke: APIARY_FUZZ_SECONDS must be a positive whole number of seconds, not '$seconds'" >&2

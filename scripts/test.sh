@@ -32,7 +32,7 @@ cmake --preset tsan >/dev/null
 cmake --build --preset tsan -j "$jobs" --target apiary_queen_tests apiary_colony_tests apiary apiary_harness_tests
 ctest --preset tsan -j "$jobs" -L 'threaded|harness'
 
-echo "== fuzz (libFuzzer: seeds replayed, then 15 s per target) =="
+echo "== fuzz (libFuzzer: seeds replayed, then 10 s per target) =="
 scripts/fuzz-smoke.sh
 
 echo "== performance gate (instructions per transaction against the parent commit) =="
