@@ -580,7 +580,7 @@ block_result chain::apply_block(const full_block& block) {
 // state. The pending session becomes the block's session, and what applying a block does
 // beyond its transactions follows: the ids become included, the pools move on by the
 // transactions' usage, the head moves.
-block_result chain::apply_pending_as_block(const full_block& block, full_transaction_ptr left_out) {
+block_result chain::apply_pending_as_block(const full_block& block, const full_transaction_ptr& left_out) {
   block_result result;
   result.applied = static_cast<std::uint32_t>(pending_.size());
   result.reused_pending = true;

@@ -192,7 +192,7 @@ class chain {
   reject charge_rc(const full_transaction& tx, bool pushing, rc_usage* used = nullptr);
   void apply_block_transactions(const full_block& block, block_result& result);
   // left_out: the last pending transaction, taken back out of the pending state first.
-  block_result apply_pending_as_block(const full_block& block, full_transaction_ptr left_out);
+  block_result apply_pending_as_block(const full_block& block, const full_transaction_ptr& left_out);
   // The block is applied: it becomes the head, comments due pay out, expired ids go; then its
   // session (when open) is pushed and the blocks past the reversible ones committed.
   void close_block(const full_block& block, block_result& result, database::session& block_session);
