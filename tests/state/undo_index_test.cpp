@@ -104,6 +104,26 @@ TEST(UndoIndex, ModifyReindexesSecondaryKeys) {
   EXPECT_EQ(idx.get<by_balance>().rbegin()->name, "zed");
 }
 
+// modify re-indexes only when a key changed: a change of the non-unique key alone must still
+// move the object, and a change of no key must leave every index as it was.
+TEST(UndoIndex, ModifyReindexesOnlyChangedKeys) {
+  account_index idx;
+  const account& a = add(idx, "alice", 1);
+  add(idx, "bob", 2);
+  add(idx, "carol", 3);
+  idx.start_undo_session();
+  idx.modify(a, [](account& x) { x.balance = 5; });  // by_balance only
+  EXPECT_EQ(idx.get<by_balance>().rbegin()->name, "alice");
+  EXPECT_EQ(idx.get<by_balance>().begin()->name, "bob");
+  idx.modify(a, [](account& x) { x.balance = 5; });  // no key at all
+  EXPECT_EQ(idx.get<by_balance>().rbegin()->name, "alice");
+  EXPECT_EQ(idx.find<by_name>(std::string("alice")), &a);
+  idx.undo();  // the old value goes back, and with it the old place in by_balance
+  EXPECT_EQ(a.balance, 1);
+  EXPECT_EQ(idx.get<by_balance>().begin()->name, "alice");
+  EXPECT_EQ(idx.get<by_balance>().rbegin()->name, "carol");
+}
+
 TEST(UndoIndex, ModifyLambdaThrowLeavesIndexUnchanged) {
   for (int open_sessions = 0; open_sessions <= 2; ++open_sessions) {
     SCOPED_TRACE(open_sessions);

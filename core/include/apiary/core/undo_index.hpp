@@ -56,6 +56,7 @@
 #include <utility>
 #include <vector>
 
+#include <boost/mpl/size.hpp>
 #include <boost/multi_index_container.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
 
@@ -236,7 +237,8 @@ class undo_index final : public undo_index_base {
   }
 
   // Applies mod to obj, which must be an element of this index, and re-indexes it; mod must
-  // not use this index.
+  // not use this index. A modification that changes no key (most: balances, counters) is
+  // applied in place and moves nothing: no index compares the object with its neighbours.
   // strong: if mod throws, or the new value takes a unique key already in use
   // (unique_key_violation), obj keeps its value and the undo state is as before.
   template <class Modifier>
@@ -255,23 +257,22 @@ class undo_index final : public undo_index_base {
     }
     if (backup == nullptr) backup = &copy.emplace(obj);
 
-    std::exception_ptr failure;
-    const bool ok = container_.modify(
-        it,
-        [&](Object& o) {
-          try {
-            mod(o);
-          } catch (...) {
-            failure = std::current_exception();
-            o = std::move(*backup);
-            return;
-          }
-          APIARY_CHECK(o.id == id);  // ids belong to the index
-        },
-        [&](Object& o) { o = std::move(*backup); });
-    if (ok && !failure) return;
+    // The element's value is changed where it is, as multi_index_container::modify does
+    // before it re-indexes; with every key as it was, there is nothing to re-index.
+    auto& value = const_cast<Object&>(obj);  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+    try {
+      mod(value);
+    } catch (...) {
+      value = std::move(*backup);
+      if (recorded_now) top().old_values_.erase(id);
+      throw;
+    }
+    APIARY_CHECK(value.id == id);  // ids belong to the index
+    if (same_keys(*backup, value)) return;
+    if (container_.modify(
+            it, [](Object&) {}, [&](Object& o) { o = std::move(*backup); }))
+      return;
     if (recorded_now) top().old_values_.erase(id);
-    if (failure) std::rethrow_exception(failure);
     throw unique_key_violation("undo_index::modify: unique key already taken");
   }
 
@@ -372,7 +373,9 @@ class undo_index final : public undo_index_base {
       for (auto& [id, old] : s.old_values_) {
         auto it = container_.find(id);
         APIARY_CHECK(it != container_.end());
-        if (!container_.replace(it, std::move(old))) {  // old key still held: retry below
+        if (same_keys(*it, old)) {
+          const_cast<Object&>(*it) = std::move(old);           // NOLINT(cppcoreguidelines-pro-type-const-cast)
+        } else if (!container_.replace(it, std::move(old))) {  // old key still held: retry below
           s.removed_.push_back({container_.extract(it)});
           // A replace() that fails leaves its argument as it was.
           s.removed_.back().node.value() = std::move(old);  // NOLINT(bugprone-use-after-move)
@@ -476,6 +479,18 @@ class undo_index final : public undo_index_base {
   state_ptr make_state() {
     void* p = undo_resource_->allocate(sizeof(undo_state), alignof(undo_state));
     return state_ptr(::new (p) undo_state(undo_resource_), state_deleter{undo_resource_});
+  }
+
+  static constexpr std::size_t index_count = boost::mpl::size<typename container_type::index_type_list>::value;
+
+  // Whether a and b have the same key in every index (so either can stand where the other is).
+  bool same_keys(const Object& a, const Object& b) const {
+    return same_keys(a, b, std::make_index_sequence<index_count>{});
+  }
+  template <std::size_t... N>
+  bool same_keys(const Object& a, const Object& b, std::index_sequence<N...> /*indexes*/) const {
+    return (... &&
+            (container_.template get<N>().key_extractor()(a) == container_.template get<N>().key_extractor()(b)));
   }
 
   undo_state& top() { return *states_[depth_ - 1]; }
