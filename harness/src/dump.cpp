@@ -1,5 +1,6 @@
 #include "apiary/harness/dump.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -74,11 +75,13 @@ void transaction_tap::relay(void* ctx, const core::full_transaction& tx, core::r
   }
   if (outcome == core::reject::none && tap.record_accepted_) tap.accepted_ids_.push_back({tx.id(), tx.tx().expiration});
   if (outcome == core::reject::none && tap.tracking_) {
-    // The completion hands out a reference; the chain has just appended the owning pointer
-    // to its pending list (the writer thread runs both).
+    // The completion hands out a reference; the chain appended the owning pointer to its
+    // pending list in the writer's current run of pushes, so it is among the last few (the
+    // writer thread runs both, and completes a run before it produces a block).
     const auto& pending = tap.chain_.pending();
-    APIARY_CHECK(!pending.empty() && pending.back().get() == &tx);
-    tap.accepted_.push_back(pending.back());
+    const auto owner = std::find_if(pending.rbegin(), pending.rend(), [&tx](const auto& p) { return p.get() == &tx; });
+    APIARY_CHECK(owner != pending.rend());
+    tap.accepted_.push_back(*owner);
   }
   slot->inner(tx, outcome);
 }

@@ -1,6 +1,11 @@
 // writer: the thread that owns the chain. It takes what the producers queued, pushes each
 // transaction into the chain, calls its completion, and runs the block producer:
 //
+//   The pushes come in runs of up to run_limit, back to back with one clock read each (a
+//   push's time runs from the end of the one before); the run's latency records and
+//   completions follow it, before the next run or block. The next few transactions are
+//   prefetched while one is pushed: a producer on another core wrote them.
+//
 //   Every accepted transaction counts against the target block. When the room left is not
 //   larger than that transaction's packed size (the next one is unlikely to fit), or the
 //   transaction-count target is reached, the producer asks for a block; the request is
@@ -96,6 +101,13 @@ class writer {
   // The end of every run: completes what loop() did not push with reject::shutdown.
   void finish() noexcept;
   void complete_unpushed(const queued_tx& item) noexcept;
+  // Pushes the batch's next transactions back to back, one clock read each, until a block
+  // is due, run_limit are pushed or the batch ends; their outcomes wait in run_ for
+  // complete_run(). Returns whether a block is due. If a push throws, the ones before it are
+  // completed first.
+  bool push_run(std::uint64_t overhead);
+  // The latency records and the completions of the run just pushed, in order.
+  void complete_run() noexcept;
   void produce_block();
   // After a block is applied: records its transactions as included and forgets the pending
   // ones the chain dropped; then publishes what settled since the last block.
@@ -113,6 +125,15 @@ class writer {
   // Writer-thread state.
   queue_batch batch_;           // taken from the queue
   std::size_t batch_done_ = 0;  // batch_.txs before this index are completed
+  // The run being pushed: each transaction's outcome and when its push ended. Completions
+  // wait for the end of the run (at most run_limit pushes, a fraction of a millisecond),
+  // so the pushes follow each other with nothing else between them.
+  struct pushed_tx {
+    core::reject outcome;
+    std::int64_t pushed_ns;
+  };
+  static constexpr std::size_t run_limit = 128;
+  std::vector<pushed_tx> run_;
   std::vector<block_record> blocks_;
   writer_breakdown breakdown_;
   std::int64_t start_ns_ = 0;
