@@ -72,7 +72,17 @@ class dedup_index {
   // basic.
   void include_pending(std::span<const full_transaction_ptr> pending) {
     if (mode_ != dedup_mode::split) return;
-    for (const full_transaction_ptr& tx : pending) record_included(*tx);
+    // The transactions were pushed up to a block ago and have left the caches: the lines
+    // record_included reads (the expiration at the start, the id) are fetched a few ahead.
+    constexpr std::size_t ahead = 8;
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (i + ahead < pending.size()) {
+        const full_transaction& next = *pending[i + ahead];
+        __builtin_prefetch(&next.tx().expiration);
+        __builtin_prefetch(&next.id());
+      }
+      record_included(*pending[i]);
+    }
     pending_.clear();
   }
   // A pending transaction taken back out (its session undone, which took the unified mode's
