@@ -183,6 +183,30 @@ TEST(KeepAlive, StartingASessionAllocatesNothing) {
   EXPECT_EQ(idx.spare_states(), 1u);
 }
 
+// A block's session: thousands of transaction sessions squashed into it, then committed.
+// The next block's session reuses its state with the room it grew, and the transaction
+// sessions' state never takes that room (squash merges into a roomier empty state instead
+// of swapping containers), so from the second block on nothing is allocated.
+TEST(KeepAlive, BlockSizedSessionsKeepTheirRoom) {
+  counting_resource undo_memory;
+  account_index idx(index_options{std::pmr::new_delete_resource(), &undo_memory, true});
+  constexpr int accounts = 5000;
+  for (int i = 0; i < accounts; ++i) add(idx, numbered("a", i), i);
+  std::size_t after_first = 0;
+  for (int block = 0; block < 3; ++block) {
+    idx.start_undo_session();
+    for (std::uint64_t id = 0; id < accounts; ++id) {
+      idx.start_undo_session();
+      set_balance(idx, idx.get(id), block * 10 + 1);
+      idx.squash();
+    }
+    EXPECT_EQ(idx.undo_state_at(0).modified_count(), static_cast<std::size_t>(accounts));
+    idx.commit(idx.revision());
+    if (block == 0) after_first = undo_memory.allocations;
+  }
+  EXPECT_EQ(undo_memory.allocations, after_first);
+}
+
 TEST(KeepAlive, OffReleasesStates) {
   counting_resource undo_memory;
   account_index idx(index_options{std::pmr::new_delete_resource(), &undo_memory, false});

@@ -179,9 +179,19 @@ class undo_index final : public undo_index_base {
     explicit undo_state(std::pmr::memory_resource* r)
         : new_ids_(r), old_values_(typename old_values_map::allocator_type(r)), removed_(r) {}
 
-    // Bigger containers are released on clear(): a flat map's clear() walks its whole
-    // capacity, and a recycled state usually serves a small transaction session next.
-    static constexpr std::size_t retain_limit = 1024;
+    // Bigger containers are released on clear(), so a state that took in a huge undo does
+    // not hold its memory for good. A block's worth (a pending or block session: about
+    // 10,000 modified objects in a full block) stays, so the next such session does not
+    // grow its map again by rehashing. Transaction sessions stay small: squash never hands a
+    // larger container down to the state above (has_more_room).
+    static constexpr std::size_t retain_limit = 65536;
+
+    // Whether any of this state's containers has more room than the other's.
+    bool has_more_room(const undo_state& other) const noexcept {
+      return new_ids_.capacity() > other.new_ids_.capacity() ||
+             old_values_.bucket_count() > other.old_values_.bucket_count() ||
+             removed_.capacity() > other.removed_.capacity();
+    }
 
     void clear() noexcept {
       if (empty()) return;  // the common case: an empty transaction session
@@ -410,7 +420,7 @@ class undo_index final : public undo_index_base {
     if (depth_ < 2) return;
     const undo_state& b = top();
     undo_state& a = below_top();
-    if (b.empty() || a.empty()) return;  // nothing to merge, or a swap of containers
+    if (b.empty() || swaps_on_squash(a, b)) return;  // nothing to merge, or a swap of containers
     reserve_more(a.new_ids_, b.new_ids_.size());
     reserve_more(a.removed_, b.removed_.size());
     const std::size_t need = a.old_values_.size() + b.old_values_.size();
@@ -427,7 +437,7 @@ class undo_index final : public undo_index_base {
     undo_state& b = top();
     undo_state& a = below_top();
     if (!b.empty()) {
-      if (a.empty()) {
+      if (swaps_on_squash(a, b)) {
         // Every object B recorded existed when A started, so B's records are A's records.
         a.new_ids_.swap(b.new_ids_);
         a.old_values_.swap(b.old_values_);
@@ -491,6 +501,12 @@ class undo_index final : public undo_index_base {
   bool same_keys(const Object& a, const Object& b, std::index_sequence<N...> /*indexes*/) const {
     return (... &&
             (container_.template get<N>().key_extractor()(a) == container_.template get<N>().key_extractor()(b)));
+  }
+
+  // Squash swaps B's containers into an empty A instead of merging, unless A's have more
+  // room: then B's few records are merged, and the room stays where the large sessions are.
+  static bool swaps_on_squash(const undo_state& a, const undo_state& b) noexcept {
+    return a.empty() && !a.has_more_room(b);
   }
 
   undo_state& top() { return *states_[depth_ - 1]; }
