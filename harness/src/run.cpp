@@ -141,7 +141,8 @@ class cycle_test {
   void shutdown();
   // Main thread: records what the writer settled; ends the interval when it is due.
   void track_latency(std::int64_t now, bool last);
-  void write_interval(std::int64_t now);
+  // last: the run's end, which writes no record when no block came since the last one.
+  void write_interval(std::int64_t now, bool last);
   std::int64_t interval_ns() const { return static_cast<std::int64_t>(config_.out.interval_s * 1e9); }
   void write_histograms();
   void collect();
@@ -516,7 +517,7 @@ void cycle_test::track_latency(std::int64_t now, bool last) {
   if (!last && !checkpoint && now < interval_.next_ns) return;
   if (intervals_->enabled()) {
     try {
-      write_interval(now);
+      write_interval(now, last);
     } catch (const std::exception& e) {
       fail(e.what());
     }
@@ -528,10 +529,12 @@ void cycle_test::track_latency(std::int64_t now, bool last) {
   interval_.next_ns = now + interval_ns();
 }
 
-void cycle_test::write_interval(std::int64_t now) {
+void cycle_test::write_interval(std::int64_t now, bool last) {
   interval_record r;
   {
     std::lock_guard lock(interval_mutex_);
+    // The run's end right after a checkpoint's record: no block since, nothing to add.
+    if (last && interval_blocks_.blocks == 0 && interval_.blocks != 0) return;
     r.blocks = std::exchange(interval_blocks_, {});
     r.writer = interval_breakdown_ - interval_.breakdown;
     interval_.breakdown = interval_breakdown_;
