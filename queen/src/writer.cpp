@@ -108,11 +108,18 @@ void writer::settle_block(const core::full_block& block, std::int64_t applied_ns
   if (pending_timings_.size() == block.transactions.size() + pending.size()) {
     // Nothing was dropped: the block holds the first pending ones, the rest are still
     // pending, all in order, so the records line up without looking at the transactions.
-    for (; k < block.transactions.size(); ++k) {
-      pending_timings_[k].settled_ns = applied_ns;
-      settled_.push_back(pending_timings_[k]);
+    for (; k < block.transactions.size(); ++k) pending_timings_[k].settled_ns = applied_ns;
+    const auto first_pending = pending_timings_.begin() + static_cast<std::ptrdiff_t>(k);
+    if (settled_.empty()) {
+      // Without copying the block's records: they become the settled ones, and the few
+      // still pending move to the other vector.
+      settled_.assign(first_pending, pending_timings_.end());
+      pending_timings_.erase(first_pending, pending_timings_.end());
+      settled_.swap(pending_timings_);
+    } else {
+      settled_.insert(settled_.end(), pending_timings_.begin(), first_pending);
+      pending_timings_.erase(pending_timings_.begin(), first_pending);
     }
-    pending_timings_.erase(pending_timings_.begin(), pending_timings_.begin() + static_cast<std::ptrdiff_t>(k));
     outbox_->publish(settled_);
     return;
   }
