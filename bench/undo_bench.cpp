@@ -13,6 +13,9 @@
 //
 // Items are nested (transaction) sessions; one iteration is the whole 10-block run.
 //
+//   BM_Modify/key_change:N                       one modification of a random object among
+//                                                200,000: no key changed (in place) or the
+//                                                ordered owner key (the object moves)
 //   BM_TransactionIdsFill/sized:N                the dedup index's id table filled with a
 //                                                million ids, left to grow (0) or sized for
 //                                                them first (1); slowest_insert_us is the
@@ -232,6 +235,26 @@ void BM_TransactionIdsFill(benchmark::State& state) {
   state.counters["slowest_insert_us"] = static_cast<double>(slowest) / 1e3;
 }
 
+// One modification of a random object among 200,000, outside any session: of a field no
+// index keys on (applied in place) or of the owner, which the second index orders by (the
+// object moves in that index).
+void BM_Modify(benchmark::State& state) {
+  constexpr std::uint64_t objects = 200'000;
+  const bool key_change = state.range(0) != 0;
+  modified_index index;
+  for (std::uint64_t i = 0; i < objects; ++i) index.create([&](auto& o) { o.owner = i % 97; });
+  std::uint64_t n = 0;
+  for (auto _ : state) {
+    const std::uint64_t id = (n++ * 2654435761u) % objects;
+    if (key_change) {
+      index.modify(index.get(id), [](auto& o) { o.owner = (o.owner + 1) % 97; });
+    } else {
+      index.modify(index.get(id), [](auto& o) { o.balance += 1; });
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 BENCHMARK(BM_EmptyUndoSession)->ArgName("keep_alive")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EmptyUndoSession_PoolUndo)->ArgName("keep_alive")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_UndoSessionWithWrites)
@@ -239,6 +262,7 @@ BENCHMARK(BM_UndoSessionWithWrites)
     ->ArgsProduct({{0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TransactionIdsFill)->ArgName("sized")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Modify)->ArgName("key_change")->Arg(0)->Arg(1);
 
 }  // namespace
 
