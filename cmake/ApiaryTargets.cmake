@@ -10,6 +10,12 @@ function(apiary_target_defaults target)
   endif()
 endfunction()
 
+# Sanitizer builds keep line tables only (-g1, after the build type's -g): their reports
+# still name file and line, and compiling takes about a fifth less (chain.cpp under ASan:
+# 58.5 s with -g, 44.2 s with -g1).
+if(NOT APIARY_SANITIZE STREQUAL "")
+  add_compile_options(-g1)
+endif()
 if(APIARY_SANITIZE STREQUAL "address")
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)

@@ -12,28 +12,30 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/install-deps.sh
 export APIARY_WERROR=ON
 jobs=$(nproc)
-echo "== lint: formatting =="
+stage() { echo "== $1 == (${SECONDS} s in)"; }
+stage "lint: formatting"
 scripts/lint --format
 for preset in release asan; do
-  echo "== $preset =="
+  stage "$preset"
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" -j "$jobs"
   if [ "$preset" = release ]; then
     ctest --preset "$preset" -j "$jobs"
-    echo "== lint: clang-tidy and function lengths =="
+    stage "lint: clang-tidy and function lengths"
     scripts/lint --tidy
   else
     ctest --preset "$preset" -j "$jobs" -LE scripts
   fi
 done
 
-echo "== tsan (threaded tests) =="
+stage "tsan (threaded tests)"
 cmake --preset tsan >/dev/null
 cmake --build --preset tsan -j "$jobs" --target apiary_queen_tests apiary_colony_tests apiary apiary_harness_tests
 ctest --preset tsan -j "$jobs" -L 'threaded|harness'
 
-echo "== fuzz (libFuzzer: seeds replayed, then 10 s per target) =="
+stage "fuzz (libFuzzer: seeds replayed, then 10 s per target)"
 scripts/fuzz-smoke.sh
 
-echo "== performance gate (instructions per transaction against the parent commit) =="
+stage "performance gate (instructions per transaction against the parent commit)"
 scripts/perf-gate
+stage "done"
