@@ -411,7 +411,8 @@ reject chain::apply_custom_json(const custom_json_operation& op, bool pushing) {
 
 // ---- blocks -----------------------------------------------------------------------------
 
-full_block chain::generate_block(std::uint32_t size_limit, std::uint32_t max_transactions) const {
+full_block chain::generate_block(std::uint32_t size_limit, std::uint32_t max_transactions,
+                                 std::size_t* size_out) const {
   full_block b;
   b.header.previous = head_block_id();
   b.header.timestamp = head_block_time() + chain_limits::block_interval_secs;
@@ -429,6 +430,7 @@ full_block chain::generate_block(std::uint32_t size_limit, std::uint32_t max_tra
     ++count;
   }
   b.transactions.assign(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(count));
+  if (size_out != nullptr) *size_out = size + varint_size(static_cast<std::uint32_t>(count));
   b.header.transaction_merkle_root = b.compute_merkle_root();
   b.header.witness_signature = witness_key_.sign(header_digest(b.header));
   return b;

@@ -232,7 +232,8 @@ void writer::complete_run() noexcept {
 
 void writer::produce_block() {
   const std::int64_t t0 = steady_now_ns();
-  core::full_block block = chain_.generate_block(config_.block_size, config_.block_transactions);
+  std::size_t size = 0;
+  core::full_block block = chain_.generate_block(config_.block_size, config_.block_transactions, &size);
   const std::int64_t t1 = steady_now_ns();
   const core::block_result result = chain_.apply_block(block);
   const std::int64_t t2 = steady_now_ns();
@@ -241,7 +242,7 @@ void writer::produce_block() {
   block_record r;
   r.num = block.header.block_num();
   r.transactions = result.applied;
-  r.size_bytes = static_cast<std::uint32_t>(block.packed_size());
+  r.size_bytes = static_cast<std::uint32_t>(size);
   r.pending_after = static_cast<std::uint32_t>(chain_.pending_count());
   r.dropped = result.dropped;
   r.produced_ns = t1 - t0;

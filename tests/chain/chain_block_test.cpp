@@ -49,9 +49,15 @@ TEST_P(ChainBlocks, GenerateBlockTakesPendingInOrderWithinSizeLimit) {
   while (next < txs.size()) {
     SCOPED_TRACE(next);
     ASSERT_EQ(h.chain().pending_count(), txs.size() - next);
-    const core::full_block b = h.chain().generate_block(limit);
+    std::size_t reported = 0;
+    const core::full_block b = h.chain().generate_block(limit, 0, &reported);
     ASSERT_FALSE(b.transactions.empty());
     EXPECT_LE(b.packed_size(), limit);
+    // The size the selection reports is the block's, byte for byte.
+    EXPECT_EQ(reported, b.packed_size());
+    core::out_buffer packed;
+    b.pack_into(packed);
+    EXPECT_EQ(reported, packed.size());
     // A prefix of the pending list, in order, and the next one would not have fitted.
     for (std::size_t i = 0; i < b.transactions.size(); ++i) EXPECT_EQ(b.transactions[i], txs[next + i]);
     const std::size_t end = next + b.transactions.size();
