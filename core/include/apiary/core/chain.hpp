@@ -114,8 +114,8 @@ class chain {
   // within size_limit bytes and (when not 0) max_transactions. Does not change the chain.
   // When size_out is not null it receives the block's packed size, which the selection
   // computes anyway (full_block::packed_size would read every transaction again).
-  full_block generate_block(std::uint32_t size_limit = chain_limits::max_block_size,
-                            std::uint32_t max_transactions = 0, std::size_t* size_out = nullptr) const;
+  full_block generate_block(std::uint32_t size_limit = chain_limits::max_block_size, std::uint32_t max_transactions = 0,
+                            std::size_t* size_out = nullptr) const;
   // Applies a block built on the head. Its transactions are trusted as the producer's (not
   // re-validated): the block producer already applied them as pending, so no signature,
   // TaPoS, dedup or custom-op check and no JSON parsing; the evaluators' state lookups run.
