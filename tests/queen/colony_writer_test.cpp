@@ -36,6 +36,10 @@ colony::colony_config colony_of(const core::chain_options& chain) {
   c.sign = false;
   c.measure_cpu = false;
   c.in_flight_limit = in_flight_limit;
+  // A producer resumes as soon as it is below its limit. With the default fifth, a writer
+  // held inside a block could find both producers waiting to fall to their resume level
+  // with fewer than 64 in flight between them, and wait for them in vain (1 run in 40).
+  c.resume_fraction = 1.0;
   return c;
 }
 
