@@ -436,9 +436,13 @@ TEST(Colony, ResumingWithNothingInFlightIsALateResume) {
   rig r(c);
   r.sink.hold();
   r.c->start();
+  // Each release waits until the producer has reached its brake: a release that came
+  // between its last submit and its check of the count would let it go on without a wait.
   ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 10; }));
+  std::this_thread::sleep_for(50ms);
   r.sink.release(10);
   ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 20; }));
+  std::this_thread::sleep_for(50ms);
   r.sink.release(10);
   ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 30; }));
   const auto s = r.c->stats();
