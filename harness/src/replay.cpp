@@ -55,9 +55,10 @@ replay_result replay_workload(const run_config& c, const saved_workload& w) {
   wc.block_size = c.writer.block_size;
   wc.block_transactions = c.writer.block_transactions;
   queen::writer writer(chain, queue, wc, nullptr);
-  // The writer stamps and publishes every transaction's moments as in a run, so the measured
-  // part holds the writer's share of the latency records; with every transaction queued
-  // before the writer starts, the latencies themselves mean nothing here and are dropped.
+  // The writer hands its batches and blocks to a timing outbox as in a run, so the measured
+  // part holds the writer's share of the latency records. The records are built after it,
+  // as the harness's main thread builds them in a run; with every transaction queued before
+  // the writer starts, the latencies themselves mean nothing here and are dropped.
   queen::timing_outbox timings;
   writer.record_timings(timings);
 

@@ -1,37 +1,109 @@
 #include "apiary/queen/tx_timing.hpp"
 
+#include <unordered_set>
 #include <utility>
 
 #include "apiary/core/check.hpp"
 
 namespace apiary::queen {
 
-void timing_outbox::publish(std::vector<tx_timing>& batch) {
-  if (batch.empty()) return;
+void timing_outbox::hand_over(std::vector<queued_tx>& txs, std::vector<push_outcome>& outcomes) {
+  APIARY_CHECK(outcomes.size() <= txs.size());
   std::lock_guard lock(mutex_);
-  if (items_.empty()) {
-    items_.swap(batch);  // batch gets the consumer's emptied capacity back
-  } else {
-    items_.insert(items_.end(), batch.begin(), batch.end());
-    batch.clear();
+  batches_.push_back({std::move(txs), std::move(outcomes)});
+  // A moved-from vector is empty; give it the capacity of one the consumer emptied.
+  if (!spare_.empty()) {
+    txs = std::move(spare_.back().txs);
+    outcomes = std::move(spare_.back().outcomes);
+    spare_.pop_back();
   }
 }
 
-void timing_outbox::retire(std::vector<core::full_transaction_ptr>&& transactions) {
+void timing_outbox::settle(std::uint64_t pushes, std::int64_t applied_ns,
+                           std::vector<core::full_transaction_ptr>&& transactions,
+                           const std::vector<core::full_transaction_ptr>& pending) {
+  block b{pushes, applied_ns, std::move(transactions), {}};
+  b.pending.reserve(pending.size());
+  for (const core::full_transaction_ptr& tx : pending) b.pending.push_back(tx->id());
   std::lock_guard lock(mutex_);
-  retired_.push_back(std::move(transactions));
+  blocks_.push_back(std::move(b));
 }
 
 void timing_outbox::take(std::vector<tx_timing>& into) {
   APIARY_CHECK(into.empty());
-  std::vector<std::vector<core::full_transaction_ptr>> released;
   {
     std::lock_guard lock(mutex_);
-    items_.swap(into);
-    retired_.swap(released);
+    batches_.swap(taken_);
+    blocks_.swap(arrived_);
   }
-  // `released` goes out of scope here, on this thread: the last references to the blocks'
-  // transactions, so they are freed here and not on the writer.
+  for (block& b : arrived_) waiting_.push_back(std::move(b));
+  arrived_.clear();
+
+  // The blocks due before the next push, then that push.
+  const auto settle_due = [&] {
+    while (!waiting_.empty() && waiting_.front().pushes == walked_) {
+      settle_block(waiting_.front(), into);
+      waiting_.pop_front();  // releases the block's transactions
+    }
+    APIARY_CHECK(waiting_.empty() || waiting_.front().pushes > walked_);
+  };
+  for (const batch& taken : taken_) {
+    for (std::size_t i = 0; i < taken.outcomes.size(); ++i) {
+      settle_due();
+      const queued_tx& item = taken.txs[i];
+      const push_outcome& p = taken.outcomes[i];
+      const tx_timing t{item.intent.intended_ns, item.submitted_ns, p.pushed_ns, p.pushed_ns,
+                        item.tx->id(),           item.intent.kind,  p.outcome};
+      (t.included() ? pending_ : into).push_back(t);
+      ++walked_;
+    }
+  }
+  settle_due();
+
+  // Releases the transactions the batches still hold, here and not on the writer, and
+  // keeps the emptied vectors for the writer to reuse.
+  for (batch& taken : taken_) {
+    taken.txs.clear();
+    taken.outcomes.clear();
+  }
+  std::lock_guard lock(mutex_);
+  for (batch& taken : taken_) {
+    if (spare_.size() == spare_limit) break;
+    spare_.push_back(std::move(taken));
+  }
+  taken_.clear();
+}
+
+void timing_outbox::settle_block(const block& b, std::vector<tx_timing>& into) {
+  const std::size_t in_block = b.transactions.size();
+  const auto same = [](const tx_timing& t, const core::full_transaction_ptr& tx) { return t.id == tx->id(); };
+  if (pending_.size() == in_block + b.pending.size() &&
+      (in_block == 0 ||
+       (same(pending_.front(), b.transactions.front()) && same(pending_[in_block - 1], b.transactions.back())))) {
+    // Nothing was dropped: the block holds the first pending ones, the rest are still
+    // pending, all in order, so the records line up without looking up ids.
+    const auto end = pending_.begin() + static_cast<std::ptrdiff_t>(in_block);
+    for (auto it = pending_.begin(); it != end; ++it) it->settled_ns = b.applied_ns;
+    into.insert(into.end(), pending_.begin(), end);
+    pending_.erase(pending_.begin(), end);
+    return;
+  }
+  // Something was dropped, or the chain had pending transactions of its own (no records):
+  // look each one up. Rare, so sets are good enough.
+  std::unordered_set<core::transaction_id> included, still_pending;
+  included.reserve(in_block);
+  for (const core::full_transaction_ptr& tx : b.transactions) included.insert(tx->id());
+  still_pending.insert(b.pending.begin(), b.pending.end());
+  std::size_t kept = 0;
+  for (tx_timing& t : pending_) {
+    if (included.contains(t.id)) {
+      t.settled_ns = b.applied_ns;
+      into.push_back(t);
+    } else if (still_pending.contains(t.id)) {
+      pending_[kept++] = t;
+    }
+  }
+  pending_.resize(kept);
 }
 
 }  // namespace apiary::queen

@@ -27,7 +27,7 @@ void prefetch(const core::full_transaction& tx) {
 
 writer::writer(core::chain& chain, writer_queue& queue, writer_config config, block_callback on_block)
     : chain_(chain), queue_(queue), config_(config), on_block_(std::move(on_block)) {
-  run_.reserve(run_limit);
+  outcomes_.reserve(run_limit);
 }
 
 writer::~writer() {
@@ -93,50 +93,20 @@ void writer::run() noexcept {
 }
 
 void writer::finish() noexcept {
-  // The rejections since the last block.
-  if (outbox_ != nullptr) outbox_->publish(settled_);
   for (std::size_t i = batch_done_; i < batch_.txs.size(); ++i) complete_unpushed(batch_.txs[i]);
-  batch_.txs.clear();
-  batch_done_ = 0;
+  end_batch();
   // Closes the queue: whatever a producer submits from now on is refused, not queued.
   for (const queued_tx& item : queue_.drain()) complete_unpushed(item);
 }
 
-void writer::settle_block(const core::full_block& block, std::int64_t applied_ns) {
-  const std::vector<core::full_transaction_ptr>& pending = chain_.pending();
-  std::size_t k = 0;
-  if (pending_timings_.size() == block.transactions.size() + pending.size()) {
-    // Nothing was dropped: the block holds the first pending ones, the rest are still
-    // pending, all in order, so the records line up without looking at the transactions.
-    for (; k < block.transactions.size(); ++k) pending_timings_[k].settled_ns = applied_ns;
-    const auto first_pending = pending_timings_.begin() + static_cast<std::ptrdiff_t>(k);
-    if (settled_.empty()) {
-      // Without copying the block's records: they become the settled ones, and the few
-      // still pending move to the other vector.
-      settled_.assign(first_pending, pending_timings_.end());
-      pending_timings_.erase(first_pending, pending_timings_.end());
-      settled_.swap(pending_timings_);
-    } else {
-      settled_.insert(settled_.end(), pending_timings_.begin(), first_pending);
-      pending_timings_.erase(pending_timings_.begin(), first_pending);
-    }
-    outbox_->publish(settled_);
-    return;
+void writer::end_batch() noexcept {
+  if (outbox_ != nullptr && !outcomes_.empty()) {
+    pushes_handed_ += outcomes_.size();
+    outbox_->hand_over(batch_.txs, outcomes_);
   }
-  // The block's transactions are the first pending ones, in order.
-  for (const core::full_transaction_ptr& tx : block.transactions) {
-    if (k == pending_timings_.size() || pending_timings_[k].id != tx->id()) continue;
-    tx_timing& t = pending_timings_[k++];
-    t.settled_ns = applied_ns;
-    settled_.push_back(t);
-  }
-  // What is still pending is what was left over, in order, less what no longer applied.
-  std::size_t kept = 0;
-  for (std::size_t i = k; i < pending_timings_.size(); ++i)
-    if (kept < pending.size() && pending[kept]->id() == pending_timings_[i].id)
-      pending_timings_[kept++] = pending_timings_[i];
-  pending_timings_.resize(kept);
-  outbox_->publish(settled_);
+  batch_.txs.clear();
+  outcomes_.clear();
+  batch_done_ = 0;
 }
 
 void writer::complete_unpushed(const queued_tx& item) noexcept {
@@ -162,7 +132,6 @@ void writer::loop() {
   while (!stop_.load(std::memory_order_relaxed)) {
     wait = {};
     queue_.take(batch_, wait);
-    batch_done_ = 0;
     breakdown_.wait_lock_ns += wait.lock_ns;
     breakdown_.wait_work_ns += wait.work_ns;
     if (batch_.block_requests != 0 && !stop_.load(std::memory_order_relaxed)) produce_block();
@@ -173,7 +142,7 @@ void writer::loop() {
     }
     // Stopped inside the batch: finish() completes the rest.
     if (batch_done_ != batch_.txs.size()) return;
-    batch_.txs.clear();
+    end_batch();
     if (batch_.closed) return;
   }
 }
@@ -192,7 +161,7 @@ bool writer::push_run(std::uint64_t overhead) {
       const bool fits = pending_bytes_ + overhead + size <= config_.block_size;
       const core::reject outcome = chain_.push_transaction(item.tx, !fits);
       const std::int64_t pushed = steady_now_ns();
-      run_.push_back({outcome, pushed});
+      outcomes_.push_back({outcome, pushed});
       if (outcome == core::reject::none) {
         // The pushes follow each other: each one's time runs from the end of the last.
         breakdown_.tx_ns += pushed - t;
@@ -212,22 +181,12 @@ bool writer::push_run(std::uint64_t overhead) {
 }
 
 void writer::complete_run() noexcept {
-  for (const pushed_tx& p : run_) {
-    queued_tx& item = batch_.txs[batch_done_++];
-    if (outbox_ != nullptr) {
-      const tx_timing t{item.intent.intended_ns, item.submitted_ns, p.pushed_ns, p.pushed_ns,
-                        item.tx->id(),           item.intent.kind,  p.outcome};
-      (p.outcome == core::reject::none ? pending_timings_ : settled_).push_back(t);
-    }
-    item.done(*item.tx, p.outcome);
-    if (p.outcome == core::reject::none) {
-      ++breakdown_.transactions_accepted;
-      item.tx.reset();  // the pending list holds it now; the block's retirement frees it
-    } else {
-      ++breakdown_.transactions_rejected;
-    }
+  for (; batch_done_ < outcomes_.size(); ++batch_done_) {
+    const queued_tx& item = batch_.txs[batch_done_];
+    const core::reject outcome = outcomes_[batch_done_].outcome;
+    item.done(*item.tx, outcome);
+    ++(outcome == core::reject::none ? breakdown_.transactions_accepted : breakdown_.transactions_rejected);
   }
-  run_.clear();
 }
 
 void writer::produce_block() {
@@ -257,10 +216,8 @@ void writer::produce_block() {
 
   pending_bytes_ = pending_bytes();
   pending_count_ = r.pending_after;
-  if (outbox_ != nullptr) {
-    settle_block(block, t2);
-    outbox_->retire(std::move(block.transactions));
-  }
+  if (outbox_ != nullptr)
+    outbox_->settle(pushes_handed_ + outcomes_.size(), t2, std::move(block.transactions), chain_.pending());
   if (on_block_ && !on_block_(r, chain_)) stop_.store(true, std::memory_order_relaxed);
 }
 

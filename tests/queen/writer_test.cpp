@@ -448,5 +448,131 @@ TEST(WriterTimings, EveryIncludedAndRejectedTransactionIsPublishedInOrder) {
   EXPECT_EQ(included + chain.pending_count(), 500u);
 }
 
+// A batch as the writer hands it over: the transactions, with one outcome (pushed at
+// 1000 + its index) for each of the first outcomes.size().
+struct handed_batch {
+  std::vector<queued_tx> txs;
+  std::vector<push_outcome> outcomes;
+};
+handed_batch batch_of(const std::vector<core::full_transaction_ptr>& txs, std::size_t first, std::size_t count,
+                      const std::vector<core::reject>& outcomes) {
+  handed_batch b;
+  for (std::size_t i = first; i < first + count; ++i)
+    b.txs.push_back({txs[i], {}, core::tx_intent{static_cast<std::int64_t>(i), 2}, static_cast<std::int64_t>(100 + i)});
+  for (std::size_t i = 0; i < outcomes.size(); ++i)
+    b.outcomes.push_back({outcomes[i], static_cast<std::int64_t>(1000 + first + i)});
+  return b;
+}
+
+// The records by transaction: settled time, or -1 for a rejection at its push.
+std::map<core::transaction_id, std::int64_t> settled_by_id(const std::vector<tx_timing>& records) {
+  std::map<core::transaction_id, std::int64_t> out;
+  for (const tx_timing& t : records) {
+    EXPECT_TRUE(out.emplace(t.id, t.included() ? t.settled_ns : -1).second) << "one record per transaction";
+    if (!t.included()) EXPECT_EQ(t.settled_ns, t.accepted_ns);
+    EXPECT_EQ(t.kind, 2);
+  }
+  return out;
+}
+
+TEST(TimingOutbox, BuildsRecordsOnlyOncePushesAndTheirBlockAreHandedOver) {
+  const core::chain chain(small_chain());
+  const auto txs = make_transactions(chain, 7);
+  const auto id = [&](std::size_t i) { return txs[i]->id(); };
+  constexpr auto ok = core::reject::none;
+  timing_outbox outbox;
+  std::vector<tx_timing> records;
+
+  // Block 1 is applied after the first three pushes, while their batch is still the
+  // writer's: nothing can be settled yet, not even the rejection.
+  handed_batch b1 = batch_of(txs, 0, 3, {ok, core::reject::duplicate, ok});
+  outbox.settle(3, 5000, {txs[0], txs[2]}, {});
+  outbox.take(records);
+  EXPECT_TRUE(records.empty());
+  outbox.hand_over(b1.txs, b1.outcomes);
+  EXPECT_TRUE(b1.txs.empty());
+  EXPECT_TRUE(b1.outcomes.empty());
+  outbox.take(records);
+  auto got = settled_by_id(records);
+  EXPECT_EQ(got, (std::map<core::transaction_id, std::int64_t>{{id(0), 5000}, {id(1), -1}, {id(2), 5000}}));
+  for (const tx_timing& t : records) {
+    const std::size_t i = t.id == id(0) ? 0 : t.id == id(1) ? 1 : 2;
+    EXPECT_EQ(t.intended_ns, static_cast<std::int64_t>(i));
+    EXPECT_EQ(t.submitted_ns, static_cast<std::int64_t>(100 + i));
+    EXPECT_EQ(t.accepted_ns, static_cast<std::int64_t>(1000 + i));
+  }
+
+  // Block 2 comes after pushes 3 and 4 of a batch of four whose last one was never pushed
+  // (the writer stopped). Push 4 no longer applied after it (dropped: no record), push 5
+  // stays pending. The batch handed over gets back the capacity the consumer emptied.
+  records.clear();
+  handed_batch b2 = batch_of(txs, 3, 4, {ok, ok, ok});
+  outbox.settle(5, 6000, {txs[3]}, {txs[5]});
+  outbox.hand_over(b2.txs, b2.outcomes);
+  EXPECT_GT(b2.txs.capacity(), 0u) << "the first batch's vector, emptied by take";
+  outbox.take(records);
+  EXPECT_EQ(settled_by_id(records), (std::map<core::transaction_id, std::int64_t>{{id(3), 6000}}));
+
+  // Block 3 holds a transaction the chain had without a record, then push 5.
+  records.clear();
+  outbox.settle(6, 7000, {txs[6], txs[5]}, {});
+  outbox.take(records);
+  EXPECT_EQ(settled_by_id(records), (std::map<core::transaction_id, std::int64_t>{{id(5), 7000}}));
+  records.clear();
+  outbox.take(records);
+  EXPECT_TRUE(records.empty()) << "each record once";
+}
+
+// A running writer with a consumer taking while it works: each block's records carry that
+// block's applied time, so grouped by settled time, in order, they have the blocks' sizes.
+TEST(WriterTimings, RecordsTakenDuringTheRunBelongToTheirBlocks) {
+  core::chain chain(small_chain());
+  const auto txs = make_transactions(chain, 1200);
+  writer_queue queue;
+  outcome_counter counter;
+  writer_config cfg;
+  cfg.block_size = 8 * 1024;
+  std::mutex blocks_mutex;
+  std::vector<std::uint32_t> block_sizes;
+  writer w(chain, queue, cfg, [&](const block_record& r, const core::chain&) {
+    std::lock_guard lock(blocks_mutex);
+    block_sizes.push_back(r.transactions);
+    return true;
+  });
+  timing_outbox outbox;
+  w.record_timings(outbox);
+  w.start();
+  std::vector<tx_timing> all, taken;
+  // Submitted in rounds of uneven size, so that blocks fall inside batches and batches
+  // inside blocks, with takes in between.
+  std::size_t next = 0;
+  for (std::size_t round = 0; next < txs.size(); ++round) {
+    const std::size_t n = std::min<std::size_t>(txs.size() - next, 37 + (round * 53) % 211);
+    for (std::size_t i = 0; i < n; ++i, ++next)
+      ASSERT_TRUE(queue.submit(txs[next], {&outcome_counter::count, &counter}));
+    outbox.take(taken);
+    all.insert(all.end(), taken.begin(), taken.end());
+    taken.clear();
+  }
+  while (counter.accepted + counter.rejected < static_cast<int>(txs.size())) std::this_thread::yield();
+  w.request_stop();
+  w.join();
+  ASSERT_FALSE(w.failed()) << w.error_message();
+  outbox.take(taken);
+  all.insert(all.end(), taken.begin(), taken.end());
+
+  ASSERT_EQ(counter.rejected.load(), 0);
+  std::map<std::int64_t, std::uint32_t> by_settled;
+  for (const tx_timing& t : all) {
+    ASSERT_TRUE(t.included());
+    EXPECT_LE(t.accepted_ns, t.settled_ns);
+    ++by_settled[t.settled_ns];
+  }
+  std::vector<std::uint32_t> groups;
+  for (const auto& [at, n] : by_settled) groups.push_back(n);
+  ASSERT_GE(block_sizes.size(), 10u);
+  EXPECT_EQ(groups, block_sizes);
+  EXPECT_EQ(all.size() + chain.pending_count(), txs.size());
+}
 }  // namespace
 }  // namespace apiary::queen

@@ -1,29 +1,40 @@
-// tx_timing: the four moments of one transaction, as the writer knows them once its fate is
-// settled, and the outbox that hands them from the writer thread to whoever turns them into
-// histograms (the harness), so the writer does no statistics itself.
+// tx_timing: the four moments of one transaction, once its fate is settled, and the outbox
+// through which the writer thread hands what it knows of them to whoever turns them into
+// histograms (the harness), so that the writer neither builds the records nor does any
+// statistics.
 //
 //   intended   when the producer's rate schedule meant to send it (core::tx_intent)
 //   submitted  handed to the writer queue
 //   accepted   the writer's push returned (accepted, or rejected: then `settled` is the same)
 //   settled    the block holding it was applied; for a rejected transaction, the rejection
 //
-// All core::steady_now_ns. The writer appends a record when a push is rejected and when a
-// block is applied (one per transaction in it), into a vector of its own, and publishes that
-// vector once per block: one lock and a swap, no copy and, once the vectors have grown, no
-// allocation. Accepted transactions that a block never includes (dropped when they no longer
-// apply, or still pending at the end) get no record.
+// All core::steady_now_ns. The writer hands over only what it holds anyway, without a copy:
 //
-// The outbox also takes each applied block's transactions off the writer's hands (retire):
-// the consumer's take() drops them, so the writer thread frees no transaction.
+//   hand_over  a batch it took from the queue, once it has answered every transaction in it,
+//              with each push's outcome and end time (the first outcomes.size() of the batch
+//              were pushed, in order; the rest were answered reject::shutdown). It gets
+//              back empty vectors that the consumer has emptied, so, once they have grown,
+//              neither the writer nor the queue allocates.
+//   settle     an applied block: how many pushes came before it, when it was applied, its
+//              transactions (the consumer releases them, so the writer thread frees none)
+//              and the ids of those still pending after it.
+//
+// The consumer's take() walks the pushes in order and builds the records on its own thread:
+// a rejection is settled at its push; an accepted transaction when the block holding it is
+// applied. One that the chain dropped (it no longer applied) or that is still pending at
+// the end gets no record. A block whose pushes are not all handed over yet (a batch the
+// writer is still pushing) waits for a later take().
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <vector>
 
 #include "apiary/core/full_transaction.hpp"
 #include "apiary/core/reject.hpp"
 #include "apiary/core/transaction.hpp"
+#include "apiary/queen/writer_queue.hpp"
 
 namespace apiary::queen {
 
@@ -39,22 +50,57 @@ struct tx_timing {
   bool included() const { return outcome == core::reject::none; }
 };
 
-// Single producer (the writer), single consumer. Thread-safe.
+// One push: what the chain said and when the push ended.
+struct push_outcome {
+  core::reject outcome = core::reject::none;
+  std::int64_t pushed_ns = 0;
+};
+
+// Single producer (the writer), single consumer. Thread-safe between the two.
 class timing_outbox {
  public:
-  // Writer: moves every record of `batch` in and leaves it empty (with a capacity to reuse
-  // when the outbox was empty and the two were swapped).
-  void publish(std::vector<tx_timing>& batch);
-  // Writer: an applied block's transactions, for the consumer to release.
-  void retire(std::vector<core::full_transaction_ptr>&& transactions);
-  // Consumer: moves every published record into `into`, which must be empty, and releases
-  // the retired transactions (outside the lock).
+  // Writer: a batch it has answered entirely; outcomes[i] is txs[i]'s push, for every i
+  // below outcomes.size() (the rest were not pushed). Both are moved in and replaced by
+  // empty vectors, with capacity when the consumer has returned some.
+  void hand_over(std::vector<queued_tx>& txs, std::vector<push_outcome>& outcomes);
+  // Writer: a block applied at applied_ns after `pushes` pushes over the whole run (those
+  // of batches handed over and of the one in hand), with its transactions and the chain's
+  // pending ones after it.
+  void settle(std::uint64_t pushes, std::int64_t applied_ns, std::vector<core::full_transaction_ptr>&& transactions,
+              const std::vector<core::full_transaction_ptr>& pending);
+  // Consumer: appends the record of every transaction settled in what was handed over
+  // since the last call to `into`, which must be empty, and releases the batches and
+  // blocks it is done with (outside the lock).
   void take(std::vector<tx_timing>& into);
 
  private:
+  struct batch {
+    std::vector<queued_tx> txs;
+    std::vector<push_outcome> outcomes;
+  };
+  struct block {
+    std::uint64_t pushes = 0;
+    std::int64_t applied_ns = 0;
+    std::vector<core::full_transaction_ptr> transactions;
+    std::vector<core::transaction_id> pending;
+  };
+  // Consumer: the block's included records to `into`; keeps pending_ what is still pending.
+  void settle_block(const block& b, std::vector<tx_timing>& into);
+
+  // Emptied vectors kept for the writer beyond this many are freed.
+  static constexpr std::size_t spare_limit = 64;
+
   std::mutex mutex_;
-  std::vector<tx_timing> items_;                                  // guarded by mutex_
-  std::vector<std::vector<core::full_transaction_ptr>> retired_;  // guarded by mutex_
+  std::vector<batch> batches_;  // guarded by mutex_: handed over, not taken yet
+  std::vector<block> blocks_;   // guarded by mutex_: settled, not taken yet
+  std::vector<batch> spare_;    // guarded by mutex_: emptied, for hand_over to give back
+
+  // Consumer only.
+  std::vector<batch> taken_;        // this take's batches (capacity reused)
+  std::vector<block> arrived_;      // this take's blocks (capacity reused)
+  std::deque<block> waiting_;       // blocks after pushes not handed over yet, in order
+  std::vector<tx_timing> pending_;  // accepted, not in a block yet, in push order
+  std::uint64_t walked_ = 0;        // pushes turned into records or pending_ so far
 };
 
 }  // namespace apiary::queen

@@ -2,9 +2,11 @@
 // transaction into the chain, calls its completion, and runs the block producer:
 //
 //   The pushes come in runs of up to run_limit, back to back with one clock read each (a
-//   push's time runs from the end of the one before); the run's latency records and
-//   completions follow it, before the next run or block. The next few transactions are
-//   prefetched while one is pushed: a producer on another core wrote them.
+//   push's time runs from the end of the one before); the run's completions follow it,
+//   before the next run or block. The next few transactions are prefetched while one is
+//   pushed: a producer on another core wrote them. The latency records are not built here:
+//   a finished batch, with each push's outcome and time, and each applied block go to the
+//   timing outbox as they are, and its consumer builds them (tx_timing.hpp).
 //
 //   Every accepted transaction counts against the target block. When the room left is not
 //   larger than that transaction's packed size (the next one is unlikely to fit), or the
@@ -61,8 +63,9 @@ class writer {
   writer(const writer&) = delete;
   writer& operator=(const writer&) = delete;
 
-  // Before start() or run_here(): publish every settled transaction's moments to `out` (see
-  // tx_timing.hpp), once per block and at the end. Without it the writer keeps none.
+  // Before start() or run_here(): hand every batch and block to `out`, from which its
+  // consumer builds each settled transaction's moments (see tx_timing.hpp). Without it the
+  // writer keeps nothing of them.
   void record_timings(timing_outbox& out) { outbox_ = &out; }
   // Before start(): room for this many block records, so a long run's list is never moved
   // (moving a list of a million records would stall the block that grows it).
@@ -106,12 +109,12 @@ class writer {
   // complete_run(). Returns whether a block is due. If a push throws, the ones before it are
   // completed first.
   bool push_run(std::uint64_t overhead);
-  // The latency records and the completions of the run just pushed, in order.
+  // The completions of the run just pushed, in order.
   void complete_run() noexcept;
+  // Once every transaction of the batch is answered: hands it over with its outcomes to the
+  // outbox (which gives back emptied vectors), or drops it without one.
+  void end_batch() noexcept;
   void produce_block();
-  // After a block is applied: records its transactions as included and forgets the pending
-  // ones the chain dropped; then publishes what settled since the last block.
-  void settle_block(const core::full_block& block, std::int64_t applied_ns);
   std::uint32_t pending_bytes() const;
 
   core::chain& chain_;
@@ -125,15 +128,11 @@ class writer {
   // Writer-thread state.
   queue_batch batch_;           // taken from the queue
   std::size_t batch_done_ = 0;  // batch_.txs before this index are completed
-  // The run being pushed: each transaction's outcome and when its push ended. Completions
-  // wait for the end of the run (at most run_limit pushes, a fraction of a millisecond),
-  // so the pushes follow each other with nothing else between them.
-  struct pushed_tx {
-    core::reject outcome;
-    std::int64_t pushed_ns;
-  };
+  // Each pushed transaction of the batch: its outcome and when its push ended, in batch
+  // order. Completions wait for the end of a run (at most run_limit pushes, a fraction of a
+  // millisecond), so the pushes follow each other with nothing else between them.
   static constexpr std::size_t run_limit = 128;
-  std::vector<pushed_tx> run_;
+  std::vector<push_outcome> outcomes_;
   std::vector<block_record> blocks_;
   writer_breakdown breakdown_;
   std::int64_t start_ns_ = 0;
@@ -144,8 +143,7 @@ class writer {
 
   // Writer-thread state for record_timings().
   timing_outbox* outbox_ = nullptr;
-  std::vector<tx_timing> pending_timings_;  // accepted and pending, in the chain's order
-  std::vector<tx_timing> settled_;          // to publish
+  std::uint64_t pushes_handed_ = 0;  // outcomes in the batches handed over
 };
 
 }  // namespace apiary::queen
