@@ -469,7 +469,9 @@ std::map<core::transaction_id, std::int64_t> settled_by_id(const std::vector<tx_
   std::map<core::transaction_id, std::int64_t> out;
   for (const tx_timing& t : records) {
     EXPECT_TRUE(out.emplace(t.id, t.included() ? t.settled_ns : -1).second) << "one record per transaction";
-    if (!t.included()) EXPECT_EQ(t.settled_ns, t.accepted_ns);
+    if (!t.included()) {
+      EXPECT_EQ(t.settled_ns, t.accepted_ns);
+    }
     EXPECT_EQ(t.kind, 2);
   }
   return out;
