@@ -85,6 +85,12 @@ latency_summary latency_histogram::summarize(const exact& e, CountAt count_at) c
   return s;
 }
 
+std::uint64_t latency_histogram::count() const {
+  std::uint64_t n = 0;
+  for (const exact& e : exact_) n += e.count;
+  return n;
+}
+
 latency_summary latency_histogram::summary() const {
   exact all;
   for (const exact& e : exact_) all += e;
@@ -130,6 +136,10 @@ latency_recorder& latency_recorder::operator+=(const latency_recorder& other) {
 
 void latency_recorder::reset() {
   for (latency_histogram& h : stages_) h.reset();
+}
+
+bool latency_recorder::empty() const {
+  return std::all_of(stages_.begin(), stages_.end(), [](const latency_histogram& h) { return h.count() == 0; });
 }
 
 // ---- latency_tracker ------------------------------------------------------------------------

@@ -533,8 +533,10 @@ void cycle_test::write_interval(std::int64_t now, bool last) {
   interval_record r;
   {
     std::lock_guard lock(interval_mutex_);
-    // The run's end right after a checkpoint's record: no block since, nothing to add.
-    if (last && interval_blocks_.blocks == 0 && interval_.blocks != 0) return;
+    // The run's end right after a checkpoint's record: no block since, nothing to add. (A
+    // block's latency records can come after it, with the writer's batch that held its
+    // last pushes: those are still to add.)
+    if (last && interval_blocks_.blocks == 0 && interval_.blocks != 0 && latency_.interval().empty()) return;
     r.blocks = std::exchange(interval_blocks_, {});
     r.writer = interval_breakdown_ - interval_.breakdown;
     interval_.breakdown = interval_breakdown_;

@@ -95,6 +95,19 @@ TEST(Latency, RecorderSortsRecordsIntoStages) {
   EXPECT_EQ(r.stage(latency_stage::rejection).summary().max_ns, 1'000);
 }
 
+// The run's last interval record is written only when something came since the one before:
+// a rejection alone is something.
+TEST(Latency, RecorderIsEmptyUntilARecordAndAfterReset) {
+  latency_recorder r;
+  EXPECT_TRUE(r.empty());
+  r.add(queen::tx_timing{100, 1'000, 2'000, 2'000, {}, 2, core::reject::duplicate});
+  EXPECT_FALSE(r.empty());
+  EXPECT_EQ(r.stage(latency_stage::rejection).count(), 1u);
+  EXPECT_EQ(r.stage(latency_stage::inclusion).count(), 0u);
+  r.reset();
+  EXPECT_TRUE(r.empty());
+}
+
 TEST(Latency, HgrmEndsAtTheTotalAndTheMaximum) {
   latency_histogram h;
   for (auto v : log_uniform(1000, 4)) h.add(0, v);

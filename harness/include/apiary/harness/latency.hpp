@@ -80,6 +80,8 @@ class latency_histogram {
   latency_histogram& operator+=(const latency_histogram& other);
   void reset();
 
+  // Values added since the last reset, over every kind.
+  std::uint64_t count() const;
   // Over every kind, or one kind.
   latency_summary summary() const;
   latency_summary summary(std::size_t kind) const;
@@ -114,6 +116,8 @@ class latency_recorder {
   }
   latency_recorder& operator+=(const latency_recorder& other);
   void reset();
+  // No record added since the last reset.
+  bool empty() const;
 
   const latency_histogram& stage(latency_stage s) const { return stages_[static_cast<std::size_t>(s)]; }
 
