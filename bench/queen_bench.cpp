@@ -10,6 +10,13 @@
 //                                        and answers each; items are transactions through
 //                                        the queue, in wall time. items_per_take is the
 //                                        consumer's average batch.
+//   BM_TimingOutboxWriter                the writer's side of the latency records
+//                                        (queen/tx_timing.hpp): handing over a batch of
+//                                        10,000 answered transactions and settling the
+//                                        block that holds them all
+//   BM_TimingOutboxTake                  the consumer's side: building those 10,000
+//                                        records and releasing the batch and the block
+//                                        (the harness's main thread, every 50 ms)
 //
 // A transaction is one full_transaction built once per thread and submitted again and again:
 // the queue never looks inside it. Each submit copies its pointer (one atomic increment the
@@ -29,6 +36,7 @@
 #include "apiary/core/reject.hpp"
 #include "apiary/core/submission.hpp"
 #include "apiary/core/transaction.hpp"
+#include "apiary/queen/tx_timing.hpp"
 #include "apiary/queen/writer_queue.hpp"
 
 namespace {
@@ -128,6 +136,89 @@ void BM_WriterQueueProducers(benchmark::State& state) {
   state.counters["items_per_take"] = takes == 0 ? 0.0 : static_cast<double>(answered) / static_cast<double>(takes);
 }
 BENCHMARK(BM_WriterQueueProducers)->ArgName("producers")->Arg(1)->Arg(2)->Arg(4)->UseRealTime();
+
+// ---- the latency records' outbox ----
+
+constexpr std::size_t block_transactions = 10'000;
+
+// Distinct transactions (their ids differ), as a block holds.
+const std::vector<core::full_transaction_ptr>& block_of_transactions() {
+  static const std::vector<core::full_transaction_ptr> txs = [] {
+    std::vector<core::full_transaction_ptr> out;
+    for (std::size_t i = 0; i < block_transactions; ++i) {
+      core::signed_transaction tx;
+      tx.ref_block_num = static_cast<std::uint16_t>(i);
+      tx.ref_block_prefix = static_cast<std::uint32_t>(i >> 16);
+      out.push_back(std::make_shared<const core::full_transaction>(tx, core::hive_mainnet_chain_id()));
+    }
+    return out;
+  }();
+  return txs;
+}
+
+// One block's worth handed over: the batch every transaction came in, all accepted, then the
+// block holding them all.
+void hand_over_block(queen::timing_outbox& outbox, std::uint64_t& pushes, std::vector<queen::queued_tx>& batch,
+                     std::vector<queen::push_outcome>& outcomes, std::vector<core::full_transaction_ptr>& block) {
+  outbox.hand_over(batch, outcomes);
+  pushes += block_transactions;
+  outbox.settle(pushes, static_cast<std::int64_t>(pushes), std::move(block), {});
+}
+
+void fill(std::vector<queen::queued_tx>& batch, std::vector<queen::push_outcome>& outcomes,
+          std::vector<core::full_transaction_ptr>& block) {
+  const auto& txs = block_of_transactions();
+  for (std::size_t i = 0; i < txs.size(); ++i) {
+    const auto t = static_cast<std::int64_t>(i);
+    batch.push_back({txs[i], {}, core::tx_intent{t, 1}, t + 1});
+    outcomes.push_back({core::reject::none, t + 2});
+  }
+  block = txs;
+}
+
+void BM_TimingOutboxWriter(benchmark::State& state) {
+  queen::timing_outbox outbox;
+  std::vector<queen::queued_tx> batch;
+  std::vector<queen::push_outcome> outcomes;
+  std::vector<core::full_transaction_ptr> block;
+  std::vector<queen::tx_timing> records;
+  std::uint64_t pushes = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    fill(batch, outcomes, block);
+    state.ResumeTiming();
+    hand_over_block(outbox, pushes, batch, outcomes, block);
+    state.PauseTiming();
+    outbox.take(records);
+    if (records.size() != block_transactions) state.SkipWithError("a record is missing");
+    records.clear();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(block_transactions));
+}
+BENCHMARK(BM_TimingOutboxWriter);
+
+void BM_TimingOutboxTake(benchmark::State& state) {
+  queen::timing_outbox outbox;
+  std::vector<queen::queued_tx> batch;
+  std::vector<queen::push_outcome> outcomes;
+  std::vector<core::full_transaction_ptr> block;
+  std::vector<queen::tx_timing> records;
+  std::uint64_t pushes = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    fill(batch, outcomes, block);
+    hand_over_block(outbox, pushes, batch, outcomes, block);
+    state.ResumeTiming();
+    outbox.take(records);
+    state.PauseTiming();
+    if (records.size() != block_transactions) state.SkipWithError("a record is missing");
+    records.clear();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(block_transactions));
+}
+BENCHMARK(BM_TimingOutboxTake);
 
 }  // namespace
 
