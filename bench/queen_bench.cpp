@@ -156,42 +156,47 @@ const std::vector<core::full_transaction_ptr>& block_of_transactions() {
   return txs;
 }
 
-// One block's worth handed over: the batch every transaction came in, all accepted, then the
-// block holding them all.
-void hand_over_block(queen::timing_outbox& outbox, std::uint64_t& pushes, std::vector<queen::queued_tx>& batch,
-                     std::vector<queen::push_outcome>& outcomes, std::vector<core::full_transaction_ptr>& block) {
-  outbox.hand_over(batch, outcomes);
-  pushes += block_transactions;
-  outbox.settle(pushes, static_cast<std::int64_t>(pushes), std::move(block), {});
-}
-
-void fill(std::vector<queen::queued_tx>& batch, std::vector<queen::push_outcome>& outcomes,
-          std::vector<core::full_transaction_ptr>& block) {
-  const auto& txs = block_of_transactions();
-  for (std::size_t i = 0; i < txs.size(); ++i) {
-    const auto t = static_cast<std::int64_t>(i);
-    batch.push_back({txs[i], {}, core::tx_intent{t, 1}, t + 1});
-    outcomes.push_back({core::reject::none, t + 2});
-  }
-  block = txs;
-}
-
-void BM_TimingOutboxWriter(benchmark::State& state) {
+// One block's worth at a time: the batch every transaction came in, all accepted, then the
+// block holding them all, handed over and taken.
+struct outbox_rounds {
   queen::timing_outbox outbox;
   std::vector<queen::queued_tx> batch;
   std::vector<queen::push_outcome> outcomes;
   std::vector<core::full_transaction_ptr> block;
   std::vector<queen::tx_timing> records;
   std::uint64_t pushes = 0;
-  for (auto _ : state) {
-    state.PauseTiming();
-    fill(batch, outcomes, block);
-    state.ResumeTiming();
-    hand_over_block(outbox, pushes, batch, outcomes, block);
-    state.PauseTiming();
-    outbox.take(records);
+
+  void fill() {
+    const auto& txs = block_of_transactions();
+    for (std::size_t i = 0; i < txs.size(); ++i) {
+      const auto t = static_cast<std::int64_t>(i);
+      batch.push_back({txs[i], {}, core::tx_intent{t, 1}, t + 1});
+      outcomes.push_back({core::reject::none, t + 2});
+    }
+    block = txs;
+  }
+  void hand_over() {
+    outbox.hand_over(batch, outcomes);
+    pushes += block_transactions;
+    outbox.settle(pushes, static_cast<std::int64_t>(pushes), std::move(block), {});
+  }
+  void take() { outbox.take(records); }
+  void check(benchmark::State& state) {
     if (records.size() != block_transactions) state.SkipWithError("a record is missing");
     records.clear();
+  }
+};
+
+void BM_TimingOutboxWriter(benchmark::State& state) {
+  outbox_rounds r;
+  for (auto _ : state) {
+    state.PauseTiming();
+    r.fill();
+    state.ResumeTiming();
+    r.hand_over();
+    state.PauseTiming();
+    r.take();
+    r.check(state);
     state.ResumeTiming();
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(block_transactions));
@@ -199,21 +204,15 @@ void BM_TimingOutboxWriter(benchmark::State& state) {
 BENCHMARK(BM_TimingOutboxWriter);
 
 void BM_TimingOutboxTake(benchmark::State& state) {
-  queen::timing_outbox outbox;
-  std::vector<queen::queued_tx> batch;
-  std::vector<queen::push_outcome> outcomes;
-  std::vector<core::full_transaction_ptr> block;
-  std::vector<queen::tx_timing> records;
-  std::uint64_t pushes = 0;
+  outbox_rounds r;
   for (auto _ : state) {
     state.PauseTiming();
-    fill(batch, outcomes, block);
-    hand_over_block(outbox, pushes, batch, outcomes, block);
+    r.fill();
+    r.hand_over();
     state.ResumeTiming();
-    outbox.take(records);
+    r.take();
     state.PauseTiming();
-    if (records.size() != block_transactions) state.SkipWithError("a record is missing");
-    records.clear();
+    r.check(state);
     state.ResumeTiming();
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(block_transactions));
