@@ -247,13 +247,19 @@ CLI::Option* option_binder::add_choice(std::string_view name, const std::string&
                            if (n == v) assign(value);
                        },
                        text)
-                   ->check(CLI::Validator(
+                   // A transform, not a check: the callback must see the canonical name
+                   // ("UNIFIED" was accepted, then matched nothing, and the default ran).
+                   ->transform(CLI::Validator(
                        [names, allowed](std::string& v) -> std::string {
-                         std::transform(v.begin(), v.end(), v.begin(),
+                         std::string canonical = v;
+                         std::transform(canonical.begin(), canonical.end(), canonical.begin(),
                                         [](unsigned char ch) { return std::tolower(ch); });
-                         std::replace(v.begin(), v.end(), '_', '-');
+                         std::replace(canonical.begin(), canonical.end(), '_', '-');
                          for (const auto& entry : names)
-                           if (entry.first == v) return {};
+                           if (entry.first == canonical) {
+                             v = std::move(canonical);
+                             return {};
+                           }
                          return "'" + shown(v) + "': " + allowed;
                        },
                        ""));

@@ -8,10 +8,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 #include "apiary/harness/error_text.hpp"
@@ -304,6 +306,45 @@ TEST(Options, TheMixIsRefusedWhereTheColonyWouldClampIt) {
   problem = apply_options(c, {"--mix", std::string(5000, 'v')});
   EXPECT_NE(problem.find("at most 1000"), std::string::npos);
   EXPECT_LT(problem.size(), 300u);
+}
+
+// Every option whose values are a list of names (the enumerations and the on/off toggles,
+// "a|b|c" in --help) takes each name in any case, and with '_' for '-', and stores the
+// canonical name: what --print-config and the report then show. "--dedup UNIFIED" used to be
+// accepted while the default ran.
+TEST(Options, EveryNamedValueTakesEffectWhateverItsCase) {
+  CLI::App app;
+  run_config defaults;
+  option_binder b(app, scope_run);
+  bind_run_options(b, defaults);
+  std::size_t walked = 0;
+  for (const CLI::Option* opt : app.get_options()) {
+    const std::string names = opt->get_type_name();
+    // A list of lower-case names; a placeholder such as "MS|off" is not an enumeration.
+    const bool named = names.find('|') != std::string::npos && std::all_of(names.begin(), names.end(), [](char ch) {
+                         return std::islower(ch) || ch == '|' || ch == '-';
+                       });
+    if (!named) continue;
+    const std::string option = opt->get_name(false, true).substr(2);
+    std::stringstream split(names);
+    for (std::string name; std::getline(split, name, '|');) {
+      std::string upper = name, mixed = name, underscored = name;
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      for (std::size_t i = 0; i < mixed.size(); i += 2)
+        mixed[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(mixed[i])));
+      std::replace(underscored.begin(), underscored.end(), '-', '_');
+      for (const std::string& given : {upper, mixed, underscored}) {
+        run_config c;
+        ASSERT_EQ(apply_options(c, {"--" + option, given}), "") << "--" << option << " " << given;
+        std::string shown_value;
+        for (const config_entry& e : describe(c, scope_run))
+          if (e.name == option) shown_value = e.text;
+        EXPECT_EQ(shown_value, name) << "--" << option << " " << given << " was not what took effect";
+        ++walked;
+      }
+    }
+  }
+  EXPECT_GE(walked, 3u * 40u) << "fewer named values than the run's enumerations and toggles hold";
 }
 
 TEST(Options, ARateAboveTheLargestSaysSo) {
