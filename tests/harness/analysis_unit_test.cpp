@@ -1,6 +1,6 @@
 // The analysis of a run made by hand: the process-CPU bound, the split of the process's CPU
 // into signing, core and harness, and which targets apply with what verdict.
-#include "apiary/harness/analysis.hpp"
+#include "apiary/harness/report/analysis.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "apiary/core/chain.hpp"
-#include "apiary/harness/audit.hpp"
-#include "apiary/harness/options.hpp"
-#include "apiary/harness/replay.hpp"
-#include "apiary/harness/run_config.hpp"
-#include "apiary/harness/statistics.hpp"
-#include "apiary/harness/workload_file.hpp"
+#include "apiary/harness/config/options.hpp"
+#include "apiary/harness/config/run_config.hpp"
+#include "apiary/harness/cycle/audit.hpp"
+#include "apiary/harness/replay/replay.hpp"
+#include "apiary/harness/replay/workload_file.hpp"
+#include "apiary/harness/report/statistics.hpp"
 
 namespace apiary::harness {
 namespace {

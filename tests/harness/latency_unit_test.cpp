@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "apiary/harness/latency.hpp"
+#include "apiary/harness/cycle/latency.hpp"
 
 namespace apiary::harness {
 namespace {

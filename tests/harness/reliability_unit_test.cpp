@@ -16,12 +16,13 @@
 #include <sstream>
 #include <string>
 
-#include "apiary/harness/error_text.hpp"
-#include "apiary/harness/input_file.hpp"
-#include "apiary/harness/memory_budget.hpp"
-#include "apiary/harness/options.hpp"
-#include "apiary/harness/output_file.hpp"
-#include "apiary/harness/run_config.hpp"
+#include "apiary/harness/config/memory_budget.hpp"
+#include "apiary/harness/config/options.hpp"
+#include "apiary/harness/config/run_config.hpp"
+#include "apiary/harness/io/error_text.hpp"
+#include "apiary/harness/io/input_file.hpp"
+#include "apiary/harness/io/output_file.hpp"
+#include "apiary/harness/io/text_format.hpp"
 
 namespace apiary::harness {
 namespace {

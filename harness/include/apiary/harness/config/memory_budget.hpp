@@ -1,0 +1,33 @@
+// memory_budget: what this machine can hold, so a size or count that cannot fit (a genesis,
+// a workload, a file) is refused before anything is allocated, with the numbers, instead of
+// ending in std::bad_alloc or the OOM killer halfway through.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "apiary/harness/config/run_config.hpp"
+
+namespace apiary::harness {
+
+// What apiary holds in memory per item, rounded up from what was measured (release build):
+// a genesis account (state object, keys, name) about 540 bytes; a generated transaction
+// (decoded, packed, signed, with its signer keys) about 1,300 bytes.
+inline constexpr std::uint64_t bytes_per_account = 1024;
+inline constexpr std::uint64_t bytes_per_transaction = 2048;
+
+// The memory this process may still take: the kernel's MemAvailable, capped by the cgroup's
+// limit and by RLIMIT_AS where those are set.
+std::uint64_t available_memory();
+
+// Whether `bytes` fit in available_memory(): nullopt, or "about X in memory, more than the Y
+// available".
+std::optional<std::string> memory_problem(std::uint64_t bytes);
+
+// What a command will hold, against available_memory(): the genesis (--accounts), the
+// transactions --dump-transactions keeps, and `workload_transactions` generated up front
+// (workload and replay). An error line naming the option, or nullopt.
+std::optional<std::string> check_memory(const run_config& c, std::uint64_t workload_transactions);
+
+}  // namespace apiary::harness

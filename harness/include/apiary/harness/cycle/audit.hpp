@@ -1,0 +1,40 @@
+// audit: `apiary run --audit on`. After the run, with every thread joined, checks that the
+// state is what the run says it did:
+//   chain       chain::audit(): supply unchanged, only the expected undo sessions open, the
+//               dedup index free of expired ids and aware of every pending transaction, no
+//               account above the custom-op limit
+//   blocks      every block within the size target, numbers consecutive, each block's
+//               `previous` the id of the one before, the last one the chain's head
+//   ledger      accepted = included + dropped + pending
+//   dedup       the ids the chain knows are exactly the accepted, unexpired transactions
+//               (less the dropped ones), checked against the tap's own record of every
+//               acceptance
+// Each broken invariant is one line; any makes the run fail (exit status 1).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "apiary/colony/colony_stats.hpp"
+#include "apiary/core/chain.hpp"
+#include "apiary/harness/config/run_config.hpp"
+#include "apiary/harness/cycle/dump.hpp"
+#include "apiary/queen/block_stats.hpp"
+
+namespace apiary::harness {
+
+struct audit_result {
+  bool ran = false;
+  std::vector<std::string> violations;
+  std::uint32_t checks = 0;              // invariant groups checked
+  std::uint64_t known_transactions = 0;  // ids the chain's dedup knows
+  std::uint64_t accepted_unexpired = 0;  // accepted transactions not yet expired (the tap's record)
+  std::uint64_t undo_depth = 0;
+  bool passed() const { return ran && violations.empty(); }
+};
+
+audit_result audit_run(const run_config& c, const core::chain& chain, const std::vector<queen::block_record>& blocks,
+                       const std::vector<transaction_tap::accepted_id>& accepted, const colony::colony_stats& colony);
+
+}  // namespace apiary::harness

@@ -1,0 +1,84 @@
+// output_file: how apiary writes what it leaves behind (a report, a dump, a saved workload).
+// It writes regular files of its own and never replaces anything else:
+//   - a path that does not exist, or names a regular file: the bytes go to a temporary file
+//     beside it (created exclusively, so no other file is touched), which is fsync'ed and
+//     then renamed over the path: a crash leaves the old file or the whole new one, never a
+//     truncated one under the final name; an existing file keeps its permissions;
+//   - a character device (/dev/null, /dev/full, a terminal) or a FIFO (`>(...)`, a named
+//     pipe): written through, never replaced; a FIFO with no reader is an error, not a hang;
+//   - /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written through that open
+//     descriptor, whatever it is (a file the shell redirected stays that file);
+//   - anything else (a directory, a block device, a socket): refused.
+// A symbolic link is followed: the file it names is written and the link stays.
+// Errors are std::runtime_error("cannot write PATH: why"). Thread safety: one object per
+// thread; the free functions are safe anywhere.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apiary/core/buffer.hpp"
+
+namespace apiary::harness {
+
+// What an output is for: a file written at the end, or a stream written while the run goes
+// (the log: a FIFO without a reader would block its opening, so it is refused up front).
+enum class output_use { file, stream };
+
+// Checks, before anything runs, that `path` can be written as `use` says (creating missing
+// parent directories): the error message, or nullopt. Leaves no file behind. A FIFO is
+// opened here (no reader: an error now, not after the run) and held open until its
+// output_file writes it, so its reader sees no end of file in between.
+std::optional<std::string> check_output(const std::string& path, output_use use = output_use::file);
+
+// Whether `path` names a character device or a FIFO, which outputs write through.
+bool writes_through(const std::string& path);
+
+// A path a command reads or writes, with the option that names it.
+struct named_path {
+  std::string option;  // "--report"
+  std::string path;    // empty: not used
+  output_use use = output_use::file;
+};
+
+// The first output that is also an input or another output (the same file, however it is
+// spelled: links and relative paths are resolved), as an error line naming both options; or
+// nullopt. Character devices may be given to several outputs (/dev/null twice is harmless).
+std::optional<std::string> check_distinct(const std::vector<named_path>& inputs,
+                                          const std::vector<named_path>& outputs);
+
+class output_file {
+ public:
+  // Opens the output as above. Throws std::runtime_error naming the path.
+  explicit output_file(const std::string& path);
+  // Without commit(): closes and removes the temporary file (the old file, if any, stays).
+  ~output_file();
+  output_file(const output_file&) = delete;
+  output_file& operator=(const output_file&) = delete;
+
+  void write(const void* data, std::size_t size);
+  // fsync, close and rename into place (written through: close). Throws on any failure.
+  void commit();
+
+ private:
+  void open_temporary(int mode);
+
+  std::string path_;   // as given, for messages
+  std::string final_;  // where the file goes (a link's target)
+  std::string temp_;   // empty: written through
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+// Writes the buffer to path as output_file does: a regular file through an fsync'ed
+// temporary file renamed into place (a reader never sees half a report), a character device
+// or a FIFO written through, anything else refused. Throws std::runtime_error naming the path.
+void save_file(const std::string& path, const core::out_buffer& content);
+
+// Checks before the run that path can be written (check_output(): creating missing parent
+// directories): an error message, or nullopt. Leaves no file behind.
+std::optional<std::string> check_writable(const std::string& path);
+
+}  // namespace apiary::harness

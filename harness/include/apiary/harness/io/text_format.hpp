@@ -1,0 +1,15 @@
+// text_format: numbers as the summary, the progress line and the error messages print them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace apiary::harness {
+
+// "1,234,567"
+std::string grouped(std::uint64_t v);
+
+// "1.5 GiB", "12 KiB", "300 bytes".
+std::string bytes_text(std::uint64_t bytes);
+
+}  // namespace apiary::harness

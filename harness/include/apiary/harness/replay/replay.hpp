@@ -1,0 +1,60 @@
+// replay: the deterministic measurement mode (`apiary replay`). A saved workload
+// (workload_file.hpp) is pushed through the queen's writer and the core on the calling
+// thread: the queue is filled and closed first, then the writer loop runs here, with the
+// same block producer as `apiary run` (block-full rule, generate, apply, callback). No other
+// thread runs while it does, so the same binary, workload and options execute the same
+// instructions every time: the CI performance gate counts them under callgrind.
+//
+// The measured part is the function apiary_replay_measured (extern "C", never inlined), so a
+// profiler can restrict its counts to it by name:
+//   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=apiary_replay_measured ...
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "apiary/core/buffer.hpp"
+#include "apiary/core/reject.hpp"
+#include "apiary/harness/config/run_config.hpp"
+#include "apiary/harness/cycle/context.hpp"
+#include "apiary/harness/replay/workload_file.hpp"
+#include "apiary/queen/block_stats.hpp"
+
+namespace apiary::harness {
+
+struct replay_result {
+  std::uint64_t transactions = 0;
+  std::uint64_t accepted = 0;
+  core::reject_counts rejections;
+  std::vector<queen::block_record> blocks;
+  queen::writer_breakdown breakdown;
+  std::uint64_t pending_at_end = 0;
+  std::int64_t genesis_ns = 0;
+  std::int64_t replay_ns = 0;  // the measured part: the writer loop over the whole workload
+  std::uint32_t head_block_num = 0;
+  std::string head_block_id;  // hex
+  std::string state_digest;   // hex: the chain's state after the replay
+  std::string error;          // the writer failed: why (the figures are up to the failure)
+};
+
+// The chain options a replay of `w` uses: c's switches and block settings, w's genesis.
+core::chain_options replay_chain_options(const run_config& c, const workload_meta& w);
+
+// Builds the genesis and replays every transaction of w. c supplies the chain switches and
+// the block size settings; the genesis and the chain id come from the workload.
+replay_result replay_workload(const run_config& c, const saved_workload& w);
+
+// The workload `apiary workload` and `apiary replay` generate from c's seed, threads
+// (streams), accounts and sign options.
+saved_workload generate_saved_workload(const run_config& c, std::uint64_t transactions);
+
+// The result as JSON (kind "replay"): the context, the workload, the options, the outcome
+// and one entry per block. `workload_source` names the file, or "generated".
+void write_replay_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const workload_meta& w,
+                         const std::string& workload_source, const replay_result& r);
+
+// A few lines for the terminal.
+std::string format_replay_summary(const run_context& ctx, const workload_meta& w, const replay_result& r);
+
+}  // namespace apiary::harness

@@ -1,0 +1,407 @@
+#include "commands/cli.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "apiary/core/buffer.hpp"
+#include "apiary/harness/config/memory_budget.hpp"
+#include "apiary/harness/cycle/context.hpp"
+#include "apiary/harness/cycle/latency.hpp"
+#include "apiary/harness/io/error_text.hpp"
+#include "apiary/harness/io/output_file.hpp"
+#include "apiary/harness/io/run_log.hpp"
+#include "apiary/harness/io/text_format.hpp"
+#include "apiary/harness/replay/replay.hpp"
+#include "apiary/harness/report/analysis.hpp"
+#include "cycle/progress.hpp"
+#include "cycle/run.hpp"
+#include "cycle/signals.hpp"
+#include "report/report.hpp"
+#include "report/summary.hpp"
+
+namespace apiary::harness {
+
+namespace {
+
+constexpr const char* exit_help =
+    "Exit status: 0 the run completed; 1 the run failed (the report says why), or the report or the summary "
+    "could not be written; 2 bad command line, config file or output path (nothing ran); 129 interrupted by "
+    "SIGHUP (the terminal closed), 130 by SIGINT, 143 by SIGTERM (the report is marked \"interrupted\": true).";
+
+// Prints the one error line: "apiary COMMAND: problem", the problem on one short line.
+void error_line(std::string_view command, const std::string& problem) {
+  std::fprintf(stderr, "apiary %.*s: %s\n", static_cast<int>(command.size()), command.data(),
+               one_line(problem).c_str());
+}
+
+// Prints the one error line; returns the usage exit status.
+int usage_error(std::string_view command, const std::string& problem) {
+  error_line(command, problem);
+  return exit_usage;
+}
+
+// An output path that cannot be written is bad usage, found before anything runs.
+bool writable(std::string_view command, const named_path& out) {
+  if (out.path.empty()) return true;
+  if (auto problem = check_output(out.path, out.use)) {
+    usage_error(command, out.option + ": " + *problem);
+    return false;
+  }
+  return true;
+}
+
+// Every output distinct from the inputs and from each other, then each one writable.
+bool outputs_usable(std::string_view command, const std::vector<named_path>& inputs,
+                    const std::vector<named_path>& outputs) {
+  if (auto problem = check_distinct(inputs, outputs)) {
+    usage_error(command, *problem);
+    return false;
+  }
+  for (const named_path& out : outputs)
+    if (!writable(command, out)) return false;
+  return true;
+}
+
+// Writes a command's output on stdout; a failure (a full disk, a closed pipe) is an error
+// line, and false.
+bool print_out(std::string_view command, const std::string& text) {
+  errno = 0;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
+  if (ok) return true;
+  error_line(command, std::string("cannot write to stdout: ") + std::strerror(errno == 0 ? EIO : errno));
+  std::clearerr(stdout);
+  return false;
+}
+
+int exit_status_of(const run_result& r) {
+  if (r.status == run_status::failed) return exit_failed;
+  if (r.status != run_status::interrupted) return exit_ok;
+  if (r.signal == SIGTERM) return exit_sigterm;
+  if (r.signal == SIGHUP) return exit_sighup;
+  return exit_sigint;
+}
+
+// ---- apiary run ---------------------------------------------------------------------------
+
+struct run_command {
+  run_config config;
+  bool print_config = false;
+  CLI::App* app = nullptr;
+  std::unique_ptr<option_binder> options;
+
+  void setup(CLI::App& parent) {
+    app = parent.add_subcommand(
+        "run",
+        "Run the cycle test: producer threads build and sign transactions, the writer fills and applies blocks; "
+        "prints a summary and writes a JSON report");
+    app->footer(exit_help);
+    app->add_option("--config", config.config_file,
+                    "Read options from this TOML file (keys are the option names: blocks = 100); the command line "
+                    "overrides it (default: none, the built-in defaults, equal to configs/default.toml)")
+        ->type_name("FILE");
+    options = std::make_unique<option_binder>(*app, scope_run);
+    bind_run_options(*options, config);
+    app->add_flag("--print-config", print_config,
+                  "Print the effective options as a config file and exit (default: off)");
+    app->add_option("--fail-at-block", config.fail_at_block, "Testing: fail the run at this block")->group("");
+  }
+
+  // After parsing: the name from the config file, then the derived fields and the checks.
+  std::optional<std::string> finish_parsing() {
+    if (!config.config_file.empty()) {
+      if (std::string problem = apply_config_file(*app, config.config_file); !problem.empty()) return problem;
+      const auto given = options->given(scope_run);
+      if (std::find(given.begin(), given.end(), "name") == given.end())
+        config.name = std::filesystem::path(config.config_file).stem().string();
+    }
+    resolve(config);
+    return validate(config);
+  }
+
+  int run(int argc, const char* const* argv) {
+    if (auto problem = finish_parsing()) return usage_error("run", *problem);
+    if (print_config) return print_out("run", to_toml(describe(config))) ? exit_ok : exit_failed;
+    if (auto problem = check_memory(config, 0)) return usage_error("run", *problem);
+    const run_context ctx = collect_context(argc, argv);
+    const std::string path = report_path(config, ctx);
+    const std::string log_file = log_file_for(path);
+    const outputs& o = config.out;
+    std::vector<named_path> written{
+        {"--report", path},
+        {"--dump-transactions", o.dump_transactions},
+        {"--dump-blocks", o.dump_blocks},
+        {o.log_file.empty() ? "the log file (beside the report)" : "--log-file", log_file, output_use::stream},
+        {"--interval-log", o.interval_log, output_use::stream},
+        {"--prometheus-textfile", o.prometheus_textfile}};
+    if (!o.hgrm_dir.empty())
+      for (const auto& [name, stage] : latency_stage_names)
+        written.push_back({"--hgrm-dir", hgrm_path(o.hgrm_dir, stage)});
+    if (!outputs_usable("run", {{"--config", config.config_file}}, written)) return exit_usage;
+    run_log log(o.log, log_file);
+    return execute(ctx, path, log, log_file);
+  }
+
+  // --log-file, else none for a report written through a device or a FIFO (there is no
+  // "beside" it), else beside the report.
+  std::string log_file_for(const std::string& report) const {
+    const std::string& given = config.out.log_file;
+    if (given == "none") return {};
+    if (!given.empty()) return given;
+    return writes_through(report) ? std::string() : log_path_for(report);
+  }
+
+  int execute(const run_context& ctx, const std::string& path, run_log& log, const std::string& log_file) {
+    log->info("apiary {} ({} build, commit {}): {}", ctx.version, ctx.build_type, ctx.commit, ctx.command_line);
+    if (!measuring_build(ctx))
+      log->warn("a {} build{}: its times are not the ones to quote", ctx.build_type,
+                ctx.sanitizer.empty() ? "" : " with " + ctx.sanitizer);
+    const progress_mode p = config.out.progress;
+    const bool progress = p == progress_mode::on || (p == progress_mode::automatic && isatty(STDERR_FILENO) == 1);
+    run_result r = run_cycle_test(config, progress, *log);
+    const analysis a = analyze(config, ctx, r);
+    log_statistics(*log, r, a);
+    log.close();
+    r.log_file = log_file;
+    r.log_dropped = log.dropped();
+    int status = exit_status_of(r);
+    if (r.status == run_status::failed) {
+      // On stderr in the command's own form, in the log file as an error.
+      log.file_only(spdlog::level::err, "the run failed: " + r.error);
+      error_line("run", "the run failed: " + r.error);
+    }
+    std::string written = path;
+    try {
+      core::out_buffer buf;
+      write_report(buf, config, ctx, r, a, path);
+      save_file(path, buf);
+    } catch (const std::exception& e) {
+      error_line("run", e.what());
+      written.clear();
+      status = exit_failed;
+    }
+    if (!print_out("run", format_summary(config, ctx, r, a, written)) && status == exit_ok) status = exit_failed;
+    return status;
+  }
+};
+
+// ---- apiary workload and apiary replay --------------------------------------------------------
+
+// A generous bound; the memory check (memory_budget.hpp) usually says no long before it.
+constexpr std::uint64_t most_workload_transactions = 1'000'000'000;
+
+std::string transactions_help(std::uint64_t transactions) {
+  return "Normal transactions to generate, taking turns between the --threads streams; --faults companions come "
+         "on top (default: " +
+         std::to_string(transactions) + ")";
+}
+
+struct workload_command {
+  run_config config;
+  std::uint64_t transactions = 20'000;
+  std::string out;
+  CLI::App* app = nullptr;
+  std::unique_ptr<option_binder> options;
+
+  void setup(CLI::App& parent) {
+    app = parent.add_subcommand(
+        "workload",
+        "Generate a seeded workload once (single-threaded order, signatures on every core) and save it for "
+        "`apiary replay --workload`; the same options give the same file");
+    app->footer(
+        "Exit status: 0 saved; 1 generation, the file or stdout failed; 2 bad command line, --transactions beyond "
+        "the memory or output path (nothing written).");
+    app->add_option("--out", out, "Where the workload goes (required)")->type_name("FILE")->required();
+    app->add_option("--transactions", transactions, transactions_help(transactions))
+        ->type_name("N")
+        ->transform(count_check(1, most_workload_transactions));
+    config.chain.genesis_accounts = replay_default_accounts;
+    options = std::make_unique<option_binder>(*app, scope_workload);
+    bind_run_options(*options, config);
+  }
+
+  int run() {
+    resolve(config);
+    if (auto problem = validate(config)) return usage_error("workload", *problem);
+    if (auto problem = check_memory(config, transactions)) return usage_error("workload", *problem);
+    if (!outputs_usable("workload", {}, {{"--out", out}})) return exit_usage;
+    const saved_workload w = generate_saved_workload(config, transactions);
+    try {
+      save_workload(out, w);
+    } catch (const std::exception& e) {
+      error_line("workload", e.what());
+      return exit_failed;
+    }
+    const std::string line = "apiary workload: " + grouped(w.transactions.size()) + " transactions (seed " +
+                             std::to_string(w.meta.seed) + ", " + std::to_string(w.meta.streams) + " streams, " +
+                             grouped(w.meta.accounts) + " accounts, " + (w.meta.sign ? "signed" : "unsigned") +
+                             ") saved to " + out + "\n";
+    return print_out("workload", line) ? exit_ok : exit_failed;
+  }
+};
+
+struct replay_command {
+  run_config config;
+  std::uint64_t transactions = 20'000;
+  std::string workload_in;    // the saved workload (empty: generate one)
+  std::string save_workload;  // also save the generated workload here
+  std::string report;         // the JSON result (empty: none)
+  CLI::App* app = nullptr;
+  std::unique_ptr<option_binder> options;
+
+  void setup(CLI::App& parent) {
+    app = parent.add_subcommand(
+        "replay",
+        "Push a workload through the writer and the core on one thread, with no other thread running: the same "
+        "binary, workload and options execute the same instructions every time (the CI performance gate counts "
+        "them with callgrind); prints a summary");
+    app->footer(
+        "The measured part is the function apiary_replay_measured: valgrind --tool=callgrind --collect-atstart=no "
+        "--toggle-collect=apiary_replay_measured counts only it.\n"
+        "Exit status: 0 replayed; 1 the replay or an output failed; 2 bad command line, workload file or output "
+        "path.");
+    app->add_option("--workload", workload_in,
+                    "A workload saved by `apiary workload` (default: none, generate one from --seed, --threads, "
+                    "--accounts, --sign, --mix, --faults and --transactions first)")
+        ->type_name("FILE");
+    app->add_option("--transactions", transactions, transactions_help(transactions) + "; without --workload only")
+        ->type_name("N")
+        ->transform(count_check(1, most_workload_transactions));
+    app->add_option("--save-workload", save_workload, "Also save the generated workload here (default: none)")
+        ->type_name("FILE");
+    app->add_option("--report", report, "Write the result as JSON here (default: none)")->type_name("PATH");
+    config.chain.genesis_accounts = replay_default_accounts;
+    options = std::make_unique<option_binder>(*app, scope_replay);
+    bind_run_options(*options, config);
+  }
+
+  std::optional<std::string> check_options() {
+    if (!workload_in.empty()) {
+      for (const std::string& generation : options->given(scope_workload))
+        return "--" + generation + ": the workload was generated already (--workload " + shown_path(workload_in) +
+               "); drop one of the two";
+      if (app->count("--transactions") > 0 || !save_workload.empty())
+        return std::string(
+            "--transactions and --save-workload only apply when the replay generates its workload (without "
+            "--workload)");
+    }
+    resolve(config);
+    return validate(config);
+  }
+
+  // The workload: loaded (a bad file is bad usage) or generated (and saved if asked).
+  std::optional<saved_workload> obtain_workload(int& status) {
+    if (!workload_in.empty()) {
+      try {
+        saved_workload w = load_workload(workload_in);
+        if (auto problem = memory_problem(std::uint64_t{w.meta.accounts} * bytes_per_account)) {
+          status = usage_error("replay", "workload " + shown_path(workload_in) + ": its genesis of " +
+                                             grouped(w.meta.accounts) + " accounts needs " + *problem);
+          return std::nullopt;
+        }
+        return w;
+      } catch (const workload_error& e) {
+        status = usage_error("replay", e.what());
+        return std::nullopt;
+      }
+    }
+    saved_workload w = generate_saved_workload(config, transactions);
+    try {
+      if (!save_workload.empty()) harness::save_workload(save_workload, w);
+    } catch (const std::exception& e) {
+      error_line("replay", e.what());
+      status = exit_failed;
+      return std::nullopt;
+    }
+    return w;
+  }
+
+  int run(int argc, const char* const* argv) {
+    if (auto problem = check_options()) return usage_error("replay", *problem);
+    if (workload_in.empty())
+      if (auto problem = check_memory(config, transactions)) return usage_error("replay", *problem);
+    if (!outputs_usable("replay", {{"--workload", workload_in}},
+                        {{"--report", report}, {"--save-workload", save_workload}}))
+      return exit_usage;
+    int status = exit_ok;
+    const std::optional<saved_workload> w = obtain_workload(status);
+    if (!w) return status;
+    const run_context ctx = collect_context(argc, argv);
+    const replay_result r = replay_workload(config, *w);
+    status = r.error.empty() ? exit_ok : exit_failed;
+    if (!r.error.empty()) error_line("replay", "the replay failed: " + r.error);
+    if (!report.empty()) {
+      core::out_buffer buf;
+      write_replay_report(buf, config, ctx, w->meta, workload_in.empty() ? "generated" : workload_in, r);
+      try {
+        save_file(report, buf);
+      } catch (const std::exception& e) {
+        error_line("replay", e.what());
+        status = exit_failed;
+      }
+    }
+    if (!print_out("replay", format_replay_summary(ctx, w->meta, r)) && status == exit_ok) status = exit_failed;
+    return status;
+  }
+};
+
+// Runs a parsed command; an exception that escapes it (out of memory, a failed write) is its
+// error line and exit status 1.
+template <class Body>
+int guarded(std::string_view command, Body body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    error_line(command, "out of memory (std::bad_alloc)");
+  } catch (const std::exception& e) {
+    error_line(command, e.what());
+  }
+  return exit_failed;
+}
+
+}  // namespace
+
+int run_apiary(int argc, const char* const* argv) {
+  // A closed stdout or stderr (`apiary run | head -1`) is a write error handled as one.
+  ignore_sigpipe();
+  CLI::App app("apiary: Hive's colony + queen full-block-cycle test for a node core", "apiary");
+  app.require_subcommand(1, 1);
+  app.footer(exit_help);
+  run_command run;
+  workload_command workload;
+  replay_command replay;
+  run.setup(app);
+  workload.setup(app);
+  replay.setup(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ValidationError& e) {
+    const auto parsed = app.get_subcommands();
+    return usage_error(parsed.empty() ? "" : parsed.front()->get_name(), e.what());
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "apiary: %s (apiary --help lists the commands, apiary COMMAND --help their options)\n",
+                 one_line(e.what()).c_str());
+    return exit_usage;
+  }
+  if (workload.app->parsed()) return guarded("workload", [&] { return workload.run(); });
+  if (replay.app->parsed()) return guarded("replay", [&] { return replay.run(argc, argv); });
+  return guarded("run", [&] { return run.run(argc, argv); });
+}
+
+}  // namespace apiary::harness

@@ -1,0 +1,193 @@
+#include "apiary/harness/config/run_config.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include <spdlog/fmt/fmt.h>
+
+#include "apiary/colony/colony.hpp"
+
+namespace apiary::harness {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())) != 0) s.remove_suffix(1);
+  return s;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string number_text(double v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::optional<double> parse_double(std::string_view s) {
+  s = trim(s);
+  if (s.empty()) return std::nullopt;
+  double v = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec != std::errc{} || r.ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> parse_count(std::string_view text) {
+  std::string_view s = trim(text);
+  // Digit groups for readability: 100_000 (TOML) or 100'000.
+  std::string digits;
+  for (char c : s) {
+    if (c == '_' || c == '\'') continue;
+    if (c < '0' || c > '9') return std::nullopt;
+    digits.push_back(c);
+  }
+  if (digits.empty()) return std::nullopt;
+  std::uint64_t v = 0;
+  auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (r.ec != std::errc{} || r.ptr != digits.data() + digits.size()) return std::nullopt;
+  return v;
+}
+
+namespace {
+
+// One term of a size: digits and an optional binary unit.
+std::optional<std::uint64_t> parse_size_term(std::string_view s) {
+  s = trim(s);
+  std::size_t i = 0;
+  while (i < s.size() && ((s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '\'')) ++i;
+  auto n = parse_count(s.substr(0, i));
+  if (!n) return std::nullopt;
+  const std::string unit = lower(trim(s.substr(i)));
+  std::uint64_t mult = 0;
+  if (unit.empty() || unit == "b") {
+    mult = 1;
+  } else if (unit == "k" || unit == "kib") {
+    mult = 1024;
+  } else if (unit == "m" || unit == "mib") {
+    mult = 1024 * 1024;
+  } else {
+    return std::nullopt;
+  }
+  if (*n > std::numeric_limits<std::uint64_t>::max() / mult) return std::nullopt;
+  return *n * mult;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+  std::string_view s = trim(text);
+  const std::size_t op = s.find_first_of("+-");
+  if (op == std::string_view::npos) return parse_size_term(s);
+  auto a = parse_size_term(s.substr(0, op));
+  auto b = parse_size_term(s.substr(op + 1));
+  if (!a || !b) return std::nullopt;
+  if (s[op] == '+') {
+    if (*a > std::numeric_limits<std::uint64_t>::max() - *b) return std::nullopt;
+    return *a + *b;
+  }
+  if (*b > *a) return std::nullopt;
+  return *a - *b;
+}
+
+std::optional<double> parse_duration(std::string_view text) {
+  std::string_view s = trim(text);
+  double mult = 1;
+  std::string_view number = s;
+  if (s.ends_with("us")) {
+    mult = 1e-6;
+    number = s.substr(0, s.size() - 2);
+  } else if (s.ends_with("ms")) {
+    mult = 0.001;
+    number = s.substr(0, s.size() - 2);
+  } else if (s.ends_with("s")) {
+    number = s.substr(0, s.size() - 1);
+  } else if (s.ends_with("m")) {
+    mult = 60;
+    number = s.substr(0, s.size() - 1);
+  } else if (s.ends_with("h")) {
+    mult = 3600;
+    number = s.substr(0, s.size() - 1);
+  }
+  auto v = parse_double(number);
+  if (!v) return std::nullopt;
+  return *v * mult;
+}
+
+std::optional<bool> parse_toggle(std::string_view text) {
+  const std::string v = lower(trim(text));
+  if (v == "on" || v == "true" || v == "yes" || v == "1") return true;
+  if (v == "off" || v == "false" || v == "no" || v == "0") return false;
+  return std::nullopt;
+}
+
+colony::colony_config run_config::default_colony() {
+  colony::colony_config k;
+  // Derive every key before the run, so the first measured blocks do not pay for it.
+  k.warm_keys = true;
+  return k;
+}
+
+void resolve(run_config& c) {
+  // Unsigned transactions pass only when the chain skips the authority check.
+  c.chain.check_authority = c.colony.sign;
+  c.colony.use_genesis_of(c.chain);
+  c.colony.block_size = c.writer.block_size;
+  c.colony.attach_signer_keys = true;
+}
+
+std::string rate_text(const colony::colony_config& c) {
+  if (c.rate == colony::rate_mode::tps) return number_text(c.tps_limit);
+  return std::string(colony::to_string(c.rate));
+}
+
+std::optional<std::string> validate(const run_config& c) {
+  const colony::colony_config& k = c.colony;
+  if (auto problem = k.faults.validate(k.sign)) return "--faults " + colony::to_string(k.faults) + ": " + *problem;
+  const std::uint32_t block_size = c.writer.block_size;
+  if (block_size > c.max_block_size) {
+    if (c.max_block_size == core::chain_limits::max_block_size)
+      return "--block-size " + std::to_string(block_size) + ": above the chain's maximum block size " +
+             std::to_string(c.max_block_size) + " (2 MiB); allowed up to that, or raise --max-block-size for a sweep";
+    return "--block-size " + std::to_string(block_size) + ": above --max-block-size " +
+           std::to_string(c.max_block_size);
+  }
+  if (c.chain.genesis_accounts < k.threads)
+    return "--accounts " + std::to_string(c.chain.genesis_accounts) + ": fewer than the " + std::to_string(k.threads) +
+           " --threads (each producer needs accounts of its own)";
+  if (k.block_budget != 0 && k.rate != colony::rate_mode::block_budget)
+    return "--block-budget " + std::to_string(k.block_budget) + ": only used with --rate block, not --rate " +
+           rate_text(k);
+  if (c.out.interval_s < 0.05)
+    return "--interval " + fmt::format("{}", c.out.interval_s) +
+           " s: below 50 ms, the harness's polling period; give e.g. 1s or 500ms";
+  if (c.out.checkpoint_blocks != 0 && c.out.interval_log.empty())
+    return "--checkpoint-blocks " + std::to_string(c.out.checkpoint_blocks) +
+           ": the checkpoints are --interval-log records; give --interval-log PATH too";
+  // Outputs that name one file are found by check_distinct() (output_file.hpp), which knows
+  // the files themselves and not only their spellings.
+  // What the colony checks itself (mix, account names), in its own words.
+  if (auto problem = k.validate()) return "invalid colony configuration: " + *problem;
+  return std::nullopt;
+}
+
+core::chain_options sized_chain(const run_config& c, std::uint64_t most_ids) {
+  core::chain_options o = c.chain;
+  std::uint64_t per_block = colony::estimate_block_transactions(c.colony);
+  if (c.writer.block_transactions != 0) per_block = std::min<std::uint64_t>(per_block, c.writer.block_transactions);
+  const std::uint64_t blocks = core::chain_limits::expiration_blocks + o.reversible_blocks + 1;
+  o.expected_transaction_ids = std::min(per_block * blocks * 11 / 10, most_ids);
+  return o;
+}
+
+}  // namespace apiary::harness

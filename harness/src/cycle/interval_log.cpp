@@ -1,0 +1,192 @@
+#include "cycle/interval_log.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+
+#include <spdlog/fmt/fmt.h>
+
+#include "apiary/core/buffer.hpp"
+#include "apiary/harness/io/output_file.hpp"
+#include "io/json_out.hpp"
+
+namespace apiary::harness {
+
+void interval_blocks::add(const queen::block_record& r) {
+  ++blocks;
+  transactions += r.transactions;
+  if (r.cycle_ns < 0) return;
+  ++cycles;
+  cycle_sum_ns += r.cycle_ns;
+  cycle_max_ns = std::max(cycle_max_ns, r.cycle_ns);
+}
+
+namespace {
+
+struct named_stage {
+  std::string_view name;
+  const latency_summary& s;
+};
+
+struct writer_part {
+  std::string_view name;
+  std::int64_t ns;
+};
+
+std::array<named_stage, 3> stages_of(const interval_record& r) {
+  return {{{"queue_wait", r.queue_wait}, {"inclusion", r.inclusion}, {"end_to_end", r.end_to_end}}};
+}
+
+std::array<writer_part, 5> writer_parts(const queen::writer_breakdown& b) {
+  return {{{"wait_work", b.wait_work_ns},
+           {"wait_lock", b.wait_lock_ns},
+           {"tx", b.tx_ns},
+           {"block", b.block_ns},
+           {"unknown", b.unknown_ns()}}};
+}
+
+double share(std::int64_t part, std::int64_t total) {
+  return total > 0 ? static_cast<double>(part) / static_cast<double>(total) : 0.0;
+}
+
+void write_stage(json_out& j, const latency_summary& s) {
+  j.begin_object();
+  j.field("count", s.count);
+  const auto us = [&](std::string_view k, double ns) { j.field_or_null(k, s.count != 0, ns / 1e3, 3); };
+  us("p50_us", s.quantile_ns[0]);
+  us("p90_us", s.quantile_ns[1]);
+  us("p99_us", s.quantile_ns[2]);
+  us("max_us", s.max_ns);
+  j.end_object();
+}
+
+}  // namespace
+
+std::string interval_json(const interval_record& r) {
+  core::out_buffer buf(2048);
+  json_out j(buf);
+  j.begin_object();
+  j.field("t_s", r.t_s, 3);
+  j.field("interval_s", r.interval_s, 3);
+  j.field("blocks", r.blocks_total);
+  j.field("interval_blocks", r.blocks.blocks);
+  j.field("transactions", r.transactions_total);
+  j.field("tx_per_s", r.interval_s > 0 ? static_cast<double>(r.inclusion.count) / r.interval_s : 0.0, 1);
+  j.key("cycle_us");
+  if (r.blocks.cycles == 0) {
+    j.null();
+  } else {
+    j.begin_object();
+    j.field("mean", static_cast<double>(r.blocks.cycle_sum_ns) / static_cast<double>(r.blocks.cycles) / 1e3, 1);
+    j.field("max", static_cast<double>(r.blocks.cycle_max_ns) / 1e3, 1);
+    j.end_object();
+  }
+  j.key("latency");
+  j.begin_object();
+  for (const named_stage& st : stages_of(r)) {
+    j.key(st.name);
+    write_stage(j, st.s);
+  }
+  j.end_object();
+  j.key("writer");
+  j.begin_object();
+  for (const writer_part& p : writer_parts(r.writer)) j.field(p.name, share(p.ns, r.writer.total_ns), 4);
+  j.end_object();
+  j.field("queue_depth", r.queue_depth);
+  j.field("in_flight", r.in_flight);
+  j.field("rss_bytes", r.rss_bytes);
+  j.key("state");
+  j.begin_object();
+  for (const core::index_census& i : r.state.indexes) {
+    j.key(i.name);
+    j.begin_array();
+    j.value(i.objects);
+    j.value(i.bytes);
+    j.end_array();
+  }
+  j.field("object_pool_bytes", r.state.object_pool_bytes);
+  j.field("comments_paid", r.state.comments_paid);
+  j.end_object();
+  j.key("rc");
+  j.begin_object();
+  j.key("levels");
+  j.begin_array();
+  for (std::size_t i = 0; i < core::rc_resource_count; ++i)
+    j.value(static_cast<double>(r.rc.pools[i]) / static_cast<double>(core::rc_params[i].equilibrium), 4);
+  j.end_array();
+  j.field("rejected", r.rc.rejected);
+  j.field_or_null("low_mana_share", r.rc_low_share >= 0, r.rc_low_share, 4);
+  j.end_object();
+  j.end_object();
+  return std::string(buf.data(), buf.size()) + "\n";
+}
+
+std::string prometheus_text(const interval_record& r) {
+  std::string out;
+  const auto metric = [&out](std::string_view name, std::string_view type, std::string_view help) {
+    out += fmt::format("# HELP apiary_{} {}\n# TYPE apiary_{} {}\n", name, help, name, type);
+  };
+  // A metric with one sample and no labels.
+  const auto single = [&](std::string_view name, std::string_view type, std::string_view help, auto value) {
+    metric(name, type, help);
+    out += fmt::format("apiary_{} {}\n", name, value);
+  };
+  single("blocks_total", "counter", "Blocks applied since the run started.", r.blocks_total);
+  single("transactions_total", "counter", "Transactions included in a block since the run started.",
+         r.transactions_total);
+  single("interval_seconds", "gauge", "Length of the last interval.", r.interval_s);
+  single("transactions_per_second", "gauge", "Transactions included per second over the last interval.",
+         r.interval_s > 0 ? static_cast<double>(r.inclusion.count) / r.interval_s : 0.0);
+  metric("cycle_seconds", "gauge", "Block cycle over the last interval's blocks: mean and max.");
+  if (r.blocks.cycles != 0) {
+    out += fmt::format("apiary_cycle_seconds{{stat=\"mean\"}} {}\n",
+                       static_cast<double>(r.blocks.cycle_sum_ns) / static_cast<double>(r.blocks.cycles) / 1e9);
+    out += fmt::format("apiary_cycle_seconds{{stat=\"max\"}} {}\n", static_cast<double>(r.blocks.cycle_max_ns) / 1e9);
+  }
+  metric("latency_seconds", "summary", "Latency of the transactions settled in the last interval, by stage.");
+  for (const named_stage& st : stages_of(r)) {
+    if (st.s.count != 0)
+      for (std::size_t q = 0; q < 3; ++q)
+        out += fmt::format("apiary_latency_seconds{{stage=\"{}\",quantile=\"{}\"}} {}\n", st.name, latency_quantiles[q],
+                           st.s.quantile_ns[q] / 1e9);
+    out += fmt::format("apiary_latency_seconds_sum{{stage=\"{}\"}} {}\n", st.name,
+                       st.s.mean_ns * static_cast<double>(st.s.count) / 1e9);
+    out += fmt::format("apiary_latency_seconds_count{{stage=\"{}\"}} {}\n", st.name, st.s.count);
+  }
+  metric("writer_share", "gauge", "Share of the writer thread's time over the last interval, by part.");
+  for (const writer_part& p : writer_parts(r.writer))
+    out += fmt::format("apiary_writer_share{{part=\"{}\"}} {}\n", p.name, share(p.ns, r.writer.total_ns));
+  single("queue_depth", "gauge", "Transactions in the writer queue.", r.queue_depth);
+  single("in_flight", "gauge", "Transactions submitted whose outcome has not come yet.", r.in_flight);
+  single("resident_memory_bytes", "gauge", "Resident memory of the apiary process.", r.rss_bytes);
+  return out;
+}
+
+interval_outputs::interval_outputs(std::string log_path, std::string textfile_path)
+    : log_path_(std::move(log_path)), textfile_(std::move(textfile_path)) {
+  if (log_path_.empty()) return;
+  log_ = std::fopen(log_path_.c_str(), "w");
+  if (log_ == nullptr) throw std::runtime_error(log_path_ + ": cannot write: " + std::strerror(errno));
+}
+
+interval_outputs::~interval_outputs() {
+  if (log_ != nullptr) std::fclose(log_);
+}
+
+void interval_outputs::write(const interval_record& r) {
+  if (log_ != nullptr) {
+    const std::string line = interval_json(r);
+    if (std::fwrite(line.data(), 1, line.size(), log_) != line.size() || std::fflush(log_) != 0)
+      throw std::runtime_error(log_path_ + ": cannot write: " + std::strerror(errno));
+  }
+  if (!textfile_.empty()) {
+    const std::string text = prometheus_text(r);
+    output_file f(textfile_);
+    f.write(text.data(), text.size());
+    f.commit();
+  }
+}
+
+}  // namespace apiary::harness

@@ -1,0 +1,61 @@
+#include "apiary/harness/io/input_file.hpp"
+#include "apiary/harness/io/text_format.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace apiary::harness {
+
+namespace {
+
+std::string type_of(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a file";
+}
+
+// Closes the descriptor however the read ends.
+struct descriptor {
+  int fd;
+  ~descriptor() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+}  // namespace
+
+std::string read_input_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked before reading.
+  descriptor d{open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+  if (d.fd < 0) {
+    if (errno == ENOENT) throw input_error("no such file");
+    throw input_error(std::string("cannot be read: ") + std::strerror(errno));
+  }
+  struct stat st {};
+  if (fstat(d.fd, &st) != 0) throw input_error(std::string("cannot be read: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw input_error("a directory, not a " + std::string(what));
+  if (!S_ISREG(st.st_mode)) throw input_error("not a regular file (" + type_of(st.st_mode) + ")");
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size > max_bytes)
+    throw input_error(bytes_text(size) + ", more than the " + bytes_text(max_bytes) + " a " + std::string(what) +
+                      " may have here");
+  std::string content(size, '\0');
+  std::size_t got = 0;
+  while (got < content.size()) {
+    const ssize_t n = read(d.fd, content.data() + got, content.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw input_error(std::string("cannot be read: ") + std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (got != content.size()) throw input_error("changed while it was read (it shrank)");
+  return content;
+}
+
+}  // namespace apiary::harness

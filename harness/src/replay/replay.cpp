@@ -1,0 +1,103 @@
+#include "apiary/harness/replay/replay.hpp"
+
+#include <chrono>
+#include <exception>
+
+#include "apiary/colony/workload.hpp"
+#include "apiary/core/chain.hpp"
+#include "apiary/core/clock.hpp"
+#include "apiary/queen/writer.hpp"
+#include "apiary/queen/writer_queue.hpp"
+
+// Outside every namespace and never inlined, so its name is stable for --toggle-collect.
+extern "C" __attribute__((noinline)) void apiary_replay_measured(apiary::queen::writer* w) {
+  w->run_here();
+  // Keeps the call a real call (no tail-call jump that a profiler would not see return).
+  asm volatile("" ::: "memory");
+}
+
+namespace apiary::harness {
+
+namespace {
+
+void count_outcome(void* ctx, const core::full_transaction&, core::reject outcome) {
+  static_cast<replay_result*>(ctx)->rejections.add(outcome);
+}
+
+}  // namespace
+
+core::chain_options replay_chain_options(const run_config& c, const workload_meta& w) {
+  core::chain_options o = c.chain;
+  o.genesis_accounts = w.accounts;
+  o.account_prefix = w.account_prefix;
+  o.key_password = w.key_password;
+  o.chain = w.chain;
+  o.check_authority = w.sign;
+  return o;
+}
+
+replay_result replay_workload(const run_config& c, const saved_workload& w) {
+  replay_result r;
+  r.transactions = w.transactions.size();
+
+  const std::int64_t t0 = core::steady_now_ns();
+  core::chain_options o = replay_chain_options(c, w.meta);
+  // The id table sized as a run's (for the workload's ids at most), so it never rehashes.
+  o.expected_transaction_ids = sized_chain(c, w.transactions.size()).expected_transaction_ids;
+  core::chain chain(o);
+  r.genesis_ns = core::steady_now_ns() - t0;
+
+  queen::writer_queue queue;
+  for (const core::full_transaction_ptr& tx : w.transactions) queue.submit(tx, core::tx_completion{&count_outcome, &r});
+  queue.close();
+
+  queen::writer_config wc;
+  wc.block_size = c.writer.block_size;
+  wc.block_transactions = c.writer.block_transactions;
+  queen::writer writer(chain, queue, wc, nullptr);
+  // The writer hands its batches and blocks to a timing outbox as in a run, so the measured
+  // part holds the writer's share of the latency records. The records are built after it,
+  // as the harness's main thread builds them in a run; with every transaction queued before
+  // the writer starts, the latencies themselves mean nothing here and are dropped.
+  queen::timing_outbox timings;
+  writer.record_timings(timings);
+
+  const std::int64_t t1 = core::steady_now_ns();
+  apiary_replay_measured(&writer);
+  r.replay_ns = core::steady_now_ns() - t1;
+  std::vector<queen::tx_timing> settled;
+  timings.take(settled);
+
+  r.error = writer.error_message();
+  r.blocks = writer.take_blocks();
+  r.breakdown = writer.breakdown();
+  r.accepted = r.rejections[core::reject::none];
+  r.pending_at_end = chain.pending_count();
+  r.head_block_num = chain.head_block_num();
+  r.head_block_id = core::to_hex(chain.head_block_id());
+  r.state_digest = core::to_hex(chain.state_digest());
+  return r;
+}
+
+saved_workload generate_saved_workload(const run_config& c, std::uint64_t transactions) {
+  const core::chain_options& chain = c.chain;
+  // The workload's accounts are the chain's genesis, whether or not resolve() ran.
+  colony::colony_config k = c.colony;
+  k.use_genesis_of(chain);
+  const colony::head_info genesis_head{0, core::block_id{}, core::time_point_sec{chain.genesis_time}};
+  colony::workload generated = colony::generate_workload(k, transactions, genesis_head);
+
+  saved_workload w;
+  w.meta.seed = c.colony.seed;
+  w.meta.streams = c.colony.threads;
+  w.meta.accounts = chain.genesis_accounts;
+  w.meta.sign = c.colony.sign;
+  w.meta.faults = generated.faults;
+  w.meta.account_prefix = chain.account_prefix;
+  w.meta.key_password = chain.key_password;
+  w.meta.chain = chain.chain;
+  w.transactions = std::move(generated.transactions);
+  return w;
+}
+
+}  // namespace apiary::harness

@@ -1,0 +1,21 @@
+// The JSON report of a run (schema: harness/report.schema.json, schema_version 1), streamed
+// into one buffer with core::json_writer: no DOM. Units are in the field names (_us, _ms,
+// _s, _bytes); shares are fractions in [0, 1].
+#pragma once
+
+#include <string>
+
+#include "apiary/core/buffer.hpp"
+#include "apiary/harness/config/run_config.hpp"
+#include "apiary/harness/cycle/context.hpp"
+#include "apiary/harness/cycle/run_result.hpp"
+#include "apiary/harness/report/analysis.hpp"
+
+namespace apiary::harness {
+
+inline constexpr int report_schema_version = 2;
+
+void write_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const run_result& r,
+                  const analysis& a, const std::string& path);
+
+}  // namespace apiary::harness

@@ -1,0 +1,17 @@
+// report_json: the fields that the run report and the replay's result both write about the
+// options and the machine. Defined in report.cpp.
+#pragma once
+
+#include "apiary/harness/cycle/context.hpp"
+#include "apiary/harness/config/options.hpp"
+#include "io/json_out.hpp"
+
+namespace apiary::harness {
+
+// `"name": value` of one run option, typed as the option is (number, boolean or string).
+void write_option(json_out& j, const config_entry& o);
+
+// The run_context fields (cpu_model ... start_time), into the object being written.
+void write_context_fields(json_out& j, const run_context& ctx);
+
+}  // namespace apiary::harness

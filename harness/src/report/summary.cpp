@@ -1,0 +1,218 @@
+#include "report/summary.hpp"
+
+#include <iterator>
+
+#include <spdlog/fmt/fmt.h>
+
+#include "apiary/colony/mix.hpp"
+#include "apiary/harness/io/text_format.hpp"
+
+namespace apiary::harness {
+
+namespace {
+
+template <class... Args>
+void append(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
+  fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
+}
+
+// Microseconds as a grouped whole number: "140,221 µs".
+std::string us_text(double us) { return grouped(static_cast<std::uint64_t>(us + 0.5)) + " µs"; }
+
+std::string pct(double share) { return fmt::format("{:.1f}%", share * 100); }
+
+std::string stop_text(const run_result& r, const run_config& c) {
+  switch (r.stopped_by) {
+    case stop_reason::blocks: return "stopped after " + grouped(c.stop.blocks) + " measured blocks";
+    case stop_reason::transactions: return "stopped after " + grouped(c.stop.transactions) + " measured transactions";
+    case stop_reason::duration: return "stopped after the --duration";
+    case stop_reason::sigint:
+    case stop_reason::sigterm:
+    case stop_reason::sighup: return "interrupted by " + std::string(to_string(r.stopped_by));
+    default: return "failed";
+  }
+}
+
+void append_header(std::string& s, const run_config& c, const run_context& ctx, const run_result& r,
+                   const analysis& a) {
+  append(s, "apiary run '{}': {}; {} warm-up + {} measured blocks\n", c.name, stop_text(r, c), r.warmup_blocks,
+         a.measured_blocks);
+  if (r.status == run_status::failed) append(s, "  error: {}\n", r.error);
+  append(s, "  {} build, commit {}, {}, {} cores\n", ctx.build_type, ctx.commit, ctx.cpu_model, ctx.cores);
+  if (!measuring_build(ctx))
+    s += "  warning: not a release build without sanitizers; these times are not the ones to quote\n";
+  append(s, "  {} producer threads, rate {}, signing {}, block target {} bytes, {} accounts, seed {}\n",
+         c.colony.threads, rate_text(c.colony), c.colony.sign ? "on" : "off", grouped(c.writer.block_size),
+         grouped(c.chain.genesis_accounts), c.colony.seed);
+}
+
+void append_cycle(std::string& s, const analysis& a) {
+  if (a.cycle_us.stats.count == 0) {
+    s += "Full block cycle: no measured cycle\n";
+    return;
+  }
+  const auto& cy = a.cycle_us;
+  append(s, "Full block cycle: fastest {} (block #{}), average {}, slowest {} (block #{})\n", us_text(cy.stats.min),
+         cy.min_block, us_text(cy.stats.avg), us_text(cy.stats.max), cy.max_block);
+  append(s, "  median {}, p90 {}, p99 {}, standard deviation {} over {} cycles\n", us_text(cy.stats.median),
+         us_text(cy.stats.p90), us_text(cy.stats.p99), us_text(cy.stats.stddev), cy.stats.count);
+}
+
+void append_throughput(std::string& s, const analysis& a) {
+  append(s, "Per block on average: produced in {}, applied in {}, {} of processing in all\n",
+         us_text(a.produced_us.stats.avg), us_text(a.applied_us.stats.avg), us_text(a.processing_us.stats.avg));
+  append(s, "Transactions: {} per block ({} bytes); {} tx/s, {} in {:.1f} s\n",
+         grouped(static_cast<std::uint64_t>(a.transactions.stats.avg + 0.5)),
+         grouped(static_cast<std::uint64_t>(a.size_bytes.stats.avg + 0.5)),
+         grouped(static_cast<std::uint64_t>(a.tx_per_s + 0.5)), grouped(a.measured_transactions), a.window_s);
+  append(s,
+         "Writer time: {} waiting for work, {} waiting for locks, {} processing transactions, {} processing blocks, "
+         "{} unknown\n",
+         pct(a.wait_work_share), pct(a.wait_lock_share), pct(a.tx_share), pct(a.block_share), pct(a.unknown_share));
+}
+
+// The process's CPU: how busy, the bound it puts on the cycle, where it went; the signing bound.
+void append_cpu(std::string& s, const run_config& c, const run_context& ctx, const analysis& a) {
+  append(s, "CPU: {} of {} cores busy while measuring", pct(a.cpu_utilization), ctx.cores);
+  if (a.machine_known)
+    append(s, " (the machine {} busy, {} of it by other processes)", pct(a.machine_busy_share),
+           pct(a.other_processes_share));
+  s += "\n";
+  if (a.machine_known && a.other_processes_share > 0.05)
+    append(s, "  warning: other processes took {} of the machine while measuring; the times are not comparable\n",
+           pct(a.other_processes_share));
+  if (a.cpu_bound_us > 0) {
+    append(s, "Process CPU: {:.1f} ms per block, a bound of {} per cycle on {} cores", a.cpu_ms_per_block,
+           us_text(a.cpu_bound_us), ctx.cores);
+    if (a.cycle_to_cpu_bound > 0) append(s, "; the cycle is {:.2f}x that", a.cycle_to_cpu_bound);
+    s += "\n";
+  }
+  if (a.split.known)
+    append(s, "  per block: signing {:.1f} ms, core {:.1f} ms, harness {:.1f} ms ({} of the process's CPU)\n",
+           a.split.signing_ms, a.split.core_ms, a.split.harness_ms, pct(a.split.harness_share));
+  else if (a.cpu_bound_us > 0)
+    s += "  per block: not split (signing's CPU is measured only with --measure-cpu on)\n";
+  if (c.colony.sign && a.signing_bound_us > 0)
+    append(s, "Signing: {:.1f} ms of CPU per block, a bound of {} per cycle on {} cores; the cycle is {:.2f}x that\n",
+           a.signing_ms_per_block, us_text(a.signing_bound_us), ctx.cores, a.cycle_to_signing_bound);
+}
+
+void append_colony(std::string& s, const colony::colony_stats& k) {
+  append(s, "Colony: {} generated", grouped(k.generated));
+  if (k.injected != 0) append(s, " and {} faulty (--faults)", grouped(k.injected));
+  append(s, ", {} accepted, {} rejected", grouped(k.accepted()), grouped(k.rejected()));
+  bool first = true;
+  for (std::size_t i = 1; i < core::reject_count; ++i) {
+    if (k.outcomes.by_reason[i] == 0 || !core::is_rejection(static_cast<core::reject>(i))) continue;
+    append(s, "{}{} {}", first ? " (" : ", ", core::reject_name(static_cast<core::reject>(i)),
+           grouped(k.outcomes.by_reason[i]));
+    first = false;
+  }
+  if (!first) s += ")";
+  if (k.shutdown() != 0) append(s, ", {} not processed (shutdown)", grouped(k.shutdown()));
+  s += "\n  mix:";
+  for (colony::op_kind kind : colony::all_op_kinds)
+    append(s, " {} {} ({:.0f} B)", colony::op_kind_name(kind), pct(k.share(kind)), k.average_packed_bytes(kind));
+  s += "\n";
+}
+
+std::string target_value(const target_check& t) {
+  if (t.name == "cpu_utilization") return fmt::format("{:.1f}%", t.value * 100);
+  if (t.name == "transactions_per_block") return fmt::format("{:.0f}", t.value);
+  if (t.name == "cycle_to_cpu_bound") return fmt::format("{:.2f}x", t.value);
+  if (t.name == "harness_cpu_share") return fmt::format("{:.1f}%", t.value * 100);
+  return fmt::format("{:.1f} ms", t.value);
+}
+
+// One line per stage, from the histograms of every settled transaction.
+void append_latency(std::string& s, const latency_recorder& l) {
+  for (const auto& [name, stage] : latency_stage_names) {
+    const latency_summary x = l.stage(stage).summary();
+    if (x.count == 0) continue;
+    append(s, "Latency {:<11} p50 {}, p90 {}, p99 {}, p99.9 {}, max {} ({} transactions)\n", std::string(name) + ":",
+           us_text(x.quantile_ns[0] / 1e3), us_text(x.quantile_ns[1] / 1e3), us_text(x.quantile_ns[2] / 1e3),
+           us_text(x.quantile_ns[3] / 1e3), us_text(x.max_ns / 1e3), grouped(x.count));
+  }
+}
+
+void append_outcome(std::string& s, const run_result& r, const analysis& a) {
+  if (!a.targets.empty() && r.status != run_status::failed) {
+    s += "Targets:\n";
+    for (const target_check& t : a.targets)
+      append(s, "  {}: {} ({})\n", t.description, target_value(t), t.met ? "met" : "NOT met");
+  }
+  append(s, "Peak RSS {:.1f} MiB; genesis {:.1f} s",
+         static_cast<double>(r.usage_end.peak_rss_bytes) / (1024.0 * 1024.0), static_cast<double>(r.genesis_ns) / 1e9);
+  if (r.dumped_transactions != 0) append(s, "; {} transactions dumped", r.dumped_transactions);
+  if (r.dumped_blocks != 0) append(s, "; {} blocks dumped", r.dumped_blocks);
+  s += "\n";
+  if (!r.audit.ran) return;
+  if (r.audit.passed()) {
+    append(s,
+           "Audit: passed (supply balanced; undo sessions open: {}; ids known: {}, the accepted unexpired ones; "
+           "blocks chained and within size; accepted = included + pending)\n",
+           r.audit.undo_depth, grouped(r.audit.known_transactions));
+  } else {
+    append(s, "Audit: FAILED, {} violations\n", r.audit.violations.size());
+    for (const std::string& v : r.audit.violations) append(s, "  {}\n", v);
+  }
+}
+
+// Hive's colony prints these per producer thread at the end.
+void log_colony_thread(spdlog::logger& log, std::size_t t, const colony::colony_stats& k) {
+  log.info("Production stats for thread colony-{}", t);
+  log.info("Number of transactions: {}", k.generated);
+  if (k.generated == 0) return;
+  for (colony::op_kind kind : colony::all_op_kinds) {
+    const colony::kind_totals& kt = k.kinds[colony::index_of(kind)];
+    if (kt.count == 0) continue;
+    log.info("{}: {} ({:.2f}%), avg.extra: {:.0f}, avg.size: {:.0f}", colony::op_kind_name(kind), kt.count,
+             k.share(kind) * 100, k.average_extra_bytes(kind), k.average_packed_bytes(kind));
+  }
+  if (k.reply_substitutions != 0 || k.vote_substitutions != 0)
+    log.info("{} replies and {} votes substituted with articles due to lack of proper target comment",
+             k.reply_substitutions, k.vote_substitutions);
+  if (k.rejected() != 0) log.info("{} transactions failed", k.rejected());
+  if (k.in_flight_brake.waits == 0) return;
+  log.info("{} times production loop was locked out due to reaching max number of waiting transactions",
+           k.in_flight_brake.waits);
+  if (k.in_flight_late_resumes != 0)
+    log.info("{} times production loop was unlocked only after all transactions were cleared from queue",
+             k.in_flight_late_resumes);
+}
+
+}  // namespace
+
+std::string format_summary(const run_config& c, const run_context& ctx, const run_result& r, const analysis& a,
+                           const std::string& report_path) {
+  std::string s;
+  append_header(s, c, ctx, r, a);
+  append_cycle(s, a);
+  if (a.measured_blocks != 0) {
+    append_throughput(s, a);
+    append_cpu(s, c, ctx, a);
+  }
+  append_colony(s, r.colony_total);
+  append_latency(s, r.latency);
+  append_outcome(s, r, a);
+  if (!report_path.empty()) append(s, "Report: {}\n", report_path);
+  return s;
+}
+
+void log_statistics(spdlog::logger& log, const run_result& r, const analysis& a) {
+  for (std::size_t t = 0; t < r.colony_threads.size(); ++t) log_colony_thread(log, t, r.colony_threads[t]);
+  if (a.measured_blocks != 0) {
+    log.info("Blocks produced in average time of {:.0f}μs, applied in {:.0f}μs, average full processing time {:.0f}μs",
+             a.produced_us.stats.avg, a.applied_us.stats.avg, a.processing_us.stats.avg);
+  }
+  if (a.cycle_us.stats.count != 0) {
+    const auto& cy = a.cycle_us;
+    log.info("Full block cycle: min = {:.0f}μs at #{}, avg = {:.0f}μs, max = {:.0f}μs at #{}", cy.stats.min,
+             cy.min_block, cy.stats.avg, cy.stats.max, cy.max_block);
+  }
+  if (a.machine_known && a.other_processes_share > 0.10)
+    log.warn("other processes took {} of the machine while measuring; the times are not comparable",
+             pct(a.other_processes_share));
+}
+
+}  // namespace apiary::harness
