@@ -29,9 +29,9 @@
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/key_cache.hpp"
 #include "apiary/colony/mix.hpp"
-#include "apiary/core/chain.hpp"
-#include "apiary/core/full_block.hpp"
-#include "apiary/core/full_transaction.hpp"
+#include "apiary/core/chain/chain.hpp"
+#include "apiary/core/protocol/full_block.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
 
 namespace {
 

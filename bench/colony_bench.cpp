@@ -26,9 +26,9 @@
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/key_cache.hpp"
 #include "apiary/colony/mix.hpp"
-#include "apiary/core/full_transaction.hpp"
-#include "apiary/core/keys.hpp"
-#include "apiary/core/transaction.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/protocol/keys.hpp"
+#include "apiary/core/protocol/transaction.hpp"
 
 namespace {
 

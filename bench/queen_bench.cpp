@@ -32,10 +32,10 @@
 #include <thread>
 #include <vector>
 
-#include "apiary/core/full_transaction.hpp"
-#include "apiary/core/reject.hpp"
-#include "apiary/core/submission.hpp"
-#include "apiary/core/transaction.hpp"
+#include "apiary/core/chain/reject.hpp"
+#include "apiary/core/chain/submission.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/protocol/transaction.hpp"
 #include "apiary/queen/tx_timing.hpp"
 #include "apiary/queen/writer_queue.hpp"
 

@@ -35,9 +35,9 @@
 #include <boost/multi_index/member.hpp>
 #include <boost/multi_index/ordered_index.hpp>
 
-#include "apiary/core/clock.hpp"
-#include "apiary/core/database.hpp"
-#include "apiary/core/state_objects.hpp"
+#include "apiary/core/base/clock.hpp"
+#include "apiary/core/chain/state_objects.hpp"
+#include "apiary/core/state/database.hpp"
 
 namespace {
 

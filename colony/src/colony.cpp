@@ -17,9 +17,9 @@
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/key_cache.hpp"
 #include "apiary/colony/token_bucket.hpp"
-#include "apiary/core/check.hpp"
-#include "apiary/core/clock.hpp"
-#include "apiary/core/serialize.hpp"
+#include "apiary/core/base/check.hpp"
+#include "apiary/core/base/clock.hpp"
+#include "apiary/core/protocol/serialize.hpp"
 
 namespace apiary::colony {
 

@@ -3,7 +3,7 @@
 #include <utility>
 #include <variant>
 
-#include "apiary/core/check.hpp"
+#include "apiary/core/base/check.hpp"
 
 namespace apiary::colony {
 

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "apiary/colony/key_cache.hpp"
-#include "apiary/core/chain_options.hpp"
-#include "apiary/core/operations.hpp"
+#include "apiary/core/chain/chain_options.hpp"
+#include "apiary/core/protocol/operations.hpp"
 #include "text.hpp"
 
 namespace apiary::colony {

@@ -5,8 +5,8 @@
 #include <string_view>
 #include <utility>
 
-#include "apiary/core/check.hpp"
-#include "apiary/core/operations.hpp"
+#include "apiary/core/base/check.hpp"
+#include "apiary/core/protocol/operations.hpp"
 
 namespace apiary::colony {
 

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "apiary/core/chain_options.hpp"
-#include "apiary/core/check.hpp"
+#include "apiary/core/base/check.hpp"
+#include "apiary/core/chain/chain_options.hpp"
 
 namespace apiary::colony {
 

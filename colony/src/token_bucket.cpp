@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "apiary/core/check.hpp"
+#include "apiary/core/base/check.hpp"
 
 namespace apiary::colony {
 

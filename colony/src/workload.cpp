@@ -10,7 +10,7 @@
 #include "apiary/colony/faults.hpp"
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/key_cache.hpp"
-#include "apiary/core/check.hpp"
+#include "apiary/core/base/check.hpp"
 
 namespace apiary::colony {
 

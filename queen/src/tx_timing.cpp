@@ -3,7 +3,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "apiary/core/check.hpp"
+#include "apiary/core/base/check.hpp"
 
 namespace apiary::queen {
 

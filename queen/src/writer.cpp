@@ -2,8 +2,8 @@
 
 #include <chrono>
 
-#include "apiary/core/check.hpp"
-#include "apiary/core/clock.hpp"
+#include "apiary/core/base/check.hpp"
+#include "apiary/core/base/clock.hpp"
 
 namespace apiary::queen {
 

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <utility>
 
-#include "apiary/core/check.hpp"
-#include "apiary/core/clock.hpp"
+#include "apiary/core/base/check.hpp"
+#include "apiary/core/base/clock.hpp"
 
 namespace apiary::queen {
 

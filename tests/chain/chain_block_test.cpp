@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "apiary/core/block.hpp"
-#include "apiary/core/full_block.hpp"
+#include "apiary/core/protocol/block.hpp"
+#include "apiary/core/protocol/full_block.hpp"
 #include "chain_test_support.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "apiary/core/cashout.hpp"
+#include "apiary/core/chain/cashout.hpp"
 #include "chain_test_support.hpp"
 
 namespace apiary::chain_test {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "apiary/core/chain_options.hpp"
-#include "apiary/core/custom_op_counter.hpp"
-#include "apiary/core/database.hpp"
-#include "apiary/core/dedup_index.hpp"
-#include "apiary/core/full_transaction.hpp"
+#include "apiary/core/chain/chain_options.hpp"
+#include "apiary/core/chain/custom_op_counter.hpp"
+#include "apiary/core/chain/dedup_index.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/state/database.hpp"
 #include "chain_test_support.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "apiary/core/rc.hpp"
+#include "apiary/core/chain/rc.hpp"
 #include "chain_test_support.hpp"
 
 namespace apiary::chain_test {

@@ -22,7 +22,7 @@
 #include "apiary/colony/comment_ring.hpp"
 #include "apiary/colony/generator.hpp"
 #include "apiary/colony/genesis.hpp"
-#include "apiary/core/block.hpp"
+#include "apiary/core/protocol/block.hpp"
 #include "chain_test_support.hpp"
 
 namespace {

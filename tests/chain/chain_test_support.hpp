@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "apiary/colony/key_cache.hpp"
-#include "apiary/core/chain.hpp"
-#include "apiary/core/chain_options.hpp"
-#include "apiary/core/full_transaction.hpp"
-#include "apiary/core/hash.hpp"
-#include "apiary/core/reject.hpp"
+#include "apiary/core/chain/chain.hpp"
+#include "apiary/core/chain/chain_options.hpp"
+#include "apiary/core/chain/reject.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/protocol/hash.hpp"
 
 namespace apiary::core {
 // Readable failures: gtest prints the reason's name instead of a number.

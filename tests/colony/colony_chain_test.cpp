@@ -15,9 +15,9 @@
 #include <utility>
 
 #include "apiary/colony/colony.hpp"
-#include "apiary/core/chain.hpp"
-#include "apiary/core/chain_options.hpp"
-#include "apiary/core/submission.hpp"
+#include "apiary/core/chain/chain.hpp"
+#include "apiary/core/chain/chain_options.hpp"
+#include "apiary/core/chain/submission.hpp"
 
 namespace {
 

@@ -23,10 +23,10 @@
 
 #include "apiary/colony/colony.hpp"
 #include "apiary/colony/token_bucket.hpp"
-#include "apiary/core/keys.hpp"
-#include "apiary/core/operations.hpp"
-#include "apiary/core/submission.hpp"
-#include "apiary/core/transaction.hpp"
+#include "apiary/core/chain/submission.hpp"
+#include "apiary/core/protocol/keys.hpp"
+#include "apiary/core/protocol/operations.hpp"
+#include "apiary/core/protocol/transaction.hpp"
 
 namespace {
 

@@ -16,10 +16,10 @@
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/key_cache.hpp"
 #include "apiary/colony/mix.hpp"
-#include "apiary/core/custom_json.hpp"
-#include "apiary/core/full_transaction.hpp"
-#include "apiary/core/serialize.hpp"
-#include "apiary/core/transaction.hpp"
+#include "apiary/core/protocol/custom_json.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/protocol/serialize.hpp"
+#include "apiary/core/protocol/transaction.hpp"
 
 namespace {
 

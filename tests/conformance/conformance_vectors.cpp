@@ -24,18 +24,18 @@
 #include <utility>
 #include <vector>
 
-#include "apiary/core/block.hpp"
-#include "apiary/core/buffer.hpp"
-#include "apiary/core/bytes.hpp"
-#include "apiary/core/full_block.hpp"
-#include "apiary/core/full_transaction.hpp"
-#include "apiary/core/hash.hpp"
-#include "apiary/core/json.hpp"
-#include "apiary/core/keys.hpp"
-#include "apiary/core/operations.hpp"
-#include "apiary/core/serialize.hpp"
-#include "apiary/core/time_point.hpp"
-#include "apiary/core/transaction.hpp"
+#include "apiary/core/protocol/block.hpp"
+#include "apiary/core/protocol/buffer.hpp"
+#include "apiary/core/protocol/bytes.hpp"
+#include "apiary/core/protocol/full_block.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/protocol/hash.hpp"
+#include "apiary/core/protocol/json.hpp"
+#include "apiary/core/protocol/keys.hpp"
+#include "apiary/core/protocol/operations.hpp"
+#include "apiary/core/protocol/serialize.hpp"
+#include "apiary/core/protocol/time_point.hpp"
+#include "apiary/core/protocol/transaction.hpp"
 
 namespace {
 

@@ -2,8 +2,8 @@
 
 #include <boost/json.hpp>
 
-#include "apiary/core/custom_json.hpp"
-#include "apiary/core/json.hpp"
+#include "apiary/core/protocol/custom_json.hpp"
+#include "apiary/core/protocol/json.hpp"
 #include "samples.hpp"
 
 namespace apiary::core {

@@ -1,8 +1,8 @@
-#include "apiary/core/keys.hpp"
+#include "apiary/core/protocol/keys.hpp"
 
 #include <gtest/gtest.h>
 
-#include "apiary/core/hash.hpp"
+#include "apiary/core/protocol/hash.hpp"
 
 namespace apiary::core {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "apiary/core/block.hpp"
+#include "apiary/core/protocol/block.hpp"
 #include "samples.hpp"
 
 namespace apiary::core {

@@ -2,9 +2,9 @@
 
 #include <memory>
 
-#include "apiary/core/block.hpp"
-#include "apiary/core/full_block.hpp"
-#include "apiary/core/hash.hpp"
+#include "apiary/core/protocol/block.hpp"
+#include "apiary/core/protocol/full_block.hpp"
+#include "apiary/core/protocol/hash.hpp"
 #include "samples.hpp"
 
 namespace apiary::core {

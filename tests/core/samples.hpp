@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "apiary/core/block.hpp"
-#include "apiary/core/keys.hpp"
+#include "apiary/core/protocol/block.hpp"
+#include "apiary/core/protocol/keys.hpp"
 
 namespace apiary::core::testing {
 

@@ -1,4 +1,4 @@
-#include "apiary/core/serialize.hpp"
+#include "apiary/core/protocol/serialize.hpp"
 
 #include <gtest/gtest.h>
 

@@ -19,9 +19,9 @@
 #include <memory>
 #include <span>
 
-#include "apiary/core/check.hpp"
-#include "apiary/core/full_block.hpp"
-#include "apiary/core/json.hpp"
+#include "apiary/core/base/check.hpp"
+#include "apiary/core/protocol/full_block.hpp"
+#include "apiary/core/protocol/json.hpp"
 #include "json_grammar.hpp"
 
 using namespace apiary::core;

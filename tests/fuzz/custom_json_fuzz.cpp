@@ -13,10 +13,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "apiary/core/check.hpp"
-#include "apiary/core/custom_json.hpp"
-#include "apiary/core/json.hpp"
-#include "apiary/core/operations.hpp"
+#include "apiary/core/base/check.hpp"
+#include "apiary/core/protocol/custom_json.hpp"
+#include "apiary/core/protocol/json.hpp"
+#include "apiary/core/protocol/operations.hpp"
 #include "json_grammar.hpp"
 
 using namespace apiary::core;

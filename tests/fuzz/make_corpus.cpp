@@ -21,9 +21,9 @@
 #include "apiary/colony/generator.hpp"
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/mix.hpp"
-#include "apiary/core/block.hpp"
-#include "apiary/core/full_transaction.hpp"
-#include "apiary/core/keys.hpp"
+#include "apiary/core/protocol/block.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/protocol/keys.hpp"
 
 namespace {
 

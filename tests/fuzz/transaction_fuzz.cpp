@@ -16,10 +16,10 @@
 #include <cstdint>
 #include <span>
 
-#include "apiary/core/check.hpp"
-#include "apiary/core/full_transaction.hpp"
-#include "apiary/core/json.hpp"
-#include "apiary/core/keys.hpp"
+#include "apiary/core/base/check.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/protocol/json.hpp"
+#include "apiary/core/protocol/keys.hpp"
 #include "json_grammar.hpp"
 
 using namespace apiary::core;

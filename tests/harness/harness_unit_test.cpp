@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "apiary/core/chain.hpp"
+#include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/config/options.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/audit.hpp"

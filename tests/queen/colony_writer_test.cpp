@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "apiary/colony/colony.hpp"
-#include "apiary/core/chain.hpp"
+#include "apiary/core/chain/chain.hpp"
 #include "apiary/queen/writer.hpp"
 #include "apiary/queen/writer_queue.hpp"
 

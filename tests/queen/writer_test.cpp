@@ -15,7 +15,7 @@
 #include "apiary/colony/generator.hpp"
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/key_cache.hpp"
-#include "apiary/core/clock.hpp"
+#include "apiary/core/base/clock.hpp"
 
 namespace apiary::queen {
 namespace {

@@ -68,3 +68,17 @@ def test_a_harness_file_outside_the_folders_is_named(repo, tree):
     result = run_check(repo, tree)
     assert result.returncode == 1
     assert "harness/src/stray.cpp: a harness file outside the layer folders" in result.stderr
+
+
+def test_protocol_including_the_chain_layer_is_named(repo, tree):
+    plant(tree / "core" / "protocol" / "src" / "hash.cpp", "apiary/core/chain/rc.hpp")
+    result = run_check(repo, tree)
+    assert result.returncode == 1
+    assert "core/protocol includes core/chain" in result.stderr
+
+
+def test_a_core_file_outside_the_layers_is_named(repo, tree):
+    (tree / "core" / "stray.hpp").write_text("#pragma once\n")
+    result = run_check(repo, tree)
+    assert result.returncode == 1
+    assert "core/stray.hpp: a core file outside the layer folders" in result.stderr

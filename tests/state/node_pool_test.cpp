@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "apiary/core/node_pool.hpp"
+#include "apiary/core/state/node_pool.hpp"
 #include "state_test_objects.hpp"
 
 namespace apiary::core::test {

@@ -12,8 +12,8 @@
 #include <boost/multi_index/member.hpp>
 #include <boost/multi_index/ordered_index.hpp>
 
-#include "apiary/core/database.hpp"
-#include "apiary/core/undo_index.hpp"
+#include "apiary/core/state/database.hpp"
+#include "apiary/core/state/undo_index.hpp"
 
 namespace apiary::core::test {
 

@@ -15,7 +15,7 @@
 #include <new>
 #include <vector>
 
-#include "apiary/core/buffer.hpp"
+#include "apiary/core/protocol/buffer.hpp"
 #include "apiary/harness/config/memory_budget.hpp"
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/cycle/latency.hpp"

@@ -8,12 +8,12 @@
 
 #include <spdlog/fmt/fmt.h>
 
-#include "apiary/core/block.hpp"
-#include "apiary/core/buffer.hpp"
-#include "apiary/core/check.hpp"
-#include "apiary/core/full_block.hpp"
-#include "apiary/core/json.hpp"
-#include "apiary/core/keys.hpp"
+#include "apiary/core/base/check.hpp"
+#include "apiary/core/protocol/block.hpp"
+#include "apiary/core/protocol/buffer.hpp"
+#include "apiary/core/protocol/full_block.hpp"
+#include "apiary/core/protocol/json.hpp"
+#include "apiary/core/protocol/keys.hpp"
 #include "apiary/harness/io/output_file.hpp"
 
 namespace apiary::harness {

@@ -8,7 +8,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
-#include "apiary/core/buffer.hpp"
+#include "apiary/core/protocol/buffer.hpp"
 #include "apiary/harness/io/output_file.hpp"
 #include "io/json_out.hpp"
 

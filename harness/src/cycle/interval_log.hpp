@@ -17,8 +17,8 @@
 #include <optional>
 #include <string>
 
-#include "apiary/core/chain.hpp"
-#include "apiary/core/rc.hpp"
+#include "apiary/core/chain/chain.hpp"
+#include "apiary/core/chain/rc.hpp"
 #include "apiary/harness/cycle/latency.hpp"
 #include "apiary/queen/block_stats.hpp"
 

@@ -15,8 +15,8 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "apiary/colony/colony.hpp"
-#include "apiary/core/chain.hpp"
-#include "apiary/core/clock.hpp"
+#include "apiary/core/base/clock.hpp"
+#include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/cycle/audit.hpp"
 #include "apiary/harness/cycle/dump.hpp"
 #include "apiary/harness/cycle/latency.hpp"

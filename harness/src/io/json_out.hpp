@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "apiary/core/buffer.hpp"
-#include "apiary/core/json.hpp"
+#include "apiary/core/protocol/buffer.hpp"
+#include "apiary/core/protocol/json.hpp"
 
 namespace apiary::harness {
 

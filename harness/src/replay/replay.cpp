@@ -4,8 +4,8 @@
 #include <exception>
 
 #include "apiary/colony/workload.hpp"
-#include "apiary/core/chain.hpp"
-#include "apiary/core/clock.hpp"
+#include "apiary/core/base/clock.hpp"
+#include "apiary/core/chain/chain.hpp"
 #include "apiary/queen/writer.hpp"
 #include "apiary/queen/writer_queue.hpp"
 

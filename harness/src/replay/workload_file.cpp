@@ -3,9 +3,9 @@
 #include <cstring>
 #include <optional>
 
-#include "apiary/core/buffer.hpp"
-#include "apiary/core/hash.hpp"
-#include "apiary/core/serialize.hpp"
+#include "apiary/core/protocol/buffer.hpp"
+#include "apiary/core/protocol/hash.hpp"
+#include "apiary/core/protocol/serialize.hpp"
 #include "apiary/harness/config/memory_budget.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/io/error_text.hpp"

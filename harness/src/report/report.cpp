@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "apiary/colony/mix.hpp"
-#include "apiary/core/json.hpp"
-#include "apiary/core/rc.hpp"
-#include "apiary/core/reject.hpp"
+#include "apiary/core/chain/rc.hpp"
+#include "apiary/core/chain/reject.hpp"
+#include "apiary/core/protocol/json.hpp"
 #include "apiary/harness/config/options.hpp"
 #include "apiary/harness/io/output_file.hpp"
 #include "report/report_json.hpp"

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "apiary/core/buffer.hpp"
+#include "apiary/core/protocol/buffer.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/cycle/run_result.hpp"

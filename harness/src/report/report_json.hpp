@@ -2,8 +2,8 @@
 // options and the machine. Defined in report.cpp.
 #pragma once
 
-#include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/config/options.hpp"
+#include "apiary/harness/cycle/context.hpp"
 #include "io/json_out.hpp"
 
 namespace apiary::harness {

@@ -74,12 +74,12 @@
 #include "apiary/colony/colony_stats.hpp"
 #include "apiary/colony/comment_ring.hpp"
 #include "apiary/colony/mix.hpp"
-#include "apiary/core/account_name.hpp"
-#include "apiary/core/bytes.hpp"
-#include "apiary/core/full_transaction.hpp"
-#include "apiary/core/reject.hpp"
-#include "apiary/core/submission.hpp"
-#include "apiary/core/time_point.hpp"
+#include "apiary/core/chain/reject.hpp"
+#include "apiary/core/chain/submission.hpp"
+#include "apiary/core/protocol/account_name.hpp"
+#include "apiary/core/protocol/bytes.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/protocol/time_point.hpp"
 
 namespace boost::asio {
 class thread_pool;

@@ -13,9 +13,9 @@
 #include "apiary/colony/comment_ring.hpp"
 #include "apiary/colony/faults.hpp"
 #include "apiary/colony/mix.hpp"
-#include "apiary/core/bytes.hpp"
-#include "apiary/core/chain_options.hpp"
-#include "apiary/core/named_enum.hpp"
+#include "apiary/core/base/named_enum.hpp"
+#include "apiary/core/chain/chain_options.hpp"
+#include "apiary/core/protocol/bytes.hpp"
 
 namespace apiary::colony {
 

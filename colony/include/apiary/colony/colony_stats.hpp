@@ -24,7 +24,7 @@
 
 #include "apiary/colony/faults.hpp"
 #include "apiary/colony/mix.hpp"
-#include "apiary/core/reject.hpp"
+#include "apiary/core/chain/reject.hpp"
 
 namespace apiary::colony {
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "apiary/core/account_name.hpp"
-#include "apiary/core/transaction.hpp"
+#include "apiary/core/protocol/account_name.hpp"
+#include "apiary/core/protocol/transaction.hpp"
 
 namespace apiary::colony {
 

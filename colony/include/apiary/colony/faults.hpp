@@ -28,11 +28,11 @@
 #include <string>
 #include <string_view>
 
-#include "apiary/core/account_name.hpp"
-#include "apiary/core/full_transaction.hpp"
-#include "apiary/core/keys.hpp"
-#include "apiary/core/reject.hpp"
-#include "apiary/core/transaction.hpp"
+#include "apiary/core/chain/reject.hpp"
+#include "apiary/core/protocol/account_name.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/protocol/keys.hpp"
+#include "apiary/core/protocol/transaction.hpp"
 
 namespace apiary::colony {
 

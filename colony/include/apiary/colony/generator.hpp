@@ -27,11 +27,11 @@
 
 #include "apiary/colony/comment_ring.hpp"
 #include "apiary/colony/mix.hpp"
-#include "apiary/core/account_name.hpp"
-#include "apiary/core/bytes.hpp"
-#include "apiary/core/keys.hpp"
-#include "apiary/core/time_point.hpp"
-#include "apiary/core/transaction.hpp"
+#include "apiary/core/protocol/account_name.hpp"
+#include "apiary/core/protocol/bytes.hpp"
+#include "apiary/core/protocol/keys.hpp"
+#include "apiary/core/protocol/time_point.hpp"
+#include "apiary/core/protocol/transaction.hpp"
 
 namespace apiary::colony {
 

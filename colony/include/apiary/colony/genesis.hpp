@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "apiary/core/account_name.hpp"
+#include "apiary/core/protocol/account_name.hpp"
 
 namespace apiary::colony {
 

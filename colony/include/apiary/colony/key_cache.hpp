@@ -12,9 +12,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "apiary/core/account_name.hpp"
-#include "apiary/core/full_transaction.hpp"
-#include "apiary/core/keys.hpp"
+#include "apiary/core/protocol/account_name.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/protocol/keys.hpp"
 
 namespace apiary::colony {
 

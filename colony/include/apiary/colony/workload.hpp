@@ -22,7 +22,7 @@
 #include "apiary/colony/colony_config.hpp"
 #include "apiary/colony/faults.hpp"
 #include "apiary/colony/generator.hpp"
-#include "apiary/core/full_transaction.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
 
 namespace apiary::colony {
 

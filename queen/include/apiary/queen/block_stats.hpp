@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "apiary/core/bytes.hpp"
+#include "apiary/core/protocol/bytes.hpp"
 
 namespace apiary::queen {
 

@@ -31,9 +31,9 @@
 #include <mutex>
 #include <vector>
 
-#include "apiary/core/full_transaction.hpp"
-#include "apiary/core/reject.hpp"
-#include "apiary/core/transaction.hpp"
+#include "apiary/core/chain/reject.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/protocol/transaction.hpp"
 #include "apiary/queen/writer_queue.hpp"
 
 namespace apiary::queen {

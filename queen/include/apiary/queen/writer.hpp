@@ -38,7 +38,7 @@
 #include <thread>
 #include <vector>
 
-#include "apiary/core/chain.hpp"
+#include "apiary/core/chain/chain.hpp"
 #include "apiary/queen/block_stats.hpp"
 #include "apiary/queen/tx_timing.hpp"
 #include "apiary/queen/writer_queue.hpp"

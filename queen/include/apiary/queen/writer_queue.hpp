@@ -36,8 +36,8 @@
 #include <string_view>
 #include <vector>
 
-#include "apiary/core/named_enum.hpp"
-#include "apiary/core/submission.hpp"
+#include "apiary/core/base/named_enum.hpp"
+#include "apiary/core/chain/submission.hpp"
 
 namespace apiary::queen {
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "apiary/core/named_enum.hpp"
+#include "apiary/core/base/named_enum.hpp"
 #include "apiary/harness/config/run_config.hpp"
 
 namespace CLI {

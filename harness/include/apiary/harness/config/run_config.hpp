@@ -14,8 +14,8 @@
 #include <string_view>
 
 #include "apiary/colony/colony_config.hpp"
-#include "apiary/core/chain_options.hpp"
-#include "apiary/core/named_enum.hpp"
+#include "apiary/core/base/named_enum.hpp"
+#include "apiary/core/chain/chain_options.hpp"
 #include "apiary/harness/io/run_log.hpp"
 #include "apiary/queen/writer.hpp"
 #include "apiary/queen/writer_queue.hpp"

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "apiary/colony/colony_stats.hpp"
-#include "apiary/core/chain.hpp"
+#include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/dump.hpp"
 #include "apiary/queen/block_stats.hpp"

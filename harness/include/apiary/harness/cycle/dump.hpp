@@ -30,9 +30,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "apiary/core/chain.hpp"
-#include "apiary/core/reject.hpp"
-#include "apiary/core/submission.hpp"
+#include "apiary/core/chain/chain.hpp"
+#include "apiary/core/chain/reject.hpp"
+#include "apiary/core/chain/submission.hpp"
 #include "apiary/queen/block_stats.hpp"
 #include "apiary/queen/tx_timing.hpp"
 

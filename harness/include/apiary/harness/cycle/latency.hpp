@@ -32,7 +32,7 @@
 #include <boost/histogram.hpp>
 
 #include "apiary/colony/mix.hpp"
-#include "apiary/core/named_enum.hpp"
+#include "apiary/core/base/named_enum.hpp"
 #include "apiary/queen/tx_timing.hpp"
 
 namespace apiary::harness {

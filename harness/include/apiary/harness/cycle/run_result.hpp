@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "apiary/colony/colony_stats.hpp"
-#include "apiary/core/chain.hpp"
-#include "apiary/core/named_enum.hpp"
-#include "apiary/core/rc.hpp"
+#include "apiary/core/base/named_enum.hpp"
+#include "apiary/core/chain/chain.hpp"
+#include "apiary/core/chain/rc.hpp"
+#include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/audit.hpp"
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/cycle/latency.hpp"
-#include "apiary/harness/config/run_config.hpp"
 #include "apiary/queen/block_stats.hpp"
 
 namespace apiary::harness {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "apiary/core/buffer.hpp"
+#include "apiary/core/protocol/buffer.hpp"
 
 namespace apiary::harness {
 

@@ -22,7 +22,7 @@ namespace spdlog::details {
 class thread_pool;
 }  // namespace spdlog::details
 
-#include "apiary/core/named_enum.hpp"
+#include "apiary/core/base/named_enum.hpp"
 
 namespace apiary::harness {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "apiary/core/buffer.hpp"
-#include "apiary/core/reject.hpp"
+#include "apiary/core/chain/reject.hpp"
+#include "apiary/core/protocol/buffer.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/replay/workload_file.hpp"

@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "apiary/colony/faults.hpp"
-#include "apiary/core/bytes.hpp"
-#include "apiary/core/full_transaction.hpp"
+#include "apiary/core/protocol/bytes.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
 
 namespace apiary::harness {
 

@@ -1,0 +1,241 @@
+// chain: the state core the queen drives. It owns the database and follows Hive's flow:
+//
+//   push_transaction  checks the transaction rules, then applies it in its own undo session
+//                     nested in the pending session: squashed into it on success, undone on
+//                     failure, so a rejected transaction leaves no trace in state, in the
+//                     dedup sets or in the custom-op counters.
+//   generate_block    takes the pending transactions in order, without re-executing them,
+//                     until the next one would not fit; fills in the header and signs it.
+//   apply_block       undoes the pending state, applies the block (in an undo session or
+//                     not, a switch), records it as head, pays out the comments due
+//                     (cashout.hpp: they and their votes leave), prunes expired ids,
+//                     then re-applies the pending transactions the block did not include
+//                     with fresh custom-op counters. A block that is exactly the pending
+//                     list (chain_options::reuse_pending) keeps the pending state instead:
+//                     its transactions already applied, in that order, on that state.
+//
+// Resource credits (rc.hpp): push_transaction charges the payer after the operations applied,
+// inside the transaction's session, and rejects with insufficient_rc when its mana is short;
+// apply_block charges the block's transactions again (the pending charges were undone with
+// the pending state) and then moves the resource pools on by the block's usage.
+//
+// The three switches that decide where per-block bookkeeping lives each have one class, the
+// only place that reads them: dedup_index (chain_options::dedup, where transaction ids live),
+// custom_op_counter (chain_options::custom_ops, where the custom-op counts live) and
+// rc_ledger (chain_options::rc, where pending RC charges live).
+// Sources: chain.cpp holds the rules, the evaluators and the block flow; chain_genesis.cpp
+// the genesis state; chain_audit.cpp audit() and state_digest().
+//
+// Time is simulated: each block is one 3-second slot after its parent.
+// Thread safety: none; one writer thread owns the chain.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "apiary/core/chain/chain_options.hpp"
+#include "apiary/core/chain/custom_op_counter.hpp"
+#include "apiary/core/chain/dedup_index.hpp"
+#include "apiary/core/chain/rc.hpp"
+#include "apiary/core/chain/rc_ledger.hpp"
+#include "apiary/core/chain/reject.hpp"
+#include "apiary/core/chain/state_objects.hpp"
+#include "apiary/core/protocol/full_block.hpp"
+#include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/state/database.hpp"
+
+namespace apiary::core {
+
+// What chain::audit() found: one line per broken invariant (empty: all hold), and what it
+// counted.
+struct chain_audit {
+  std::vector<std::string> violations;
+  std::size_t known_transactions = 0;  // ids the dedup check knows: included and unexpired, plus pending
+  std::size_t undo_depth = 0;          // open undo sessions
+  bool ok() const { return violations.empty(); }
+};
+
+struct block_result {
+  std::uint32_t applied = 0;    // transactions in the block
+  std::uint32_t reapplied = 0;  // pending transactions carried over to the next block
+  std::uint32_t dropped = 0;    // pending transactions that no longer applied (expired, ...)
+  std::uint32_t pruned = 0;     // expired ids removed from the transaction index
+  std::uint32_t paid_out = 0;   // comments paid out (and removed with their votes)
+  bool reused_pending = false;  // the block was the pending list and kept its state
+};
+
+// How much of the state each index holds (chain::census): what bounds the memory of a long
+// run once transaction ids expire and comments pay out.
+struct index_census {
+  const char* name;
+  std::size_t objects = 0;
+  std::size_t bytes = 0;  // object memory (undo_index::bytes)
+};
+struct state_census {
+  // In this order; empty until chain::census() fills them.
+  std::array<index_census, 6> indexes{
+      {{"accounts"}, {"comments"}, {"votes"}, {"transactions"}, {"block_summaries"}, {"custom_op_counters"}}};
+  std::size_t pending_ids = 0;        // the volatile set of pending transaction ids (split dedup)
+  std::size_t object_pool_bytes = 0;  // chunks the object pool took (0 without pool_objects)
+  std::size_t undo_pool_bytes = 0;
+  std::uint64_t comments_paid = 0;  // since genesis
+  std::int64_t reward_balance = 0;  // the reward fund, HIVE thousandths
+};
+
+// Thrown by the chain's constructor when its `cancelled` callback says so during genesis.
+class genesis_cancelled : public std::runtime_error {
+ public:
+  genesis_cancelled() : std::runtime_error("genesis cancelled") {}
+};
+
+class chain {
+ public:
+  // Builds the genesis (a key derivation per account and role: seconds for 100,000).
+  // `cancelled` (optional) is called every few hundred accounts, from several threads at
+  // once: when it returns true, the constructor stops and throws genesis_cancelled.
+  explicit chain(chain_options options, const std::function<bool()>& cancelled = {});
+  ~chain();
+  chain(const chain&) = delete;
+  chain& operator=(const chain&) = delete;
+
+  // Returns reject::none when the transaction was accepted into the pending state.
+  // may_be_left_out: the caller may leave this transaction out of the next block (it does not
+  // fit); when accepted, its changes stay in their own undo session above the pending one
+  // until the next push or block, so a block of the pending list without it can still keep
+  // the pending state (reuse_pending) and only this one is applied again.
+  reject push_transaction(const full_transaction_ptr& tx, bool may_be_left_out = false);
+
+  // The next block from the pending transactions, in order, as long as the block stays
+  // within size_limit bytes and (when not 0) max_transactions. Does not change the chain.
+  // When size_out is not null it receives the block's packed size, which the selection
+  // computes anyway (full_block::packed_size would read every transaction again).
+  full_block generate_block(std::uint32_t size_limit = chain_limits::max_block_size, std::uint32_t max_transactions = 0,
+                            std::size_t* size_out = nullptr) const;
+  // Applies a block built on the head. Its transactions are trusted as the producer's (not
+  // re-validated): the block producer already applied them as pending, so no signature,
+  // TaPoS, dedup or custom-op check and no JSON parsing; the evaluators' state lookups run.
+  // Throws std::invalid_argument when the block does not build on the head or is not later
+  // than it (nothing changed), or when one of its transactions does not apply: then, with
+  // apply_block_in_session, the block is undone and the pending transactions are applied
+  // again (strong); without it, what the block applied before the failing transaction
+  // stays (basic). A block that holds exactly the pending transactions takes the pending
+  // state as its own (reuse_pending): nothing is applied twice, the state is the same.
+  block_result apply_block(const full_block& block);
+  // Drops every pending transaction and undoes its changes (Hive's clear_pending): the state,
+  // the dedup sets and the custom-op counters are as right after the last block.
+  void clear_pending();
+
+  std::uint32_t head_block_num() const;
+  const block_id& head_block_id() const;
+  time_point_sec head_block_time() const;
+  std::size_t pending_count() const { return pending_.size(); }
+  const std::vector<full_transaction_ptr>& pending() const { return pending_; }
+
+  const chain_options& options() const { return options_; }
+  const database& db() const { return db_; }
+  const account_object* find_account(const account_name& name) const;
+  const comment_object* find_comment(const account_name& author, std::string_view permlink) const;
+  // Whether the id is pending or included and unexpired.
+  bool is_known_transaction(const transaction_id& id) const;
+  // This block's custom operations by the account so far (pending state).
+  std::uint32_t custom_ops_in_block(const account_name& account) const;
+  std::int64_t total_hive() const;  // sum over accounts, for conservation checks
+  std::int64_t total_hbd() const;
+  // The account's resource credits now: its manabar regenerated to the head block time, less
+  // what its pending transactions owe (whatever the rc mode).
+  std::int64_t rc_mana(const account_name& account) const;
+  rc_status rc() const;
+  // Object counts and bytes per index; cheap (no walk), any time on the owner thread.
+  state_census census() const;
+  // The share of accounts with vesting whose resource credits are under `percent` of their
+  // maximum: over every account, or (max_samples > 0) about that many spread evenly by id.
+  double rc_share_below(std::int64_t percent, std::size_t max_samples = 0) const;
+  // A digest of every object in the state, to compare chains run with different switches.
+  sha256_digest state_digest() const;
+  // Checks the invariants the chain can check on its own (a full walk of the state; for the
+  // end of a run, not for hot paths):
+  //   supply      HBD summed over the accounts equals genesis; HIVE in the accounts and the
+  //               reward fund equals the supply, genesis plus each block's reward
+  //   cashout     no comment is past its cashout time; every vote's comment exists
+  //   sessions    open undo sessions: the pending one, plus one per reversible block when
+  //               blocks apply in sessions
+  //   dedup       every id in the transaction index is unexpired; the pending transactions
+  //               are all known (in the volatile set or the index, by dedup mode), and
+  //               nothing else is (dedup_index::audit)
+  //   pending     every pending transaction is unexpired and unique (dedup_index::audit)
+  //   custom ops  no account is above the per-block limit (custom_op_counter)
+  //   rc          no account's mana below zero or above its vesting, the total vesting the
+  //               sum of the accounts', every pool at most its maximum (rc_ledger)
+  chain_audit audit() const;
+
+  const private_key& witness_key() const { return witness_key_; }
+
+ private:
+  // The chain tests break invariants on purpose, to see audit() catch each one.
+  friend struct chain_test_access;
+
+  void build_genesis(const std::function<bool()>& cancelled);  // chain_genesis.cpp
+  reject check_rules(const full_transaction& tx) const;
+  reject check_authority(const full_transaction& tx) const;
+  // push_transaction without the RC statistics
+  reject push(const full_transaction_ptr& tx, bool may_be_left_out = false);
+  // Whether the pending state can become a block's as it is (reuse_pending, and the modes
+  // that keep pending bookkeeping in state as a block would leave it).
+  bool can_reuse_pending() const;
+  void settle_last();                     // squashes the last transaction's own session, if open, into the pending one
+  full_transaction_ptr take_back_last();  // undoes it and takes it off the pending list
+  // Charges the transaction's payer (pushing: rc_ledger::charge_pending, else charge_block);
+  // adds its usage to `used` when given.
+  reject charge_rc(const full_transaction& tx, bool pushing, rc_usage* used = nullptr);
+  void apply_block_transactions(const full_block& block, block_result& result);
+  // left_out: the last pending transaction, taken back out of the pending state first.
+  block_result apply_pending_as_block(const full_block& block, const full_transaction_ptr& left_out);
+  // The block is applied: it becomes the head, comments due pay out, expired ids go; then its
+  // session (when open) is pushed and the blocks past the reversible ones committed.
+  void close_block(const full_block& block, block_result& result, database::session& block_session);
+  void finish_block_statistics();
+  // pushing: a new transaction, validated and held to the custom-op limit; otherwise a
+  // block's transaction, trusted (the JSON is not parsed again, the limit not enforced).
+  reject apply_operations(const full_transaction& tx, bool pushing);
+  reject apply(const operation& op, bool pushing);
+  reject apply_vote(const vote_operation& op);
+  reject apply_comment(const comment_operation& op, bool pushing);
+  reject apply_comment_options(const comment_options_operation& op);
+  reject apply_transfer(const transfer_operation& op);
+  reject apply_custom_json(const custom_json_operation& op, bool pushing);
+  void start_pending();
+  void clear_pending_state();                                 // undoes the pending session, then forgets below
+  void forget_pending_bookkeeping() noexcept;                 // the pending ids, custom-op counts, RC charges
+  void audit_rc(std::vector<std::string>& violations) const;  // chain_audit.cpp
+  // chain_cashout.cpp: the block's reward inflation, then the comments due pay out and leave.
+  std::uint32_t pay_out_comments();
+  void pay_out(const comment_object& c, std::int64_t reward);
+
+  chain_options options_;
+  database db_;
+  account_index& accounts_;
+  comment_index& comments_;
+  comment_vote_index& votes_;
+  block_summary_index& summaries_;
+  global_properties_index& globals_;
+  dedup_index dedup_;          // transaction ids, pending and included; reads chain_options::dedup
+  custom_op_counter counter_;  // the block's custom-op counts; reads chain_options::custom_ops
+  rc_ledger rc_;               // pending RC charges; reads chain_options::rc
+  rc_status rc_status_;        // the counters; rc() adds the pools
+  std::uint64_t rc_rejected_in_block_ = 0;
+  private_key witness_key_;
+
+  database::session pending_session_;
+  std::vector<full_transaction_ptr> pending_;
+  rc_usage pending_usage_{};  // the pending transactions' resource usage, summed
+  // The last pending transaction's own session, when pushed as may_be_left_out, and its usage.
+  database::session last_session_;
+  rc_usage last_usage_{};
+};
+
+}  // namespace apiary::core

@@ -1,0 +1,146 @@
+// Resource credits (RC): what a transaction costs its payer, after Hive's model.
+//
+// Every account has an RC manabar whose maximum is its vesting; it refills linearly from empty
+// to full in rc_regen_secs of chain time. A transaction uses four resources (history bytes,
+// market bytes, state bytes, execution time), counted from what it is (count_resources); each
+// resource has a pool, refilled by a per-block budget and decaying towards its equilibrium,
+// whose level sets the resource's price (rc_cost): the emptier the pool, the dearer. The payer
+// (rc_payer) must have the cost in mana, or the transaction is turned away with
+// reject::insufficient_rc. docs/rc.md gives the parameters, the formulas and what is simpler
+// than Hive.
+//
+// This header holds the pure arithmetic; where the charges live while transactions are pending
+// is rc_ledger's business (chain_options::rc).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "apiary/core/chain/state_objects.hpp"
+#include "apiary/core/protocol/account_name.hpp"
+#include "apiary/core/protocol/time_point.hpp"
+#include "apiary/core/protocol/transaction.hpp"
+
+namespace apiary::core {
+
+enum class rc_resource : std::uint8_t { history_bytes, market_bytes, state_bytes, execution_time };
+static_assert(rc_resource_count == 4);
+
+std::string_view rc_resource_name(rc_resource r);
+
+// One amount per resource, indexable by rc_resource.
+using rc_usage = std::array<std::int64_t, rc_resource_count>;
+
+struct rc_constants {
+  static constexpr std::uint32_t regen_secs = 5 * 24 * 3600;  // a manabar refills in five days
+  static constexpr std::uint32_t block_secs = 3;
+  static constexpr std::int64_t regen_blocks = regen_secs / block_secs;  // 144,000
+};
+
+// One resource's dynamics and price curve. Per block:
+//   pool' = min(max_pool, pool - used - decay(pool - used) + budget)
+//   decay(p) = p * decay_num / 2^decay_shift            (1/tau of the pool, tau in blocks)
+// so a pool left alone settles at equilibrium = budget * tau. Price per unit:
+//   regen * a / 2^a_shift / (b + max(pool, 0))            (regen: all vesting / regen_blocks)
+// with b = equilibrium / 128 (the price stops rising when the pool is empty) and a chosen so
+// that using exactly the budget at the equilibrium costs about 1.5% of a block's regeneration.
+struct rc_resource_params {
+  std::int64_t unit = 1;  // usage is counted in units of this many
+  std::int64_t budget = 0;
+  std::int64_t tau_blocks = 1;
+  std::uint64_t decay_num = 0;
+  std::int64_t equilibrium = 0;
+  std::int64_t max_pool = 0;
+  std::uint64_t a = 0;
+  std::int64_t b = 0;
+};
+
+inline constexpr unsigned rc_decay_shift = 48;
+inline constexpr unsigned rc_price_shift = 32;
+
+// The parameters from a budget per block and a characteristic time (see docs/rc.md).
+constexpr rc_resource_params make_rc_params(std::int64_t unit, std::int64_t budget, std::int64_t tau_blocks) {
+  rc_resource_params p;
+  p.unit = unit;
+  p.budget = budget;
+  p.tau_blocks = tau_blocks;
+  p.decay_num = ((std::uint64_t{1} << rc_decay_shift) + static_cast<std::uint64_t>(tau_blocks) / 2) /
+                static_cast<std::uint64_t>(tau_blocks);
+  p.equilibrium = budget * tau_blocks;
+  p.max_pool = 2 * p.equilibrium;
+  p.b = p.equilibrium / 128;
+  // 1.5% (3/200) of a block's regeneration buys the whole budget at the equilibrium:
+  // regen * a / 2^s * budget / (b + eq) ~ 0.015 regen  =>  a ~ 0.015 * tau * 2^s.
+  p.a = static_cast<std::uint64_t>(tau_blocks) * (std::uint64_t{1} << rc_price_shift) * 3 / 200;
+  return p;
+}
+
+// Hive's per-block budgets scaled by 32, the ratio of apiary's 2 MiB blocks to Hive's 64 KiB
+// ones, with Hive's characteristic times (about 21.6 days for history and state, 23 hours for
+// market bytes, 1.4 hours for execution time).
+inline constexpr std::array<rc_resource_params, rc_resource_count> rc_params{{
+    make_rc_params(1, 43'403 * 32, 623'243),      // history bytes
+    make_rc_params(10, 72'338 * 32, 27'701),      // market bytes, in tenths
+    make_rc_params(1, 43'546'196 * 32, 623'243),  // state bytes, in byte-hours
+    make_rc_params(1, 40'000'000 * 32, 1'732),    // execution time, in nanoseconds
+}};
+
+// The resource credits at a moment, for reports (chain::rc): the pools, and the
+// insufficient_rc rejections of pushed transactions per block (those pushed before it).
+struct rc_status {
+  rc_usage pools{};
+  std::int64_t total_vesting = 0;
+  std::uint64_t rejected = 0;            // since genesis
+  std::uint64_t blocks = 0;              // blocks applied
+  std::uint64_t max_block_rejected = 0;  // the most before one block
+};
+
+// What each operation kind costs in state (byte-hours: an object's size times the hours it
+// lives) and in execution time (nanoseconds), Hive's measured values.
+struct rc_sizes {
+  static constexpr std::int64_t persistent_byte = 5 * 365 * 24;  // held for five years
+  static constexpr std::int64_t cashout_byte = 7 * 24;           // held until the payout, 7 days
+  static constexpr std::int64_t comment_state = 96 * persistent_byte + 192 * cashout_byte;
+  static constexpr std::int64_t comment_permlink_char = cashout_byte;
+  static constexpr std::int64_t beneficiary_state = 8 * cashout_byte;
+  static constexpr std::int64_t vote_state = 144 * cashout_byte;
+  static constexpr std::int64_t transaction_state = 128;  // per hour until it expires
+
+  static constexpr std::int64_t comment_time = 66'178;
+  static constexpr std::int64_t comment_options_time = 6'202;
+  static constexpr std::int64_t vote_time = 18'312;
+  static constexpr std::int64_t transfer_time = 5'999;
+  static constexpr std::int64_t custom_json_time = 1'509;
+  static constexpr std::int64_t transaction_time = 6'622;
+  static constexpr std::int64_t signature_time = 94'165;
+};
+
+// The resources a transaction of `packed_size` bytes uses when applied at `now`.
+rc_usage count_resources(const signed_transaction& tx, std::size_t packed_size, time_point_sec now);
+
+// The account that pays: the first operation's first active authority, else its first
+// posting authority (Hive's resource user). nullopt: none (an operation naming nobody).
+std::optional<account_name> rc_payer(const signed_transaction& tx);
+
+// What all vesting regenerates per block: the scale of every price.
+constexpr std::int64_t rc_regen_per_block(std::int64_t total_vesting) {
+  return total_vesting / rc_constants::regen_blocks;
+}
+
+// The mana a usage costs at these pool levels: at least 1 per resource used, even when
+// nothing regenerates (unlike Hive, docs/rc.md). Saturates at INT64_MAX.
+std::int64_t rc_cost(const rc_usage& usage, const rc_usage& pools, std::int64_t total_vesting);
+
+// The manabar at `now`: refilled by max * elapsed / regen_secs, at most max.
+manabar rc_regenerated(const manabar& m, std::int64_t max, time_point_sec now);
+
+// The pools after a block that used `used` (the formula above).
+rc_usage rc_next_pools(const rc_usage& pools, const rc_usage& used);
+
+// The pools a new chain starts with: every one at its equilibrium.
+rc_usage rc_initial_pools();
+
+}  // namespace apiary::core

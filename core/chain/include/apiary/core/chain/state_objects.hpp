@@ -1,0 +1,200 @@
+// The chain state's objects and their indexes, each an undo_index in the chain's database.
+// Only what the cycle test exercises is modelled, with Hive's keys: accounts by name,
+// comments by (author, permlink) and by cashout time, votes by (comment, voter), 65,536 block summaries for
+// TaPoS, the global properties, included transactions by id and expiration, and the
+// per-account custom-operation counters of the "state" counter variant.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include <boost/container/small_vector.hpp>
+#include <boost/multi_index/composite_key.hpp>
+#include <boost/multi_index/hashed_index.hpp>
+#include <boost/multi_index/member.hpp>
+#include <boost/multi_index/ordered_index.hpp>
+#include <boost/multi_index/tag.hpp>
+
+#include "apiary/core/protocol/account_name.hpp"
+#include "apiary/core/protocol/bytes.hpp"
+#include "apiary/core/protocol/keys.hpp"
+#include "apiary/core/protocol/operations.hpp"
+#include "apiary/core/protocol/time_point.hpp"
+#include "apiary/core/state/undo_index.hpp"
+
+namespace apiary::core {
+
+namespace bmi = boost::multi_index;
+
+struct by_id;
+struct by_name;
+struct by_permlink;
+struct by_comment_voter;
+struct by_trx_id;
+struct by_expiration;
+struct by_account;
+struct by_cashout;
+
+// The resources a transaction's RC cost is made of (rc.hpp's rc_resource).
+inline constexpr std::size_t rc_resource_count = 4;
+
+// Mana that regenerates linearly over five days: Hive's voting power and its resource
+// credits (rc.hpp) both keep one.
+struct manabar {
+  std::int64_t current = 0;
+  time_point_sec last_update;
+  bool operator==(const manabar&) const = default;
+};
+
+struct account_object {
+  std::uint32_t id = 0;
+  account_name name;
+  public_key posting_key;
+  public_key active_key;
+  std::int64_t hive = 0;  // thousandths
+  std::int64_t hbd = 0;
+  manabar voting;
+  std::int64_t vesting = 0;  // micro-VESTS: the RC manabar's maximum
+  manabar rc;                // resource credits (rc.hpp); under rc_mode::volatile_charges the
+                             // pending transactions' charges are not in it yet (rc_ledger)
+  std::uint32_t post_count = 0;
+  std::uint32_t vote_count = 0;
+  std::uint32_t transfer_count = 0;
+  std::uint32_t custom_op_count = 0;  // lifetime total
+  bool operator==(const account_object&) const = default;
+};
+using account_index = undo_index<
+    account_object,
+    bmi::indexed_by<
+        bmi::ordered_unique<bmi::tag<by_id>, bmi::member<account_object, std::uint32_t, &account_object::id>>,
+        bmi::hashed_unique<bmi::tag<by_name>, bmi::member<account_object, account_name, &account_object::name>>>>;
+
+using beneficiary_list = boost::container::small_vector<beneficiary_route, 2>;
+
+struct comment_object {
+  std::uint32_t id = 0;
+  account_name author;
+  std::string permlink;
+  account_name parent_author;  // empty for a root post
+  std::string parent_permlink;
+  time_point_sec created;
+  time_point_sec last_update;
+  std::uint32_t body_size = 0;
+  std::uint32_t children = 0;
+  std::int32_t net_votes = 0;
+  std::uint32_t vote_count = 0;
+  std::int64_t net_rshares = 0;                      // the votes' reward shares summed (cashout.hpp)
+  time_point_sec cashout_time;                       // when it pays out and leaves the state
+  std::int64_t max_accepted_payout = 1'000'000'000;  // HBD thousandths, Hive's default
+  std::uint16_t percent_hbd = 10000;
+  bool allow_votes = true;
+  bool allow_curation_rewards = true;
+  beneficiary_list beneficiaries;
+  bool operator==(const comment_object&) const = default;
+};
+// Lookups take a string_view permlink without building a std::string.
+struct permlink_less {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return a < b; }
+};
+using comment_index = undo_index<
+    comment_object,
+    bmi::indexed_by<
+        bmi::ordered_unique<bmi::tag<by_id>, bmi::member<comment_object, std::uint32_t, &comment_object::id>>,
+        bmi::ordered_unique<
+            bmi::tag<by_permlink>,
+            bmi::composite_key<comment_object, bmi::member<comment_object, account_name, &comment_object::author>,
+                               bmi::member<comment_object, std::string, &comment_object::permlink>>,
+            bmi::composite_key_compare<std::less<account_name>, permlink_less>>,
+        bmi::ordered_unique<
+            bmi::tag<by_cashout>,
+            bmi::composite_key<comment_object,
+                               bmi::member<comment_object, time_point_sec, &comment_object::cashout_time>,
+                               bmi::member<comment_object, std::uint32_t, &comment_object::id>>>>>;
+
+struct comment_vote_object {
+  std::uint32_t id = 0;
+  std::uint32_t comment = 0;
+  std::uint32_t voter = 0;
+  std::int16_t weight = 0;
+  std::uint8_t changes = 0;
+  std::int64_t rshares = 0;  // signed: what the vote adds to the comment's net_rshares
+  time_point_sec last_update;
+  bool operator==(const comment_vote_object&) const = default;
+};
+using comment_vote_index = undo_index<
+    comment_vote_object,
+    bmi::indexed_by<
+        bmi::ordered_unique<bmi::tag<by_id>, bmi::member<comment_vote_object, std::uint32_t, &comment_vote_object::id>>,
+        bmi::ordered_unique<
+            bmi::tag<by_comment_voter>,
+            bmi::composite_key<comment_vote_object,
+                               bmi::member<comment_vote_object, std::uint32_t, &comment_vote_object::comment>,
+                               bmi::member<comment_vote_object, std::uint32_t, &comment_vote_object::voter>>>>>;
+
+// TaPoS: summary (block_num & 0xffff) holds that block's id.
+struct block_summary_object {
+  std::uint32_t id = 0;
+  block_id block;
+  bool operator==(const block_summary_object&) const = default;
+};
+using block_summary_index =
+    undo_index<block_summary_object,
+               bmi::indexed_by<bmi::ordered_unique<
+                   bmi::tag<by_id>, bmi::member<block_summary_object, std::uint32_t, &block_summary_object::id>>>>;
+
+struct global_properties_object {
+  std::uint32_t id = 0;
+  std::uint32_t head_block_number = 0;
+  block_id head_block_id;
+  time_point_sec time;
+  std::int64_t current_supply_hive = 0;
+  std::int64_t current_supply_hbd = 0;
+  std::int64_t total_vesting = 0;                          // the accounts' vesting summed: it scales every RC price
+  std::array<std::int64_t, rc_resource_count> rc_pools{};  // per resource (rc.hpp)
+  std::int64_t reward_balance = 0;                         // the reward fund's HIVE (thousandths), part of the supply
+  std::uint64_t recent_claims = 0;                         // decaying sum of the paid comments' claims (cashout.hpp)
+  std::uint64_t comments_paid = 0;
+  bool operator==(const global_properties_object&) const = default;
+};
+using global_properties_index =
+    undo_index<global_properties_object,
+               bmi::indexed_by<bmi::ordered_unique<bmi::tag<by_id>, bmi::member<global_properties_object, std::uint32_t,
+                                                                                &global_properties_object::id>>>>;
+
+// Ids of included transactions until they expire (and, in the "unified" dedup variant,
+// of pending ones too).
+struct transaction_object {
+  std::uint64_t id = 0;
+  transaction_id trx_id;
+  time_point_sec expiration;
+  bool operator==(const transaction_object&) const = default;
+};
+using transaction_index = undo_index<
+    transaction_object,
+    bmi::indexed_by<
+        bmi::ordered_unique<bmi::tag<by_id>, bmi::member<transaction_object, std::uint64_t, &transaction_object::id>>,
+        bmi::hashed_unique<bmi::tag<by_trx_id>,
+                           bmi::member<transaction_object, transaction_id, &transaction_object::trx_id>>,
+        bmi::ordered_non_unique<bmi::tag<by_expiration>,
+                                bmi::member<transaction_object, time_point_sec, &transaction_object::expiration>>>>;
+
+// Custom operations per account in the current block ("state" counter variant only).
+struct custom_op_counter_object {
+  std::uint32_t id = 0;
+  account_name account;
+  std::uint32_t count = 0;
+  bool operator==(const custom_op_counter_object&) const = default;
+};
+using custom_op_counter_index = undo_index<
+    custom_op_counter_object,
+    bmi::indexed_by<bmi::ordered_unique<bmi::tag<by_id>, bmi::member<custom_op_counter_object, std::uint32_t,
+                                                                     &custom_op_counter_object::id>>,
+                    bmi::hashed_unique<bmi::tag<by_account>, bmi::member<custom_op_counter_object, account_name,
+                                                                         &custom_op_counter_object::account>>>>;
+
+}  // namespace apiary::core

@@ -1,0 +1,613 @@
+#include "apiary/core/chain/chain.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include <boost/tuple/tuple.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
+
+#include "apiary/core/base/check.hpp"
+#include "apiary/core/chain/cashout.hpp"
+#include "apiary/core/protocol/custom_json.hpp"
+#include "apiary/core/protocol/hash.hpp"
+#include "voting_mana.hpp"
+
+namespace apiary::core {
+
+namespace {
+
+constexpr std::uint8_t max_vote_changes = 5;
+
+std::uint32_t prefix_of(const block_id& id) {
+  std::uint32_t p;
+  std::memcpy(&p, id.begin() + 4, 4);
+  return p;
+}
+
+}  // namespace
+
+chain::chain(chain_options options, const std::function<bool()>& cancelled)
+    : options_(std::move(options)),
+      db_(options_.db),
+      accounts_(db_.add_index<account_index>()),
+      comments_(db_.add_index<comment_index>()),
+      votes_(db_.add_index<comment_vote_index>()),
+      summaries_(db_.add_index<block_summary_index>()),
+      globals_(db_.add_index<global_properties_index>()),
+      dedup_(options_.dedup, db_.add_index<transaction_index>(), options_.expected_transaction_ids),
+      counter_(options_.custom_ops, db_.add_index<custom_op_counter_index>()),
+      rc_(options_.rc, accounts_),
+      witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {
+  build_genesis(cancelled);
+  start_pending();
+}
+
+chain::~chain() = default;
+
+// ---- queries ----------------------------------------------------------------------------
+
+std::uint32_t chain::head_block_num() const { return globals_.get(0).head_block_number; }
+const block_id& chain::head_block_id() const { return globals_.get(0).head_block_id; }
+time_point_sec chain::head_block_time() const { return globals_.get(0).time; }
+
+const account_object* chain::find_account(const account_name& name) const { return accounts_.find<by_name>(name); }
+
+const comment_object* chain::find_comment(const account_name& author, std::string_view permlink) const {
+  return comments_.find<by_permlink>(boost::make_tuple(author, permlink));
+}
+
+bool chain::is_known_transaction(const transaction_id& id) const { return dedup_.contains(id); }
+
+std::uint32_t chain::custom_ops_in_block(const account_name& account) const { return counter_.in_block(account); }
+
+std::int64_t chain::total_hive() const {
+  std::int64_t sum = 0;
+  for (const auto& a : accounts_.indices()) sum += a.hive;
+  return sum;
+}
+
+std::int64_t chain::rc_mana(const account_name& account) const {
+  const account_object* a = find_account(account);
+  return a == nullptr ? 0 : rc_.available(*a, head_block_time());
+}
+
+rc_status chain::rc() const {
+  rc_status s = rc_status_;
+  s.pools = globals_.get(0).rc_pools;
+  s.total_vesting = globals_.get(0).total_vesting;
+  return s;
+}
+
+std::int64_t chain::total_hbd() const {
+  std::int64_t sum = 0;
+  for (const auto& a : accounts_.indices()) sum += a.hbd;
+  return sum;
+}
+
+// ---- pushing transactions ---------------------------------------------------------------
+
+reject chain::check_rules(const full_transaction& ft) const {
+  const signed_transaction& tx = ft.tx();
+  if (ft.packed_size() > chain_limits::max_transaction_size) return reject::oversize;
+  if (tx.operations.empty()) return reject::no_operations;
+  const time_point_sec now = head_block_time();
+  if (tx.expiration <= now) return reject::expired;
+  if (tx.expiration.secs > now.secs + chain_limits::max_expiration_secs) return reject::expiration_too_far;
+  if (options_.check_tapos) {
+    const block_summary_object* tapos = summaries_.find(tx.ref_block_num);
+    if (tapos == nullptr || prefix_of(tapos->block) != tx.ref_block_prefix) return reject::unknown_reference_block;
+  }
+  if (dedup_.contains(ft.id())) return reject::duplicate;
+  return options_.check_authority ? check_authority(ft) : reject::none;
+}
+
+namespace {
+
+struct required_authority {
+  account_name account;
+  bool active;  // otherwise posting
+};
+using required_list = boost::container::small_vector<required_authority, 2>;
+
+void add_required(const operation& op, required_list& out) {
+  std::visit(
+      [&out](const auto& o) {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, vote_operation>) {
+          out.push_back({o.voter, false});
+        } else if constexpr (std::is_same_v<T, comment_operation> || std::is_same_v<T, comment_options_operation>) {
+          out.push_back({o.author, false});
+        } else if constexpr (std::is_same_v<T, transfer_operation>) {
+          out.push_back({o.from, true});
+        } else if constexpr (std::is_same_v<T, custom_json_operation>) {
+          for (const auto& a : o.required_auths) out.push_back({a, true});
+          for (const auto& a : o.required_posting_auths) out.push_back({a, false});
+        }
+      },
+      op);
+}
+
+}  // namespace
+
+reject chain::check_authority(const full_transaction& ft) const {
+  const signed_transaction& tx = ft.tx();
+  boost::container::small_vector<public_key, 2> keys;
+  if (options_.signers == signer_source::attached && !ft.signer_keys().empty()) {
+    keys.assign(ft.signer_keys().begin(), ft.signer_keys().end());
+  } else {
+    for (const compact_signature& sig : tx.signatures) {
+      // Hive accepts only canonical signatures (a malleated one would give the same
+      // transaction a second valid form).
+      if (!is_canonical(sig)) return reject::bad_signature;
+      auto k = recover_public_key(sig, ft.sig_digest());
+      if (!k) return reject::bad_signature;
+      keys.push_back(*k);
+    }
+  }
+  required_list required;
+  for (const operation& op : tx.operations) add_required(op, required);
+  auto signed_by = [&keys](const public_key& k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); };
+  for (const required_authority& r : required) {
+    const account_object* a = find_account(r.account);
+    if (a == nullptr) return reject::unknown_account;
+    // Posting authority is also satisfied by the active key, as in Hive.
+    if (!signed_by(a->active_key) && (r.active || !signed_by(a->posting_key))) return reject::missing_authority;
+  }
+  return reject::none;
+}
+
+reject chain::push_transaction(const full_transaction_ptr& tx, bool may_be_left_out) {
+  const reject r = push(tx, may_be_left_out);
+  if (r == reject::insufficient_rc) {
+    ++rc_rejected_in_block_;
+    ++rc_status_.rejected;
+  }
+  return r;
+}
+
+reject chain::push(const full_transaction_ptr& tx, bool may_be_left_out) {
+  reject r = check_rules(*tx);
+  if (r != reject::none) return r;
+  settle_last();
+  database::session s = db_.start_undo_session();
+  counter_.begin_transaction();
+  r = apply_operations(*tx, true);
+  // Charged after the operations, as Hive's post-apply: the rejection reason of a transaction
+  // that breaks a rule is that rule, whatever its payer's mana.
+  rc_usage used{};
+  if (r == reject::none) r = charge_rc(*tx, true, &used);
+  if (r != reject::none) return r;  // the session's destructor undoes what was applied
+  dedup_.add_pending_before_squash(*tx);
+  if (may_be_left_out && can_reuse_pending()) {
+    last_session_ = std::move(s);
+    last_usage_ = used;
+  } else {
+    s.squash();
+  }
+  dedup_.add_pending_after_squash(tx->id());
+  counter_.commit_transaction();
+  rc_.commit_transaction();
+  pending_.push_back(tx);
+  for (std::size_t i = 0; i < rc_resource_count; ++i) pending_usage_[i] += used[i];
+  return reject::none;
+}
+
+reject chain::charge_rc(const full_transaction& tx, bool pushing, rc_usage* used) {
+  const std::optional<account_name> payer_name = rc_payer(tx.tx());
+  if (!payer_name) return reject::invalid_operation;  // the operations already refused it
+  const account_object* payer = find_account(*payer_name);
+  if (payer == nullptr) return reject::unknown_account;
+  // Transactions see the head block's time, in a block as when pushed (as in Hive), so a
+  // block's charges equal the ones its transactions paid when they were pushed.
+  const time_point_sec now = head_block_time();
+  const global_properties_object& g = globals_.get(0);
+  const rc_usage usage = count_resources(tx.tx(), tx.packed_size(), now);
+  const std::int64_t cost = rc_cost(usage, g.rc_pools, g.total_vesting);
+  if (used != nullptr)
+    for (std::size_t i = 0; i < rc_resource_count; ++i) (*used)[i] += usage[i];
+  return pushing ? rc_.charge_pending(*payer, cost, now) : rc_.charge_block(*payer, cost, now);
+}
+
+reject chain::apply_operations(const full_transaction& tx, bool pushing) {
+  for (const operation& op : tx.tx().operations) {
+    reject r = apply(op, pushing);
+    if (r != reject::none) return r;
+  }
+  return reject::none;
+}
+
+reject chain::apply(const operation& op, bool pushing) {
+  return std::visit(
+      [&](const auto& o) -> reject {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, vote_operation>)
+          return apply_vote(o);
+        else if constexpr (std::is_same_v<T, comment_operation>)
+          return apply_comment(o, pushing);
+        else if constexpr (std::is_same_v<T, comment_options_operation>)
+          return apply_comment_options(o);
+        else if constexpr (std::is_same_v<T, transfer_operation>)
+          return apply_transfer(o);
+        else
+          return apply_custom_json(o, pushing);
+      },
+      op);
+}
+
+// ---- evaluators -------------------------------------------------------------------------
+
+reject chain::apply_vote(const vote_operation& op) {
+  if (op.weight < -10000 || op.weight > 10000) return reject::invalid_operation;
+  const account_object* voter = find_account(op.voter);
+  if (voter == nullptr) return reject::unknown_account;
+  const comment_object* comment = find_comment(op.author, op.permlink);
+  if (comment == nullptr) return reject::unknown_comment;
+  if (!comment->allow_votes) return reject::invalid_operation;
+  const time_point_sec now = head_block_time();
+  const std::int64_t rshares = vote_rshares(voter->vesting, op.weight);
+
+  const comment_vote_object* existing = votes_.find<by_comment_voter>(boost::make_tuple(comment->id, voter->id));
+  if (existing != nullptr) {
+    // A vote can be changed, but not to the same weight and not without limit.
+    if (existing->weight == op.weight || existing->changes >= max_vote_changes) return reject::invalid_operation;
+    const std::int16_t old_weight = existing->weight;
+    const std::int64_t old_rshares = existing->rshares;
+    votes_.modify(*existing, [&](comment_vote_object& v) {
+      v.weight = op.weight;
+      v.rshares = rshares;
+      ++v.changes;
+      v.last_update = now;
+    });
+    comments_.modify(*comment, [&](comment_object& c) {
+      c.net_votes += (op.weight > 0) - (op.weight < 0) - ((old_weight > 0) - (old_weight < 0));
+      c.net_rshares += rshares - old_rshares;
+    });
+  } else {
+    if (op.weight == 0) return reject::invalid_operation;  // Hive: a new vote cannot be 0
+    votes_.create([&](comment_vote_object& v) {
+      v.comment = comment->id;
+      v.voter = voter->id;
+      v.weight = op.weight;
+      v.rshares = rshares;
+      v.last_update = now;
+    });
+    comments_.modify(*comment, [&](comment_object& c) {
+      ++c.vote_count;
+      c.net_votes += (op.weight > 0) - (op.weight < 0);
+      c.net_rshares += rshares;
+    });
+  }
+  accounts_.modify(*voter, [&](account_object& a) {
+    detail::regenerate(a.voting, now);
+    // A full vote spends 2% of the mana, as Hive's; an empty bar still lets the vote count.
+    std::int64_t cost = detail::max_mana / 50 * std::abs(op.weight) / 10000;
+    a.voting.current = std::max<std::int64_t>(0, a.voting.current - cost);
+    ++a.vote_count;
+  });
+  return reject::none;
+}
+
+reject chain::apply_comment(const comment_operation& op, bool pushing) {
+  if (op.permlink.empty() || op.permlink.size() > chain_limits::max_permlink_size ||
+      op.parent_permlink.size() > chain_limits::max_permlink_size || op.title.size() > 256 || op.body.empty())
+    return reject::invalid_operation;
+  if (pushing && !op.json_metadata.empty() && !is_valid_json(op.json_metadata)) return reject::invalid_json;
+  const account_object* author = find_account(op.author);
+  if (author == nullptr) return reject::unknown_account;
+  const time_point_sec now = head_block_time();
+
+  if (const comment_object* existing = find_comment(op.author, op.permlink)) {
+    // An edit: the parent cannot change.
+    if (existing->parent_author != op.parent_author || existing->parent_permlink != op.parent_permlink)
+      return reject::invalid_operation;
+    comments_.modify(*existing, [&](comment_object& c) {
+      c.last_update = now;
+      c.body_size = static_cast<std::uint32_t>(op.body.size());
+    });
+    return reject::none;
+  }
+  if (!op.parent_author.empty()) {
+    const comment_object* parent = find_comment(op.parent_author, op.parent_permlink);
+    if (parent == nullptr) return reject::unknown_parent;
+    comments_.modify(*parent, [](comment_object& c) { ++c.children; });
+  } else if (op.parent_permlink.empty()) {
+    return reject::invalid_operation;  // a root post needs a category
+  }
+  comments_.create([&](comment_object& c) {
+    c.author = op.author;
+    c.permlink = op.permlink;
+    c.parent_author = op.parent_author;
+    c.parent_permlink = op.parent_permlink;
+    c.created = now;
+    c.last_update = now;
+    c.cashout_time = now + options_.cashout_blocks * chain_limits::block_interval_secs;
+    c.body_size = static_cast<std::uint32_t>(op.body.size());
+  });
+  accounts_.modify(*author, [](account_object& a) { ++a.post_count; });
+  return reject::none;
+}
+
+reject chain::apply_comment_options(const comment_options_operation& op) {
+  if (op.percent_hbd > 10000 || op.max_accepted_payout.amount < 0 || op.max_accepted_payout.symbol != asset_symbol::hbd)
+    return reject::invalid_operation;
+  const comment_object* comment = find_comment(op.author, op.permlink);
+  if (comment == nullptr) return reject::unknown_comment;
+  // As in Hive, options only ever get more restrictive: no re-enabling votes or curation
+  // rewards, no larger payout or HBD share.
+  if ((op.allow_votes && !comment->allow_votes) || (op.allow_curation_rewards && !comment->allow_curation_rewards) ||
+      op.max_accepted_payout.amount > comment->max_accepted_payout || op.percent_hbd > comment->percent_hbd)
+    return reject::invalid_operation;
+  if (op.extensions.size() > 1) return reject::invalid_operation;
+  bool set_beneficiaries = false;
+  beneficiary_list list;
+  if (!op.extensions.empty()) {
+    const auto& routes = op.extensions.front().beneficiaries;
+    // Beneficiaries: set once, before any vote, sorted by account, weights summing to at
+    // most 100%, every account existing.
+    if (!comment->beneficiaries.empty() || comment->vote_count > 0) return reject::invalid_operation;
+    if (routes.empty() || routes.size() > chain_limits::max_beneficiaries) return reject::invalid_operation;
+    std::uint32_t sum = 0;
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+      if (routes[i].weight == 0 || (i > 0 && !(routes[i - 1].account < routes[i].account)))
+        return reject::invalid_operation;
+      sum += routes[i].weight;
+      if (find_account(routes[i].account) == nullptr) return reject::unknown_account;
+    }
+    if (sum > 10000) return reject::invalid_operation;
+    list.assign(routes.begin(), routes.end());
+    set_beneficiaries = true;
+  }
+  comments_.modify(*comment, [&](comment_object& c) {
+    c.max_accepted_payout = op.max_accepted_payout.amount;
+    c.percent_hbd = op.percent_hbd;
+    c.allow_votes = op.allow_votes;
+    c.allow_curation_rewards = op.allow_curation_rewards;
+    if (set_beneficiaries) c.beneficiaries = list;
+  });
+  return reject::none;
+}
+
+reject chain::apply_transfer(const transfer_operation& op) {
+  // Hive: memo.size() < HIVE_MAX_MEMO_SIZE (2,048), so 2,047 bytes at most.
+  if (op.amount.amount <= 0 || op.memo.size() >= chain_limits::max_memo_size) return reject::invalid_operation;
+  const account_object* from = find_account(op.from);
+  const account_object* to = find_account(op.to);
+  if (from == nullptr || to == nullptr) return reject::unknown_account;
+  const bool hbd = op.amount.symbol == asset_symbol::hbd;
+  if ((hbd ? from->hbd : from->hive) < op.amount.amount) return reject::insufficient_funds;
+  accounts_.modify(*from, [&](account_object& a) {
+    (hbd ? a.hbd : a.hive) -= op.amount.amount;
+    ++a.transfer_count;
+  });
+  accounts_.modify(*to, [&](account_object& a) { (hbd ? a.hbd : a.hive) += op.amount.amount; });
+  return reject::none;
+}
+
+reject chain::apply_custom_json(const custom_json_operation& op, bool pushing) {
+  if (op.required_auths.empty() && op.required_posting_auths.empty()) return reject::invalid_operation;
+  if (op.id.size() > chain_limits::max_custom_json_id) return reject::custom_json_id_too_long;
+  if (op.json.size() > chain_limits::max_custom_json_size) return reject::custom_json_too_large;
+  // Parsing the JSON is the dearest stateless check; a block's transactions passed it when
+  // they were pushed, and nothing in the state can change its answer.
+  if (pushing && !is_valid_json(op.json)) return reject::invalid_json;
+
+  auto count = [&](const account_name& name) -> reject {
+    if (pushing)
+      if (reject r = counter_.count(name); r != reject::none) return r;
+    const account_object* a = find_account(name);
+    if (a == nullptr) return reject::unknown_account;
+    accounts_.modify(*a, [](account_object& o) { ++o.custom_op_count; });
+    return reject::none;
+  };
+  for (const auto& a : op.required_auths)
+    if (reject r = count(a); r != reject::none) return r;
+  for (const auto& a : op.required_posting_auths)
+    if (reject r = count(a); r != reject::none) return r;
+  return reject::none;
+}
+
+// ---- blocks -----------------------------------------------------------------------------
+
+full_block chain::generate_block(std::uint32_t size_limit, std::uint32_t max_transactions,
+                                 std::size_t* size_out) const {
+  full_block b;
+  b.header.previous = head_block_id();
+  b.header.timestamp = head_block_time() + chain_limits::block_interval_secs;
+  b.header.witness = account_name(options_.witness);
+  // The header's size does not depend on its contents' values, only on the witness name.
+  std::size_t size = packed_size(b.header);
+  std::size_t count = 0;
+  for (const full_transaction_ptr& tx : pending_) {
+    if (max_transactions != 0 && count == max_transactions) break;
+    // In order: a later transaction may depend on an earlier one, so the block is always a
+    // prefix of the pending list and never re-executes anything.
+    std::size_t next = size + tx->packed_size();
+    if (next + varint_size(static_cast<std::uint32_t>(count + 1)) > size_limit) break;
+    size = next;
+    ++count;
+  }
+  b.transactions.assign(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(count));
+  if (size_out != nullptr) *size_out = size + varint_size(static_cast<std::uint32_t>(count));
+  b.header.transaction_merkle_root = b.compute_merkle_root();
+  b.header.witness_signature = witness_key_.sign(header_digest(b.header));
+  return b;
+}
+
+bool chain::can_reuse_pending() const {
+  return options_.reuse_pending && rc_.matches_block_state() && counter_.matches_block_state();
+}
+
+void chain::settle_last() {
+  if (last_session_.active()) last_session_.squash();
+}
+
+full_transaction_ptr chain::take_back_last() {
+  last_session_.undo();
+  full_transaction_ptr tx = std::move(pending_.back());
+  pending_.pop_back();
+  dedup_.take_back_pending(tx->id());
+  counter_.take_back_transaction();
+  for (std::size_t i = 0; i < rc_resource_count; ++i) pending_usage_[i] -= last_usage_[i];
+  return tx;
+}
+
+void chain::clear_pending_state() {
+  if (last_session_.active()) last_session_.undo();
+  pending_session_.undo();
+  forget_pending_bookkeeping();
+}
+
+void chain::forget_pending_bookkeeping() noexcept {
+  dedup_.clear_pending();
+  counter_.reset();
+  rc_.reset();
+  pending_usage_ = {};
+}
+
+void chain::start_pending() { pending_session_ = db_.start_undo_session(); }
+
+void chain::clear_pending() {
+  pending_.clear();
+  clear_pending_state();
+  start_pending();
+}
+
+void chain::apply_block_transactions(const full_block& block, block_result& result) {
+  rc_usage used{};
+  for (const full_transaction_ptr& tx : block.transactions) {
+    reject r = apply_operations(*tx, false);
+    if (r == reject::none) r = charge_rc(*tx, false, &used);
+    if (r != reject::none)
+      throw std::invalid_argument("block " + std::to_string(block.header.block_num()) + ": transaction " +
+                                  to_hex(tx->id()) + " does not apply: " + std::string(reject_name(r)));
+    dedup_.record_included(*tx);
+    ++result.applied;
+  }
+  // The pools move on once per block, after its charges: every price within a block is the
+  // same, whether paid when pushed or when the block is applied.
+  globals_.modify(globals_.get(0), [&](global_properties_object& g) { g.rc_pools = rc_next_pools(g.rc_pools, used); });
+}
+
+void chain::close_block(const full_block& block, block_result& result, database::session& block_session) {
+  const block_id id = compute_block_id(block.header);
+  const std::uint32_t num = block.header.block_num();
+  globals_.modify(globals_.get(0), [&](global_properties_object& g) {
+    g.head_block_number = num;
+    g.head_block_id = id;
+    g.time = block.header.timestamp;
+  });
+  summaries_.modify(summaries_.get(num & 0xffff), [&](block_summary_object& s) { s.block = id; });
+  result.paid_out = pay_out_comments();
+  result.pruned = dedup_.prune_expired(head_block_time());
+  if (!block_session.active()) return;
+  const std::int64_t revision = block_session.revision();
+  block_session.push();
+  if (!options_.apply_block_in_session)
+    db_.commit(revision);  // the pending session became the block's: its changes stay
+  else if (num > options_.reversible_blocks)
+    db_.commit(static_cast<std::int64_t>(num - options_.reversible_blocks));
+}
+
+void chain::finish_block_statistics() {
+  rc_status_.max_block_rejected = std::max(rc_status_.max_block_rejected, rc_rejected_in_block_);
+  rc_rejected_in_block_ = 0;
+  ++rc_status_.blocks;
+}
+
+block_result chain::apply_block(const full_block& block) {
+  if (block.header.previous != head_block_id())
+    throw std::invalid_argument("block " + std::to_string(block.header.block_num()) + " does not build on head block " +
+                                std::to_string(head_block_num()));
+  if (block.header.timestamp <= head_block_time())
+    throw std::invalid_argument("block " + std::to_string(block.header.block_num()) +
+                                " is not later than the head block");
+  // A block of the pending list, or of all but the last one when that one kept its own
+  // session, keeps the pending state.
+  const std::size_t n = block.transactions.size();
+  if (can_reuse_pending() && std::equal(block.transactions.begin(), block.transactions.end(), pending_.begin(),
+                                        pending_.begin() + static_cast<std::ptrdiff_t>(std::min(n, pending_.size())))) {
+    if (n == pending_.size()) {
+      settle_last();
+      return apply_pending_as_block(block, nullptr);
+    }
+    if (n + 1 == pending_.size() && last_session_.active()) return apply_pending_as_block(block, take_back_last());
+  }
+  block_result result;
+  std::vector<full_transaction_ptr> carried = std::move(pending_);
+  pending_.clear();
+  clear_pending_state();
+
+  // Until the pending session is open again nothing may escape: a failure puts the pending
+  // transactions back, so the session stack keeps its shape (blocks, then pending).
+  try {
+    database::session block_session;
+    if (options_.apply_block_in_session) block_session = db_.start_undo_session();
+    apply_block_transactions(block, result);
+    close_block(block, result, block_session);
+  } catch (...) {
+    // The block session (if any) is undone by now; re-push what was pending.
+    start_pending();
+    for (const full_transaction_ptr& tx : carried) push(tx);
+    throw;
+  }
+  finish_block_statistics();
+
+  start_pending();
+  // Usually the block is a prefix of the pending list (this chain produced it): those are
+  // skipped without a lookup. Otherwise the included ids are looked up.
+  std::size_t prefix = 0;
+  while (prefix < carried.size() && prefix < block.transactions.size() && carried[prefix] == block.transactions[prefix])
+    ++prefix;
+  boost::unordered_flat_set<transaction_id> included;
+  if (prefix < block.transactions.size()) {
+    included.reserve(block.transactions.size());
+    for (const auto& tx : block.transactions) included.insert(tx->id());
+  }
+  for (std::size_t i = prefix; i < carried.size(); ++i) {
+    const full_transaction_ptr& tx = carried[i];
+    if (!included.empty() && included.contains(tx->id())) continue;
+    if (push(tx) == reject::none)
+      ++result.reapplied;
+    else
+      ++result.dropped;
+  }
+  return result;
+}
+
+// The block's transactions were applied, in this order, on the state the block builds on,
+// when they were pushed; applying them again after undoing that could only write the same
+// state. The pending session becomes the block's session, and what applying a block does
+// beyond its transactions follows: the ids become included, the pools move on by the
+// transactions' usage, the head moves.
+block_result chain::apply_pending_as_block(const full_block& block, const full_transaction_ptr& left_out) {
+  block_result result;
+  result.applied = static_cast<std::uint32_t>(pending_.size());
+  result.reused_pending = true;
+  std::vector<full_transaction_ptr> carried = std::move(pending_);
+  pending_.clear();
+  try {
+    database::session block_session = std::move(pending_session_);
+    dedup_.include_pending(carried);
+    globals_.modify(globals_.get(0),
+                    [&](global_properties_object& g) { g.rc_pools = rc_next_pools(g.rc_pools, pending_usage_); });
+    forget_pending_bookkeeping();
+    close_block(block, result, block_session);
+  } catch (...) {
+    // The session (the pending one) is undone by now, with everything the block wrote:
+    // start over from the block's parent and push the transactions again.
+    forget_pending_bookkeeping();
+    start_pending();
+    for (const full_transaction_ptr& tx : carried) push(tx);
+    if (left_out) push(left_out);
+    throw;
+  }
+  finish_block_statistics();
+  start_pending();
+  if (left_out) (push(left_out) == reject::none ? result.reapplied : result.dropped) += 1;
+  return result;
+}
+
+}  // namespace apiary::core

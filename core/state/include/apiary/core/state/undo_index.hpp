@@ -1,0 +1,584 @@
+// undo_index: one table of chain state (a boost::multi_index_container) whose changes can be
+// rolled back in nested undo sessions, after chainbase's generic_index.
+//
+// Object requirements: default-constructible, copy-constructible, nothrow move-constructible
+// and nothrow move-assignable, with a public unsigned integer member `id`. The first index of
+// IndexedBy must be ordered_unique or hashed_unique on `id`; the index assigns ids itself,
+// from next_id() upwards.
+//
+// The undo stack holds one undo state per open session (bottom = oldest). A state records, for
+// everything that happened while it was on top:
+//   new_ids     ids created in it (ascending, because ids only grow while a state is on top);
+//   old_values  the value of each pre-existing object before its first modification;
+//   removed     pre-existing objects removed in it, holding their value at session start;
+//   old_next_id next_id() when the session started.
+// Within one session the operations on a key follow  CREATE MODIFY* REMOVE?  (a key created
+// in it) or  MODIFY* REMOVE?  (a key that existed before), so the rules are: a modification
+// of an object created in the session or already recorded in old_values records nothing;
+// removing an object created in the session forgets it (drops its id from new_ids, nothing
+// else); removing a modified object moves its recorded old value into `removed`. squash()
+// documents how two states merge.
+//
+// Errors: a lambda's exception propagates and a unique key clash throws unique_key_violation,
+// both with nothing changed (the caller's transaction turns them into a rejection); misuse
+// that breaks an invariant (changing an id, set_revision with a session open) aborts.
+//
+// Invariants (checked with APIARY_CHECK where cheap):
+//   - an object was created in the top session exactly when its id >= top.old_next_id, so
+//     "was it created in this session" costs one comparison instead of a set lookup;
+//   - an id sits in at most one of new_ids / old_values / removed of a state;
+//   - the states on the stack have the consecutive revisions
+//     revision()-undo_depth()+1 .. revision().
+//
+// undo() restores the top state exactly: the restored objects are the very nodes that were
+// there before (a removed object is kept as an extracted node and put back, so references
+// taken before the session see it again), and next_id() goes back too.
+//
+// keep_alive (index_options): when on, undo/squash/commit clear a state's containers and keep
+// it for the next session instead of destroying it, so starting a session allocates nothing
+// once the stack has been that deep. Observable behaviour is the same either way.
+//
+// Thread safety: none. One writer thread owns the index; readers must be on that thread too.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <memory_resource>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <boost/mpl/size.hpp>
+#include <boost/multi_index_container.hpp>
+#include <boost/unordered/unordered_flat_map.hpp>
+
+#include "apiary/core/base/check.hpp"
+
+namespace apiary::core {
+
+// Where an index takes its memory from, and whether it recycles undo states. database builds
+// these from database_options; a standalone index defaults to the global heap.
+struct index_options {
+  std::pmr::memory_resource* objects = std::pmr::new_delete_resource();  // multi_index nodes
+  std::pmr::memory_resource* undo = std::pmr::new_delete_resource();     // undo states
+  bool keep_alive = false;
+};
+
+// Forwards to another resource and counts the bytes it holds: each index's share of the
+// object pool (its nodes, buckets and the nodes its undo states keep), for the report's state
+// section. One add per allocation, on the index's own thread.
+class counting_resource final : public std::pmr::memory_resource {
+ public:
+  explicit counting_resource(std::pmr::memory_resource* upstream) : upstream_(upstream) {}
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t align) override {
+    void* p = upstream_->allocate(bytes, align);
+    bytes_ += bytes;
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t bytes, std::size_t align) override {
+    upstream_->deallocate(p, bytes, align);
+    bytes_ -= bytes;
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
+
+  std::pmr::memory_resource* upstream_;
+  std::size_t bytes_ = 0;
+};
+
+// A create or modify would give two objects the same key in a unique index. The operation
+// did nothing.
+class unique_key_violation : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+// The session interface database drives for every index, whatever its object type.
+class undo_index_base {
+ public:
+  virtual ~undo_index_base() = default;
+  undo_index_base(const undo_index_base&) = delete;
+  undo_index_base& operator=(const undo_index_base&) = delete;
+
+  virtual void start_undo_session() = 0;  // strong
+  virtual void undo() noexcept = 0;       // no-op when no session is open
+  // Two phases so that database can squash all its indexes or none: reserve_for_squash may
+  // throw (std::bad_alloc) and changes nothing observable; squash_reserved cannot fail.
+  virtual void reserve_for_squash() = 0;  // strong
+  virtual void squash_reserved() noexcept = 0;
+  virtual void commit(std::int64_t revision) noexcept = 0;
+  virtual void set_revision(std::int64_t revision) = 0;
+  virtual std::int64_t revision() const noexcept = 0;
+  virtual std::size_t undo_depth() const noexcept = 0;
+
+ protected:
+  undo_index_base() = default;
+};
+
+template <class Object, class IndexedBy>
+class undo_index final : public undo_index_base {
+ public:
+  using value_type = Object;
+  using id_type = std::remove_cvref_t<decltype(std::declval<Object&>().id)>;
+  using allocator_type = std::pmr::polymorphic_allocator<Object>;
+  using container_type = boost::multi_index_container<Object, IndexedBy, allocator_type>;
+
+  static_assert(std::unsigned_integral<id_type>, "Object::id must be an unsigned integer");
+  static_assert(std::is_default_constructible_v<Object> && std::is_copy_constructible_v<Object>);
+  // undo() and the rollback of a failed modify move values back into place and must not fail.
+  static_assert(std::is_nothrow_move_constructible_v<Object> && std::is_nothrow_move_assignable_v<Object>,
+                "undo needs nothrow moves");
+  static_assert(std::is_same_v<typename container_type::key_type, id_type>,
+                "the first index must be keyed on Object::id");
+
+ private:
+  using node_type = typename container_type::node_type;
+  // A node handle names an allocator_type, so a pmr vector would try uses-allocator
+  // construction on it; wrapped, it is moved as it is.
+  struct removed_node {
+    node_type node;
+  };
+  using old_values_map = boost::unordered_flat_map<id_type, Object, boost::hash<id_type>, std::equal_to<id_type>,
+                                                   std::pmr::polymorphic_allocator<std::pair<const id_type, Object>>>;
+
+ public:
+  // What one session changed; read-only outside the index (tests and diagnostics).
+  class undo_state {
+   public:
+    std::span<const id_type> new_ids() const { return {new_ids_.data(), new_ids_.size()}; }
+    std::size_t modified_count() const { return old_values_.size(); }
+    std::size_t removed_count() const { return removed_.size(); }
+    // The value before the session's first modification, or null if it recorded none.
+    const Object* old_value(id_type id) const {
+      auto it = old_values_.find(id);
+      return it == old_values_.end() ? nullptr : &it->second;
+    }
+    // The value at session start of an object removed in the session (linear: diagnostics).
+    const Object* removed_value(id_type id) const {
+      for (const removed_node& r : removed_)
+        if (r.node.value().id == id) return &r.node.value();
+      return nullptr;
+    }
+    id_type old_next_id() const { return old_next_id_; }
+    std::int64_t revision() const { return revision_; }
+    bool empty() const { return new_ids_.empty() && old_values_.empty() && removed_.empty(); }
+
+   private:
+    friend class undo_index;
+
+    explicit undo_state(std::pmr::memory_resource* r)
+        : new_ids_(r), old_values_(typename old_values_map::allocator_type(r)), removed_(r) {}
+
+    // Bigger containers are released on clear(), so a state that took in a huge undo does
+    // not hold its memory for good. A block's worth (a pending or block session: about
+    // 10,000 modified objects in a full block) stays, so the next such session does not
+    // grow its map again by rehashing. Transaction sessions stay small: squash never hands a
+    // larger container down to the state above (has_more_room).
+    static constexpr std::size_t retain_limit = 65536;
+
+    // Whether any of this state's containers has more room than the other's.
+    bool has_more_room(const undo_state& other) const noexcept {
+      return new_ids_.capacity() > other.new_ids_.capacity() ||
+             old_values_.bucket_count() > other.old_values_.bucket_count() ||
+             removed_.capacity() > other.removed_.capacity();
+    }
+
+    void clear() noexcept {
+      if (empty()) return;  // the common case: an empty transaction session
+      if (new_ids_.capacity() > retain_limit) {
+        std::pmr::vector<id_type>(new_ids_.get_allocator()).swap(new_ids_);
+      } else {
+        new_ids_.clear();
+      }
+      if (old_values_.bucket_count() > retain_limit) {
+        old_values_map(old_values_.get_allocator()).swap(old_values_);
+      } else if (!old_values_.empty()) {
+        old_values_.clear();
+      }
+      if (removed_.capacity() > retain_limit) {
+        std::pmr::vector<removed_node>(removed_.get_allocator()).swap(removed_);
+      } else {
+        removed_.clear();
+      }
+    }
+
+    std::pmr::vector<id_type> new_ids_;
+    old_values_map old_values_;
+    std::pmr::vector<removed_node> removed_;
+    id_type old_next_id_ = 0;
+    std::int64_t revision_ = 0;
+  };
+
+  explicit undo_index(const index_options& options = {})
+      : counted_(options.objects),
+        container_(allocator_type(&counted_)),
+        undo_resource_(options.undo),
+        keep_alive_(options.keep_alive) {}
+
+  ~undo_index() override = default;
+
+  // --- objects ---------------------------------------------------------------------------
+
+  // Builds a default Object with the next id, lets ctor fill it in, and inserts it.
+  // strong: if ctor throws, or a unique key is taken (unique_key_violation), nothing changed
+  // and the id is not used up.
+  template <class Ctor>
+  const Object& create(Ctor&& ctor) {
+    Object obj{};
+    obj.id = next_id_;
+    std::forward<Ctor>(ctor)(obj);
+    APIARY_CHECK(obj.id == next_id_);  // ids belong to the index
+    if (depth_ > 0) reserve_more(top().new_ids_, 1);
+    auto [it, inserted] = container_.emplace(std::move(obj));
+    if (!inserted) throw unique_key_violation("undo_index::create: unique key already taken");
+    if (depth_ > 0) top().new_ids_.push_back(next_id_);
+    ++next_id_;
+    return *it;
+  }
+
+  // Applies mod to obj, which must be an element of this index, and re-indexes it; mod must
+  // not use this index. A modification that changes no key (most: balances, counters) is
+  // applied in place and moves nothing: no index compares the object with its neighbours.
+  // strong: if mod throws, or the new value takes a unique key already in use
+  // (unique_key_violation), obj keeps its value and the undo state is as before.
+  template <class Modifier>
+  void modify(const Object& obj, Modifier&& mod) {
+    const auto it = container_.iterator_to(obj);
+    const id_type id = obj.id;
+    Object* backup = nullptr;  // the value to put back if mod fails
+    std::optional<Object> copy;
+    bool recorded_now = false;
+    if (depth_ > 0 && id < top().old_next_id_) {
+      auto [pos, inserted] = top().old_values_.try_emplace(id, obj);
+      if (inserted) {
+        backup = &pos->second;  // the old value is also the backup: no second copy
+        recorded_now = true;
+      }
+    }
+    if (backup == nullptr) backup = &copy.emplace(obj);
+
+    // The element's value is changed where it is, as multi_index_container::modify does
+    // before it re-indexes; with every key as it was, there is nothing to re-index.
+    auto& value = const_cast<Object&>(obj);  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+    try {
+      mod(value);
+    } catch (...) {
+      value = std::move(*backup);
+      if (recorded_now) top().old_values_.erase(id);
+      throw;
+    }
+    APIARY_CHECK(value.id == id);  // ids belong to the index
+    if (same_keys(*backup, value)) return;
+    if (container_.modify(
+            it, [](Object&) {}, [&](Object& o) { o = std::move(*backup); }))
+      return;
+    if (recorded_now) top().old_values_.erase(id);
+    throw unique_key_violation("undo_index::modify: unique key already taken");
+  }
+
+  // Removes obj, which must be an element of this index.
+  // strong: only reserving room in the undo state can fail (std::bad_alloc), before anything
+  // changes.
+  void remove(const Object& obj) {
+    const auto it = container_.iterator_to(obj);
+    if (depth_ == 0) {
+      container_.erase(it);
+      return;
+    }
+    undo_state& s = top();
+    const id_type id = obj.id;
+    if (id >= s.old_next_id_) {  // created in this session: forget it
+      erase_id(s.new_ids_, id);
+      container_.erase(it);
+      return;
+    }
+    reserve_more(s.removed_, 1);
+    node_type node = container_.extract(it);
+    if (auto ov = s.old_values_.find(id); ov != s.old_values_.end()) {
+      node.value() = std::move(ov->second);  // remember the value at session start
+      s.old_values_.erase(ov);
+    }
+    s.removed_.push_back({std::move(node)});
+  }
+
+  const Object* find(id_type id) const {
+    auto it = container_.find(id);
+    return it == container_.end() ? nullptr : &*it;
+  }
+  // Throws std::out_of_range when there is no such object.
+  const Object& get(id_type id) const {
+    const Object* o = find(id);
+    if (o == nullptr) throw std::out_of_range("undo_index::get: no object with id " + std::to_string(id));
+    return *o;
+  }
+  // Lookup through another index, by its tag.
+  template <class Tag, class Key>
+  const Object* find(const Key& key) const {
+    const auto& idx = container_.template get<Tag>();
+    auto it = idx.find(key);
+    return it == idx.end() ? nullptr : &*it;
+  }
+  template <class Tag, class Key>
+  const Object& get(const Key& key) const {
+    const Object* o = find<Tag>(key);
+    if (o == nullptr) throw std::out_of_range("undo_index::get: key not found");
+    return *o;
+  }
+  // Read-only view of another index (ranges, ordered walks).
+  template <class Tag>
+  const auto& get() const {
+    return container_.template get<Tag>();
+  }
+  const container_type& indices() const { return container_; }
+  std::size_t size() const { return container_.size(); }
+  // Sizes a hashed index's table for n objects now (a rehash), so it does not rehash while
+  // it grows to n: a rehash relinks every node, and of millions of them takes most of a
+  // second. Not undoable, and not needed to be: it changes no object.
+  template <class Tag>
+  void reserve(std::size_t n) {
+    container_.template get<Tag>().reserve(n);
+  }
+  // Bytes of object memory the index holds: its nodes (including those its undo states keep
+  // for removed objects) and hash buckets; not what the objects own outside (strings).
+  std::size_t bytes() const noexcept { return counted_.bytes(); }
+  id_type next_id() const { return next_id_; }
+
+  // --- undo sessions ---------------------------------------------------------------------
+
+  // Pushes an empty undo state; revision() goes up by one.
+  // strong: only allocating a new state can fail, and with keep_alive a recycled one is used.
+  void start_undo_session() override {
+    if (depth_ == states_.size()) states_.push_back(make_state());
+    undo_state& s = *states_[depth_];
+    s.old_next_id_ = next_id_;
+    s.revision_ = ++revision_;
+    ++depth_;
+  }
+
+  // Restores the objects and next_id() to what they were when the top session started and
+  // pops it; revision() goes down by one. Cannot fail: erasing never fails, values are moved
+  // back into their own nodes and removed nodes are linked back in, and the keys restored
+  // were consistent before. (A modified object whose old key is held by another modified
+  // object is put back after that one; only that rare case allocates, and out of memory
+  // there aborts.)
+  void undo() noexcept override {
+    if (depth_ == 0) return;
+    undo_state& s = top();
+    if (!s.empty()) {
+      for (auto id = s.new_ids_.rbegin(); id != s.new_ids_.rend(); ++id) {
+        auto it = container_.find(*id);
+        APIARY_CHECK(it != container_.end());
+        container_.erase(it);
+      }
+      for (auto& [id, old] : s.old_values_) {
+        auto it = container_.find(id);
+        APIARY_CHECK(it != container_.end());
+        if (same_keys(*it, old)) {
+          const_cast<Object&>(*it) = std::move(old);           // NOLINT(cppcoreguidelines-pro-type-const-cast)
+        } else if (!container_.replace(it, std::move(old))) {  // old key still held: retry below
+          s.removed_.push_back({container_.extract(it)});
+          // A replace() that fails leaves its argument as it was.
+          s.removed_.back().node.value() = std::move(old);  // NOLINT(bugprone-use-after-move)
+        }
+      }
+      for (removed_node& r : s.removed_) {
+        auto result = container_.insert(std::move(r.node));
+        APIARY_CHECK(result.inserted);
+      }
+    }
+    next_id_ = s.old_next_id_;
+    pop_top();
+    --revision_;
+  }
+
+  // Merges the top state into the one below it (or, when it is the only one, drops it: its
+  // changes become permanent) and pops it; revision() goes down by one unless the state was
+  // the only one. The objects do not change. Merge rules, A = below, B = top, per id:
+  //   A \ B       | create  | modify(was Y)  | remove(was Y)
+  //   nothing     | create  | modify(was Y)  | remove(was Y)
+  //   create      |  n/a    | create         | nothing (forgotten)
+  //   modify(X)   |  n/a    | modify(was X)  | remove(was X)
+  //   remove(X)   |  n/a    |  n/a           | n/a
+  // strong: reserve_for_squash can fail, squash_reserved cannot.
+  void squash() {
+    reserve_for_squash();
+    squash_reserved();
+  }
+
+  // strong: grows A's containers so the merge cannot allocate.
+  void reserve_for_squash() override {
+    if (depth_ < 2) return;
+    const undo_state& b = top();
+    undo_state& a = below_top();
+    if (b.empty() || swaps_on_squash(a, b)) return;  // nothing to merge, or a swap of containers
+    reserve_more(a.new_ids_, b.new_ids_.size());
+    reserve_more(a.removed_, b.removed_.size());
+    const std::size_t need = a.old_values_.size() + b.old_values_.size();
+    if (need > a.old_values_.max_load()) a.old_values_.reserve(std::max(need, a.old_values_.bucket_count() + 1));
+  }
+
+  // Requires reserve_for_squash() right before, with nothing in between.
+  void squash_reserved() noexcept override {
+    if (depth_ == 0) return;
+    if (depth_ == 1) {  // nothing left to undo it into
+      drop_bottom(1);
+      return;
+    }
+    undo_state& b = top();
+    undo_state& a = below_top();
+    if (!b.empty()) {
+      if (swaps_on_squash(a, b)) {
+        // Every object B recorded existed when A started, so B's records are A's records.
+        a.new_ids_.swap(b.new_ids_);
+        a.old_values_.swap(b.old_values_);
+        a.removed_.swap(b.removed_);
+      } else {
+        merge_into(a, b);
+      }
+    }
+    pop_top();
+    --revision_;
+  }
+
+  // Drops the undo states of revisions <= revision: their changes can no longer be undone.
+  void commit(std::int64_t revision) noexcept override {
+    std::size_t n = 0;
+    while (n < depth_ && states_[n]->revision_ <= revision) ++n;
+    drop_bottom(n);
+  }
+
+  void undo_all() noexcept {
+    while (depth_ > 0) undo();
+  }
+
+  // Only with no session open (a bug otherwise).
+  void set_revision(std::int64_t revision) override {
+    APIARY_CHECK(depth_ == 0);
+    revision_ = revision;
+  }
+  std::int64_t revision() const noexcept override { return revision_; }
+  std::size_t undo_depth() const noexcept override { return depth_; }
+  // 0 is the oldest state; requires i < undo_depth().
+  const undo_state& undo_state_at(std::size_t i) const {
+    APIARY_CHECK(i < depth_);
+    return *states_[i];
+  }
+  // States kept for reuse (keep_alive) beyond the open ones.
+  std::size_t spare_states() const { return states_.size() - depth_; }
+
+ private:
+  struct state_deleter {
+    std::pmr::memory_resource* resource;
+    void operator()(undo_state* s) const noexcept {
+      s->~undo_state();
+      resource->deallocate(s, sizeof(undo_state), alignof(undo_state));
+    }
+  };
+  using state_ptr = std::unique_ptr<undo_state, state_deleter>;
+
+  state_ptr make_state() {
+    void* p = undo_resource_->allocate(sizeof(undo_state), alignof(undo_state));
+    return state_ptr(::new (p) undo_state(undo_resource_), state_deleter{undo_resource_});
+  }
+
+  static constexpr std::size_t index_count = boost::mpl::size<typename container_type::index_type_list>::value;
+
+  // Whether a and b have the same key in every index (so either can stand where the other is).
+  bool same_keys(const Object& a, const Object& b) const {
+    return same_keys(a, b, std::make_index_sequence<index_count>{});
+  }
+  template <std::size_t... N>
+  bool same_keys(const Object& a, const Object& b, std::index_sequence<N...> /*indexes*/) const {
+    return (... &&
+            (container_.template get<N>().key_extractor()(a) == container_.template get<N>().key_extractor()(b)));
+  }
+
+  // Squash swaps B's containers into an empty A instead of merging, unless A's have more
+  // room: then B's few records are merged, and the room stays where the large sessions are.
+  static bool swaps_on_squash(const undo_state& a, const undo_state& b) noexcept {
+    return a.empty() && !a.has_more_room(b);
+  }
+
+  undo_state& top() { return *states_[depth_ - 1]; }
+  undo_state& below_top() { return *states_[depth_ - 2]; }
+
+  void pop_top() noexcept {
+    --depth_;
+    if (keep_alive_) {
+      states_[depth_]->clear();
+    } else {
+      states_.pop_back();  // without keep_alive nothing sits above depth_
+    }
+  }
+
+  // Removes the n oldest states; with keep_alive they are cleared and parked above the open
+  // ones for reuse.
+  void drop_bottom(std::size_t n) noexcept {
+    if (n == 0) return;
+    const auto first = states_.begin();
+    const auto nth = first + static_cast<std::ptrdiff_t>(n);
+    if (keep_alive_) {
+      for (auto it = first; it != nth; ++it) (*it)->clear();
+      std::rotate(first, nth, first + static_cast<std::ptrdiff_t>(depth_));
+    } else {
+      states_.erase(first, nth);
+    }
+    depth_ -= n;
+  }
+
+  // The general case of squash(); A's containers have room for everything B adds.
+  void merge_into(undo_state& a, undo_state& b) noexcept {
+    for (removed_node& r : b.removed_) {
+      const id_type id = r.node.value().id;
+      if (id >= a.old_next_id_) {  // create + remove: nothing to undo any more
+        erase_id(a.new_ids_, id);
+        continue;  // the node is freed when b is cleared
+      }
+      if (auto ov = a.old_values_.find(id); ov != a.old_values_.end()) {
+        r.node.value() = std::move(ov->second);  // modify(was X) + remove: remove(was X)
+        a.old_values_.erase(ov);
+      }
+      a.removed_.push_back(std::move(r));
+    }
+    for (auto& [id, old] : b.old_values_) {
+      if (id >= a.old_next_id_) continue;             // create + modify: still a create
+      a.old_values_.try_emplace(id, std::move(old));  // keeps A's older value if present
+    }
+    // B's ids are all above A's (ids only grow), so A.new_ids stays sorted.
+    a.new_ids_.insert(a.new_ids_.end(), b.new_ids_.begin(), b.new_ids_.end());
+  }
+
+  static void erase_id(std::pmr::vector<id_type>& ids, id_type id) noexcept {
+    auto pos = std::lower_bound(ids.begin(), ids.end(), id);
+    APIARY_CHECK(pos != ids.end() && *pos == id);
+    ids.erase(pos);
+  }
+
+  // Room for `extra` more elements, growing geometrically (reserve alone grows exactly).
+  template <class Vector>
+  static void reserve_more(Vector& v, std::size_t extra) {
+    if (v.capacity() - v.size() >= extra) return;
+    v.reserve(std::max(v.size() + extra, std::max<std::size_t>(8, 2 * v.capacity())));
+  }
+
+  counting_resource counted_;  // before the container, which allocates from it
+  container_type container_;
+  std::vector<state_ptr> states_;  // [0, depth_) open, bottom first; above: spares
+  std::size_t depth_ = 0;
+  std::int64_t revision_ = 0;
+  id_type next_id_ = 0;
+  std::pmr::memory_resource* undo_resource_;
+  bool keep_alive_;
+};
+
+}  // namespace apiary::core
