@@ -36,7 +36,7 @@ TEST(Statistics, OddSeries) {
   EXPECT_EQ(s.max_at, 0u);
   EXPECT_DOUBLE_EQ(s.avg, 3);
   EXPECT_DOUBLE_EQ(s.median, 3);
-  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(2.0));  // population: sum of squares 10 / 5
+  EXPECT_DOUBLE_EQ(s.population_stddev, std::sqrt(2.0));  // population: sum of squares 10 / 5
   EXPECT_EQ(s.p90, 5);                         // rank ceil(4.5) = 5
   EXPECT_EQ(s.p99, 5);
 }

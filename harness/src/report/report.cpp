@@ -76,7 +76,7 @@ void write_series(json_out& j, std::string_view name, const block_series& s, int
   num("median", s.stats.median);
   num("p90", s.stats.p90);
   num("p99", s.stats.p99);
-  num("stddev", s.stats.stddev);
+  num("stddev", s.stats.population_stddev);
   j.end_object();
 }
 

@@ -36,7 +36,7 @@ series_stats summarize(std::span<const double> values) {
   s.avg = sum / n;
   double sq = 0;
   for (double v : values) sq += (v - s.avg) * (v - s.avg);
-  s.stddev = std::sqrt(sq / n);
+  s.population_stddev = std::sqrt(sq / n);
 
   std::vector<double> sorted(values.begin(), values.end());
   std::sort(sorted.begin(), sorted.end());

@@ -55,7 +55,7 @@ void append_cycle(std::string& s, const analysis& a) {
   append(s, "Full block cycle: fastest {} (block #{}), average {}, slowest {} (block #{})\n", us_text(cy.stats.min),
          cy.min_block, us_text(cy.stats.avg), us_text(cy.stats.max), cy.max_block);
   append(s, "  median {}, p90 {}, p99 {}, standard deviation {} over {} cycles\n", us_text(cy.stats.median),
-         us_text(cy.stats.p90), us_text(cy.stats.p99), us_text(cy.stats.stddev), cy.stats.count);
+         us_text(cy.stats.p90), us_text(cy.stats.p99), us_text(cy.stats.population_stddev), cy.stats.count);
 }
 
 void append_throughput(std::string& s, const analysis& a) {

@@ -20,7 +20,7 @@ struct series_stats {
   double median = 0;
   double p90 = 0;
   double p99 = 0;
-  double stddev = 0;
+  double population_stddev = 0;  // divided by n; the report names it "stddev"
   std::size_t min_at = 0;
   std::size_t max_at = 0;
 };
