@@ -125,8 +125,8 @@ struct fixture {
   core::compact_signature typical_sig;
 };
 
-fixture build_fixture() {
-  fixture f;
+// The generated transactions of a 2 MB block, signed, in the order the colony makes them.
+void fill_block(fixture& f, colony::key_cache& keys) {
   const auto genesis = colony::genesis_account_names(genesis_accounts);
   colony::comment_ring ring;
   std::vector<colony::generator> gens;
@@ -139,8 +139,6 @@ fixture build_fixture() {
                       colony::deal_accounts(genesis, t, colony_threads), ring);
     gens.back().set_head(head_id, head_time);
   }
-  colony::key_cache keys{std::string(password)};
-
   f.block.header.previous = head_id;
   f.block.header.timestamp = head_time + 3;
   f.block.header.witness = core::account_name("initminer");
@@ -165,9 +163,11 @@ fixture build_fixture() {
   const core::private_key witness_key = core::private_key::from_login("initminer", core::key_role::active, password);
   f.block.header.witness_signature = witness_key.sign(core::header_digest(f.block.header));
   f.signed_block = f.block.to_signed_block();
+}
 
-  // The two packing paths must agree byte for byte, and decoding must give back the block
-  // and the ids the producer computed.
+// The two packing paths must agree byte for byte, and decoding must give back the block and
+// the ids the producer computed.
+void pack_and_check(fixture& f) {
   core::out_buffer buf;
   f.block.pack_into(buf);
   if (buf.size() != f.block.packed_size()) fail("full_block::packed_size != bytes packed");
@@ -195,7 +195,11 @@ fixture build_fixture() {
         f.custom_json_bytes += cj->json.size();
         if (!core::is_valid_json(cj->json)) fail("a generated custom_json payload is not valid JSON");
       }
+}
 
+// The custom_json closest to the block's average size, with its key and signature; the bare
+// libsecp256k1 loop must make the very signature the wrapper makes, and recover the same key.
+void pick_typical(fixture& f, colony::key_cache& keys) {
   const std::size_t average = f.tx_bytes / f.block.transactions.size();
   const core::full_transaction* typical = nullptr;
   for (const auto& tx : f.block.transactions) {
@@ -216,7 +220,6 @@ fixture build_fixture() {
   f.typical_digest = typical->sig_digest();
   f.typical_sig = typical->tx().signatures.front();
 
-  // The bare loop must make the very signature the wrapper makes, and recover the same key.
   core::compact_signature bare;
   bare_sign(f.typical_digest.begin(), f.typical_key->secret().begin(), bare.begin());
   if (bare != f.typical_sig) fail("bare libsecp256k1 signature differs from private_key::sign");
@@ -224,6 +227,14 @@ fixture build_fixture() {
   if (!bare_recover(f.typical_sig.begin(), f.typical_digest.begin(), recovered.begin()) || recovered != f.typical_pub)
     fail("bare recovery");
   if (core::recover_public_key(f.typical_sig, f.typical_digest) != f.typical_pub) fail("recover_public_key");
+}
+
+fixture build_fixture() {
+  fixture f;
+  colony::key_cache keys{std::string(password)};
+  fill_block(f, keys);
+  pack_and_check(f);
+  pick_typical(f, keys);
   return f;
 }
 
