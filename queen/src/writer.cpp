@@ -50,7 +50,7 @@ void writer::run_here() {
 void writer::request_stop() {
   stop_.store(true, std::memory_order_relaxed);
   // Wakes the writer if it waits for work; it completes what it leaves unpushed.
-  queue_.request_block();
+  queue_.wake();
 }
 
 void writer::join() {

@@ -43,6 +43,14 @@ void writer_queue::request_block() {
   not_empty_.notify_one();
 }
 
+void writer_queue::wake() {
+  {
+    std::lock_guard lock(mutex_);
+    woken_ = true;
+  }
+  not_empty_.notify_one();
+}
+
 void writer_queue::close() {
   {
     std::lock_guard lock(mutex_);
@@ -63,12 +71,14 @@ void writer_queue::take(queue_batch& batch, queue_wait& wait) {
   std::unique_lock lock(mutex_);
   const std::int64_t t1 = steady_now_ns();
   wait.lock_ns += t1 - t0;
-  if (items_.empty() && block_requests_ == 0 && !closed_) {
-    not_empty_.wait(lock, [&] { return !items_.empty() || block_requests_ != 0 || closed_; });
+  if (items_.empty() && block_requests_ == 0 && !woken_ && !closed_) {
+    not_empty_.wait(lock, [&] { return !items_.empty() || block_requests_ != 0 || woken_ || closed_; });
     if (gather_ns_ > 0)
-      not_empty_.wait_for(lock, std::chrono::nanoseconds(gather_ns_), [&] { return block_requests_ != 0 || closed_; });
+      not_empty_.wait_for(lock, std::chrono::nanoseconds(gather_ns_),
+                          [&] { return block_requests_ != 0 || woken_ || closed_; });
     wait.work_ns += steady_now_ns() - t1;
   }
+  woken_ = false;
   batch.txs.swap(items_);
   batch.block_requests = std::exchange(block_requests_, 0);
   batch.closed = closed_;

@@ -55,6 +55,27 @@ TEST(WriterQueue, CloseWakesTheWriterAndRefusesSubmits) {
   EXPECT_FALSE(q.submit(dummy_tx(1), {}));
 }
 
+// wake() makes a waiting take return with nothing: no block request, not closed, and the
+// queue goes on (the writer uses it to look at its stop flag). A wake is used once.
+TEST(WriterQueue, WakeReturnsAWaitingTakeWithNothing) {
+  writer_queue q;
+  std::thread waker([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    q.wake();
+  });
+  queue_batch b;
+  queue_wait w;
+  q.take(b, w);  // returns once woken
+  waker.join();
+  EXPECT_TRUE(b.txs.empty());
+  EXPECT_EQ(b.block_requests, 0u);
+  EXPECT_FALSE(b.closed);
+  EXPECT_GT(w.work_ns, 0);
+  ASSERT_TRUE(q.submit(dummy_tx(1), {}));
+  q.take(b, w);  // the wake was used: this take returns for the submit
+  EXPECT_EQ(b.txs.size(), 1u);
+}
+
 // A writer woken from an empty queue waits the gather time before it takes: what comes
 // meanwhile is in the same batch.
 TEST(WriterQueue, GatherTimeBringsLaterSubmitsIntoTheSameBatch) {

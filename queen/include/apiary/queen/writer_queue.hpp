@@ -10,13 +10,15 @@
 //                  Never drops. Returns false once the queue is closed.
 //   request_block  (any thread) asks the writer for a block; block requests are served
 //                  before any queued transaction.
+//   wake           (any thread) makes a waiting take return, with whatever is queued
+//                  (nothing, perhaps): how the writer is told to look at its stop flag.
 //   close          (any thread) wakes every waiter; later submits return false. Items
 //                  already queued are still handed to the writer, by take or by drain.
 //   take           (writer thread only) waits for work and moves every queued item into
 //                  the caller's batch at once, one lock acquisition per batch, so the
 //                  producers and the writer contend for the lock as little as possible.
 //                  With a gather time, a writer woken from an empty queue waits that much
-//                  longer before it takes (unless a block request or close comes): what is
+//                  longer before it takes (unless a block request, a wake or close comes): what is
 //                  submitted meanwhile wakes nobody and comes in the same batch, so a writer
 //                  faster than its producers wakes once per gather time instead of once per
 //                  transaction.
@@ -81,10 +83,11 @@ class writer_queue final : public core::transaction_sink {
   // time is intended then.
   bool submit(core::full_transaction_ptr tx, core::tx_completion done, core::tx_intent intent) override;
   void request_block();
+  void wake();
   void close();
   bool closed() const;
 
-  // Writer thread: blocks until an item, a block request or close; swaps the queued items
+  // Writer thread: blocks until an item, a block request, a wake or close; swaps the queued items
   // into batch.txs (which must be empty; its capacity is reused). Adds its waits to `wait`.
   void take(queue_batch& batch, queue_wait& wait);
   // The consumer, at its end: closes the queue and returns everything still queued, in
@@ -108,6 +111,7 @@ class writer_queue final : public core::transaction_sink {
   std::condition_variable not_full_;  // bounded policy only
   std::vector<queued_tx> items_;
   std::uint32_t block_requests_ = 0;
+  bool woken_ = false;  // wake() since the last take
   bool closed_ = false;
   std::size_t high_water_ = 0;
   std::uint64_t full_waits_ = 0;
