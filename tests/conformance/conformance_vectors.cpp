@@ -429,87 +429,124 @@ struct block_case {
   std::vector<ac::full_transaction_ptr> transactions;
 };
 
-ac::block_id emit_block(const block_case& c) {
+// What emit_block computes for one block case, then records and checks.
+struct block_values {
   ac::full_block fb;
+  ac::sha256_digest hdigest;  // the digest the witness signs
+  ac::signed_block sb;        // fb as a signed_block
+  ac::block_id id;
+  std::vector<std::uint8_t> bytes;      // pack_into(signed_block)
+  ac::out_buffer full_bytes;            // full_block::pack_into
+  std::vector<ac::transaction_id> ids;  // from decode_block_with_ids, or the transactions' own ids
+  std::optional<ac::public_key> rec;    // the key the witness signature recovers
+};
+
+// The case's block with its merkle root, signed by the case's witness or given its real
+// signature.
+void assemble_block(const block_case& c, block_values& v) {
+  ac::full_block& fb = v.fb;
   fb.header.previous = c.previous;
   fb.header.timestamp = c.timestamp;
   fb.header.witness = c.witness ? ac::account_name(c.witness->account) : ac::account_name(c.witness_account);
   fb.transactions = c.transactions;
   fb.header.transaction_merkle_root = fb.compute_merkle_root();
 
-  const ac::sha256_digest hdigest = ac::header_digest(fb.header);
+  v.hdigest = ac::header_digest(fb.header);
   if (c.witness) {
-    fb.header.witness_signature = c.witness->key().sign(hdigest);
+    fb.header.witness_signature = c.witness->key().sign(v.hdigest);
   } else if (c.witness_signature) {
     fb.header.witness_signature = *c.witness_signature;
   }
+}
 
-  const ac::signed_block sb = fb.to_signed_block();
-  const ac::block_id id = ac::compute_block_id(sb);
-  const std::vector<std::uint8_t> bytes = packed(sb);
-  ac::out_buffer full_bytes;
-  fb.pack_into(full_bytes);
-
+// The transaction ids as decode_block_with_ids finds them in the packed block (checking it
+// gives the block back), or the transactions' own ids when it cannot decode it.
+std::vector<ac::transaction_id> decoded_transaction_ids(const block_case& c, const block_values& v) {
   std::vector<ac::transaction_id> ids;
   std::optional<ac::decoded_block> decoded;
   try {
-    decoded = ac::decode_block_with_ids(bytes);
+    decoded = ac::decode_block_with_ids(v.bytes);
   } catch (const std::exception& e) {
     self_check(false, c.name + ": decode_block_with_ids threw: " + e.what());
   }
   if (decoded) {
     ids = decoded->transaction_ids;
-    self_check(decoded->block == sb, c.name + ": decode_block_with_ids gives the block back");
+    self_check(decoded->block == v.sb, c.name + ": decode_block_with_ids gives the block back");
   } else {
     for (const auto& t : c.transactions) ids.push_back(t->id());
   }
+  return ids;
+}
 
+void compute_block(const block_case& c, block_values& v) {
+  assemble_block(c, v);
+  v.sb = v.fb.to_signed_block();
+  v.id = ac::compute_block_id(v.sb);
+  v.bytes = packed(v.sb);
+  v.fb.pack_into(v.full_bytes);
+  v.ids = decoded_transaction_ids(c, v);
+  v.rec = ac::recover_public_key(v.sb.witness_signature, v.hdigest);
+}
+
+void record_block(const block_case& c, const block_values& v) {
+  const ac::full_block& fb = v.fb;
+  const ac::signed_block& sb = v.sb;
   ac::out_buffer json_buf;
   ac::json_writer jw(json_buf);
-  ac::write_json(jw, sb, id, ids);
-
-  auto rec = ac::recover_public_key(sb.witness_signature, hdigest);
+  ac::write_json(jw, sb, v.id, v.ids);
 
   record r("block", c.name);
   if (!c.note.empty()) r.str("note", c.note);
   r.str("json", json_buf.view());
   r.str("json_plain", ac::to_json(sb));
-  r.hex("hex", bytes);
-  r.hex("hex_full", full_bytes.span());
+  r.hex("hex", v.bytes);
+  r.hex("hex_full", v.full_bytes.span());
   r.unum("packed_size", ac::packed_size(sb));
   r.unum("packed_size_full", fb.packed_size());
   r.unum("overhead_size", ac::block_overhead_size(fb.header, fb.transactions.size()));
   r.unum("transaction_count", fb.transactions.size());
   r.unum("block_num", sb.block_num());
-  r.hex("block_id", id);
+  r.hex("block_id", v.id);
   r.hex("merkle_root", ac::compute_merkle_root(sb));
   r.hex("merkle_root_full", fb.compute_merkle_root());
-  r.hex("header_digest", hdigest);
+  r.hex("header_digest", v.hdigest);
   if (c.witness) {
     r.key("witness_signer");
     r.signer_object(*c.witness);
     r.str("witness_public_key", ac::public_key_to_string(c.witness->key().public_key()));
   }
-  r.str("recovered_signing_key", rec ? ac::public_key_to_string(*rec) : std::string());
-  r.array("transaction_ids", ids, [](ac::json_writer& w, const ac::transaction_id& t) { w.hex(t.begin(), t.size()); });
+  r.str("recovered_signing_key", v.rec ? ac::public_key_to_string(*v.rec) : std::string());
+  r.array("transaction_ids", v.ids,
+          [](ac::json_writer& w, const ac::transaction_id& t) { w.hex(t.begin(), t.size()); });
   r.array("merkle_leaves", c.transactions, [](ac::json_writer& w, const ac::full_transaction_ptr& t) {
     auto d = t->merkle_digest();
     w.hex(d.begin(), d.size());
   });
   r.emit();
+}
 
-  self_check(std::vector<std::uint8_t>(full_bytes.bytes(), full_bytes.bytes() + full_bytes.size()) == bytes,
+// The full and the signed block agree, and so do the ids and the witness key.
+void check_block(const block_case& c, const block_values& v) {
+  const ac::out_buffer& full_bytes = v.full_bytes;
+  self_check(std::vector<std::uint8_t>(full_bytes.bytes(), full_bytes.bytes() + full_bytes.size()) == v.bytes,
              c.name + ": full_block::pack_into equals pack_into(signed_block)");
-  self_check(fb.packed_size() == bytes.size(), c.name + ": full_block::packed_size()");
-  self_check(ac::compute_merkle_root(sb) == fb.compute_merkle_root(),
+  self_check(v.fb.packed_size() == v.bytes.size(), c.name + ": full_block::packed_size()");
+  self_check(ac::compute_merkle_root(v.sb) == v.fb.compute_merkle_root(),
              c.name + ": compute_merkle_root(signed_block) equals full_block::compute_merkle_root()");
-  for (std::size_t i = 0; i < ids.size() && i < c.transactions.size(); ++i)
-    self_check(ids[i] == c.transactions[i]->id(),
+  for (std::size_t i = 0; i < v.ids.size() && i < c.transactions.size(); ++i)
+    self_check(v.ids[i] == c.transactions[i]->id(),
                c.name + ": decode_block_with_ids id " + std::to_string(i) + " equals full_transaction::id()");
   if (c.witness)
-    self_check(rec.has_value() && *rec == c.witness->key().public_key(),
+    self_check(v.rec.has_value() && *v.rec == c.witness->key().public_key(),
                c.name + ": witness signature recovers the witness key");
-  return id;
+}
+
+ac::block_id emit_block(const block_case& c) {
+  block_values v;
+  compute_block(c, v);
+  record_block(c, v);
+  check_block(c, v);
+  return v.id;
 }
 
 // ---- the vectors ---------------------------------------------------------------------------
@@ -589,54 +626,62 @@ const std::string k_wild_text = "ctrl:"s + std::string("\0\x01\x02\x07\x08\x09\x
                                 " quote\" backslash\\ solidus/ <script>&amp; "
                                 "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x90\x9D \xE2\x80\xA8\xE2\x80\xA9 \xEF\xBB\xBF end";
 
-std::vector<tx_case> transaction_cases() {
-  std::vector<tx_case> cs;
-  auto add = [&cs](std::string name, std::string note, ac::transaction tx, std::vector<signer> signers,
-                   sign_path path = sign_path::constructor) {
-    cs.push_back(tx_case{std::move(name), std::move(note), std::move(tx), std::move(signers), path});
-  };
+// The transaction cases, in the order they are printed.
+struct tx_cases {
+  std::vector<tx_case> list;
 
-  // dhive's own test transaction (test/crypto.ts, test/serializer-tests.json) without its
-  // "long-pants" extension, signed with dhive's PrivateKey.fromSeed("hello").
+  void add(std::string name, std::string note, ac::transaction tx, std::vector<signer> signers,
+           sign_path path = sign_path::constructor) {
+    list.push_back(tx_case{std::move(name), std::move(note), std::move(tx), std::move(signers), path});
+  }
+};
+
+// dhive's own test transaction (test/crypto.ts, test/serializer-tests.json) without its
+// "long-pants" extension, signed with dhive's PrivateKey.fromSeed("hello").
+void dhive_cases(tx_cases& cs) {
   {
     auto tx = base_tx(1234, 1122334455, 1500137479);  // 2017-07-15T16:51:19
     tx.operations.push_back(vote("foo", "bar", "baz", 10000));
-    add("dhive_test_vote", "dhive's test transaction without extensions", tx,
-        {signer{"", ac::key_role::active, "", "hello"}}, sign_path::manual);
+    cs.add("dhive_test_vote", "dhive's test transaction without extensions", tx,
+           {signer{"", ac::key_role::active, "", "hello"}}, sign_path::manual);
   }
   {
     auto tx = base_tx(1234, 1122334455, 1500137479);
     tx.operations.push_back(transfer("foo", "bar", ac::asset::hive(1000), "wedding present"));
-    add("dhive_test_transfer", "dhive's serializer test operation", tx, {});
+    cs.add("dhive_test_transfer", "dhive's serializer test operation", tx, {});
   }
+}
 
-  // vote
+// Votes: up, down, small and int16-extreme weights.
+void vote_cases(tx_cases& cs) {
   {
     auto tx = base_tx(4660, 0x12345678, t_2024_05_01);
     tx.operations.push_back(vote("alice", "bob", "hello-world", 10000));
-    add("vote_full_upvote", "", tx, {posting("alice")});
+    cs.add("vote_full_upvote", "", tx, {posting("alice")});
   }
   {
     auto tx = base_tx(4661, 0x9abcdef0, t_2024_05_01 + 3);
     tx.operations.push_back(vote("carol.dev", "bob", "hello-world", -10000));
-    add("vote_full_downvote", "negative weight", tx, {posting("carol.dev")}, sign_path::manual);
+    cs.add("vote_full_downvote", "negative weight", tx, {posting("carol.dev")}, sign_path::manual);
   }
   {
     auto tx = base_tx(0, 0, t_2024_05_01 + 6);
     tx.operations.push_back(vote("alice", "bob", "re-hello-world-20240501t120000z", -1));
     tx.operations.push_back(vote("alice", "carol.dev", "unvote", 0));
     tx.operations.push_back(vote("alice", "hive-witness", "tiny", 1));
-    add("vote_small_weights", "weights -1, 0, 1; unsigned", tx, {});
+    cs.add("vote_small_weights", "weights -1, 0, 1; unsigned", tx, {});
   }
   {
     auto tx = base_tx(65535, 0xffffffff, t_2024_05_01 + 9);
     tx.operations.push_back(vote("a-very-long-name", "abc", "p", -32768));
     tx.operations.push_back(vote("abc", "a-very-long-name", std::string(255, 'z'), 32767));
-    add("vote_int16_extremes", "wire edge: int16 extremes (not valid weights on chain), max uint16/uint32 TaPoS", tx,
-        {posting("a-very-long-name"), posting("abc")}, sign_path::constructor_attach_keys);
+    cs.add("vote_int16_extremes", "wire edge: int16 extremes (not valid weights on chain), max uint16/uint32 TaPoS", tx,
+           {posting("a-very-long-name"), posting("abc")}, sign_path::constructor_attach_keys);
   }
+}
 
-  // comment
+// Comments: a root post, a reply, and bodies whose lengths sit at varint boundaries.
+void comment_cases(tx_cases& cs) {
   {
     auto tx = base_tx(1, 0x01020304, t_2024_05_01 + 12);
     tx.operations.push_back(comment("", "hive", "alice", "my-first-post",
@@ -645,23 +690,23 @@ std::vector<tx_case> transaction_cases() {
                                     "\xF0\x9F\x90\x9D",
                                     "# Title\n\nA *markdown* body with \"quotes\", a tab\tand\r\nCRLF.\n",
                                     R"({"tags":["hive","apiary"],"app":"apiary/0.1","format":"markdown"})"));
-    add("comment_root_post", "root post: empty parent_author, category as parent_permlink", tx, {posting("alice")});
+    cs.add("comment_root_post", "root post: empty parent_author, category as parent_permlink", tx, {posting("alice")});
   }
   {
     auto tx = base_tx(2, 0x05060708, t_2024_05_01 + 15);
     tx.operations.push_back(
         comment("alice", "my-first-post", "bob", "re-alice-my-first-post-20240501t120015z", "", k_wild_text, ""));
-    add("comment_reply", "reply with raw control characters, NUL and non-ASCII in the body", tx, {posting("bob")},
-        sign_path::manual);
+    cs.add("comment_reply", "reply with raw control characters, NUL and non-ASCII in the body", tx, {posting("bob")},
+           sign_path::manual);
   }
   for (std::size_t n : {std::size_t{127}, std::size_t{128}, std::size_t{16383}, std::size_t{16384}}) {
     auto tx = base_tx(3, 0x0a0b0c0d, t_2024_05_01 + 18);
     tx.operations.push_back(comment("", "apiary", "carol.dev", "body-" + std::to_string(n),
                                     utf8_text(n < 200 ? n : 200), utf8_text(n), "{}"));
-    add("comment_body_" + std::to_string(n) + "_bytes",
-        "body length at a varint boundary (" + std::to_string(ac::varint_size(static_cast<std::uint32_t>(n))) +
-            "-byte length)",
-        tx, {posting("carol.dev")});
+    cs.add("comment_body_" + std::to_string(n) + "_bytes",
+           "body length at a varint boundary (" + std::to_string(ac::varint_size(static_cast<std::uint32_t>(n))) +
+               "-byte length)",
+           tx, {posting("carol.dev")});
   }
   {
     // 2^21 bytes: the first length that takes a 4-byte varint (far beyond Hive's size
@@ -669,17 +714,19 @@ std::vector<tx_case> transaction_cases() {
     const std::size_t n = std::size_t{1} << 21;
     auto tx = base_tx(4, 0x0e0f1011, t_2024_05_01 + 21);
     tx.operations.push_back(comment("", "apiary", "carol.dev", "huge", "huge", utf8_text(n), "{}"));
-    add("comment_body_2097152_bytes", "wire edge: 4-byte varint length", tx, {posting("carol.dev")});
+    cs.add("comment_body_2097152_bytes", "wire edge: 4-byte varint length", tx, {posting("carol.dev")});
   }
+}
 
-  // comment_options
+// comment_options: defaults, and none to 128 beneficiaries.
+void comment_options_cases(tx_cases& cs) {
   {
     auto tx = base_tx(5, 0x12131415, t_2024_05_01 + 24);
     ac::comment_options_operation o;
     o.author = "alice";
     o.permlink = "my-first-post";
     tx.operations.push_back(o);
-    add("comment_options_defaults", "no extensions, default payout 1000000.000 HBD", tx, {posting("alice")});
+    cs.add("comment_options_defaults", "no extensions, default payout 1000000.000 HBD", tx, {posting("alice")});
   }
   {
     auto tx = base_tx(6, 0x16171819, t_2024_05_01 + 27);
@@ -693,8 +740,8 @@ std::vector<tx_case> transaction_cases() {
     o.extensions.push_back(
         ac::comment_payout_beneficiaries{{{"bob", 1000}, {"carol.dev", 2500}, {"hive-witness", 50}}});
     tx.operations.push_back(o);
-    add("comment_options_beneficiaries", "three beneficiaries, everything off", tx, {posting("alice")},
-        sign_path::constructor_attach_keys);
+    cs.add("comment_options_beneficiaries", "three beneficiaries, everything off", tx, {posting("alice")},
+           sign_path::constructor_attach_keys);
   }
   {
     auto tx = base_tx(7, 0x1a1b1c1d, t_2024_05_01 + 30);
@@ -711,8 +758,8 @@ std::vector<tx_case> transaction_cases() {
     }
     o.extensions.push_back(b);
     tx.operations.push_back(o);
-    add("comment_options_128_beneficiaries", "Hive's maximum of 128 beneficiaries: a 2-byte count", tx,
-        {posting("bob")});
+    cs.add("comment_options_128_beneficiaries", "Hive's maximum of 128 beneficiaries: a 2-byte count", tx,
+           {posting("bob")});
   }
   {
     auto tx = base_tx(8, 0x1e1f2021, t_2024_05_01 + 33);
@@ -721,19 +768,21 @@ std::vector<tx_case> transaction_cases() {
     o.permlink = "empty-beneficiaries";
     o.extensions.push_back(ac::comment_payout_beneficiaries{});
     tx.operations.push_back(o);
-    add("comment_options_empty_beneficiaries", "wire edge: a beneficiaries extension with an empty list", tx, {});
+    cs.add("comment_options_empty_beneficiaries", "wire edge: a beneficiaries extension with an empty list", tx, {});
   }
+}
 
-  // transfer
+// Transfers: HIVE and HBD, large and negative amounts, wild and long memos.
+void transfer_cases(tx_cases& cs) {
   {
     auto tx = base_tx(9, 0x22232425, t_2024_05_01 + 36);
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(1000), "thanks!"));
-    add("transfer_hive", "", tx, {active("alice")});
+    cs.add("transfer_hive", "", tx, {active("alice")});
   }
   {
     auto tx = base_tx(10, 0x26272829, t_2024_05_01 + 39);
     tx.operations.push_back(transfer("bob", "alice", ac::asset::hbd(1), ""));
-    add("transfer_hbd_empty_memo", "0.001 HBD, empty memo", tx, {active("bob")}, sign_path::manual);
+    cs.add("transfer_hbd_empty_memo", "0.001 HBD, empty memo", tx, {active("bob")}, sign_path::manual);
   }
   {
     auto tx = base_tx(11, 0x2a2b2c2d, t_2024_05_01 + 42);
@@ -744,51 +793,56 @@ std::vector<tx_case> transaction_cases() {
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(10), "0.010"));
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(100), "0.100"));
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(0), "zero"));
-    add("transfer_large_amounts", "HIVE_MAX_SHARE_SUPPLY and other amounts", tx, {active("alice"), owner("alice")});
+    cs.add("transfer_large_amounts", "HIVE_MAX_SHARE_SUPPLY and other amounts", tx, {active("alice"), owner("alice")});
   }
   {
     auto tx = base_tx(12, 0x2e2f3031, t_2024_05_01 + 45);
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hbd(-1), "-0.001"));
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(-100'333), "-100.333"));
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(-1'000'000'000'000'000), "-max"));
-    add("transfer_negative_amounts", "wire edge: negative amounts (invalid on chain; checks JSON amount text)", tx, {});
+    cs.add("transfer_negative_amounts", "wire edge: negative amounts (invalid on chain; checks JSON amount text)", tx,
+           {});
   }
   {
     auto tx = base_tx(13, 0x32333435, t_2024_05_01 + 48);
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(42'000), k_wild_text));
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hbd(7), "#" + std::string(200, 'm')));
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hbd(7), utf8_text(300)));
-    add("transfer_memos", "memo with control characters; 2-byte memo lengths", tx, {active("alice")});
+    cs.add("transfer_memos", "memo with control characters; 2-byte memo lengths", tx, {active("alice")});
   }
+}
 
-  // custom_json
+// custom_json: posting, active and both auth sets; payloads with every kind of escape.
+void custom_json_cases(tx_cases& cs) {
   {
     auto tx = base_tx(14, 0x36373839, t_2024_05_01 + 51);
     tx.operations.push_back(
         custom_json({}, {"alice"}, "follow", R"(["follow",{"follower":"alice","following":"bob","what":["blog"]}])"));
-    add("custom_json_posting", "required_posting_auths", tx, {posting("alice")});
+    cs.add("custom_json_posting", "required_posting_auths", tx, {posting("alice")});
   }
   {
     auto tx = base_tx(15, 0x3a3b3c3d, t_2024_05_01 + 54);
     tx.operations.push_back(custom_json({"alice", "bob"}, {}, "ssc-mainnet-hive", k_payload));
-    add("custom_json_active", "required_auths; payload with quotes, backslashes, unicode, control characters", tx,
-        {active("alice"), active("bob")}, sign_path::manual);
+    cs.add("custom_json_active", "required_auths; payload with quotes, backslashes, unicode, control characters", tx,
+           {active("alice"), active("bob")}, sign_path::manual);
   }
   {
     auto tx = base_tx(16, 0x3e3f4041, t_2024_05_01 + 57);
     tx.operations.push_back(custom_json({"bob"}, {"alice", "carol.dev", "hive-witness"},
                                         "apiary-conformance-0123456789abc", k_payload + "\n"));
-    add("custom_json_both_auths", "both auth sets, 32-character id", tx,
-        {active("bob"), posting("alice"), posting("carol.dev")}, sign_path::constructor_attach_keys);
+    cs.add("custom_json_both_auths", "both auth sets, 32-character id", tx,
+           {active("bob"), posting("alice"), posting("carol.dev")}, sign_path::constructor_attach_keys);
   }
   {
     auto tx = base_tx(17, 0x42434445, t_2024_05_01 + 60);
     tx.operations.push_back(custom_json({}, {}, "", "{}"));
     tx.operations.push_back(custom_json({}, {"bob"}, "x", "\"" + utf8_text(20000) + "\""));
-    add("custom_json_edges", "wire edge: empty auth sets and id; 3-byte json length", tx, {posting("bob")});
+    cs.add("custom_json_edges", "wire edge: empty auth sets and id; 3-byte json length", tx, {posting("bob")});
   }
+}
 
-  // several operations, signature counts
+// Several operations in one transaction, and signature counts.
+void several_operation_cases(tx_cases& cs) {
   {
     auto tx = base_tx(18, 0x46474849, t_2024_05_01 + 63);
     tx.operations.push_back(comment("", "hive", "alice", "all-ops", "All ops", "body", "{}"));
@@ -800,8 +854,8 @@ std::vector<tx_case> transaction_cases() {
     tx.operations.push_back(vote("alice", "alice", "all-ops", 10000));
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hbd(3'141), "pi"));
     tx.operations.push_back(custom_json({"alice"}, {"alice"}, "notify", R"(["setLastRead",{"date":"2024-05-01"}])"));
-    add("all_operation_types", "every operation apiary knows in one transaction", tx,
-        {posting("alice"), active("alice")});
+    cs.add("all_operation_types", "every operation apiary knows in one transaction", tx,
+           {posting("alice"), active("alice")});
   }
   {
     auto tx = base_tx(19, 0x4a4b4c4d, t_2024_05_01 + 66);
@@ -811,24 +865,26 @@ std::vector<tx_case> transaction_cases() {
       tx.operations.push_back(
           vote(name, "bob", "popular-" + std::to_string(i), static_cast<std::int16_t>(i * 75 - 5000)));
     }
-    add("many_operations", "130 operations: a 2-byte operation count", tx, {posting("voter-000")});
+    cs.add("many_operations", "130 operations: a 2-byte operation count", tx, {posting("voter-000")});
   }
   {
     auto tx = base_tx(20, 0x4e4f5051, t_2024_05_01 + 69);
-    add("no_operations", "wire edge: no operations, no signatures", tx, {});
+    cs.add("no_operations", "wire edge: no operations, no signatures", tx, {});
   }
   {
     auto tx = base_tx(21, 0x52535455, t_2024_05_01 + 72);
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(5), "three signers"));
-    add("three_signatures", "", tx, {owner("alice"), active("bob"), posting("carol.dev")}, sign_path::manual);
+    cs.add("three_signatures", "", tx, {owner("alice"), active("bob"), posting("carol.dev")}, sign_path::manual);
   }
   {
     auto tx = base_tx(22, 0x56575859, t_2024_05_01 + 75);
     tx.operations.push_back(vote("bob", "alice", "two-sigs", 2500));
-    add("two_signatures_same_account", "", tx, {posting("bob"), active("bob")});
+    cs.add("two_signatures_same_account", "", tx, {posting("bob"), active("bob")});
   }
+}
 
-  // expiration times
+// Expiration times: the epoch, around 2000, 2038, 2100 (not a leap year) and the largest uint32.
+void expiration_cases(tx_cases& cs) {
   struct when {
     const char* name;
     std::uint32_t secs;
@@ -838,17 +894,30 @@ std::vector<tx_case> transaction_cases() {
         when{"2038", 2147483648u}, when{"2100_no_leap", 4107542400u}, when{"max_uint32", 4294967295u}}) {
     auto tx = base_tx(static_cast<std::uint16_t>(t.secs & 0xffffu), t.secs, t.secs);
     tx.operations.push_back(vote("alice", "bob", std::string("expires-") + t.name, 100));
-    add(std::string("expiration_") + t.name, "", tx, {posting("alice")});
+    cs.add(std::string("expiration_") + t.name, "", tx, {posting("alice")});
   }
+}
 
-  // TaPoS from a block id
-  {
-    auto tx = base_tx(0, 0, t_2024_05_01 + 78);
-    tx.set_reference_block(from_hex_or_die<20>("04c4b3fffedcba9876543210aabbccddeeff0011"));
-    tx.operations.push_back(vote("alice", "bob", "tapos", 100));
-    add("tapos_from_block_id", "ref_block_num and ref_block_prefix from set_reference_block", tx, {posting("alice")});
-  }
-  return cs;
+// TaPoS from a block id.
+void tapos_cases(tx_cases& cs) {
+  auto tx = base_tx(0, 0, t_2024_05_01 + 78);
+  tx.set_reference_block(from_hex_or_die<20>("04c4b3fffedcba9876543210aabbccddeeff0011"));
+  tx.operations.push_back(vote("alice", "bob", "tapos", 100));
+  cs.add("tapos_from_block_id", "ref_block_num and ref_block_prefix from set_reference_block", tx, {posting("alice")});
+}
+
+std::vector<tx_case> transaction_cases() {
+  tx_cases cs;
+  dhive_cases(cs);
+  vote_cases(cs);
+  comment_cases(cs);
+  comment_options_cases(cs);
+  transfer_cases(cs);
+  custom_json_cases(cs);
+  several_operation_cases(cs);
+  expiration_cases(cs);
+  tapos_cases(cs);
+  return std::move(cs.list);
 }
 
 struct genesis_block {
@@ -878,126 +947,167 @@ constexpr genesis_block k_genesis[] = {
      "182c20daf71b68b8b"},
 };
 
+// Keys: login derivation for every role, several accounts and passwords (empty, unicode),
+// and WIF keys.
+void emit_keys() {
+  emit_key(login("foo", ac::key_role::active, "barman"));  // dhive's test vector
+  for (const char* account : {"alice", "bob", "carol.dev", "hive-witness", "a-very-long-name", "abc"})
+    for (ac::key_role role : {ac::key_role::owner, ac::key_role::active, ac::key_role::posting, ac::key_role::memo})
+      emit_key(login(account, role, k_password));
+  emit_key(login("alice", ac::key_role::active, ""));
+  emit_key(login("alice", ac::key_role::posting, "p\xC3\xA4ssw\xC3\xB6rd \xF0\x9F\x90\x9D with spaces"));
+  emit_key(login("bob", ac::key_role::owner, "P5JDbZ7VC9KqDzwjHdcPAq7rZNVNHafBYAsRKudF6gW9ALpSvQtV"));
+
+  // WIF keys from dhive's tests (test/crypto.ts): a main-net and a test-net pair.
+  emit_wif("dhive_main_pair", "5K2yDAd9KAZ3ZitBsAPyRka9PLFemUrbcL6UziZiPaw2c6jCeLH");
+  emit_wif("dhive_testnet_pair", "5JQy7moK9SvNNDxn8rKNfQYFME5VDYC2j9Mv2tb7uXV5jz3fQR8");
+}
+
+// Raw signatures over many digests: about half need dhive's retry for canonical form.
+void emit_signatures() {
+  const signer sig_signers[] = {posting("alice"), active("bob"), owner("carol.dev"),
+                                login("hive-witness", ac::key_role::memo, "x")};
+  for (int i = 0; i < 96; ++i) {
+    std::string name = "digest-" + std::to_string(i);
+    emit_sig(name, sha256_of("apiary conformance " + std::to_string(i)),
+             sig_signers[static_cast<std::size_t>(i) % std::size(sig_signers)]);
+  }
+  emit_sig("digest-zero", ac::sha256_digest{}, posting("alice"));
+  {
+    ac::sha256_digest small{};
+    small.data[31] = 1;
+    emit_sig("digest-one", small, active("bob"));
+  }
+}
+
+// Assets, including int64 amounts beyond what dhive can hold exactly.
+void emit_assets() {
+  for (std::int64_t amount : {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1}, std::int64_t{9}, std::int64_t{10},
+                              std::int64_t{99}, std::int64_t{999}, std::int64_t{1000}, std::int64_t{-1000},
+                              std::int64_t{1001}, std::int64_t{-100'333}, std::int64_t{1'000'000'000'000'000},
+                              std::int64_t{9'007'199'254'740'991}, std::numeric_limits<std::int64_t>::max(),
+                              std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::min() + 1})
+    for (ac::asset_symbol sym : {ac::asset_symbol::hive, ac::asset_symbol::hbd}) emit_asset(ac::asset{amount, sym});
+}
+
+void emit_times() {
+  for (std::uint32_t s :
+       {0u, 1u, 59u, 86399u, 86400u, 951782400u, 951868799u, 951868800u, 946684799u, 1458835500u, 1500137479u,
+        1709208000u, 1714564800u, 2147483647u, 2147483648u, 4107542400u, 4102444800u, 4294967295u})
+    emit_time(s);
+}
+
+// The transactions emit_tx built, found by case name for the synthetic blocks.
+struct emitted_transactions {
+  std::vector<ac::full_transaction_ptr> txs;
+  std::vector<std::string> names;
+
+  ac::full_transaction_ptr named(std::string_view name) const {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return txs[i];
+    std::fprintf(stderr, "apiary_conformance_vectors: no transaction named %.*s\n", static_cast<int>(name.size()),
+                 name.data());
+    std::exit(2);
+  }
+};
+
+emitted_transactions emit_transactions() {
+  emitted_transactions e;
+  for (const tx_case& c : transaction_cases()) {
+    auto ft = emit_tx(c);
+    e.txs.push_back(ft);
+    e.names.push_back(c.name);
+  }
+  return e;
+}
+
+// Real blocks of the chain.
+void emit_genesis_blocks() {
+  for (const genesis_block& g : k_genesis) {
+    block_case b;
+    b.name = g.name;
+    b.note = "a real block of the Hive chain";
+    b.previous = from_hex_or_die<20>(g.previous);
+    b.timestamp = ac::time_point_sec{g.timestamp};
+    b.witness_account = "initminer";
+    b.witness_signature = from_hex_or_die<65>(g.signature);
+    emit_block(b);
+  }
+}
+
+// A chain of synthetic blocks signed by one witness, each block following the one before.
+struct synthetic_chain {
+  signer witness;
+  ac::block_id prev;
+
+  void add(std::string name, std::string note, std::uint32_t ts, std::vector<ac::full_transaction_ptr> list) {
+    block_case b;
+    b.name = std::move(name);
+    b.note = std::move(note);
+    b.previous = prev;
+    b.timestamp = ac::time_point_sec{ts};
+    b.witness = witness;
+    b.transactions = std::move(list);
+    prev = emit_block(b);
+    emit_tapos(b.name, prev);
+  }
+};
+
+// 130 votes, each its own transaction signed by its voter.
+std::vector<ac::full_transaction_ptr> many_vote_transactions() {
+  std::vector<ac::full_transaction_ptr> many;
+  for (int i = 0; i < 130; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "voter-%03d", i);
+    ac::transaction tx = base_tx(static_cast<std::uint16_t>(i), static_cast<std::uint32_t>(i) * 2654435761u,
+                                 t_2024_05_01 + 18 + static_cast<std::uint32_t>(i));
+    tx.operations.push_back(vote(name, "alice", "block-" + std::to_string(i), 10000));
+    tx_case c{name, "", tx, {posting(name)}, sign_path::constructor};
+    many.push_back(build(c));
+  }
+  return many;
+}
+
+// Synthetic chain of blocks with 5, 7, 0, 1, 2, 3 and 130 transactions.
+void emit_synthetic_blocks(const emitted_transactions& e) {
+  synthetic_chain chain{login("hive-witness", ac::key_role::active, k_password),
+                        from_hex_or_die<20>("04c4b3fffedcba9876543210aabbccddeeff0011")};  // block 79999999
+  emit_tapos("synthetic_parent", chain.prev);
+  chain.add("block_5_txs", "odd leaf count: promoted twice", t_2024_05_01,
+            {e.named("vote_full_upvote"), e.named("comment_root_post"), e.named("transfer_hive"),
+             e.named("custom_json_posting"), e.named("comment_options_beneficiaries")});
+  chain.add("block_7_txs", "", t_2024_05_01 + 3,
+            {e.named("vote_full_downvote"), e.named("comment_reply"), e.named("comment_body_16384_bytes"),
+             e.named("transfer_large_amounts"), e.named("custom_json_active"), e.named("all_operation_types"),
+             e.named("three_signatures")});
+  chain.add("block_empty", "no transactions: all-zero merkle root", t_2024_05_01 + 6, {});
+  chain.add("block_1_tx", "one leaf: root = ripemd160(leaf)", t_2024_05_01 + 9, {e.named("transfer_memos")});
+  chain.add("block_2_txs", "", t_2024_05_01 + 12,
+            {e.named("custom_json_both_auths"), e.named("comment_options_defaults")});
+  chain.add("block_3_txs", "", t_2024_05_01 + 15,
+            {e.named("vote_small_weights"), e.named("no_operations"), e.named("dhive_test_vote")});
+  chain.add("block_130_txs", "130 transactions: a 2-byte transaction count, 8 merkle levels", t_2024_05_01 + 18,
+            many_vote_transactions());
+}
+
+void emit_block_num_tapos() {
+  emit_tapos("block_num_1", from_hex_or_die<20>("0000000109833ce528d5bbfb3f6225b39ee10086"));
+  emit_tapos("block_num_max", from_hex_or_die<20>("ffffffff00000000000000000000000000000000"));
+  emit_tapos("block_num_65536", from_hex_or_die<20>("00010000ffffffff000000000000000000000000"));
+}
+
 }  // namespace
 
 int main() {
   try {
-    // Keys: login derivation for every role, several accounts and passwords (empty, unicode).
-    emit_key(login("foo", ac::key_role::active, "barman"));  // dhive's test vector
-    for (const char* account : {"alice", "bob", "carol.dev", "hive-witness", "a-very-long-name", "abc"})
-      for (ac::key_role role : {ac::key_role::owner, ac::key_role::active, ac::key_role::posting, ac::key_role::memo})
-        emit_key(login(account, role, k_password));
-    emit_key(login("alice", ac::key_role::active, ""));
-    emit_key(login("alice", ac::key_role::posting, "p\xC3\xA4ssw\xC3\xB6rd \xF0\x9F\x90\x9D with spaces"));
-    emit_key(login("bob", ac::key_role::owner, "P5JDbZ7VC9KqDzwjHdcPAq7rZNVNHafBYAsRKudF6gW9ALpSvQtV"));
-
-    // WIF keys from dhive's tests (test/crypto.ts): a main-net and a test-net pair.
-    emit_wif("dhive_main_pair", "5K2yDAd9KAZ3ZitBsAPyRka9PLFemUrbcL6UziZiPaw2c6jCeLH");
-    emit_wif("dhive_testnet_pair", "5JQy7moK9SvNNDxn8rKNfQYFME5VDYC2j9Mv2tb7uXV5jz3fQR8");
-
-    // Raw signatures over many digests: about half need dhive's retry for canonical form.
-    const signer sig_signers[] = {posting("alice"), active("bob"), owner("carol.dev"),
-                                  login("hive-witness", ac::key_role::memo, "x")};
-    for (int i = 0; i < 96; ++i) {
-      std::string name = "digest-" + std::to_string(i);
-      emit_sig(name, sha256_of("apiary conformance " + std::to_string(i)),
-               sig_signers[static_cast<std::size_t>(i) % std::size(sig_signers)]);
-    }
-    emit_sig("digest-zero", ac::sha256_digest{}, posting("alice"));
-    {
-      ac::sha256_digest small{};
-      small.data[31] = 1;
-      emit_sig("digest-one", small, active("bob"));
-    }
-
-    // Assets, including int64 amounts beyond what dhive can hold exactly.
-    for (std::int64_t amount : {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1}, std::int64_t{9}, std::int64_t{10},
-                                std::int64_t{99}, std::int64_t{999}, std::int64_t{1000}, std::int64_t{-1000},
-                                std::int64_t{1001}, std::int64_t{-100'333}, std::int64_t{1'000'000'000'000'000},
-                                std::int64_t{9'007'199'254'740'991}, std::numeric_limits<std::int64_t>::max(),
-                                std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::min() + 1})
-      for (ac::asset_symbol sym : {ac::asset_symbol::hive, ac::asset_symbol::hbd}) emit_asset(ac::asset{amount, sym});
-
-    // Times.
-    for (std::uint32_t s :
-         {0u, 1u, 59u, 86399u, 86400u, 951782400u, 951868799u, 951868800u, 946684799u, 1458835500u, 1500137479u,
-          1709208000u, 1714564800u, 2147483647u, 2147483648u, 4107542400u, 4102444800u, 4294967295u})
-      emit_time(s);
-
-    // Transactions.
-    std::vector<ac::full_transaction_ptr> txs;
-    std::vector<std::string> tx_names;
-    for (const tx_case& c : transaction_cases()) {
-      auto ft = emit_tx(c);
-      txs.push_back(ft);
-      tx_names.push_back(c.name);
-    }
-    auto tx_named = [&](std::string_view name) -> ac::full_transaction_ptr {
-      for (std::size_t i = 0; i < tx_names.size(); ++i)
-        if (tx_names[i] == name) return txs[i];
-      std::fprintf(stderr, "apiary_conformance_vectors: no transaction named %.*s\n", static_cast<int>(name.size()),
-                   name.data());
-      std::exit(2);
-    };
-
-    // Real blocks of the chain.
-    for (const genesis_block& g : k_genesis) {
-      block_case b;
-      b.name = g.name;
-      b.note = "a real block of the Hive chain";
-      b.previous = from_hex_or_die<20>(g.previous);
-      b.timestamp = ac::time_point_sec{g.timestamp};
-      b.witness_account = "initminer";
-      b.witness_signature = from_hex_or_die<65>(g.signature);
-      emit_block(b);
-    }
-
-    // Synthetic chain of blocks with 5, 7, 0, 1, 2, 3 and 130 transactions.
-    const signer witness = login("hive-witness", ac::key_role::active, k_password);
-    ac::block_id prev = from_hex_or_die<20>("04c4b3fffedcba9876543210aabbccddeeff0011");  // block 79999999
-    emit_tapos("synthetic_parent", prev);
-    auto chain_block = [&](std::string name, std::string note, std::uint32_t ts,
-                           std::vector<ac::full_transaction_ptr> list) {
-      block_case b;
-      b.name = std::move(name);
-      b.note = std::move(note);
-      b.previous = prev;
-      b.timestamp = ac::time_point_sec{ts};
-      b.witness = witness;
-      b.transactions = std::move(list);
-      prev = emit_block(b);
-      emit_tapos(b.name, prev);
-    };
-    chain_block("block_5_txs", "odd leaf count: promoted twice", t_2024_05_01,
-                {tx_named("vote_full_upvote"), tx_named("comment_root_post"), tx_named("transfer_hive"),
-                 tx_named("custom_json_posting"), tx_named("comment_options_beneficiaries")});
-    chain_block("block_7_txs", "", t_2024_05_01 + 3,
-                {tx_named("vote_full_downvote"), tx_named("comment_reply"), tx_named("comment_body_16384_bytes"),
-                 tx_named("transfer_large_amounts"), tx_named("custom_json_active"), tx_named("all_operation_types"),
-                 tx_named("three_signatures")});
-    chain_block("block_empty", "no transactions: all-zero merkle root", t_2024_05_01 + 6, {});
-    chain_block("block_1_tx", "one leaf: root = ripemd160(leaf)", t_2024_05_01 + 9, {tx_named("transfer_memos")});
-    chain_block("block_2_txs", "", t_2024_05_01 + 12,
-                {tx_named("custom_json_both_auths"), tx_named("comment_options_defaults")});
-    chain_block("block_3_txs", "", t_2024_05_01 + 15,
-                {tx_named("vote_small_weights"), tx_named("no_operations"), tx_named("dhive_test_vote")});
-    {
-      std::vector<ac::full_transaction_ptr> many;
-      for (int i = 0; i < 130; ++i) {
-        char name[16];
-        std::snprintf(name, sizeof name, "voter-%03d", i);
-        ac::transaction tx = base_tx(static_cast<std::uint16_t>(i), static_cast<std::uint32_t>(i) * 2654435761u,
-                                     t_2024_05_01 + 18 + static_cast<std::uint32_t>(i));
-        tx.operations.push_back(vote(name, "alice", "block-" + std::to_string(i), 10000));
-        tx_case c{name, "", tx, {posting(name)}, sign_path::constructor};
-        many.push_back(build(c));
-      }
-      chain_block("block_130_txs", "130 transactions: a 2-byte transaction count, 8 merkle levels", t_2024_05_01 + 18,
-                  std::move(many));
-    }
-    emit_tapos("block_num_1", from_hex_or_die<20>("0000000109833ce528d5bbfb3f6225b39ee10086"));
-    emit_tapos("block_num_max", from_hex_or_die<20>("ffffffff00000000000000000000000000000000"));
-    emit_tapos("block_num_65536", from_hex_or_die<20>("00010000ffffffff000000000000000000000000"));
+    emit_keys();
+    emit_signatures();
+    emit_assets();
+    emit_times();
+    const emitted_transactions txs = emit_transactions();
+    emit_genesis_blocks();
+    emit_synthetic_blocks(txs);
+    emit_block_num_tapos();
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "apiary_conformance_vectors: exception: %s\n", e.what());
