@@ -9,8 +9,9 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 # Exit codes of every command (they match `apiary run`'s where they overlap).
 EXIT_OK = 0
@@ -72,11 +73,11 @@ def check_apiary(path: str | os.PathLike) -> Path:
 
 def utc_stamp() -> str:
     """A UTC timestamp for directory names, in the style of `apiary run`'s report names."""
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
 def utc_iso() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def load_avg() -> list[float]:

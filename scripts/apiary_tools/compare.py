@@ -27,13 +27,25 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import latency, metrics, stats
-from .common import (EXIT_FAILED, EXIT_OK, Parser, ToolError, fmt_metric, fmt_pct, markdown_table,
-                     parse_csv, run_main, write_json, write_text)
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    Parser,
+    ToolError,
+    fmt_metric,
+    fmt_pct,
+    markdown_table,
+    parse_csv,
+    run_main,
+    write_json,
+    write_text,
+)
 from .reports import RunSet, load_set
 
 DEFAULT_ALPHA = 0.05

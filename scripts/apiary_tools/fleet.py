@@ -44,13 +44,13 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .common import EXIT_USAGE, REPO_ROOT, ToolError, load_avg, write_text
-from .runner import (HOST_VARIABLE, PlannedRun, PlanOutcome, Progress, RunResult, _Signals, read_run_report,
-                     say_failure)
+from .runner import HOST_VARIABLE, PlannedRun, PlanOutcome, Progress, RunResult, _Signals, read_run_report, say_failure
 
 RESOURCE = "apiary"
 DEFAULT_TIMEOUT_S = 10.0

@@ -20,8 +20,9 @@ the rank; its value is the bin's geometric centre lowest · r^(i + 0.5), clamped
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -223,7 +224,7 @@ def to_section(runs: Sequence[RunLatency], indices: Sequence[int], what: str) ->
         return None
     return {"histogram": axis.to_dict(),
             "pooled": {name: stage.summary() for name, stage in pooled(runs, what).items()},
-            "runs": [dict(r.to_dict(), run=i) for r, i in zip(runs, indices)]}
+            "runs": [dict(r.to_dict(), run=i) for r, i in zip(runs, indices, strict=True)]}
 
 
 def from_section(section: dict[str, Any], where: str) -> dict[int, RunLatency]:

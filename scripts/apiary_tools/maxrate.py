@@ -37,15 +37,31 @@ import os
 import re
 import signal
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from .common import (EXIT_FAILED, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, REPO_ROOT, Parser, ToolError, check_apiary,
-                     default_apiary, fmt_number, markdown_table, read_interval_log, run_main, utc_iso, utc_stamp,
-                     write_json)
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    REPO_ROOT,
+    Parser,
+    ToolError,
+    check_apiary,
+    default_apiary,
+    fmt_number,
+    markdown_table,
+    read_interval_log,
+    run_main,
+    utc_iso,
+    utc_stamp,
+    write_json,
+)
 from .multirun import glue_values, split_passthrough
 from .runner import PlannedRun, Progress, RunResult, apiary_command, effective_config, execute, with_progress_off
 

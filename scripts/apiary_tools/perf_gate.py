@@ -27,12 +27,11 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from . import gate
-from .common import (EXIT_FAILED, EXIT_OK, EXIT_USAGE, REPO_ROOT, Parser, ToolError, read_json,
-                     run_main, write_json)
+from .common import EXIT_FAILED, EXIT_OK, REPO_ROOT, Parser, ToolError, read_json, run_main, write_json
 
 MEASURED_FUNCTION = "apiary_replay_measured"
 
@@ -202,7 +201,8 @@ def _main(argv: Sequence[str]) -> int:
         log(f"nothing to compare: {result['reason']}; passing")
         return finish(EXIT_OK)
 
-    sides = {name: count_side(name, binary, args.work, args) for name, binary in (("base", base), ("current", args.apiary))}
+    sides = {name: count_side(name, binary, args.work, args)
+             for name, binary in (("base", base), ("current", args.apiary))}
     result["sides"] = sides
     if sides["base"]["state_digest"] != sides["current"]["state_digest"]:
         log("note: the two replays end in different states (the workload or the chain's rules changed)")

@@ -17,9 +17,10 @@ import base64
 import datetime
 import html
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import markdown as markdown_lib
 
@@ -68,7 +69,7 @@ class Page:
                               f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
     def render(self) -> str:
-        created = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        created = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
         return "\n".join([
             "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',

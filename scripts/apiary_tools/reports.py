@@ -18,9 +18,10 @@ are listed in `skipped` with the reason so the commands can say what they left o
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from . import latency as latency_mod
 from . import metrics
@@ -152,7 +153,7 @@ def _add_aggregate(rs: RunSet, path: Path, data: dict[str, Any]) -> None:
     built = [Run(path=r.get("path"), metrics={}, info=dict(r)) for r in runs]
     for name, entry in per_metric.items():
         indices = entry.get("runs", list(range(len(runs))))
-        for index, value in zip(indices, entry["values"]):
+        for index, value in zip(indices, entry["values"], strict=True):
             if not 0 <= index < len(built):
                 raise ToolError(f"{path}: metric {name} names run {index}, which is not listed")
             built[index].metrics[name] = float(value)

@@ -25,9 +25,10 @@ import subprocess
 import sys
 import time
 import tomllib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 from .common import EXIT_SIGINT, EXIT_SIGTERM, ToolError, fmt_number, load_avg, read_json
 from .reports import is_report

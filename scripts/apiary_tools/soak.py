@@ -26,15 +26,31 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
 
 from . import fleet
-from .common import (EXIT_FAILED, EXIT_OK, EXIT_SIGINT, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary,
-                     markdown_table, read_interval_log, read_json, run_main, utc_stamp, write_json, write_text)
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_SIGINT,
+    REPO_ROOT,
+    Parser,
+    ToolError,
+    check_apiary,
+    default_apiary,
+    markdown_table,
+    read_interval_log,
+    read_json,
+    run_main,
+    utc_stamp,
+    write_json,
+    write_text,
+)
 
 # Blocks after which the first transaction ids expire: Hive's 3,600-second limit, 3-second slots.
 EXPIRY_BLOCKS = 1200
@@ -150,7 +166,8 @@ def to_markdown(a: dict) -> str:
         rows.append(["peak RSS (getrusage)", f"{a['report_peak_rss_bytes'] / MIB:,.1f} MiB"])
     if a.get("cashout_blocks"):
         rows.append(["cashout window", f"{a['cashout_blocks']:,} blocks; {a['comments_paid']:,} comments paid"])
-    rows.append(["after the windows", f"from block {a['settled_from_block']:,.0f} ({a['records_after_windows']} records)"])
+    rows.append(["after the windows",
+                 f"from block {a['settled_from_block']:,.0f} ({a['records_after_windows']} records)"])
     if "rss_after_windows" in a:
         r = a["rss_after_windows"]
         rows.append(["RSS after the windows", f"{r['min_bytes'] / MIB:,.1f} to {r['max_bytes'] / MIB:,.1f} MiB"])
@@ -173,7 +190,8 @@ def to_markdown(a: dict) -> str:
     pools = ", ".join(f"{k} {v['start']:.3f} → {v['end']:.3f} (min {v['min']:.3f})" for k, v in rc["pools"].items())
     rows.append(["RC pool levels (pool / equilibrium)", pools])
     low = rc["low_mana_share_max"]
-    rows.append(["accounts under 10% RC", "-" if low is None else f"at most {low:.1%}, {rc['low_mana_share_end']:.1%} at the end"])
+    rows.append(["accounts under 10% RC",
+                 "-" if low is None else f"at most {low:.1%}, {rc['low_mana_share_end']:.1%} at the end"])
     rows.append(["RC rejections", f"{rc['rejected']:,} (at most {rc['rejected_per_block_max']:,.1f} per block)"])
     st = a["state_end"]
     rows.append(["state at the end", ", ".join(f"{k} {v[0]:,}" for k, v in st.items() if isinstance(v, list))])
@@ -226,16 +244,19 @@ def parser() -> Parser:
         "accounts low on mana and the RC rejections over the run."),
         epilog="Extra arguments after -- go to `apiary run`. Exit status: 0 done, 1 the run failed, "
                "2 bad usage, 130 interrupted (what was logged is still analysed).")
-    p.add_argument("--apiary", type=Path, default=None, help="the apiary binary (default: $APIARY_BIN, else the release build)")
+    p.add_argument("--apiary", type=Path, default=None,
+                   help="the apiary binary (default: $APIARY_BIN, else the release build)")
     p.add_argument("--blocks", type=int, default=2000, help="measured blocks (default: 2000)")
     p.add_argument("--block-size", default=None, help="apiary's --block-size, e.g. 64KiB (default: the config's)")
     p.add_argument("--cashout-blocks", type=int, default=None,
-                   help="apiary's --cashout-blocks, the comments' payout window (default: the config's, else Hive's 201,600)")
+                   help="apiary's --cashout-blocks, the comments' payout window (default: the config's, else "
+                        "Hive's 201,600)")
     p.add_argument("--config", type=Path, default=REPO_ROOT / "configs" / "default.toml",
                    help="the run's config (default: configs/default.toml)")
     p.add_argument("--interval", type=float, default=1.0, help="seconds between interval records (default: 1)")
     p.add_argument("--checkpoint-blocks", type=int, default=None,
-                   help="a record at least every N blocks, so a crash loses at most N (default: blocks / 200, at least 1)")
+                   help="a record at least every N blocks, so a crash loses at most N (default: blocks / 200, "
+                        "at least 1)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default: results/soak-<time>)")
     p.add_argument("--from", dest="from_dir", type=Path, default=None,
                    help="analyse what a soak left in DIR (after a crash, say) instead of running one")
@@ -295,8 +316,8 @@ def note_progress(log: Path, blocks: int) -> None:
     if records:
         r = records[-1]
         cyc = r["cycle_us"]["mean"] / 1000 if r["cycle_us"] else 0
-        print(f"soak: block {r['blocks']:,} of {blocks:,}, {r['t_s'] / 60:,.1f} min, RSS {r['rss_bytes'] / MIB:,.1f} MiB, "
-              f"cycle {cyc:,.2f} ms", file=sys.stderr)
+        print(f"soak: block {r['blocks']:,} of {blocks:,}, {r['t_s'] / 60:,.1f} min, "
+              f"RSS {r['rss_bytes'] / MIB:,.1f} MiB, cycle {cyc:,.2f} ms", file=sys.stderr)
 
 
 def _main(argv: Sequence[str]) -> int:

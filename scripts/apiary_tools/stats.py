@@ -33,8 +33,8 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 from scipy import special, stats
@@ -180,8 +180,8 @@ def _strata(a, b, hosts_a, hosts_b) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         raise ValueError("one host per value")
     out = {}
     for host in sorted(set(hosts_a) & set(hosts_b)):
-        out[host] = (np.array([v for v, h in zip(a, hosts_a) if h == host], dtype=float),
-                     np.array([v for v, h in zip(b, hosts_b) if h == host], dtype=float))
+        out[host] = (np.array([v for v, h in zip(a, hosts_a, strict=True) if h == host], dtype=float),
+                     np.array([v for v, h in zip(b, hosts_b, strict=True) if h == host], dtype=float))
     return out
 
 
@@ -218,10 +218,10 @@ def _permutation_p(strata: list[tuple[np.ndarray, np.ndarray]], observed: float)
     """Two-sided p of the stratified permutation test, and the smallest p it could give."""
     pooled = [np.concatenate(pair) for pair in strata]
     sizes = [len(pair[0]) for pair in strata]
-    total = math.prod(math.comb(len(p), n) for p, n in zip(pooled, sizes))
+    total = math.prod(math.comb(len(p), n) for p, n in zip(pooled, sizes, strict=True))
     exact = total <= EXACT_PERMUTATIONS
     rng = None if exact else np.random.default_rng(BOOTSTRAP_SEED)
-    ratios = [_stratum_ratios(p, n, rng) for p, n in zip(pooled, sizes)]
+    ratios = [_stratum_ratios(p, n, rng) for p, n in zip(pooled, sizes, strict=True)]
     if exact:  # every combination of the machines' relabelings
         null = sum(np.ix_(*ratios)).ravel()
     else:      # the k-th random relabeling of every machine together
@@ -241,16 +241,16 @@ def _compare_stratified(strata: dict[str, tuple[np.ndarray, np.ndarray]], confid
     n_a, n_b = sum(len(a) for a, _ in pairs), sum(len(b) for _, b in pairs)
     per_machine = [{"machine": host, "n_a": len(a), "n_b": len(b), "mean_a": ma, "mean_b": mb,
                     "change_pct": _relative_change(ma, mb)}
-                   for (host, (a, b)), ma, mb in zip(strata.items(), means_a, means_b)]
+                   for (host, (a, b)), ma, mb in zip(strata.items(), means_a, means_b, strict=True)]
     cells = [c for pair in pairs for c in pair]
-    grand = float(np.mean([(ma + mb) / 2 for ma, mb in zip(means_a, means_b)]))
+    grand = float(np.mean([(ma + mb) / 2 for ma, mb in zip(means_a, means_b, strict=True)]))
     result = Change(n_a=n_a, n_b=n_b, mean_a=float(np.mean(means_a)), mean_b=float(np.mean(means_b)),
                     change_pct=None, ci_low_pct=None, ci_high_pct=None, ci_method=None, p_value=None,
                     min_p_value=None, test="stratified permutation", machines=len(pairs),
                     within_sd_pct=_within_sd_pct(cells), per_machine=per_machine)
     if grand != 0.0:
-        result.between_sd_pct = float(np.std([(ma + mb) / 2 for ma, mb in zip(means_a, means_b)], ddof=1)) \
-            / abs(grand) * 100.0
+        midpoints = [(ma + mb) / 2 for ma, mb in zip(means_a, means_b, strict=True)]
+        result.between_sd_pct = float(np.std(midpoints, ddof=1)) / abs(grand) * 100.0
     if any(m == 0.0 for m in means_a):
         return result
     observed = float(np.mean(np.array(means_b) / np.array(means_a))) - 1.0

@@ -25,12 +25,27 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import fleet, metrics, plot
-from .common import (REPO_ROOT, Parser, ToolError, check_apiary, default_apiary, fmt_metric, load_avg,
-                     markdown_table, parse_csv, run_main, utc_iso, utc_stamp, write_json, write_text)
+from .common import (
+    REPO_ROOT,
+    Parser,
+    ToolError,
+    check_apiary,
+    default_apiary,
+    fmt_metric,
+    load_avg,
+    markdown_table,
+    parse_csv,
+    run_main,
+    utc_iso,
+    utc_stamp,
+    write_json,
+    write_text,
+)
 from .multirun import glue_values, set_from_results, split_passthrough, write_set
 from .runner import PlannedRun, Progress, apiary_command, effective_config, execute, with_progress_off
 

@@ -5,9 +5,8 @@ import math
 
 import pytest
 
-from apiary_tools import metrics, stats
-
 import fakes
+from apiary_tools import metrics, stats
 
 # Student's t quantiles, from a printed table: t(0.975; 4) and t(0.975; 8).
 T_975_4 = 2.776445
