@@ -36,6 +36,7 @@ tool aggregates what completed; a second Ctrl-C stops waiting at once.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import signal
@@ -297,7 +298,8 @@ class ClusterBackend:
             raise ToolError(f"--cluster: no worker with the resource {RESOURCE}=1 joined within {timeout:g} s "
                             f"(start them with `dask worker ... --nthreads 1 --resources {RESOURCE}=1`)")
         facts = self.client.run(_facts_function(), workers=addresses, on_error="return")
-        workers, seen = [], {}
+        workers: list[Worker] = []
+        seen: dict[str, str] = {}
         for address in addresses:
             f = facts[address]
             if isinstance(f, BaseException):
@@ -325,7 +327,7 @@ class ClusterBackend:
 
     def expand(self, plan: Sequence[PlannedRun]) -> list[Attempt]:
         """The plan once per machine, each run's report named after the machine."""
-        attempts = []
+        attempts: list[Attempt] = []
         for worker in self.workers:
             for run in plan:
                 named = PlannedRun(run.label, run.index, run.args, with_host(run.report_path, worker.host))
@@ -510,7 +512,7 @@ class RemoteProcess:
             key=f"apiary-run-soak-{uuid.uuid4().hex[:12]}", resources={RESOURCE: 1}, pure=False)
         self.pid = None           # not a process of this machine: nothing to sample here
         self.returncode: int | None = None
-        self.stdout = None
+        self.stdout: io.StringIO | None = None
         self.host: str | None = None
 
     def poll(self) -> int | None:
@@ -522,7 +524,6 @@ class RemoteProcess:
         self.stop.set()
 
     def _collect(self) -> None:
-        import io
         try:
             data = self.future.result()
         except Exception as e:  # the worker died, or the task raised

@@ -182,6 +182,7 @@ def from_report(report: dict[str, Any], prefix: str, unit: str = "us") -> list[d
                             "bytes_per_second": float(b.get("size_bytes") or 0) / seconds if seconds else 0.0,
                             "transactions": float(txs)}
             else:
+                assert field is not None  # only per_tx has none
                 real = cpu = float(b[field])
                 iterations, counters = 1, {}
             reps.append((real, cpu, iterations, counters))

@@ -96,7 +96,7 @@ STEPS = (
 # Both modes measure the core without signing: with signing on, two cores spend most of a
 # cycle signing and the writer waits (the ladder's optimizations are all on the writer's side).
 # `replay` is the workload whose replay under callgrind gives each step's instruction count.
-MODES = {
+MODES: dict[str, dict[str, Any]] = {
     "quick": {"runs": 5, "max_runs": None,
               "args": ["--config", str(REPO_ROOT / "configs" / "smoke.toml"), "--sign", "off"],
               "replay": {"transactions": 2_000, "accounts": 1_000, "block_size": "64KiB"}},
@@ -379,7 +379,7 @@ def _main(argv: Sequence[str]) -> int:
         counts = count_instructions(binary, mode, out, lambda m: print(f"ladder: {m}", file=sys.stderr))
         for row, counted in zip(rows, counts, strict=True):
             row["instructions"] = counted
-    first = next((r.report for r in outcome.results if r.report), {})
+    first: dict[str, Any] = next((r.report for r in outcome.results if r.report), {})
     ctx = first.get("context", {})
     meta = {"mode": args.mode, "runs": runs, "alpha": args.alpha, "extra_args": base,
             "machine": f"{ctx.get('cpu_model', '?')}, {ctx.get('cores', '?')} cores, commit {ctx.get('commit', '?')}"

@@ -249,10 +249,10 @@ def plot(trials: Sequence[Trial], search: Search, bound_s: float, path: Path) ->
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4.8))
-    for passed, style, label in ((True, dict(marker="o", color="#55a868"), "pass"),
-                                 (False, dict(marker="x", color="#c44e52"), "fail")):
-        chosen = [t for t in trials if t.passed == passed and t.p99_us is not None]
-        ax.scatter([t.rate for t in chosen], [t.p99_us / 1e6 for t in chosen], label=label, zorder=3, **style)
+    for passed, marker, color, label in ((True, "o", "#55a868", "pass"), (False, "x", "#c44e52", "fail")):
+        chosen = [(t.rate, t.p99_us / 1e6) for t in trials if t.passed == passed and t.p99_us is not None]
+        ax.scatter([rate for rate, _ in chosen], [p99 for _, p99 in chosen], label=label, zorder=3, marker=marker,
+                   color=color)
     ax.axhline(bound_s, color="#555555", linestyle="--", label=f"bound {bound_s:g} s")
     if search.best is not None:
         ax.axvline(search.best, color="#4c72b0", linestyle=":", label=f"highest passing {search.best:,} tx/s")

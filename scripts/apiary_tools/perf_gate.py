@@ -65,7 +65,7 @@ def build_base(commit: str, work: Path, jobs: int) -> Path | None:
             return None
     build = tree / "build-gate"
     t0 = time.monotonic()
-    configure = ["cmake", "-S", tree, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+    configure: list[str | os.PathLike] = ["cmake", "-S", tree, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
                  "-DAPIARY_BUILD_TESTS=OFF", "-DAPIARY_BUILD_BENCH=OFF", "-DAPIARY_WERROR=OFF"]
     p = run(configure)
     if p.returncode == 0:
@@ -95,8 +95,9 @@ def count_replay(name: str, binary: Path, workload: Path, work: Path, replay_arg
     function with the replay's own figures; `say` gets the line that reports it."""
     out = work / f"{name}.callgrind"
     report = work / f"{name}-replay.json"
-    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={MEASURED_FUNCTION}",
-           f"--callgrind-out-file={out}", binary, "replay", "--workload", workload, *replay_args, "--report", report]
+    cmd: list[str | os.PathLike] = [
+        "valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={MEASURED_FUNCTION}",
+        f"--callgrind-out-file={out}", binary, "replay", "--workload", workload, *replay_args, "--report", report]
     t0 = time.monotonic()
     p = run(cmd)
     if p.returncode != 0:

@@ -127,10 +127,11 @@ def _distribution(stage: latency_mod.Stage) -> tuple[np.ndarray, np.ndarray]:
     counts = stage.counts
     nonzero = np.flatnonzero(counts)
     cumulative = np.cumsum(counts)[nonzero] / stage.count
-    values = np.array([stage.min_us if i == 0 else stage.max_us if i == len(counts) - 1
-                       else min(max(stage.axis.centre_us(int(i) - 1), stage.min_us), stage.max_us)
+    low, high = stage.bounds_us()
+    values = np.array([low if i == 0 else high if i == len(counts) - 1
+                       else min(max(stage.axis.centre_us(int(i) - 1), low), high)
                        for i in nonzero]) / 1000.0
-    values[-1] = stage.max_us / 1000.0
+    values[-1] = high / 1000.0
     # The last point (p = 1) has no finite 1 / (1 - p): it is drawn one decade past the one before.
     before_last = 1.0 / (1.0 - cumulative[:-1])
     x = np.append(before_last, before_last[-1] * 10 if len(before_last) else 10.0)
@@ -230,7 +231,7 @@ def series_from_inputs(inputs: Sequence[str], labels: Sequence[str] | None) -> l
     for i, path in enumerate(inputs):
         p = Path(path)
         rs = load_set([p], p.name if p.is_dir() else p.stem)
-        out.append((labels[i] if labels else rs.label, representative(rs).report))
+        out.append((labels[i] if labels else rs.label, representative(rs).full_report()))
     return out
 
 

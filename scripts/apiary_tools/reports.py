@@ -52,6 +52,13 @@ class Run:
     info: dict[str, Any] = field(default_factory=dict)
     latency: latency_mod.RunLatency | None = None   # None for a report of schema_version 1
 
+    def full_report(self) -> dict[str, Any]:
+        """The run's report, for what only a report holds (its blocks): a run read from an
+        aggregate file has none."""
+        if self.report is None:
+            raise ToolError(f"{self.path or 'a run'}: only its aggregate's figures are here, not its report")
+        return self.report
+
     @property
     def host(self) -> str:
         """The machine that ran it: what the tool recorded (a fleet worker's name, $APIARY_HOST),
@@ -105,8 +112,8 @@ class RunSet:
 
     def latency_section(self) -> dict[str, Any] | None:
         """The aggregate file's `latency`: pooled summaries and every run's bins."""
-        indices = [i for i, run in enumerate(self.runs) if run.latency is not None]
-        return latency_mod.to_section([self.runs[i].latency for i in indices], indices, self.label)
+        with_latency = [(i, run.latency) for i, run in enumerate(self.runs) if run.latency is not None]
+        return latency_mod.to_section([lat for _, lat in with_latency], [i for i, _ in with_latency], self.label)
 
     def config_differences(self) -> dict[str, list[Any]]:
         """Options that differ between the runs (other than the report path and name):

@@ -100,7 +100,7 @@ class PlanOutcome:
         return 0
 
 
-def apiary_command(apiary: str | None, command: str | None) -> list[str]:
+def apiary_command(apiary: str | os.PathLike | None, command: str | None) -> list[str]:
     """The prefix of every run: `<apiary> run`, or a command the user gave (e.g. with taskset)."""
     if command:
         parts = shlex.split(command)

@@ -300,12 +300,14 @@ def run_soak(args, out: Path) -> tuple[int, bool, list[str]]:
                     note_progress(out / "intervals.jsonl", args.blocks)
         finally:
             signal.signal(signal.SIGINT, old)
-        err = proc.stderr.read() if getattr(proc, "stderr", None) else ""
+        err = proc.stderr.read() if isinstance(proc, subprocess.Popen) and proc.stderr else ""
         if backend and proc.stdout:
             summary.write(proc.stdout.read())
     if err:
         sys.stderr.write(err)
-    return proc.returncode, interrupted, cmd
+    code = proc.poll()
+    assert code is not None  # the loop above waited for the end
+    return code, interrupted, cmd
 
 
 def note_progress(log: Path, blocks: int) -> None:

@@ -30,11 +30,13 @@ Choices, and why:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from scipy import special, stats
@@ -165,10 +167,10 @@ def compare(a: Sequence[float], b: Sequence[float], ci_method: str = "bootstrap"
         strata = _strata(a, b, hosts_a, hosts_b)
         if len(strata) >= 2:
             return _compare_stratified(strata, confidence)
-        if len(strata) == 1:
-            a, b = next(iter(strata.values()))
-        result = _compare(a, b, ci_method, confidence)
-        result.within_sd_pct = _within_sd_pct([np.asarray(a, float), np.asarray(b, float)])
+        # With one machine that ran both sides, that machine's values.
+        side_a, side_b = next(iter(strata.values())) if len(strata) == 1 else (a, b)
+        result = _compare(side_a, side_b, ci_method, confidence)
+        result.within_sd_pct = _within_sd_pct([np.asarray(side_a, float), np.asarray(side_b, float)])
         return result
 
 
@@ -223,7 +225,7 @@ def _permutation_p(strata: list[tuple[np.ndarray, np.ndarray]], observed: float)
     rng = None if exact else np.random.default_rng(BOOTSTRAP_SEED)
     ratios = [_stratum_ratios(p, n, rng) for p, n in zip(pooled, sizes, strict=True)]
     if exact:  # every combination of the machines' relabelings
-        null = sum(np.ix_(*ratios)).ravel()
+        null = functools.reduce(np.add, np.ix_(*ratios)).ravel()
     else:      # the k-th random relabeling of every machine together
         null = np.sum(ratios, axis=0)
     null = null / len(ratios) - 1.0
@@ -239,7 +241,7 @@ def _compare_stratified(strata: dict[str, tuple[np.ndarray, np.ndarray]], confid
     means_a = [float(np.mean(a)) for a, _ in pairs]
     means_b = [float(np.mean(b)) for _, b in pairs]
     n_a, n_b = sum(len(a) for a, _ in pairs), sum(len(b) for _, b in pairs)
-    per_machine = [{"machine": host, "n_a": len(a), "n_b": len(b), "mean_a": ma, "mean_b": mb,
+    per_machine: list[dict[str, Any]] = [{"machine": host, "n_a": len(a), "n_b": len(b), "mean_a": ma, "mean_b": mb,
                     "change_pct": _relative_change(ma, mb)}
                    for (host, (a, b)), ma, mb in zip(strata.items(), means_a, means_b, strict=True)]
     cells = [c for pair in pairs for c in pair]
@@ -266,7 +268,8 @@ def _compare_stratified(strata: dict[str, tuple[np.ndarray, np.ndarray]], confid
     return result
 
 
-def _compare(a: Sequence[float], b: Sequence[float], ci_method: str, confidence: float) -> Change:
+def _compare(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, ci_method: str,
+             confidence: float) -> Change:
     xa = np.asarray(a, dtype=float)
     xb = np.asarray(b, dtype=float)
     if xa.size == 0 or xb.size == 0:

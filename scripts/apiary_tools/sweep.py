@@ -99,7 +99,7 @@ def point(value: str, x: float | None, directory: Path, base: Path, rs) -> dict[
     entry["metrics"] = {k: {f: v for f, v in s.items() if f != "values" and f != "runs"}
                         for k, s in agg["metrics"].items()}
     rep = plot.representative(rs)
-    entry["representative"] = str(Path(rep.path).resolve().relative_to(base.resolve()))
+    entry["representative"] = str(Path(rep.path or "?").resolve().relative_to(base.resolve()))
     return entry
 
 
@@ -225,7 +225,8 @@ def _main(argv: Sequence[str]) -> int:
         if backend is not None:
             backend.close()
 
-    points, context = [], {}
+    points: list[dict[str, Any]] = []
+    context: dict[str, Any] = {}
     for value, _, x, directory in prepared:
         rs = set_from_results(value, [r for r in outcome.results if r.planned.label == f"{param}={value}"])
         if rs is not None and not context:
