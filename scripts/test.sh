@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Installs what apiary needs, then checks the formatting, builds and runs every test: the
-# release build (then clang-tidy and the function lengths, scripts/lint) and the ASan+UBSan
-# build, both with warnings as errors (the Python tools' suite runs in the release build
-# only: it tests the tools, and the harness tests run the binary under ASan), then the
-# threaded tests (queue, writer, colony, the end-to-end runs) under TSan, then a short
-# libFuzzer run of the decoders, and last the performance gate: the parent commit's
-# instruction count per transaction against this one's (scripts/perf-gate).
+# Installs what apiary needs, then checks the formatting and the Python tools (ruff, mypy;
+# scripts/lint --python), builds and runs every test: the release build (then clang-tidy and
+# the function lengths, scripts/lint) and the ASan+UBSan build, both with warnings as errors
+# (the Python tools' suite runs in the release build only: it tests the tools, and the
+# harness tests run the binary under ASan), then the threaded tests (queue, writer, colony,
+# the end-to-end runs) under TSan, then a short libFuzzer run of the decoders, and last the
+# performance gate: the parent commit's instruction count per transaction against this one's
+# (scripts/perf-gate).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -13,8 +14,9 @@ scripts/install-deps.sh
 export APIARY_WERROR=ON
 jobs=$(nproc)
 stage() { echo "== $1 == (${SECONDS} s in)"; }
-stage "lint: formatting"
+stage "lint: formatting and the Python checks"
 scripts/lint --format
+scripts/lint --python
 for preset in release asan; do
   stage "$preset"
   cmake --preset "$preset" >/dev/null
