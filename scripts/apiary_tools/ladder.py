@@ -155,7 +155,7 @@ def analyse(results, runs: int, alpha: float) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"step": i, "name": step.name, "what": step.what, "options": step_args(i),
                                "runs": len(cycles[i]), "hive_ms": step.hive_ms}
         if cycles[i]:
-            s = stats.summarize(cycles[i])
+            s = stats.summarize_sample(cycles[i])
             row["cycle_ms"] = s.to_dict()
             reps = by_step[i]
             row["writer_share"] = {k: float(np.mean([r["writer"][f"{k}_share"] for r in reps])) for k in BREAKDOWN}

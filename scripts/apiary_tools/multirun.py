@@ -78,7 +78,7 @@ def aggregate(rs: RunSet, extra: dict[str, Any] | None = None, base: Path | None
     for name in rs.metric_names():
         indices = [i for i, run in enumerate(rs.runs) if name in run.metrics]
         values = [rs.runs[i].metrics[name] for i in indices]
-        entry = stats.summarize(values).to_dict()
+        entry = stats.summarize_sample(values).to_dict()
         entry["values"] = values
         if len(indices) != rs.n:
             entry["runs"] = indices
