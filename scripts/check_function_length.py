@@ -16,6 +16,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from apiary_tools.common import whole_number
+
 DEFAULT_MAX = 80
 
 
@@ -66,11 +68,10 @@ def too_long(paths: Sequence[Path], limit: int) -> list[tuple[int, str, int, str
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="check_function_length",
                                 description="Names every Python function longer than --max lines.")
-    p.add_argument("--max", type=int, default=DEFAULT_MAX, help="the most lines a function may have (default: 80)")
+    p.add_argument("--max", type=whole_number(1), default=DEFAULT_MAX,
+                   help="the most lines a function may have (default: 80)")
     p.add_argument("paths", nargs="+", type=Path, help="Python files, or directories searched for them")
     args = p.parse_args(argv)
-    if args.max < 1:
-        p.error(f"--max {args.max}: must be 1 or more")
     try:
         over = too_long(args.paths, args.max)
     except Unreadable as e:

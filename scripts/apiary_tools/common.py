@@ -153,6 +153,19 @@ def write_text(path: str | os.PathLike, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def whole_number(minimum: int = 0) -> Callable[[str], int]:
+    """The argparse type of every option that takes a count (--runs, --blocks, ...): ASCII
+    digits only (no sign, point, exponent or separator), at least `minimum`. argparse reports
+    a wrong value as `argument --runs: expected a whole number of at least 1, not '0'`."""
+    def parse(text: str) -> int:
+        if not (text.isascii() and text.isdigit()) or int(text) < minimum:
+            raise argparse.ArgumentTypeError(f"expected a whole number of at least {minimum}, not {text!r}")
+        return int(text)
+
+    parse.__name__ = "whole number"
+    return parse
+
+
 def parse_csv(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 

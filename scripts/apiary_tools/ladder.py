@@ -65,6 +65,7 @@ from .common import (
     markdown_table,
     run_main,
     utc_stamp,
+    whole_number,
     write_json,
     write_text,
 )
@@ -337,8 +338,9 @@ def parser() -> Parser:
     p.add_argument("--mode", choices=sorted(MODES), default="quick",
                    help="quick: smoke-sized runs for CI; full: 2 MB blocks, 40 measured blocks; both unsigned "
                         "(default: quick)")
-    p.add_argument("--runs", type=int, default=None, help="runs per step at least (default: quick 5, full 10)")
-    p.add_argument("--max-runs", type=int, default=None,
+    p.add_argument("--runs", type=whole_number(1), default=None,
+                   help="runs per step at least (default: quick 5, full 10)")
+    p.add_argument("--max-runs", type=whole_number(1), default=None,
                    help="then add rounds while a step is undecided (neither significant nor within ±2%%), up to "
                         "this many runs per step (default: quick none added, full 30)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
@@ -357,8 +359,8 @@ def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     mode = MODES[args.mode]
     runs = args.runs if args.runs is not None else mode["runs"]
-    if runs < 1 or not 0 < args.alpha < 1 or (args.max_runs is not None and args.max_runs < 1):
-        raise ToolError("--runs and --max-runs must be at least 1 and --alpha between 0 and 1")
+    if not 0 < args.alpha < 1:
+        raise ToolError(f"--alpha {args.alpha}: expected a number between 0 and 1")
     binary = check_apiary(args.apiary or default_apiary())
     prefix = [str(binary), "run"]
     base = merge(mode["args"], args.extra)

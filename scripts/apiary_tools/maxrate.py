@@ -60,6 +60,7 @@ from .common import (
     run_main,
     utc_iso,
     utc_stamp,
+    whole_number,
     write_json,
 )
 from .multirun import glue_values, split_passthrough
@@ -352,7 +353,7 @@ examples:
                    help="stop when the highest passing and lowest failing rates are closer than this (default: 2%%)")
     p.add_argument("--bound", type=positive_seconds, default=DEFAULT_BOUND_S, metavar="SECONDS",
                    help="the largest p99 inclusion latency that passes (default: %(default)s, one block interval)")
-    p.add_argument("--runs", type=int, default=1, metavar="N", help="runs per rate, their median counts "
+    p.add_argument("--runs", type=whole_number(1), default=1, metavar="N", help="runs per rate, their median counts "
                    "(default: %(default)s)")
     p.add_argument("--interval", default=DEFAULT_INTERVAL, metavar="TIME",
                    help="apiary's --interval for the interval log (default: %(default)s)")
@@ -369,8 +370,6 @@ examples:
 def _check(args, passthrough: list[str]) -> None:
     if args.low >= args.high:
         raise ToolError(f"--low {args.low} is not below --high {args.high}")
-    if args.runs < 1:
-        raise ToolError(f"--runs {args.runs}: expected 1 or more")
     if not args.precision.relative and args.precision.value < 1:
         raise ToolError(f"--precision {args.precision}: rates are whole tx/s, give 1 or more")
     for a in passthrough:

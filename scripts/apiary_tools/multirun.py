@@ -51,6 +51,7 @@ from .common import (
     run_main,
     utc_iso,
     utc_stamp,
+    whole_number,
     write_json,
     write_text,
 )
@@ -224,7 +225,7 @@ progress goes to stderr; the summary (or the comparison) to stdout.
 exit status: 0 all runs completed, 1 a run failed, 2 bad usage, 130/143 interrupted (the
 completed runs are still aggregated). The A/B comparison's verdict does not change it: for a
 gate, run `scripts/compare` on the two directories.""")
-    p.add_argument("--runs", type=int, default=5, metavar="N",
+    p.add_argument("--runs", type=whole_number(1), default=5, metavar="N",
                    help="runs (per side with --a/--b) (default: %(default)s)")
     p.add_argument("--config", metavar="FILE", help="shorthand for `-- --config FILE`")
     p.add_argument("--a", metavar="ARGS", help="arguments of side A (one string, shell-quoted)")
@@ -297,8 +298,6 @@ def _main(argv: Sequence[str]) -> int:
         if args.a or args.b or passthrough or args.config or args.cluster:
             raise ToolError("--aggregate runs nothing: it takes no --a/--b, --config, --cluster or run arguments")
         return _aggregate_only(args)
-    if args.runs < 1:
-        raise ToolError(f"--runs {args.runs}: expected 1 or more")
     if bool(args.a is not None) != bool(args.b is not None):
         raise ToolError("--a and --b come together: give both sides")
     if args.a is not None and args.a_label == args.b_label:

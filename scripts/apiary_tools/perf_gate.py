@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import gate
-from .common import EXIT_FAILED, EXIT_OK, REPO_ROOT, Parser, ToolError, read_json, run_main, write_json
+from .common import EXIT_FAILED, EXIT_OK, REPO_ROOT, Parser, ToolError, read_json, run_main, whole_number, write_json
 
 MEASURED_FUNCTION = "apiary_replay_measured"
 
@@ -153,12 +153,12 @@ def parser() -> Parser:
                    help="this commit's apiary (default: build/release/harness/apiary)")
     p.add_argument("--threshold", type=float, default=gate.DEFAULT_THRESHOLD * 100,
                    help="the allowed growth in instructions per transaction, in percent (default: 3)")
-    p.add_argument("--transactions", type=int, default=20_000, help="workload size (default: 20000)")
-    p.add_argument("--accounts", type=int, default=10_000, help="genesis accounts (default: 10000)")
-    p.add_argument("--seed", type=int, default=1, help="workload seed (default: 1)")
+    p.add_argument("--transactions", type=whole_number(1), default=20_000, help="workload size (default: 20000)")
+    p.add_argument("--accounts", type=whole_number(1), default=10_000, help="genesis accounts (default: 10000)")
+    p.add_argument("--seed", type=whole_number(), default=1, help="workload seed (default: 1)")
     p.add_argument("--block-size", default="256KiB",
                    help="block size target of the replay, so blocks are produced and applied often (default: 256KiB)")
-    p.add_argument("--wall-runs", type=int, default=3,
+    p.add_argument("--wall-runs", type=whole_number(), default=3,
                    help="interleaved smoke runs per side for the wall-time information; 0: none (default: 3)")
     p.add_argument("--work", type=Path, default=REPO_ROOT / "build" / "perf-gate",
                    help="where the base worktree, its build and the profiles go (default: build/perf-gate)")
@@ -168,9 +168,8 @@ def parser() -> Parser:
 
 def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    if args.threshold < 0 or args.transactions <= 0 or args.accounts <= 0 or args.wall_runs < 0:
-        raise ToolError("--threshold, --transactions, --accounts and --wall-runs must not be negative "
-                        "(and --transactions, --accounts above 0)")
+    if args.threshold < 0:
+        raise ToolError(f"--threshold {args.threshold}: must not be negative")
     if not args.apiary.is_file():
         raise ToolError(f"--apiary {args.apiary}: no such binary; build the release preset first")
     if shutil.which("valgrind") is None:

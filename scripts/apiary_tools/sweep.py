@@ -43,6 +43,7 @@ from .common import (
     run_main,
     utc_iso,
     utc_stamp,
+    whole_number,
     write_json,
     write_text,
 )
@@ -168,7 +169,7 @@ exit status: 0, 1 a run failed, 2 bad usage, 130/143 interrupted.""")
     p.add_argument("--param", required=True, metavar="OPTION",
                    help="the `apiary run` option to vary, without dashes: block-size, threads, rate, ...")
     p.add_argument("--values", required=True, metavar="V1,V2,...", help="its values, comma-separated")
-    p.add_argument("--runs", type=int, default=3, metavar="N", help="runs per value (default: %(default)s)")
+    p.add_argument("--runs", type=whole_number(1), default=3, metavar="N", help="runs per value (default: %(default)s)")
     p.add_argument("--config", metavar="FILE", help="shorthand for `-- --config FILE`")
     p.add_argument("--apiary", metavar="BIN",
                    help="the apiary binary (default: $APIARY_BIN, else build/release/harness/apiary)")
@@ -192,8 +193,6 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError("--values: give at least one value")
     if len(set(values)) != len(values):
         raise ToolError(f"--values {args.values}: a value is repeated")
-    if args.runs < 1:
-        raise ToolError(f"--runs {args.runs}: expected 1 or more")
     common = list(passthrough)
     if args.config:
         common = ["--config", args.config] + common
