@@ -3,7 +3,8 @@
 # libFuzzer runtimes and llvm-symbolizer are for the fuzz targets; clang-format and
 # clang-tidy for scripts/lint; chromium for the test of scripts/report-html's pages), then builds the Python
 # venv for scripts/ and the Node packages of the conformance test. Safe to run again: it
-# installs only what is missing and rebuilds the venv only when requirements change.
+# installs only what is missing and rebuilds the venv only when scripts/requirements.lock
+# changes.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -46,16 +47,18 @@ else
   echo "install-deps: Debian packages present"
 fi
 
-# Python venv for scripts/, rebuilt only when requirements.txt changes.
+# Python venv for scripts/, rebuilt only when the lock file changes. The lock pins every
+# package, the ones the direct dependencies (scripts/requirements.in) pull in too, to an exact
+# version and its hashes; pip refuses anything else.
 venv="$root/.venv"
-req="$root/scripts/requirements.txt"
+lock="$root/scripts/requirements.lock"
 stamp="$venv/.requirements.sha256"
-want=$(sha256sum "$req" | cut -d' ' -f1)
+want=$(sha256sum "$lock" | cut -d' ' -f1)
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "install-deps: building the Python venv"
+  rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --upgrade pip
-  "$venv/bin/python" -m pip install -q -r "$req"
+  "$venv/bin/python" -m pip install -q --require-hashes --no-deps -r "$lock"
   echo "$want" >"$stamp"
 else
   echo "install-deps: Python venv up to date"

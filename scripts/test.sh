@@ -1,20 +1,43 @@
 #!/usr/bin/env bash
-# Installs what apiary needs, then checks the formatting, builds and runs every test: the
-# release build (then clang-tidy and the function lengths, scripts/lint) and the ASan+UBSan
-# build, both with warnings as errors (the Python tools' suite runs in the release build
-# only: it tests the tools, and the harness tests run the binary under ASan), then the
-# threaded tests (queue, writer, colony, the end-to-end runs) under TSan, then a short
-# libFuzzer run of the decoders, and last the performance gate: the parent commit's
-# instruction count per transaction against this one's (scripts/perf-gate).
+# Installs what apiary needs, then checks the formatting and the Python tools (ruff, mypy;
+# scripts/lint --python), builds and runs every test: the release build (then clang-tidy and
+# the function lengths, scripts/lint) and the ASan+UBSan build, both with warnings as errors
+# (the Python tools' suite runs in the release build only: it tests the tools, and the
+# harness tests run the binary under ASan), then the threaded tests (queue, writer, colony,
+# the end-to-end runs) under TSan, then a short libFuzzer run of the decoders, and last the
+# performance gate: the parent commit's instruction count per transaction against this one's
+# (scripts/perf-gate).
+#
+#   scripts/test.sh           all of it, as CI runs it
+#   scripts/test.sh --quick   a lane for development: the same checks of formatting and of the
+#                             Python tools, then the release build and its ctest without the
+#                             benchmarks' smoke runs and the Python tools' suite (labels
+#                             scripts, fuzz); no sanitizers, no clang-tidy, no fuzzing, no gate
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+quick=0
+case "${1:-}" in
+  '') ;;
+  --quick) quick=1 ;;
+  *) echo "test.sh: unknown argument '$1' (--quick, or nothing for every stage)" >&2; exit 2 ;;
+esac
 
 scripts/install-deps.sh
 export APIARY_WERROR=ON
 jobs=$(nproc)
 stage() { echo "== $1 == (${SECONDS} s in)"; }
-stage "lint: formatting"
+stage "lint: formatting and the Python checks"
 scripts/lint --format
+scripts/lint --python
+if [ "$quick" -eq 1 ]; then
+  stage "release (quick: unit and end-to-end tests)"
+  cmake --preset release >/dev/null
+  cmake --build --preset release -j "$jobs"
+  ctest --preset release -j "$jobs" -LE 'scripts|fuzz' -E '^bench[.]'
+  stage "done"
+  exit 0
+fi
 for preset in release asan; do
   stage "$preset"
   cmake --preset "$preset" >/dev/null

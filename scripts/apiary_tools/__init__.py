@@ -7,6 +7,7 @@ Each command is a module with a `main(argv)`; the entry scripts in scripts/ run 
 the project venv (see launch.sh). Shared pieces: common (errors, paths, number formatting),
 reports (loading reports and sets, flattening metrics), stats (summaries and two-sample
 comparisons), latency (merging the reports' latency histograms and their percentiles),
-metrics (which metrics matter and which direction is better), runner (starting
-`apiary run` with signal forwarding and progress).
+metrics (which metrics matter and which direction is better), runner (plans of
+`apiary run`s with progress), proc (every child process: its own process group, SIGINT and
+SIGTERM passed on, a timeout).
 """

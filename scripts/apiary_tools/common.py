@@ -9,8 +9,9 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 # Exit codes of every command (they match `apiary run`'s where they overlap).
 EXIT_OK = 0
@@ -72,11 +73,11 @@ def check_apiary(path: str | os.PathLike) -> Path:
 
 def utc_stamp() -> str:
     """A UTC timestamp for directory names, in the style of `apiary run`'s report names."""
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
 def utc_iso() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def load_avg() -> list[float]:
@@ -150,6 +151,19 @@ def write_text(path: str | os.PathLike, text: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+def whole_number(minimum: int = 0) -> Callable[[str], int]:
+    """The argparse type of every option that takes a count (--runs, --blocks, ...): ASCII
+    digits only (no sign, point, exponent or separator), at least `minimum`. argparse reports
+    a wrong value as `argument --runs: expected a whole number of at least 1, not '0'`."""
+    def parse(text: str) -> int:
+        if not (text.isascii() and text.isdigit()) or int(text) < minimum:
+            raise argparse.ArgumentTypeError(f"expected a whole number of at least {minimum}, not {text!r}")
+        return int(text)
+
+    parse.__name__ = "whole number"
+    return parse
 
 
 def parse_csv(text: str) -> list[str]:

@@ -27,13 +27,25 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import latency, metrics, stats
-from .common import (EXIT_FAILED, EXIT_OK, Parser, ToolError, fmt_metric, fmt_pct, markdown_table,
-                     parse_csv, run_main, write_json, write_text)
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    Parser,
+    ToolError,
+    fmt_metric,
+    fmt_pct,
+    markdown_table,
+    parse_csv,
+    run_main,
+    write_json,
+    write_text,
+)
 from .reports import RunSet, load_set
 
 DEFAULT_ALPHA = 0.05
@@ -86,14 +98,17 @@ def judge_interval(name: str, change: stats.Change, min_effect_pct: float) -> Me
     """The verdict for a pooled percentile, which has an interval but no test: significant when
     the 95% interval of the change excludes 0 and the change is at least min_effect_pct."""
     statistic = "pooled " + name.rsplit(".", 1)[-1].removesuffix("_us")
-    if change.ci_low_pct is None:
+    if change.ci_low_pct is None or change.ci_high_pct is None or change.change_pct is None:
         why = f"no test (n={min(change.n_a, change.n_b)})" if min(change.n_a, change.n_b) < 2 else \
             "no significant change"
         return MetricComparison(name, change, why, False, False, False, statistic)
     if change.ci_low_pct <= 0.0 <= change.ci_high_pct or abs(change.change_pct) < min_effect_pct:
         return MetricComparison(name, change, "no significant change", False, False, False, statistic)
+    went_up = change.change_pct > 0
     direction = metrics.direction(name)
-    improved = (change.change_pct > 0) == (direction.better > 0)
+    if direction is None:
+        return MetricComparison(name, change, "higher" if went_up else "lower", True, False, False, statistic)
+    improved = went_up == (direction.better > 0)
     word = direction.better_word if improved else direction.worse_word
     return MetricComparison(name, change, word, True, not improved, improved, statistic)
 
@@ -162,8 +177,9 @@ class Comparison:
                        "nothing can be significant, so the gate cannot fail. Use multirun for a test.")
         else:
             gate = self.by_name[self.gate[0]].change if self.gate else None
-            floor = gate.min_p_value if gate is not None and gate.per_machine else stats.min_p_value(self.a.n, self.b.n)
-            if floor >= self.alpha and not (gate is not None and gate.per_machine):
+            # A stratified gate has its own smallest p; the note is about the pooled test's.
+            floor = stats.min_p_value(self.a.n, self.b.n)
+            if not (gate is not None and gate.per_machine) and floor >= self.alpha:
                 out.append(f"with {self.a.n} against {self.b.n} runs the smallest possible Mann–Whitney p-value "
                            f"is {floor:.3f}, not below alpha {self.alpha}: no change can be significant. "
                            "Use at least 4 runs a side (5 or more is better).")

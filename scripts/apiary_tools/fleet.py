@@ -36,6 +36,7 @@ tool aggregates what completed; a second Ctrl-C stops waiting at once.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import signal
@@ -44,13 +45,14 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
+from . import proc
 from .common import EXIT_USAGE, REPO_ROOT, ToolError, load_avg, write_text
-from .runner import (HOST_VARIABLE, PlannedRun, PlanOutcome, Progress, RunResult, _Signals, read_run_report,
-                     say_failure)
+from .runner import HOST_VARIABLE, PlannedRun, PlanOutcome, Progress, RunResult, read_run_report, say_failure
 
 RESOURCE = "apiary"
 DEFAULT_TIMEOUT_S = 10.0
@@ -171,22 +173,22 @@ def run_task(spec: dict[str, Any]) -> dict[str, Any]:
             out.write(f"$ {' '.join(full)}\n")
             out.flush()
             try:
-                child = subprocess.Popen(full, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         cwd=REPO_ROOT, process_group=0)
-            except OSError as e:
+                child = proc.start(full, stdout=out, stderr=subprocess.STDOUT, cwd=str(REPO_ROOT))
+            except ToolError as e:
                 return {"host": host, "exit_code": 127, "elapsed_s": 0.0, "load_avg_before": before,
-                        "error": f"cannot start {full[0]} on {host}: {e.strerror}", "output": ""}
-            last_check = t0
-            while child.poll() is None:
-                now = time.monotonic()
-                if not sent_stop and now - last_check >= STOP_POLL_S:
-                    last_check = now
-                    if _stop_requested(stop):
-                        child.send_signal(signal.SIGINT)
-                        sent_stop = True
-                time.sleep(POLL_S)
+                        "error": f"{e} (on {host})", "output": ""}
+
+            def stop_when_asked() -> None:
+                # A worker's task runs outside the main thread: no signal handlers here, the
+                # client's stop event is what asks the run to stop (one SIGINT, as a Ctrl-C).
+                nonlocal sent_stop
+                if not sent_stop and _stop_requested(stop):
+                    child.send_signal(signal.SIGINT)
+                    sent_stop = True
+
+            ended = proc.wait(child, tick=stop_when_asked, every=STOP_POLL_S)
         apiary_log = report_path.with_suffix(".log")
-        return {"host": host, "exit_code": child.returncode, "elapsed_s": time.monotonic() - t0,
+        return {"host": host, "exit_code": ended.returncode, "elapsed_s": time.monotonic() - t0,
                 "load_avg_before": before, "stopped": sent_stop,
                 "report": report_path.read_text(encoding="utf-8") if report_path.is_file() else None,
                 "output": output.read_text(encoding="utf-8", errors="replace"),
@@ -297,7 +299,8 @@ class ClusterBackend:
             raise ToolError(f"--cluster: no worker with the resource {RESOURCE}=1 joined within {timeout:g} s "
                             f"(start them with `dask worker ... --nthreads 1 --resources {RESOURCE}=1`)")
         facts = self.client.run(_facts_function(), workers=addresses, on_error="return")
-        workers, seen = [], {}
+        workers: list[Worker] = []
+        seen: dict[str, str] = {}
         for address in addresses:
             f = facts[address]
             if isinstance(f, BaseException):
@@ -325,7 +328,7 @@ class ClusterBackend:
 
     def expand(self, plan: Sequence[PlannedRun]) -> list[Attempt]:
         """The plan once per machine, each run's report named after the machine."""
-        attempts = []
+        attempts: list[Attempt] = []
         for worker in self.workers:
             for run in plan:
                 named = PlannedRun(run.label, run.index, run.args, with_host(run.report_path, worker.host))
@@ -376,7 +379,7 @@ class _Execution:
         machines = ", ".join(w.host for w in self.b.workers)
         self.progress.say(f"{len(self.attempts)} runs on {len(self.b.workers)} machines ({machines}), "
                           "each machine the whole plan in order")
-        with _Signals() as sigs:
+        with proc.Forwarding() as sigs:
             for attempt in self.attempts:
                 self.submit(attempt)
             last_check = time.monotonic()
@@ -490,8 +493,8 @@ def _take_option(args: list[str], name: str) -> str:
 
 
 class RemoteProcess:
-    """One `apiary run` on one worker of the cluster, with the face of the subprocess.Popen the
-    soak watches: poll(), send_signal(), returncode and stdout. When the run is over, its report
+    """One `apiary run` on one worker of the cluster, with the face of a local child that the
+    soak watches (proc.Child): poll(), send_signal(), returncode and stdout. When the run is over, its report
     and its interval log are written where the command's --report and --interval-log say (the
     interval log arrives whole at the end, not while the run goes)."""
 
@@ -510,7 +513,7 @@ class RemoteProcess:
             key=f"apiary-run-soak-{uuid.uuid4().hex[:12]}", resources={RESOURCE: 1}, pure=False)
         self.pid = None           # not a process of this machine: nothing to sample here
         self.returncode: int | None = None
-        self.stdout = None
+        self.stdout: io.StringIO | None = None
         self.host: str | None = None
 
     def poll(self) -> int | None:
@@ -522,7 +525,6 @@ class RemoteProcess:
         self.stop.set()
 
     def _collect(self) -> None:
-        import io
         try:
             data = self.future.result()
         except Exception as e:  # the worker died, or the task raised

@@ -33,11 +33,13 @@ import json
 import re
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
+from . import stats
 from .common import Parser, ToolError, read_json, run_main, write_json
 from .metrics import flatten
 from .reports import RunSet, is_report, load_report, load_set, measured_blocks
@@ -104,22 +106,24 @@ def gb_context(ctx: dict[str, Any], config: dict[str, Any], load: Sequence[float
 # ---- entries ---------------------------------------------------------------------------------
 
 def _aggregates(entries: list[dict[str, Any]], base: dict[str, Any]) -> list[dict[str, Any]]:
-    """mean, median, stddev and cv of real_time and cpu_time over the repetitions."""
+    """mean, median, stddev (the sample's, n − 1, as Google Benchmark's) and cv of real_time and
+    cpu_time over the repetitions."""
     real = np.array([e["real_time"] for e in entries], dtype=float)
     cpu = np.array([e["cpu_time"] for e in entries], dtype=float)
     n = len(entries)
 
-    def sd(x):
-        return float(np.std(x, ddof=1)) if n > 1 else 0.0
+    def sample_sd(x):
+        sd = stats.sample_stddev(x)
+        return 0.0 if sd is None else sd   # one repetition: no spread, as Google Benchmark says
 
     def cv(x):
         m = float(np.mean(x))
-        return sd(x) / m if m else 0.0
+        return sample_sd(x) / m if m else 0.0
 
     out = []
     for name, unit, fn in (("mean", "time", lambda x: float(np.mean(x))),
                            ("median", "time", lambda x: float(np.median(x))),
-                           ("stddev", "time", sd),
+                           ("stddev", "time", sample_sd),
                            ("cv", "percentage", cv)):
         out.append(dict(base, name=f"{base['run_name']}_{name}", run_type="aggregate", repetitions=n,
                         aggregate_name=name, aggregate_unit=unit, iterations=n,
@@ -181,6 +185,7 @@ def from_report(report: dict[str, Any], prefix: str, unit: str = "us") -> list[d
                             "bytes_per_second": float(b.get("size_bytes") or 0) / seconds if seconds else 0.0,
                             "transactions": float(txs)}
             else:
+                assert field is not None  # only per_tx has none
                 real = cpu = float(b[field])
                 iterations, counters = 1, {}
             reps.append((real, cpu, iterations, counters))

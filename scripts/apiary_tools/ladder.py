@@ -1,8 +1,8 @@
 """The optimization ladder: Hive's six cycle optimizations, switched on one at a time, and a
 seventh Hive has not taken.
 
-Hive's developers cut the full 2 MB block cycle from 750 to 312 ms in six steps (docs/design.md, "The optimization ladder").
-apiary has each of them as a run option, so the ladder starts with all of them at their slow
+Hive's developers cut the full 2 MB block cycle from 750 to 312 ms in six steps (docs/design.md,
+"The optimization ladder"). apiary has each of them as a run option, so the ladder starts with all of them at their slow
 setting and turns them on in Hive's order, then the step the article left as a TODO:
 
   start  keep-alive off, dedup unified, submit async (Hive's: futures waited on by async
@@ -29,11 +29,12 @@ submission options are not part of a replay), as the CI gate counts them.
 
 Modes: --mode quick (smoke-sized: 64 KiB blocks, 1,000 accounts, 20 blocks; well under a
 minute) for CI, and --mode full (2 MB blocks, 40 measured blocks, 10 runs a step, then one
-round more at a time while a step is undecided, up to 30: 10 to 30 minutes on 2 cores). Both run without signing (configs/core-only.toml's choice): on two cores
-signing takes most of a signed cycle while the writer waits, and every optimization of the
-ladder is on the writer's side, so a signed ladder measures the signing. `-- --sign on`
-measures it anyway. Output: ladder.json, ladder.md and ladder.png in --out, the Markdown on
-stdout, progress on stderr. Ctrl-C stops after the run in hand and writes what completed.
+round more at a time while a step is undecided, up to 30: 10 to 30 minutes on 2 cores). Both
+run without signing (configs/core-only.toml's choice): on two cores signing takes most of a
+signed cycle while the writer waits, and every optimization of the ladder is on the writer's
+side, so a signed ladder measures the signing. `-- --sign on` measures it anyway. Output:
+ladder.json, ladder.md and ladder.png in --out, the Markdown on stdout, progress on stderr.
+Ctrl-C stops after the run in hand and writes what completed.
 
 With `--cluster tcp://HOST:8786` every machine of the cluster runs the whole ladder (fleet.py),
 and each step is compared with the previous one and the start machine by machine
@@ -46,15 +47,28 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import fleet, perf_gate, stats
-from .common import (EXIT_OK, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary, markdown_table, run_main,
-                     utc_stamp, write_json, write_text)
+from .common import (
+    EXIT_OK,
+    REPO_ROOT,
+    Parser,
+    ToolError,
+    check_apiary,
+    default_apiary,
+    markdown_table,
+    run_main,
+    utc_stamp,
+    whole_number,
+    write_json,
+    write_text,
+)
 from .runner import PlannedRun, Progress, effective_config, execute, with_progress_off
 
 
@@ -83,11 +97,13 @@ STEPS = (
 # Both modes measure the core without signing: with signing on, two cores spend most of a
 # cycle signing and the writer waits (the ladder's optimizations are all on the writer's side).
 # `replay` is the workload whose replay under callgrind gives each step's instruction count.
-MODES = {
-    "quick": {"runs": 5, "max_runs": None, "args": ["--config", str(REPO_ROOT / "configs" / "smoke.toml"), "--sign", "off"],
+MODES: dict[str, dict[str, Any]] = {
+    "quick": {"runs": 5, "max_runs": None,
+              "args": ["--config", str(REPO_ROOT / "configs" / "smoke.toml"), "--sign", "off"],
               "replay": {"transactions": 2_000, "accounts": 1_000, "block_size": "64KiB"}},
-    "full": {"runs": 10, "max_runs": 30, "args": ["--config", str(REPO_ROOT / "configs" / "core-only.toml"), "--blocks", "40",
-                                  "--warmup-blocks", "5"],
+    "full": {"runs": 10, "max_runs": 30,
+             "args": ["--config", str(REPO_ROOT / "configs" / "core-only.toml"), "--blocks", "40",
+                      "--warmup-blocks", "5"],
              "replay": {"transactions": 20_000, "accounts": 10_000, "block_size": "256KiB"}},
 }
 # A step whose change is not significant is shown to be small when its interval lies within this.
@@ -103,7 +119,7 @@ def merge(*arg_lists: Sequence[str]) -> list[str]:
     for args in arg_lists:
         if len(args) % 2 != 0 or any(not a.startswith("--") for a in args[::2]):
             raise ToolError(f"expected `--option value` pairs for apiary run, got: {' '.join(args)}")
-        for name, value in zip(args[::2], args[1::2]):
+        for name, value in zip(args[::2], args[1::2], strict=True):
             options.pop(name, None)
             options[name] = value
     return [item for pair in options.items() for item in pair]
@@ -140,7 +156,7 @@ def analyse(results, runs: int, alpha: float) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"step": i, "name": step.name, "what": step.what, "options": step_args(i),
                                "runs": len(cycles[i]), "hive_ms": step.hive_ms}
         if cycles[i]:
-            s = stats.summarize(cycles[i])
+            s = stats.summarize_sample(cycles[i])
             row["cycle_ms"] = s.to_dict()
             reps = by_step[i]
             row["writer_share"] = {k: float(np.mean([r["writer"][f"{k}_share"] for r in reps])) for k in BREAKDOWN}
@@ -178,7 +194,7 @@ def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say) -> li
     counts = []
     for i in range(len(STEPS) + 1):
         args = step_args(i)
-        core = [a for name, value in zip(args[::2], args[1::2]) if name in allowed for a in (name, value)]
+        core = [a for name, value in zip(args[::2], args[1::2], strict=True) if name in allowed for a in (name, value)]
         side = perf_gate.count_replay(f"step{i}", binary, workload, work, core + ["--block-size", spec["block_size"]],
                                       say)
         counts.append({"step": i, "options": core, "ir_per_tx": side["ir_per_tx"],
@@ -264,7 +280,7 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
     x = np.arange(len(rows))
     left.bar(x, means, yerr=errs, capsize=4, color="#4c72b0")
-    for xi, m in zip(x, means):
+    for xi, m in zip(x, means, strict=True):
         left.annotate(f"{m:,.0f}", (xi, m), ha="center", va="bottom", fontsize=8, xytext=(0, 3),
                       textcoords="offset points")
     left.set_xticks(x, names, rotation=30, ha="right")
@@ -273,7 +289,7 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     left.grid(axis="y", alpha=0.3)
     bottom = np.zeros(len(rows))
     colors = ["#dddddd", "#937860", "#55a868", "#4c72b0", "#c44e52"]
-    for k, color in zip(BREAKDOWN, colors):
+    for k, color in zip(BREAKDOWN, colors, strict=True):
         vals = np.array([100 * r["writer_share"][k] if r.get("writer_share") else 0 for r in rows])
         right.bar(x, vals, bottom=bottom, label=k.replace("_", " "), color=color)
         bottom += vals
@@ -322,12 +338,14 @@ def parser() -> Parser:
     p.add_argument("--mode", choices=sorted(MODES), default="quick",
                    help="quick: smoke-sized runs for CI; full: 2 MB blocks, 40 measured blocks; both unsigned "
                         "(default: quick)")
-    p.add_argument("--runs", type=int, default=None, help="runs per step at least (default: quick 5, full 10)")
-    p.add_argument("--max-runs", type=int, default=None,
+    p.add_argument("--runs", type=whole_number(1), default=None,
+                   help="runs per step at least (default: quick 5, full 10)")
+    p.add_argument("--max-runs", type=whole_number(1), default=None,
                    help="then add rounds while a step is undecided (neither significant nor within ±2%%), up to "
                         "this many runs per step (default: quick none added, full 30)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
-    p.add_argument("--apiary", type=Path, default=None, help="the apiary binary (default: $APIARY_BIN, else the release build)")
+    p.add_argument("--apiary", type=Path, default=None,
+                   help="the apiary binary (default: $APIARY_BIN, else the release build)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default: results/ladder-<mode>-<time>)")
     p.add_argument("--instructions", choices=("on", "off"), default="on",
                    help="also count each step's instructions per transaction in a replay under callgrind "
@@ -341,8 +359,8 @@ def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     mode = MODES[args.mode]
     runs = args.runs if args.runs is not None else mode["runs"]
-    if runs < 1 or not 0 < args.alpha < 1 or (args.max_runs is not None and args.max_runs < 1):
-        raise ToolError("--runs and --max-runs must be at least 1 and --alpha between 0 and 1")
+    if not 0 < args.alpha < 1:
+        raise ToolError(f"--alpha {args.alpha}: expected a number between 0 and 1")
     binary = check_apiary(args.apiary or default_apiary())
     prefix = [str(binary), "run"]
     base = merge(mode["args"], args.extra)
@@ -360,16 +378,17 @@ def _main(argv: Sequence[str]) -> int:
             backend.close()
     rows = analyse(outcome.results, runs, args.alpha)
     if args.instructions == "on" and outcome.exit_code == EXIT_OK:
-        for row, counted in zip(rows, count_instructions(binary, mode, out, lambda m: print(f"ladder: {m}",
-                                                                                                file=sys.stderr))):
+        counts = count_instructions(binary, mode, out, lambda m: print(f"ladder: {m}", file=sys.stderr))
+        for row, counted in zip(rows, counts, strict=True):
             row["instructions"] = counted
-    first = next((r.report for r in outcome.results if r.report), {})
+    first: dict[str, Any] = next((r.report for r in outcome.results if r.report), {})
     ctx = first.get("context", {})
     meta = {"mode": args.mode, "runs": runs, "alpha": args.alpha, "extra_args": base,
             "machine": f"{ctx.get('cpu_model', '?')}, {ctx.get('cores', '?')} cores, commit {ctx.get('commit', '?')}"
                        + (f", machines {fleet.hosts_line([r for r in outcome.results if r.completed])}"
                           if backend is not None else ""),
-            "load_before": ", ".join(f"{x:.2f}" for x in (outcome.results[0].load_avg_before if outcome.results else []))}
+            "load_before": ", ".join(f"{x:.2f}"
+                                     for x in (outcome.results[0].load_avg_before if outcome.results else []))}
     write_json(out / "ladder.json", {"meta": meta, "steps": rows, "runs": [r.info() for r in outcome.results]})
     md = to_markdown(rows, meta)
     write_text(out / "ladder.md", md + "\n")

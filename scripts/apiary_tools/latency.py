@@ -20,8 +20,9 @@ the rank; its value is the bin's geometric centre lowest · r^(i + 0.5), clamped
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -101,11 +102,18 @@ class Stage:
         rank = max(1, math.ceil(q * n))
         position = int(np.searchsorted(np.cumsum(self.counts), rank))  # first cumulative >= rank
         index = position - 1
+        low, high = self.bounds_us()
         if index < 0:
-            return self.min_us
+            return low
         if index >= self.axis.bins:
-            return self.max_us
-        return min(max(self.axis.centre_us(index), self.min_us), self.max_us)
+            return high
+        return min(max(self.axis.centre_us(index), low), high)
+
+    def bounds_us(self) -> tuple[float, float]:
+        """(min, max) of a stage that holds transactions."""
+        if self.min_us is None or self.max_us is None:
+            raise ValueError("an empty latency stage has no minimum or maximum")
+        return self.min_us, self.max_us
 
     def summary(self) -> dict[str, Any]:
         """The stage as a report gives it, without the bins."""
@@ -152,6 +160,14 @@ def stage_from(data: Any, axis: Axis, where: str) -> Stage:
         except (KeyError, TypeError, ValueError):
             raise ToolError(f"{where}: a stage with transactions needs mean_us, min_us and max_us") from None
     return stage
+
+
+def _pooled_percentile_us(stages: Sequence[Stage], q: float) -> float:
+    """The q-quantile of stages that hold transactions, merged."""
+    value = merge(stages).percentile_us(q)
+    if value is None:
+        raise ValueError("no transactions in the stages")
+    return value
 
 
 def merge(stages: Sequence[Stage]) -> Stage:
@@ -223,7 +239,7 @@ def to_section(runs: Sequence[RunLatency], indices: Sequence[int], what: str) ->
         return None
     return {"histogram": axis.to_dict(),
             "pooled": {name: stage.summary() for name, stage in pooled(runs, what).items()},
-            "runs": [dict(r.to_dict(), run=i) for r, i in zip(runs, indices)]}
+            "runs": [dict(r.to_dict(), run=i) for r, i in zip(runs, indices, strict=True)]}
 
 
 def from_section(section: dict[str, Any], where: str) -> dict[int, RunLatency]:
@@ -253,15 +269,15 @@ def percentile_change(a: Sequence[RunLatency], b: Sequence[RunLatency], stage: s
     sa, sb = _with_transactions(a, stage), _with_transactions(b, stage)
     if not sa or not sb:
         return None
-    pa, pb = merge(sa).percentile_us(q), merge(sb).percentile_us(q)
+    pa, pb = _pooled_percentile_us(sa, q), _pooled_percentile_us(sb, q)
     change = stats.Change(n_a=len(sa), n_b=len(sb), mean_a=pa, mean_b=pb, change_pct=(pb / pa - 1.0) * 100.0,
                           ci_low_pct=None, ci_high_pct=None, ci_method=None, p_value=None, min_p_value=None)
     if min(len(sa), len(sb)) < 2:
         return change
 
     def ratio(ia, ib):
-        return (merge([sb[int(i)] for i in ib]).percentile_us(q)
-                / merge([sa[int(i)] for i in ia]).percentile_us(q) - 1.0)
+        return (_pooled_percentile_us([sb[int(i)] for i in ib], q)
+                / _pooled_percentile_us([sa[int(i)] for i in ia], q) - 1.0)
 
     low, high = stats.bootstrap_interval((np.arange(len(sa)), np.arange(len(sb))), ratio, vectorized=False,
                                          confidence=confidence, n_resamples=CHANGE_RESAMPLES)

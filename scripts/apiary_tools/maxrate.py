@@ -37,15 +37,32 @@ import os
 import re
 import signal
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from .common import (EXIT_FAILED, EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, REPO_ROOT, Parser, ToolError, check_apiary,
-                     default_apiary, fmt_number, markdown_table, read_interval_log, run_main, utc_iso, utc_stamp,
-                     write_json)
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    REPO_ROOT,
+    Parser,
+    ToolError,
+    check_apiary,
+    default_apiary,
+    fmt_number,
+    markdown_table,
+    read_interval_log,
+    run_main,
+    utc_iso,
+    utc_stamp,
+    whole_number,
+    write_json,
+)
 from .multirun import glue_values, split_passthrough
 from .runner import PlannedRun, Progress, RunResult, apiary_command, effective_config, execute, with_progress_off
 
@@ -233,10 +250,10 @@ def plot(trials: Sequence[Trial], search: Search, bound_s: float, path: Path) ->
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4.8))
-    for passed, style, label in ((True, dict(marker="o", color="#55a868"), "pass"),
-                                 (False, dict(marker="x", color="#c44e52"), "fail")):
-        chosen = [t for t in trials if t.passed == passed and t.p99_us is not None]
-        ax.scatter([t.rate for t in chosen], [t.p99_us / 1e6 for t in chosen], label=label, zorder=3, **style)
+    for passed, marker, color, label in ((True, "o", "#55a868", "pass"), (False, "x", "#c44e52", "fail")):
+        chosen = [(t.rate, t.p99_us / 1e6) for t in trials if t.passed == passed and t.p99_us is not None]
+        ax.scatter([rate for rate, _ in chosen], [p99 for _, p99 in chosen], label=label, zorder=3, marker=marker,
+                   color=color)
     ax.axhline(bound_s, color="#555555", linestyle="--", label=f"bound {bound_s:g} s")
     if search.best is not None:
         ax.axvline(search.best, color="#4c72b0", linestyle=":", label=f"highest passing {search.best:,} tx/s")
@@ -336,7 +353,7 @@ examples:
                    help="stop when the highest passing and lowest failing rates are closer than this (default: 2%%)")
     p.add_argument("--bound", type=positive_seconds, default=DEFAULT_BOUND_S, metavar="SECONDS",
                    help="the largest p99 inclusion latency that passes (default: %(default)s, one block interval)")
-    p.add_argument("--runs", type=int, default=1, metavar="N", help="runs per rate, their median counts "
+    p.add_argument("--runs", type=whole_number(1), default=1, metavar="N", help="runs per rate, their median counts "
                    "(default: %(default)s)")
     p.add_argument("--interval", default=DEFAULT_INTERVAL, metavar="TIME",
                    help="apiary's --interval for the interval log (default: %(default)s)")
@@ -353,8 +370,6 @@ examples:
 def _check(args, passthrough: list[str]) -> None:
     if args.low >= args.high:
         raise ToolError(f"--low {args.low} is not below --high {args.high}")
-    if args.runs < 1:
-        raise ToolError(f"--runs {args.runs}: expected 1 or more")
     if not args.precision.relative and args.precision.value < 1:
         raise ToolError(f"--precision {args.precision}: rates are whole tx/s, give 1 or more")
     for a in passthrough:

@@ -31,16 +31,32 @@ import argparse
 import os
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import compare as compare_mod
 from . import fleet, latency, metrics, stats
-from .common import (EXIT_OK, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary, fmt_metric,
-                     fmt_number, load_avg, markdown_table, run_main, utc_iso, utc_stamp, write_json, write_text)
+from .common import (
+    EXIT_OK,
+    REPO_ROOT,
+    Parser,
+    ToolError,
+    check_apiary,
+    default_apiary,
+    fmt_metric,
+    fmt_number,
+    load_avg,
+    markdown_table,
+    run_main,
+    utc_iso,
+    utc_stamp,
+    whole_number,
+    write_json,
+    write_text,
+)
 from .reports import AGGREGATE_KIND, AGGREGATE_NAME, AGGREGATE_VERSION, RunSet, load_set
-from .runner import (PlannedRun, Progress, RunResult, apiary_command, effective_config, execute,
-                     with_progress_off)
+from .runner import PlannedRun, Progress, RunResult, apiary_command, effective_config, execute, with_progress_off
 
 SUMMARY_NAME = "summary.md"
 
@@ -63,7 +79,7 @@ def aggregate(rs: RunSet, extra: dict[str, Any] | None = None, base: Path | None
     for name in rs.metric_names():
         indices = [i for i, run in enumerate(rs.runs) if name in run.metrics]
         values = [rs.runs[i].metrics[name] for i in indices]
-        entry = stats.summarize(values).to_dict()
+        entry = stats.summarize_sample(values).to_dict()
         entry["values"] = values
         if len(indices) != rs.n:
             entry["runs"] = indices
@@ -127,8 +143,8 @@ def summary_markdown(agg: dict[str, Any], show_all: bool = True, heading: str = 
                  f"{ctx.get('cpu_model', '?')}, {ctx.get('cores', '?')} cores, host {ctx.get('hostname', '?')}")
     loads = [r.get("load_avg_before") for r in agg.get("runs", []) if r.get("load_avg_before")]
     if loads:
-        lines.append(f"- load average (1 min) before the runs: {min(l[0] for l in loads):.2f} … "
-                     f"{max(l[0] for l in loads):.2f}")
+        lines.append(f"- load average (1 min) before the runs: {min(load[0] for load in loads):.2f} … "
+                     f"{max(load[0] for load in loads):.2f}")
     for s in agg.get("skipped", []):
         lines.append(f"- skipped {s['path']}: {s['reason']}")
     for key, values in agg.get("config_differences", {}).items():
@@ -165,7 +181,7 @@ def set_from_results(label: str, results: Sequence[RunResult]) -> RunSet | None:
     if not done:
         return None
     rs = load_set([r.planned.report_path for r in done], label)
-    for run, result in zip(rs.runs, done):
+    for run, result in zip(rs.runs, done, strict=True):
         run.info.update(result.info())
     return rs
 
@@ -203,13 +219,13 @@ def parser() -> Parser:
 with --cluster every worker (one a machine) runs the whole plan, and the A/B comparison pairs
 each machine's runs with its own: see docs/fleet.md.
 
-output: DIR/run-NNN.json, .out (what it printed) and .log (its log) per run, DIR/aggregate.json, DIR/summary.md; with --a/--b
-each side in DIR/<label>/ and the comparison in DIR/comparison.md and .json.
+output: DIR/run-NNN.json, .out (what it printed) and .log (its log) per run, DIR/aggregate.json,
+DIR/summary.md; with --a/--b each side in DIR/<label>/ and the comparison in DIR/comparison.md and .json.
 progress goes to stderr; the summary (or the comparison) to stdout.
 exit status: 0 all runs completed, 1 a run failed, 2 bad usage, 130/143 interrupted (the
 completed runs are still aggregated). The A/B comparison's verdict does not change it: for a
 gate, run `scripts/compare` on the two directories.""")
-    p.add_argument("--runs", type=int, default=5, metavar="N",
+    p.add_argument("--runs", type=whole_number(1), default=5, metavar="N",
                    help="runs (per side with --a/--b) (default: %(default)s)")
     p.add_argument("--config", metavar="FILE", help="shorthand for `-- --config FILE`")
     p.add_argument("--a", metavar="ARGS", help="arguments of side A (one string, shell-quoted)")
@@ -282,8 +298,6 @@ def _main(argv: Sequence[str]) -> int:
         if args.a or args.b or passthrough or args.config or args.cluster:
             raise ToolError("--aggregate runs nothing: it takes no --a/--b, --config, --cluster or run arguments")
         return _aggregate_only(args)
-    if args.runs < 1:
-        raise ToolError(f"--runs {args.runs}: expected 1 or more")
     if bool(args.a is not None) != bool(args.b is not None):
         raise ToolError("--a and --b come together: give both sides")
     if args.a is not None and args.a_label == args.b_label:

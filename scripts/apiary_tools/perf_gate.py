@@ -27,12 +27,11 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from . import gate
-from .common import (EXIT_FAILED, EXIT_OK, EXIT_USAGE, REPO_ROOT, Parser, ToolError, read_json,
-                     run_main, write_json)
+from .common import EXIT_FAILED, EXIT_OK, REPO_ROOT, Parser, ToolError, read_json, run_main, whole_number, write_json
 
 MEASURED_FUNCTION = "apiary_replay_measured"
 
@@ -66,7 +65,7 @@ def build_base(commit: str, work: Path, jobs: int) -> Path | None:
             return None
     build = tree / "build-gate"
     t0 = time.monotonic()
-    configure = ["cmake", "-S", tree, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+    configure: list[str | os.PathLike] = ["cmake", "-S", tree, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
                  "-DAPIARY_BUILD_TESTS=OFF", "-DAPIARY_BUILD_BENCH=OFF", "-DAPIARY_WERROR=OFF"]
     p = run(configure)
     if p.returncode == 0:
@@ -96,8 +95,9 @@ def count_replay(name: str, binary: Path, workload: Path, work: Path, replay_arg
     function with the replay's own figures; `say` gets the line that reports it."""
     out = work / f"{name}.callgrind"
     report = work / f"{name}-replay.json"
-    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={MEASURED_FUNCTION}",
-           f"--callgrind-out-file={out}", binary, "replay", "--workload", workload, *replay_args, "--report", report]
+    cmd: list[str | os.PathLike] = [
+        "valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={MEASURED_FUNCTION}",
+        f"--callgrind-out-file={out}", binary, "replay", "--workload", workload, *replay_args, "--report", report]
     t0 = time.monotonic()
     p = run(cmd)
     if p.returncode != 0:
@@ -153,12 +153,12 @@ def parser() -> Parser:
                    help="this commit's apiary (default: build/release/harness/apiary)")
     p.add_argument("--threshold", type=float, default=gate.DEFAULT_THRESHOLD * 100,
                    help="the allowed growth in instructions per transaction, in percent (default: 3)")
-    p.add_argument("--transactions", type=int, default=20_000, help="workload size (default: 20000)")
-    p.add_argument("--accounts", type=int, default=10_000, help="genesis accounts (default: 10000)")
-    p.add_argument("--seed", type=int, default=1, help="workload seed (default: 1)")
+    p.add_argument("--transactions", type=whole_number(1), default=20_000, help="workload size (default: 20000)")
+    p.add_argument("--accounts", type=whole_number(1), default=10_000, help="genesis accounts (default: 10000)")
+    p.add_argument("--seed", type=whole_number(), default=1, help="workload seed (default: 1)")
     p.add_argument("--block-size", default="256KiB",
                    help="block size target of the replay, so blocks are produced and applied often (default: 256KiB)")
-    p.add_argument("--wall-runs", type=int, default=3,
+    p.add_argument("--wall-runs", type=whole_number(), default=3,
                    help="interleaved smoke runs per side for the wall-time information; 0: none (default: 3)")
     p.add_argument("--work", type=Path, default=REPO_ROOT / "build" / "perf-gate",
                    help="where the base worktree, its build and the profiles go (default: build/perf-gate)")
@@ -168,9 +168,8 @@ def parser() -> Parser:
 
 def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    if args.threshold < 0 or args.transactions <= 0 or args.accounts <= 0 or args.wall_runs < 0:
-        raise ToolError("--threshold, --transactions, --accounts and --wall-runs must not be negative "
-                        "(and --transactions, --accounts above 0)")
+    if args.threshold < 0:
+        raise ToolError(f"--threshold {args.threshold}: must not be negative")
     if not args.apiary.is_file():
         raise ToolError(f"--apiary {args.apiary}: no such binary; build the release preset first")
     if shutil.which("valgrind") is None:
@@ -202,7 +201,8 @@ def _main(argv: Sequence[str]) -> int:
         log(f"nothing to compare: {result['reason']}; passing")
         return finish(EXIT_OK)
 
-    sides = {name: count_side(name, binary, args.work, args) for name, binary in (("base", base), ("current", args.apiary))}
+    sides = {name: count_side(name, binary, args.work, args)
+             for name, binary in (("base", base), ("current", args.apiary))}
     result["sides"] = sides
     if sides["base"]["state_digest"] != sides["current"]["state_digest"]:
         log("note: the two replays end in different states (the workload or the chain's rules changed)")

@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from . import latency as latency_mod  # noqa: E402
 from .common import Parser, ToolError, parse_csv, read_json, run_main  # noqa: E402
@@ -69,7 +70,7 @@ def _save(fig, path: Path) -> Path:
 def cycle_over_run(series: Sequence[tuple[str, dict[str, Any]]], path: Path) -> Path:
     """Per-block cycle time over each run."""
     fig, axes = _panels(len(series), "Full block cycle per measured block")
-    for ax, (label, report) in zip(axes, series):
+    for ax, (label, report) in zip(axes, series, strict=True):
         nums, cycles = _cycles_ms(report)
         ax.plot(nums, cycles, marker=".", markersize=3, linewidth=0.8)
         if cycles.size:
@@ -88,7 +89,7 @@ def cycle_over_run(series: Sequence[tuple[str, dict[str, Any]]], path: Path) -> 
 def cycle_histogram(series: Sequence[tuple[str, dict[str, Any]]], path: Path) -> Path:
     """The distribution of the cycle time of each run."""
     fig, axes = _panels(len(series), "Distribution of the full block cycle")
-    for ax, (label, report) in zip(axes, series):
+    for ax, (label, report) in zip(axes, series, strict=True):
         _, cycles = _cycles_ms(report)
         if cycles.size:
             ax.hist(cycles, bins=min(40, max(5, cycles.size // 3)), color="tab:blue", alpha=0.75)
@@ -126,10 +127,11 @@ def _distribution(stage: latency_mod.Stage) -> tuple[np.ndarray, np.ndarray]:
     counts = stage.counts
     nonzero = np.flatnonzero(counts)
     cumulative = np.cumsum(counts)[nonzero] / stage.count
-    values = np.array([stage.min_us if i == 0 else stage.max_us if i == len(counts) - 1
-                       else min(max(stage.axis.centre_us(int(i) - 1), stage.min_us), stage.max_us)
+    low, high = stage.bounds_us()
+    values = np.array([low if i == 0 else high if i == len(counts) - 1
+                       else min(max(stage.axis.centre_us(int(i) - 1), low), high)
                        for i in nonzero]) / 1000.0
-    values[-1] = stage.max_us / 1000.0
+    values[-1] = high / 1000.0
     # The last point (p = 1) has no finite 1 / (1 - p): it is drawn one decade past the one before.
     before_last = 1.0 / (1.0 - cumulative[:-1])
     x = np.append(before_last, before_last[-1] * 10 if len(before_last) else 10.0)
@@ -141,7 +143,7 @@ def latency_figure(sets: Sequence[tuple[str, dict[str, latency_mod.Stage]]], pat
     fig, axes = plt.subplots(1, len(stages), figsize=(5.2 * len(stages), 3.8), squeeze=False)
     fig.suptitle("Transaction latency: percentile distribution")
     ticks = [(2, "50%"), (10, "90%"), (100, "99%"), (1000, "99.9%"), (10000, "99.99%")]
-    for ax, name in zip(axes.flat, stages):
+    for ax, name in zip(axes.flat, stages, strict=True):
         for label, pooled in sets:
             stage = pooled.get(name)
             if stage is None or stage.count == 0:
@@ -192,7 +194,7 @@ def sweep_figure(sweep: dict[str, Any], path: Path) -> Path:
                                      (ax2, "us_per_tx", 1.0, "µs per transaction (cycle / tx per block)")):
         means, err = _error_bars(points, metric, scale)
         ax.errorbar(xs, means, yerr=err, marker="o", capsize=4, linewidth=1.2)
-        for x, m in zip(xs, means):
+        for x, m in zip(xs, means, strict=True):
             if np.isfinite(m):
                 ax.annotate(f"{m:,.1f}" if m >= 10 else f"{m:,.2f}", (x, m), textcoords="offset points",
                             xytext=(0, 7), ha="center", fontsize=8)
@@ -229,7 +231,7 @@ def series_from_inputs(inputs: Sequence[str], labels: Sequence[str] | None) -> l
     for i, path in enumerate(inputs):
         p = Path(path)
         rs = load_set([p], p.name if p.is_dir() else p.stem)
-        out.append((labels[i] if labels else rs.label, representative(rs).report))
+        out.append((labels[i] if labels else rs.label, representative(rs).full_report()))
     return out
 
 

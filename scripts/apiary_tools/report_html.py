@@ -17,9 +17,10 @@ import base64
 import datetime
 import html
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import markdown as markdown_lib
 
@@ -68,7 +69,7 @@ class Page:
                               f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
     def render(self) -> str:
-        created = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        created = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
         return "\n".join([
             "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -105,7 +106,7 @@ def run_series(rs: RunSet, limit: int = plot.MAX_PANELS) -> list[tuple[str, dict
 def build_run(path: Path) -> Page:
     rs = load_set([path], path.stem)
     ctx = rs.context
-    page = Page(f"apiary run: {rs.runs[0].report.get('name', path.stem)}",
+    page = Page(f"apiary run: {rs.runs[0].full_report().get('name', path.stem)}",
                 f"{path}; commit {ctx.get('commit', '?')}, host {ctx.get('hostname', '?')}")
     page.heading("Summary")
     page.markdown(multirun.summary_markdown(multirun.aggregate(rs), show_all=False, heading="###"))
@@ -136,8 +137,8 @@ def build_ab(directory: Path) -> Page:
     for rs in (cmp.a, cmp.b):
         page.heading(f"{rs.label}")
         page.markdown(multirun.summary_markdown(multirun.aggregate(rs), show_all=False, heading="###"))
-    timeline(page, [(f"{rs.label}: {Path(plot.representative(rs).path).stem}", plot.representative(rs).report)
-                    for rs in (cmp.a, cmp.b)])
+    shown = [(rs.label, plot.representative(rs)) for rs in (cmp.a, cmp.b)]
+    timeline(page, [(f"{label}: {Path(run.path or '?').stem}", run.full_report()) for label, run in shown])
     latency_part(page, [(cmp.a.label, cmp.a), (cmp.b.label, cmp.b)])
     return page
 
@@ -171,7 +172,7 @@ def build_ladder(directory: Path) -> Page:
                  and (directory / r["path"]).is_file()]
         if paths:
             sets.append((step["name"], load_set(paths, step["name"])))
-    timeline(page, [(label, rs.runs[0].report) for label, rs in sets])
+    timeline(page, [(label, rs.runs[0].full_report()) for label, rs in sets])
     latency_part(page, sets)
     return page
 

@@ -18,9 +18,10 @@ are listed in `skipped` with the reason so the commands can say what they left o
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from . import latency as latency_mod
 from . import metrics
@@ -50,6 +51,13 @@ class Run:
     report: dict[str, Any] | None = None   # None when the run came from an aggregate file
     info: dict[str, Any] = field(default_factory=dict)
     latency: latency_mod.RunLatency | None = None   # None for a report of schema_version 1
+
+    def full_report(self) -> dict[str, Any]:
+        """The run's report, for what only a report holds (its blocks): a run read from an
+        aggregate file has none."""
+        if self.report is None:
+            raise ToolError(f"{self.path or 'a run'}: only its aggregate's figures are here, not its report")
+        return self.report
 
     @property
     def host(self) -> str:
@@ -104,8 +112,8 @@ class RunSet:
 
     def latency_section(self) -> dict[str, Any] | None:
         """The aggregate file's `latency`: pooled summaries and every run's bins."""
-        indices = [i for i, run in enumerate(self.runs) if run.latency is not None]
-        return latency_mod.to_section([self.runs[i].latency for i in indices], indices, self.label)
+        with_latency = [(i, run.latency) for i, run in enumerate(self.runs) if run.latency is not None]
+        return latency_mod.to_section([lat for _, lat in with_latency], [i for i, _ in with_latency], self.label)
 
     def config_differences(self) -> dict[str, list[Any]]:
         """Options that differ between the runs (other than the report path and name):
@@ -152,7 +160,7 @@ def _add_aggregate(rs: RunSet, path: Path, data: dict[str, Any]) -> None:
     built = [Run(path=r.get("path"), metrics={}, info=dict(r)) for r in runs]
     for name, entry in per_metric.items():
         indices = entry.get("runs", list(range(len(runs))))
-        for index, value in zip(indices, entry["values"]):
+        for index, value in zip(indices, entry["values"], strict=True):
             if not 0 <= index < len(built):
                 raise ToolError(f"{path}: metric {name} names run {index}, which is not listed")
             built[index].metrics[name] = float(value)

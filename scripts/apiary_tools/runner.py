@@ -4,7 +4,7 @@ Each run gets its own `--report` and a log of its summary; the runner never read
 live progress line (it passes `--progress off` unless the user chose otherwise).
 
 Stopping: the child runs in its own process group, so a Ctrl-C on the terminal reaches only
-this process, which forwards exactly one SIGINT (or SIGTERM) to the run in hand. apiary then
+this process, which forwards exactly one SIGINT (or SIGTERM) to the run in hand (proc.py). apiary then
 finishes the block in hand, writes a report marked interrupted and exits 130; the plan stops
 there and the caller still aggregates what completed. (Were the signal to reach apiary twice,
 from the terminal and from us, apiary would exit at once without a report.)
@@ -25,11 +25,13 @@ import subprocess
 import sys
 import time
 import tomllib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
-from .common import EXIT_SIGINT, EXIT_SIGTERM, ToolError, fmt_number, load_avg, read_json
+from . import proc
+from .common import ToolError, fmt_number, load_avg, read_json
 from .reports import is_report
 
 
@@ -89,17 +91,15 @@ class PlanOutcome:
 
     @property
     def exit_code(self) -> int:
-        if self.stopped_by == signal.SIGINT:
-            return EXIT_SIGINT
         if self.stopped_by is not None:
-            return EXIT_SIGTERM
+            return proc.exit_code_for(self.stopped_by)
         if self.failures:
             # apiary's 2 means the arguments were wrong: pass that on, it is the user's to fix.
             return 2 if any(f.exit_code == 2 for f in self.failures) else 1
         return 0
 
 
-def apiary_command(apiary: str | None, command: str | None) -> list[str]:
+def apiary_command(apiary: str | os.PathLike | None, command: str | None) -> list[str]:
     """The prefix of every run: `<apiary> run`, or a command the user gave (e.g. with taskset)."""
     if command:
         parts = shlex.split(command)
@@ -134,38 +134,6 @@ def with_progress_off(args: Sequence[str]) -> list[str]:
     if not any(a == "--progress" or a.startswith("--progress=") for a in args):
         args += ["--progress", "off"]
     return args
-
-
-class _Signals:
-    """Forwards SIGINT/SIGTERM to the running child once and remembers that the plan must stop."""
-
-    def __init__(self):
-        self.received: int | None = None
-        self.count = 0
-        self.child: subprocess.Popen | None = None
-        self._old: dict[int, Any] = {}
-
-    def __enter__(self):
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            self._old[sig] = signal.signal(sig, self._handle)
-        return self
-
-    def __exit__(self, *exc):
-        for sig, handler in self._old.items():
-            signal.signal(sig, handler)
-
-    def _handle(self, signum, _frame):
-        self.count += 1
-        if self.received is None:
-            self.received = signum
-        if self.child is not None and self.child.poll() is None:
-            # Every signal is passed on once: the second makes apiary exit at once, as on a terminal.
-            self.child.send_signal(signum)
-
-    def start(self, args, log):
-        self.child = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, process_group=0)
-        return self.child
 
 
 class Progress:
@@ -255,7 +223,7 @@ class LocalBackend:
                 on_result: Callable[[RunResult], None] | None = None) -> PlanOutcome:
         outcome = PlanOutcome()
         host = local_host()
-        with _Signals() as sigs:
+        with proc.Forwarding() as sigs:
             for number, run in enumerate(plan, 1):
                 if sigs.received is not None:
                     break
@@ -268,10 +236,9 @@ class LocalBackend:
                     with open(run.log_path, "w", encoding="utf-8") as log:
                         log.write("$ " + shlex.join(args) + "\n")
                         log.flush()
-                        child = sigs.start(args, log)
-                        code = child.wait()
+                        code = proc.wait(sigs.start(args, stdout=log, stderr=subprocess.STDOUT)).returncode
                 except OSError as e:
-                    raise ToolError(f"cannot start {args[0]}: {e.strerror}") from None
+                    raise ToolError(f"{run.log_path}: cannot write the run's output ({e.strerror})") from None
                 finally:
                     sigs.child = None
                 result = RunResult(run, code, time.monotonic() - t0, before, read_run_report(run.report_path),

@@ -16,25 +16,41 @@ the resource-credit pools, the accounts low on mana and the RC rejections behave
 - Early against late: the interval mean cycles of the first and the last tenth of the records after the windows,
   their means and a Mann-Whitney U test.
 
-Ctrl-C forwards one SIGINT: apiary writes its report (marked interrupted) and what was logged is still analysed.
-Exit status: 0 done, 1 the run failed, 2 bad usage, 130 interrupted.
+Ctrl-C forwards one SIGINT (a SIGTERM one SIGTERM): apiary writes its report (marked interrupted) and what was logged
+is still analysed. Exit status: 0 done, 1 the run failed, 2 bad usage, 130 interrupted (143 by a SIGTERM).
 """
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
 
-from . import fleet
-from .common import (EXIT_FAILED, EXIT_OK, EXIT_SIGINT, REPO_ROOT, Parser, ToolError, check_apiary, default_apiary,
-                     markdown_table, read_interval_log, read_json, run_main, utc_stamp, write_json, write_text)
+from . import fleet, proc
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_SIGINT,
+    REPO_ROOT,
+    Parser,
+    ToolError,
+    check_apiary,
+    default_apiary,
+    markdown_table,
+    read_interval_log,
+    read_json,
+    run_main,
+    utc_stamp,
+    whole_number,
+    write_json,
+    write_text,
+)
 
 # Blocks after which the first transaction ids expire: Hive's 3,600-second limit, 3-second slots.
 EXPIRY_BLOCKS = 1200
@@ -42,6 +58,8 @@ EXPIRY_BLOCKS = 1200
 BLOCK_RECORD_BYTES = 112
 RC_RESOURCES = ("history_bytes", "market_bytes", "state_bytes", "execution_time")
 MIB = 1024 * 1024
+# How often a line says how far the run is.
+PROGRESS_EVERY_S = 60
 
 
 def series(records: list[dict[str, Any]]) -> dict[str, np.ndarray]:
@@ -150,7 +168,8 @@ def to_markdown(a: dict) -> str:
         rows.append(["peak RSS (getrusage)", f"{a['report_peak_rss_bytes'] / MIB:,.1f} MiB"])
     if a.get("cashout_blocks"):
         rows.append(["cashout window", f"{a['cashout_blocks']:,} blocks; {a['comments_paid']:,} comments paid"])
-    rows.append(["after the windows", f"from block {a['settled_from_block']:,.0f} ({a['records_after_windows']} records)"])
+    rows.append(["after the windows",
+                 f"from block {a['settled_from_block']:,.0f} ({a['records_after_windows']} records)"])
     if "rss_after_windows" in a:
         r = a["rss_after_windows"]
         rows.append(["RSS after the windows", f"{r['min_bytes'] / MIB:,.1f} to {r['max_bytes'] / MIB:,.1f} MiB"])
@@ -173,7 +192,8 @@ def to_markdown(a: dict) -> str:
     pools = ", ".join(f"{k} {v['start']:.3f} → {v['end']:.3f} (min {v['min']:.3f})" for k, v in rc["pools"].items())
     rows.append(["RC pool levels (pool / equilibrium)", pools])
     low = rc["low_mana_share_max"]
-    rows.append(["accounts under 10% RC", "-" if low is None else f"at most {low:.1%}, {rc['low_mana_share_end']:.1%} at the end"])
+    rows.append(["accounts under 10% RC",
+                 "-" if low is None else f"at most {low:.1%}, {rc['low_mana_share_end']:.1%} at the end"])
     rows.append(["RC rejections", f"{rc['rejected']:,} (at most {rc['rejected_per_block_max']:,.1f} per block)"])
     st = a["state_end"]
     rows.append(["state at the end", ", ".join(f"{k} {v[0]:,}" for k, v in st.items() if isinstance(v, list))])
@@ -225,17 +245,21 @@ def parser() -> Parser:
         "the slopes of RSS, state and cycle once the expiry and cashout windows are passed, and the RC pools, the "
         "accounts low on mana and the RC rejections over the run."),
         epilog="Extra arguments after -- go to `apiary run`. Exit status: 0 done, 1 the run failed, "
-               "2 bad usage, 130 interrupted (what was logged is still analysed).")
-    p.add_argument("--apiary", type=Path, default=None, help="the apiary binary (default: $APIARY_BIN, else the release build)")
-    p.add_argument("--blocks", type=int, default=2000, help="measured blocks (default: 2000)")
+               "2 bad usage, 130 interrupted, 143 stopped by SIGTERM (what was logged is still "
+               "analysed).")
+    p.add_argument("--apiary", type=Path, default=None,
+                   help="the apiary binary (default: $APIARY_BIN, else the release build)")
+    p.add_argument("--blocks", type=whole_number(1), default=2000, help="measured blocks (default: 2000)")
     p.add_argument("--block-size", default=None, help="apiary's --block-size, e.g. 64KiB (default: the config's)")
-    p.add_argument("--cashout-blocks", type=int, default=None,
-                   help="apiary's --cashout-blocks, the comments' payout window (default: the config's, else Hive's 201,600)")
+    p.add_argument("--cashout-blocks", type=whole_number(1), default=None,
+                   help="apiary's --cashout-blocks, the comments' payout window (default: the config's, else "
+                        "Hive's 201,600)")
     p.add_argument("--config", type=Path, default=REPO_ROOT / "configs" / "default.toml",
                    help="the run's config (default: configs/default.toml)")
     p.add_argument("--interval", type=float, default=1.0, help="seconds between interval records (default: 1)")
-    p.add_argument("--checkpoint-blocks", type=int, default=None,
-                   help="a record at least every N blocks, so a crash loses at most N (default: blocks / 200, at least 1)")
+    p.add_argument("--checkpoint-blocks", type=whole_number(1), default=None,
+                   help="a record at least every N blocks, so a crash loses at most N (default: blocks / 200, "
+                        "at least 1)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default: results/soak-<time>)")
     p.add_argument("--from", dest="from_dir", type=Path, default=None,
                    help="analyse what a soak left in DIR (after a crash, say) instead of running one")
@@ -244,7 +268,9 @@ def parser() -> Parser:
     return p
 
 
-def run_soak(args, out: Path) -> tuple[int, bool, list[str]]:
+def run_soak(args, out: Path) -> tuple[int, int | None, list[str]]:
+    """Runs the soak's apiary (here, or on a worker with --cluster): its exit status, the signal
+    that stopped it (None when none came) and its command line."""
     binary = check_apiary(args.apiary or default_apiary())
     every = args.checkpoint_blocks or max(1, args.blocks // 200)
     cmd = [str(binary), "run", "--config", str(args.config), "--blocks", str(args.blocks), "--name", "soak",
@@ -256,35 +282,30 @@ def run_soak(args, out: Path) -> tuple[int, bool, list[str]]:
         cmd += ["--cashout-blocks", str(args.cashout_blocks)]
     cmd += args.extra
     print(f"soak: {' '.join(cmd)}", file=sys.stderr)
-    # Its own process group: a Ctrl-C reaches only us, and we forward exactly one SIGINT.
     backend = fleet.ClusterBackend.from_args(args)
-    with open(out / "summary.txt", "w") as summary:
-        proc = fleet.RemoteProcess(backend, cmd) if backend else \
-            subprocess.Popen(cmd, stdout=summary, stderr=subprocess.PIPE, text=True, start_new_session=True)
-        interrupted = False
+    last_note = time.monotonic()
 
-        def on_signal(signum, frame):
-            nonlocal interrupted
-            if not interrupted:
-                interrupted = True
-                proc.send_signal(signal.SIGINT)
+    def note_now_and_then() -> None:
+        nonlocal last_note
+        if time.monotonic() - last_note >= PROGRESS_EVERY_S:
+            last_note = time.monotonic()
+            note_progress(out / "intervals.jsonl", args.blocks)
 
-        old = signal.signal(signal.SIGINT, on_signal)
-        last_note = time.monotonic()
-        try:
-            while proc.poll() is None:
-                time.sleep(0.5)
-                if time.monotonic() - last_note >= 60:
-                    last_note = time.monotonic()
-                    note_progress(out / "intervals.jsonl", args.blocks)
-        finally:
-            signal.signal(signal.SIGINT, old)
-        err = proc.stderr.read() if getattr(proc, "stderr", None) else ""
-        if backend and proc.stdout:
-            summary.write(proc.stdout.read())
+    # The run in its own process group: a Ctrl-C reaches only us, and we forward exactly one
+    # SIGINT (or SIGTERM); apiary finishes its block and writes its report.
+    with open(out / "summary.txt", "w") as summary, proc.Forwarding(once=True) as signals:
+        if backend:
+            run: proc.Child = fleet.RemoteProcess(backend, cmd)
+            signals.child = run
+        else:
+            run = signals.start(cmd, stdout=summary, stderr=subprocess.PIPE, text=True)
+        code = proc.wait(run, tick=note_now_and_then, every=0.5).returncode
+        err = run.stderr.read() if isinstance(run, subprocess.Popen) and run.stderr else ""
+        if isinstance(run, fleet.RemoteProcess) and run.stdout:
+            summary.write(run.stdout.read())
     if err:
         sys.stderr.write(err)
-    return proc.returncode, interrupted, cmd
+    return code, signals.received, cmd
 
 
 def note_progress(log: Path, blocks: int) -> None:
@@ -295,17 +316,15 @@ def note_progress(log: Path, blocks: int) -> None:
     if records:
         r = records[-1]
         cyc = r["cycle_us"]["mean"] / 1000 if r["cycle_us"] else 0
-        print(f"soak: block {r['blocks']:,} of {blocks:,}, {r['t_s'] / 60:,.1f} min, RSS {r['rss_bytes'] / MIB:,.1f} MiB, "
-              f"cycle {cyc:,.2f} ms", file=sys.stderr)
+        print(f"soak: block {r['blocks']:,} of {blocks:,}, {r['t_s'] / 60:,.1f} min, "
+              f"RSS {r['rss_bytes'] / MIB:,.1f} MiB, cycle {cyc:,.2f} ms", file=sys.stderr)
 
 
 def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    if args.blocks <= 0 or args.interval < 0.05 or (args.checkpoint_blocks or 1) <= 0:
-        raise ToolError("--blocks and --checkpoint-blocks must be above 0, --interval at least 0.05")
-    if args.cashout_blocks is not None and args.cashout_blocks <= 0:
-        raise ToolError(f"--cashout-blocks {args.cashout_blocks}: must be above 0")
-    code, interrupted, cmd = 0, False, None
+    if args.interval < 0.05:
+        raise ToolError(f"--interval {args.interval}: expected at least 0.05 seconds")
+    code, stopped_by, cmd = 0, None, None
     if args.from_dir:
         out = args.from_dir
         if not (out / "intervals.jsonl").is_file():
@@ -315,7 +334,7 @@ def _main(argv: Sequence[str]) -> int:
             raise ToolError(f"--config {args.config}: no such file")
         out = args.out or REPO_ROOT / "results" / f"soak-{utc_stamp()}"
         out.mkdir(parents=True, exist_ok=True)
-        code, interrupted, cmd = run_soak(args, out)
+        code, stopped_by, cmd = run_soak(args, out)
     report = read_json(out / "report.json") if (out / "report.json").is_file() else None
     records = read_interval_log(out / "intervals.jsonl", partial_tail=True)
     cashout = args.cashout_blocks or (report or {}).get("state", {}).get("cashout_blocks")
@@ -331,7 +350,9 @@ def _main(argv: Sequence[str]) -> int:
     if report is None:
         print("soak: no report.json: the figures come from the interval log alone", file=sys.stderr)
     print(f"soak: written to {out}", file=sys.stderr)
-    if interrupted or code in (130, 143):
+    if stopped_by is not None:
+        return proc.exit_code_for(stopped_by)
+    if code in (130, 143):  # stopped by a signal that came to it, not through us
         return EXIT_SIGINT
     return EXIT_OK if code == 0 else EXIT_FAILED
 

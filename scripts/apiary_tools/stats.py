@@ -3,7 +3,8 @@ of runs. All the arithmetic is numpy's and scipy's; this module only chooses and
 
 Choices, and why:
 - stddev is the sample standard deviation (n − 1): the runs are a sample of what the machine
-  could have measured.
+  could have measured. (apiary's own reports give the population standard deviation of a
+  run's blocks, n; the functions here say sample in their names.)
 - The confidence interval of a mean is Student's t interval (scipy.stats.t): with five or
   ten runs the normal approximation is too narrow.
 - The change between two sets is mean(B) / mean(A) − 1. Its confidence interval is, by
@@ -30,11 +31,13 @@ Choices, and why:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import special, stats
@@ -52,7 +55,7 @@ class Summary:
     n: int
     mean: float
     median: float
-    stddev: float | None
+    stddev: float | None    # the sample standard deviation (n − 1)
     min: float
     max: float
     ci_low: float | None
@@ -62,17 +65,24 @@ class Summary:
         return asdict(self)
 
 
-def summarize(values: Sequence[float], confidence: float = CONFIDENCE) -> Summary:
-    """Mean, median, sample stddev, min, max and the t confidence interval of the mean.
+def sample_stddev(values: Sequence[float] | np.ndarray) -> float | None:
+    """The sample standard deviation (n − 1 degrees of freedom); None for fewer than 2 values."""
+    x = np.asarray(values, dtype=float)
+    return float(np.std(x, ddof=1)) if x.size >= 2 else None
+
+
+def summarize_sample(values: Sequence[float], confidence: float = CONFIDENCE) -> Summary:
+    """Mean, median, sample standard deviation (n − 1; in `stddev`), min, max and the t
+    confidence interval of the mean, of values that are a sample (the runs of a set).
 
     One value has no spread: stddev and the interval are None."""
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         raise ValueError("no values to summarize")
     mean = float(np.mean(x))
-    stddev = ci_low = ci_high = None
-    if x.size >= 2:
-        stddev = float(np.std(x, ddof=1))
+    ci_low = ci_high = None
+    stddev = sample_stddev(x)
+    if stddev is not None:
         if stddev == 0.0:
             ci_low = ci_high = mean
         else:
@@ -165,10 +175,10 @@ def compare(a: Sequence[float], b: Sequence[float], ci_method: str = "bootstrap"
         strata = _strata(a, b, hosts_a, hosts_b)
         if len(strata) >= 2:
             return _compare_stratified(strata, confidence)
-        if len(strata) == 1:
-            a, b = next(iter(strata.values()))
-        result = _compare(a, b, ci_method, confidence)
-        result.within_sd_pct = _within_sd_pct([np.asarray(a, float), np.asarray(b, float)])
+        # With one machine that ran both sides, that machine's values.
+        side_a, side_b = next(iter(strata.values())) if len(strata) == 1 else (a, b)
+        result = _compare(side_a, side_b, ci_method, confidence)
+        result.within_sd_pct = _pooled_sample_sd_pct([np.asarray(side_a, float), np.asarray(side_b, float)])
         return result
 
 
@@ -180,14 +190,15 @@ def _strata(a, b, hosts_a, hosts_b) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         raise ValueError("one host per value")
     out = {}
     for host in sorted(set(hosts_a) & set(hosts_b)):
-        out[host] = (np.array([v for v, h in zip(a, hosts_a) if h == host], dtype=float),
-                     np.array([v for v, h in zip(b, hosts_b) if h == host], dtype=float))
+        out[host] = (np.array([v for v, h in zip(a, hosts_a, strict=True) if h == host], dtype=float),
+                     np.array([v for v, h in zip(b, hosts_b, strict=True) if h == host], dtype=float))
     return out
 
 
-def _within_sd_pct(cells: Sequence[np.ndarray]) -> float | None:
-    """The pooled standard deviation of the values around their own cell's mean, in percent of
-    the mean of all values; None without a cell of two or more."""
+def _pooled_sample_sd_pct(cells: Sequence[np.ndarray]) -> float | None:
+    """The pooled sample standard deviation of the values around their own cell's mean (each
+    cell of n values gives n − 1 degrees of freedom), in percent of the mean of all values;
+    None without a cell of two or more."""
     dof = sum(c.size - 1 for c in cells if c.size >= 2)
     everything = np.concatenate(cells)
     mean = float(np.mean(everything))
@@ -218,12 +229,12 @@ def _permutation_p(strata: list[tuple[np.ndarray, np.ndarray]], observed: float)
     """Two-sided p of the stratified permutation test, and the smallest p it could give."""
     pooled = [np.concatenate(pair) for pair in strata]
     sizes = [len(pair[0]) for pair in strata]
-    total = math.prod(math.comb(len(p), n) for p, n in zip(pooled, sizes))
+    total = math.prod(math.comb(len(p), n) for p, n in zip(pooled, sizes, strict=True))
     exact = total <= EXACT_PERMUTATIONS
     rng = None if exact else np.random.default_rng(BOOTSTRAP_SEED)
-    ratios = [_stratum_ratios(p, n, rng) for p, n in zip(pooled, sizes)]
+    ratios = [_stratum_ratios(p, n, rng) for p, n in zip(pooled, sizes, strict=True)]
     if exact:  # every combination of the machines' relabelings
-        null = sum(np.ix_(*ratios)).ravel()
+        null = functools.reduce(np.add, np.ix_(*ratios)).ravel()
     else:      # the k-th random relabeling of every machine together
         null = np.sum(ratios, axis=0)
     null = null / len(ratios) - 1.0
@@ -239,18 +250,20 @@ def _compare_stratified(strata: dict[str, tuple[np.ndarray, np.ndarray]], confid
     means_a = [float(np.mean(a)) for a, _ in pairs]
     means_b = [float(np.mean(b)) for _, b in pairs]
     n_a, n_b = sum(len(a) for a, _ in pairs), sum(len(b) for _, b in pairs)
-    per_machine = [{"machine": host, "n_a": len(a), "n_b": len(b), "mean_a": ma, "mean_b": mb,
-                    "change_pct": _relative_change(ma, mb)}
-                   for (host, (a, b)), ma, mb in zip(strata.items(), means_a, means_b)]
+    per_machine: list[dict[str, Any]] = [
+        {"machine": host, "n_a": len(a), "n_b": len(b), "mean_a": ma, "mean_b": mb,
+         "change_pct": _relative_change(ma, mb)}
+        for (host, (a, b)), ma, mb in zip(strata.items(), means_a, means_b, strict=True)]
     cells = [c for pair in pairs for c in pair]
-    grand = float(np.mean([(ma + mb) / 2 for ma, mb in zip(means_a, means_b)]))
+    midpoints = [(ma + mb) / 2 for ma, mb in zip(means_a, means_b, strict=True)]
+    grand = float(np.mean(midpoints))
     result = Change(n_a=n_a, n_b=n_b, mean_a=float(np.mean(means_a)), mean_b=float(np.mean(means_b)),
                     change_pct=None, ci_low_pct=None, ci_high_pct=None, ci_method=None, p_value=None,
                     min_p_value=None, test="stratified permutation", machines=len(pairs),
-                    within_sd_pct=_within_sd_pct(cells), per_machine=per_machine)
-    if grand != 0.0:
-        result.between_sd_pct = float(np.std([(ma + mb) / 2 for ma, mb in zip(means_a, means_b)], ddof=1)) \
-            / abs(grand) * 100.0
+                    within_sd_pct=_pooled_sample_sd_pct(cells), per_machine=per_machine)
+    between = sample_stddev(midpoints)   # two or more machines: never None
+    if grand != 0.0 and between is not None:
+        result.between_sd_pct = between / abs(grand) * 100.0
     if any(m == 0.0 for m in means_a):
         return result
     observed = float(np.mean(np.array(means_b) / np.array(means_a))) - 1.0
@@ -266,7 +279,8 @@ def _compare_stratified(strata: dict[str, tuple[np.ndarray, np.ndarray]], confid
     return result
 
 
-def _compare(a: Sequence[float], b: Sequence[float], ci_method: str, confidence: float) -> Change:
+def _compare(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, ci_method: str,
+             confidence: float) -> Change:
     xa = np.asarray(a, dtype=float)
     xb = np.asarray(b, dtype=float)
     if xa.size == 0 or xb.size == 0:

@@ -25,12 +25,28 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import fleet, metrics, plot
-from .common import (REPO_ROOT, Parser, ToolError, check_apiary, default_apiary, fmt_metric, load_avg,
-                     markdown_table, parse_csv, run_main, utc_iso, utc_stamp, write_json, write_text)
+from .common import (
+    REPO_ROOT,
+    Parser,
+    ToolError,
+    check_apiary,
+    default_apiary,
+    fmt_metric,
+    load_avg,
+    markdown_table,
+    parse_csv,
+    run_main,
+    utc_iso,
+    utc_stamp,
+    whole_number,
+    write_json,
+    write_text,
+)
 from .multirun import glue_values, set_from_results, split_passthrough, write_set
 from .runner import PlannedRun, Progress, apiary_command, effective_config, execute, with_progress_off
 
@@ -84,7 +100,7 @@ def point(value: str, x: float | None, directory: Path, base: Path, rs) -> dict[
     entry["metrics"] = {k: {f: v for f, v in s.items() if f != "values" and f != "runs"}
                         for k, s in agg["metrics"].items()}
     rep = plot.representative(rs)
-    entry["representative"] = str(Path(rep.path).resolve().relative_to(base.resolve()))
+    entry["representative"] = str(Path(rep.path or "?").resolve().relative_to(base.resolve()))
     return entry
 
 
@@ -153,7 +169,7 @@ exit status: 0, 1 a run failed, 2 bad usage, 130/143 interrupted.""")
     p.add_argument("--param", required=True, metavar="OPTION",
                    help="the `apiary run` option to vary, without dashes: block-size, threads, rate, ...")
     p.add_argument("--values", required=True, metavar="V1,V2,...", help="its values, comma-separated")
-    p.add_argument("--runs", type=int, default=3, metavar="N", help="runs per value (default: %(default)s)")
+    p.add_argument("--runs", type=whole_number(1), default=3, metavar="N", help="runs per value (default: %(default)s)")
     p.add_argument("--config", metavar="FILE", help="shorthand for `-- --config FILE`")
     p.add_argument("--apiary", metavar="BIN",
                    help="the apiary binary (default: $APIARY_BIN, else build/release/harness/apiary)")
@@ -177,8 +193,6 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError("--values: give at least one value")
     if len(set(values)) != len(values):
         raise ToolError(f"--values {args.values}: a value is repeated")
-    if args.runs < 1:
-        raise ToolError(f"--runs {args.runs}: expected 1 or more")
     common = list(passthrough)
     if args.config:
         common = ["--config", args.config] + common
@@ -210,7 +224,8 @@ def _main(argv: Sequence[str]) -> int:
         if backend is not None:
             backend.close()
 
-    points, context = [], {}
+    points: list[dict[str, Any]] = []
+    context: dict[str, Any] = {}
     for value, _, x, directory in prepared:
         rs = set_from_results(value, [r for r in outcome.results if r.planned.label == f"{param}={value}"])
         if rs is not None and not context:

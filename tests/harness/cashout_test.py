@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from itertools import pairwise
 
 import harness_test as ht
 
@@ -70,7 +71,7 @@ def mode_plateau(args, schema):
         early, late = sum(counts[:third]) / third, sum(counts[-third:]) / third
         ht.check(late <= 1.1 * early, "%s: %.0f on average late in the run, %.0f early" % (kind, late, early))
     paid = [x["state"]["comments_paid"] for x in steady]
-    ht.check(all(b > a for a, b in zip(paid, paid[1:])), "comments stopped paying out: %s" % paid)
+    ht.check(all(b > a for a, b in pairwise(paid)), "comments stopped paying out: %s" % paid)
     last = records[-1]["state"]
     ht.check(last["comments"][0] == st["indexes"]["comments"]["objects"] or records[-1]["blocks"] < len(r["blocks"]),
              "the last record's census differs from the report's")

@@ -103,9 +103,11 @@ def check_series(name, got, values, nums, tol):
     for key in ("min", "max", "avg", "median", "p90", "p99", "stddev"):
         check(close(got[key], want[key], tol), "%s.%s: %s, the records give %s" % (name, key, got[key], want[key]))
     # Equal values may tie: the block named must hold the extreme.
-    by_num = dict(zip(nums, values))
-    check(close(by_num[got["min_block"]], want["min"], tol), "%s.min_block %s does not hold the minimum" % (name, got["min_block"]))
-    check(close(by_num[got["max_block"]], want["max"], tol), "%s.max_block %s does not hold the maximum" % (name, got["max_block"]))
+    by_num = dict(zip(nums, values, strict=True))
+    check(close(by_num[got["min_block"]], want["min"], tol),
+          "%s.min_block %s does not hold the minimum" % (name, got["min_block"]))
+    check(close(by_num[got["max_block"]], want["max"], tol),
+          "%s.max_block %s does not hold the maximum" % (name, got["max_block"]))
 
 
 def check_arithmetic(r):
@@ -143,7 +145,8 @@ def check_arithmetic(r):
     check_series("cycle_us", agg["cycle_us"], [c for _, c in cyc], [n for n, _ in cyc], 0.01)
     for key in ("produced_us", "applied_us", "processing_us"):
         check_series(key, agg[key], [b[key] for b in measured], nums, 0.01)
-    check_series("transactions_per_block", agg["transactions_per_block"], [b["transactions"] for b in measured], nums, 0.001)
+    check_series("transactions_per_block", agg["transactions_per_block"], [b["transactions"] for b in measured], nums,
+                 0.001)
     check_series("size_bytes", agg["size_bytes"], [b["size_bytes"] for b in measured], nums, 0.001)
 
     # Throughput over the measured window.
@@ -153,7 +156,8 @@ def check_arithmetic(r):
     if measured:
         start_ms = blocks[cfg["warmup-blocks"] - 1]["completed_ms"] if cfg["warmup-blocks"] > 0 else 0.0
         window = (measured[-1]["completed_ms"] - start_ms) / 1000
-        check(close(t["window_s"], window, 2e-9), "throughput.window_s %s, the records give %s" % (t["window_s"], window))
+        check(close(t["window_s"], window, 2e-9),
+              "throughput.window_s %s, the records give %s" % (t["window_s"], window))
         if cfg["warmup-blocks"] > 0:
             check(close(t["window_s"] * 1e6, sum(b["cycle_us"] for b in measured), 1.0 + 0.001 * len(measured)),
                   "the measured window is not the sum of the measured cycles")
@@ -161,12 +165,14 @@ def check_arithmetic(r):
             check(close(t["tx_per_s"], t["transactions"] / t["window_s"], 0.01 + 1e-6 * t["tx_per_s"]), "tx_per_s")
     cpu = r["cpu"]
     if cpu["window_s"] > 0:
-        check(close(cpu["utilization"], cpu["process_cpu_s"] / (cpu["window_s"] * cpu["cores"]), 1e-5), "cpu.utilization")
+        check(close(cpu["utilization"], cpu["process_cpu_s"] / (cpu["window_s"] * cpu["cores"]), 1e-5),
+              "cpu.utilization")
 
     # The writer's shares add up.
     w = r["writer"]
     if w["total_ms"] > 0:
-        shares = w["wait_work_share"] + w["wait_lock_share"] + w["transactions_share"] + w["blocks_share"] + w["unknown_share"]
+        shares = (w["wait_work_share"] + w["wait_lock_share"] + w["transactions_share"] + w["blocks_share"]
+                  + w["unknown_share"])
         check(close(shares, 1.0, 1e-4), "writer shares add up to %s" % shares)
         check(close(w["unknown_ms"], w["total_ms"] - w["wait_work_ms"] - w["wait_lock_ms"] - w["transactions_ms"]
                     - w["blocks_ms"], 0.01), "writer.unknown_ms is not the rest")
@@ -205,7 +211,8 @@ def check_arithmetic(r):
     check(len(threads) == c["threads"], "%d per-thread records for %d threads" % (len(threads), c["threads"]))
     for key in ("generated", "submitted", "accepted", "rejected"):
         check(sum(t[key] for t in threads) == c[key], "per-thread %s does not add up to the colony's" % key)
-    check(max(t["in_flight_peak"] for t in threads) == c["in_flight_peak"], "in_flight_peak is not the threads' highest")
+    check(max(t["in_flight_peak"] for t in threads) == c["in_flight_peak"],
+          "in_flight_peak is not the threads' highest")
 
     # Transactions in blocks = accepted ones minus those still pending (and dropped ones).
     led = r["ledger"]
@@ -230,7 +237,8 @@ def check_cpu_split(r):
         check(close(cpu["cycle_to_bound"], agg["cycle_us"]["avg"] / cpu["bound_us"], 1e-4), "cpu.cycle_to_bound")
     sp = cpu["split"]
     known = blocks > 0 and cpu["process_cpu_s"] > 0 and (not cfg["sign"] or cfg["measure-cpu"])
-    check((sp is not None) == known, "cpu.split is %s for sign %s, measure-cpu %s" % (sp, cfg["sign"], cfg["measure-cpu"]))
+    check((sp is not None) == known,
+          "cpu.split is %s for sign %s, measure-cpu %s" % (sp, cfg["sign"], cfg["measure-cpu"]))
     if sp is None:
         return
     w = r["writer"]
@@ -285,9 +293,11 @@ def check_transaction_dump(path, expected):
         sigs = len(d["transaction"]["signatures"])
         unsigned = packed[: len(packed) - varint_size(sigs) - 65 * sigs]
         check(packed[len(unsigned)] == sigs, "dump line %d: signature count" % i)
-        check(hashlib.sha256(unsigned).hexdigest()[:40] == d["id"], "dump line %d: the id is not sha256(unsigned)[:20]" % i)
+        check(hashlib.sha256(unsigned).hexdigest()[:40] == d["id"],
+              "dump line %d: the id is not sha256(unsigned)[:20]" % i)
         check(len(d["signer_keys"]) == sigs, "dump line %d: a signer key per signature" % i)
-        check(d["signer_keys"] == d["attached_signer_keys"], "dump line %d: recovered keys differ from attached ones" % i)
+        check(d["signer_keys"] == d["attached_signer_keys"],
+              "dump line %d: recovered keys differ from attached ones" % i)
         for k in d["signer_keys"]:
             check(k.startswith("STM"), "dump line %d: key %s" % (i, k))
         check(d["outcome"] is None or isinstance(d["outcome"], str), "dump line %d: outcome" % i)
@@ -339,11 +349,12 @@ def mode_e2e(args, schema):
     sys.stdout.write(p.stdout)
     check(p.returncode == 0, "exit status %d, expected 0; stderr:\n%s" % (p.returncode, p.stderr))
     # Warnings (a busy machine) may go to stderr; a progress line may not.
-    other = [l for l in p.stderr.splitlines() if not l.startswith("apiary: warning: ")]
+    other = [line for line in p.stderr.splitlines() if not line.startswith("apiary: warning: ")]
     check(not other, "a run whose stderr is not a terminal prints no progress; stderr:\n%s" % p.stderr)
     check("Full block cycle" in p.stdout and "Report: " + report_path in p.stdout, "the summary is incomplete")
     r = load_report(report_path, schema)
-    check(r["status"] == "completed" and r["stop_reason"] == "blocks", "status %s (%s)" % (r["status"], r["stop_reason"]))
+    check(r["status"] == "completed" and r["stop_reason"] == "blocks",
+          "status %s (%s)" % (r["status"], r["stop_reason"]))
     check(r["aggregates"]["measured_blocks"] == r["config"]["blocks"], "measured blocks")
     check(r["colony"]["kinds"][4]["count"] > 0 and r["colony"]["accepted"] > 0, "the colony produced nothing")
     check(r["dumps"]["transactions_written"] == 200, "transactions dumped")
@@ -373,10 +384,11 @@ def mode_interrupt(args, schema):
         out, err = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise Failure("apiary did not exit within 60 s of SIG%s" % args.signal)
+        raise Failure("apiary did not exit within 60 s of SIG%s" % args.signal) from None
     took = time.monotonic() - t0
     sys.stdout.write(out)
-    check(proc.returncode == expected_status, "exit status %d, expected %d; stderr:\n%s" % (proc.returncode, expected_status, err))
+    check(proc.returncode == expected_status,
+          "exit status %d, expected %d; stderr:\n%s" % (proc.returncode, expected_status, err))
     r = load_report(report_path, schema)
     check(r["interrupted"] is True and r["status"] == "interrupted", "the report is not marked interrupted")
     check(r["stop_reason"] == "SIG" + args.signal, "stop_reason %s" % r["stop_reason"])
@@ -491,7 +503,8 @@ def mode_bad_usage(args, schema):
             cmd += ["--report", report]
         p = run_apiary(args, cmd, timeout=60)
         lines = p.stderr.splitlines()
-        check(p.returncode == 2, "%s: exit status %d, expected 2; stderr: %s" % (" ".join(extra), p.returncode, p.stderr))
+        check(p.returncode == 2,
+              "%s: exit status %d, expected 2; stderr: %s" % (" ".join(extra), p.returncode, p.stderr))
         check(len(lines) == 1, "%s: %d lines on stderr, expected one:\n%s" % (" ".join(extra), len(lines), p.stderr))
         check(needle in lines[0], "%s: the message does not name %s: %s" % (" ".join(extra), needle, lines[0]))
         check(p.stdout == "", "%s: something on stdout" % " ".join(extra))
@@ -503,7 +516,8 @@ def mode_bad_usage(args, schema):
     check(not left, "files left behind: %s" % left)
     # The command line overrides the file: the file's bad value is never used.
     p = run_apiary(args, ["run", "--config", bad_value, "--sign", "off", "--print-config"], timeout=60)
-    check(p.returncode == 0 and 'sign = "off"' in p.stdout, "the command line does not override the file: %s" % p.stderr)
+    check(p.returncode == 0 and 'sign = "off"' in p.stdout,
+          "the command line does not override the file: %s" % p.stderr)
 
 
 def mode_help(args, schema):
@@ -511,12 +525,13 @@ def mode_help(args, schema):
     check(p.returncode == 0, "run --help: exit status %d" % p.returncode)
     lines = p.stdout.splitlines()
     for opt in REQUIRED_OPTIONS:
-        found = [l for l in lines if l.strip().startswith(opt + " ")]
+        found = [line for line in lines if line.strip().startswith(opt + " ")]
         check(found, "run --help does not list %s" % opt)
         check("(default: " in found[0], "run --help: %s does not state its default: %s" % (opt, found[0].strip()))
     check("Exit status:" in p.stdout, "run --help does not document the exit status")
     p = run_apiary(args, [], timeout=60)
-    check(p.returncode == 2 and len(p.stderr.splitlines()) == 1, "apiary without a subcommand: %d %s" % (p.returncode, p.stderr))
+    check(p.returncode == 2 and len(p.stderr.splitlines()) == 1,
+          "apiary without a subcommand: %d %s" % (p.returncode, p.stderr))
     print("help: every required option is listed with its default")
 
 

@@ -13,33 +13,28 @@
 """
 
 import json
-import math
 import os
 import sys
-
-from prometheus_client.parser import text_string_to_metric_families
+from itertools import pairwise
 
 import harness_test as ht
+from prometheus_client.parser import text_string_to_metric_families
+
+# The percentile rule has one owner, the tools' latency module: the report is held to it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "scripts"))
+from apiary_tools import latency
+from apiary_tools.common import ToolError
 
 STAGES = ("queue_wait", "inclusion", "end_to_end", "rejection")
-QUANTILES = (("p50_us", 0.50), ("p90_us", 0.90), ("p99_us", 0.99), ("p999_us", 0.999), ("p9999_us", 0.9999))
 
 
-def percentile_from_bins(axis, stage, q):
-    """The report's rule: nearest rank on the bins, the bin's geometric centre clamped to [min, max]."""
-    lowest, highest, bins = axis["lowest_ns"], axis["highest_ns"], axis["bins"]
-    rank = max(1, math.ceil(q * stage["count"]))
-    seen = 0
-    for i, n in stage["bins"]:
-        seen += n
-        if seen >= rank:
-            if i < 0:
-                return stage["min_us"]
-            if i >= bins:
-                return stage["max_us"]
-            centre = lowest * (highest / lowest) ** ((i + 0.5) / bins) / 1e3
-            return min(max(centre, stage["min_us"]), stage["max_us"])
-    raise ht.Failure("the bins hold fewer than %d transactions" % rank)
+def percentile_from_bins(axis, stage, name, q):
+    """The percentile the tools give for the stage's bins (latency.Stage.percentile_us)."""
+    try:
+        histogram = latency.stage_from(stage, latency.axis_from(axis, name), name)
+    except ToolError as e:
+        raise ht.Failure(str(e)) from None
+    return histogram.percentile_us(q)
 
 
 def check_stage(name, stage, axis):
@@ -49,9 +44,10 @@ def check_stage(name, stage, axis):
         return
     ht.check(stage["min_us"] <= stage["mean_us"] <= stage["max_us"], "%s: mean outside [min, max]" % name)
     last = 0
-    for key, q in QUANTILES:
-        want = percentile_from_bins(axis, stage, q)
-        ht.check(abs(stage[key] - want) <= 1e-3 + 1e-6 * want, "%s.%s: %s, the bins give %s" % (name, key, stage[key], want))
+    for key, q in latency.QUANTILES:
+        want = percentile_from_bins(axis, stage, name, q)
+        ht.check(abs(stage[key] - want) <= 1e-3 + 1e-6 * want,
+                 "%s.%s: %s, the bins give %s" % (name, key, stage[key], want))
         ht.check(stage[key] >= last, "%s: percentiles not ascending" % name)
         last = stage[key]
 
@@ -66,7 +62,7 @@ def check_moments(path):
         if end is None:  # accepted, still pending when the run stopped
             continue
         moments = [d["intended_us"], d["submitted_us"], d["accepted_us"], end]
-        ht.check(all(a <= b for a, b in zip(moments, moments[1:])),
+        ht.check(all(a <= b for a, b in pairwise(moments)),
                  "dumped transaction %d: moments out of order: %s" % (d["index"], moments))
         checked += 1
     ht.check(checked > 0, "no dumped transaction had its moments")
@@ -76,10 +72,13 @@ def check_moments(path):
 def check_hgrm(path, stage):
     lines = open(path).read().splitlines()
     ht.check(lines[0].split() == ["Value", "Percentile", "TotalCount", "1/(1-Percentile)"], "%s: header" % path)
-    rows = [l.split() for l in lines[2:] if l and not l.startswith("#")]
-    ht.check(int(rows[-1][2]) == stage["count"] and float(rows[-1][1]) == 1.0, "%s: the last row is not the total" % path)
-    ht.check(abs(float(rows[-1][0]) - stage["max_us"]) < 1e-3 + 1e-6 * stage["max_us"], "%s: the last row is not the max" % path)
-    ht.check(any(l.startswith("#[Max") and str(stage["count"]) in l for l in lines), "%s: the footer's count" % path)
+    rows = [line.split() for line in lines[2:] if line and not line.startswith("#")]
+    ht.check(int(rows[-1][2]) == stage["count"] and float(rows[-1][1]) == 1.0,
+             "%s: the last row is not the total" % path)
+    ht.check(abs(float(rows[-1][0]) - stage["max_us"]) < 1e-3 + 1e-6 * stage["max_us"],
+             "%s: the last row is not the max" % path)
+    ht.check(any(line.startswith("#[Max") and str(stage["count"]) in line for line in lines),
+             "%s: the footer's count" % path)
 
 
 def check_prometheus(path, report):
@@ -92,9 +91,9 @@ def check_prometheus(path, report):
 
 
 def check_interval_log(path, report):
-    records = [json.loads(l) for l in open(path)]
+    records = [json.loads(line) for line in open(path)]
     ht.check(len(records) >= 2, "%s: %d records" % (path, len(records)))
-    for a, b in zip(records, records[1:]):
+    for a, b in pairwise(records):
         ht.check(b["t_s"] > a["t_s"] and b["transactions"] >= a["transactions"] and b["blocks"] >= a["blocks"],
                  "%s: records do not move forward" % path)
     ht.check(records[-1]["transactions"] == report["ledger"]["in_blocks"], "%s: the last record's total" % path)
@@ -119,11 +118,13 @@ def mode_records(args, schema):
         check_stage(s, lat[s], lat["histogram"])
     in_blocks = r["ledger"]["in_blocks"]
     for s in ("queue_wait", "inclusion", "end_to_end"):
-        ht.check(lat[s]["count"] == in_blocks, "latency.%s.count %d, the ledger's in_blocks %d" % (s, lat[s]["count"], in_blocks))
+        ht.check(lat[s]["count"] == in_blocks,
+                 "latency.%s.count %d, the ledger's in_blocks %d" % (s, lat[s]["count"], in_blocks))
         by_kind = sum(k[s]["count"] for k in lat["by_kind"].values())
         ht.check(by_kind == in_blocks, "latency.by_kind: %s counts add up to %d, not %d" % (s, by_kind, in_blocks))
     ht.check(lat["rejection"]["count"] == r["colony"]["rejected"] > 0,
-             "latency.rejection.count %d, the colony rejected %d" % (lat["rejection"]["count"], r["colony"]["rejected"]))
+             "latency.rejection.count %d, the colony rejected %d"
+             % (lat["rejection"]["count"], r["colony"]["rejected"]))
     checked = check_moments(paths["tx.jsonl"])
     for s in STAGES:
         check_hgrm(os.path.join(paths["hgrm"], s + ".hgrm"), lat[s])
@@ -161,7 +162,7 @@ def mode_above_capacity(args, schema):
     medians = [rec["latency"]["end_to_end"]["p50_us"] for rec in map(json.loads, open(log))
                if rec["latency"]["end_to_end"]["count"] > 0]
     ht.check(len(medians) >= 4, "only %d intervals with transactions" % len(medians))
-    rising = all(b > a for a, b in zip(medians[1:], medians[2:]))
+    rising = all(b > a for a, b in pairwise(medians[1:]))
     ht.check(rising and medians[-1] > 2 * medians[1],
              "end-to-end medians per interval do not grow: %s" % ["%.0f" % m for m in medians])
     print("above-capacity: end-to-end medians per interval %s us" % ["%.0f" % m for m in medians])

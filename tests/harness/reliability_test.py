@@ -70,7 +70,7 @@ def apiary(args, cmd, timeout=120, limited=False, stdout=subprocess.PIPE):
         return subprocess.run([args.apiary] + cmd, stdout=stdout, stderr=subprocess.PIPE, text=True,
                               timeout=timeout, cwd=args.work_dir, preexec_fn=limit_memory if limited else None)
     except subprocess.TimeoutExpired:
-        raise Failure("apiary %s did not end within %d s" % (" ".join(short(c) for c in cmd), timeout))
+        raise Failure("apiary %s did not end within %d s" % (" ".join(short(c) for c in cmd), timeout)) from None
 
 
 def short(text, n=60):
@@ -83,7 +83,7 @@ def smoke(args):
 
 def errors_of(p):
     """stderr without the warnings a busy machine causes."""
-    return [l for l in p.stderr.splitlines() if not l.startswith("apiary: warning: ")]
+    return [line for line in p.stderr.splitlines() if not line.startswith("apiary: warning: ")]
 
 
 def expect_error(p, status, command, needles, what):
@@ -274,7 +274,7 @@ def signals_pipe(args, tmp):
         err = proc.communicate(timeout=120)[1]
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise Failure("apiary run with a closed stdout did not end")
+        raise Failure("apiary run with a closed stdout did not end") from None
     check(proc.returncode == 1, "stdout closed: exit status %d, expected 1 (%s)" % (proc.returncode,
           "killed by SIGPIPE" if proc.returncode == -signal.SIGPIPE else err))
     check("apiary run: cannot write to stdout: Broken pipe" in err, "no error line for the closed stdout: %s" % err)
@@ -294,7 +294,7 @@ def signals_hup(args, tmp):
         proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise Failure("apiary did not exit within 60 s of SIGHUP")
+        raise Failure("apiary did not exit within 60 s of SIGHUP") from None
     check(proc.returncode == 129, "SIGHUP: exit status %d, expected 129" % proc.returncode)
     r = load_report(args, report)
     check(r["interrupted"] and r["stop_reason"] == "SIGHUP", "report: %s, %s" % (r["status"], r["stop_reason"]))
@@ -316,7 +316,7 @@ def signals_genesis(args, tmp):
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
-        raise Failure("SIGINT during genesis: apiary still ran 5 s later")
+        raise Failure("SIGINT during genesis: apiary still ran 5 s later") from None
     took = time.monotonic() - t0
     check(proc.returncode == 130, "SIGINT during genesis: exit status %d, expected 130" % proc.returncode)
     check(took < 2.5, "SIGINT during genesis: %.2f s to exit" % took)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -72,7 +72,7 @@ def stage(values_ns, axis: dict = AXIS, with_bins: bool = True) -> dict:
             out[key] = min(max(lo * r ** (i + 0.5) / 1000, out["min_us"]), out["max_us"])
     if with_bins:
         values, counts = np.unique(idx, return_counts=True)
-        out["bins"] = [[int(v), int(c)] for v, c in zip(values, counts)]
+        out["bins"] = [[int(v), int(c)] for v, c in zip(values, counts, strict=True)]
     return out
 
 

@@ -1,6 +1,7 @@
 """The commands as a user meets them: --help, the entry scripts, bad usage, and multirun's
 failure and interrupt paths (driven through a fake apiary, fake_apiary.py)."""
 
+import argparse
 import json
 import os
 import shutil
@@ -8,11 +9,11 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from apiary_tools import compare, gbexport, maxrate, multirun, plot, report_html, sweep
+from apiary_tools.common import whole_number
 
 TOOLS = {"multirun": multirun, "compare": compare, "gb-export": gbexport, "sweep": sweep, "plot": plot,
          "find-max-rate": maxrate, "report-html": report_html}
@@ -47,7 +48,7 @@ def test_entry_script_without_venv_says_what_to_do(repo, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--runs", "0"], "--runs 0"),
+    (["--runs", "0"], "--runs: expected a whole number of at least 1, not '0'"),
     (["--a", "--dedup split"], "come together"),
     (["--a", "x", "--b", "y", "--a-label", "s", "--b-label", "s"], "different names"),
     (["--aggregate", "x", "--config", "c.toml"], "runs nothing"),
@@ -147,7 +148,7 @@ def test_multirun_interrupted(tmp_path, repo, fake_command, sig, code):
     (["--param", "threads", "--values", ""], "at least one value"),
     (["--param", "threads", "--values", "1,1"], "repeated"),
     (["--param", "Block Size", "--values", "1"], "option name"),
-    (["--param", "threads", "--values", "1", "--runs", "0"], "--runs 0"),
+    (["--param", "threads", "--values", "1", "--runs", "0"], "--runs: expected a whole number of at least 1, not '0'"),
     (["--param", "threads", "--values", "1", "--", "--threads", "2"], "sets this itself"),
     (["--values", "1"], "--param"),
 ])
@@ -162,3 +163,13 @@ def test_plot_bad_usage(tmp_path, capsys):
     assert plot.main(["--sweep", str(tmp_path / "none.json")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("plot: ") for line in err)
+
+
+@pytest.mark.parametrize("text", ["0", "1.5", "-1", "+3", "1e3", "1_000", " 4", "٣", ""])
+def test_a_count_is_ascii_digits_of_at_least_its_minimum(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="expected a whole number of at least 1"):
+        whole_number(1)(text)
+
+
+def test_a_count_in_range_is_its_number():
+    assert whole_number(1)("7") == 7 and whole_number()("0") == 0 and whole_number(1)("0012") == 12

@@ -5,9 +5,8 @@ import json
 
 import pytest
 
-from apiary_tools import compare
-
 import fakes
+from apiary_tools import compare
 
 BASE = [20000, 20100, 19900, 20050, 19950]
 

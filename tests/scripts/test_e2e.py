@@ -7,9 +7,8 @@ import json
 import jsonschema
 import pytest
 
-from apiary_tools import compare, gbexport, multirun, plot, sweep
-
 import fakes
+from apiary_tools import compare, gbexport, multirun, plot, sweep
 
 SMOKE = ["--", "--config", "configs/smoke.toml", "--blocks", "8"]
 

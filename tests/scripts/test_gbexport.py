@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu
 
-from apiary_tools import gbexport, multirun
-
 import fakes
+from apiary_tools import gbexport, multirun
 
 FAMILIES = ["apiary/cycle", "apiary/produced", "apiary/applied", "apiary/processing", "apiary/per_tx"]
 SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -122,7 +121,7 @@ def _difference_report(old, new):
             assert b["time_unit"] in SECONDS_PER_UNIT
             if b["run_type"] == "aggregate":
                 assert b["aggregate_name"]
-        changes = [(y["real_time"] - x["real_time"]) / abs(x["real_time"]) for x, y in zip(lhs, rhs)]
+        changes = [(y["real_time"] - x["real_time"]) / abs(x["real_time"]) for x, y in zip(lhs, rhs, strict=True)]
         p = None
         if len(lhs) >= 2 and len(rhs) >= 2:
             p = mannwhitneyu([b["real_time"] for b in lhs], [b["real_time"] for b in rhs]).pvalue

@@ -12,16 +12,16 @@ from apiary_tools.runner import PlannedRun, PlanOutcome, RunResult
 
 
 def test_steps_turn_the_switches_on_in_hives_order():
-    start = dict(zip(ladder.step_args(0)[::2], ladder.step_args(0)[1::2]))
+    start = dict(zip(ladder.step_args(0)[::2], ladder.step_args(0)[1::2], strict=True))
     assert start == {"--keep-alive": "off", "--dedup": "unified", "--submit": "async", "--queue": "bounded",
                      "--custom-ops": "state", "--pool-objects": "off", "--pool-undo": "off", "--rc": "state"}
-    last = dict(zip(ladder.step_args(7)[::2], ladder.step_args(7)[1::2]))
+    last = dict(zip(ladder.step_args(7)[::2], ladder.step_args(7)[1::2], strict=True))
     assert last == {"--keep-alive": "on", "--dedup": "split", "--submit": "fire-and-forget", "--queue": "unbounded",
                     "--custom-ops": "local", "--pool-objects": "on", "--pool-undo": "on", "--rc": "volatile"}
     # Each step changes exactly what it names, and keeps what came before.
     for i in range(1, 8):
-        before = dict(zip(ladder.step_args(i - 1)[::2], ladder.step_args(i - 1)[1::2]))
-        after = dict(zip(ladder.step_args(i)[::2], ladder.step_args(i)[1::2]))
+        before = dict(zip(ladder.step_args(i - 1)[::2], ladder.step_args(i - 1)[1::2], strict=True))
+        after = dict(zip(ladder.step_args(i)[::2], ladder.step_args(i)[1::2], strict=True))
         changed = {k for k in after if after[k] != before[k]}
         assert changed == set(ladder.STEPS[i - 1].args[::2])
 
@@ -48,7 +48,7 @@ def test_analysis_finds_the_steps_that_helped():
     means = [100, 80, 80, 50, 50, 50, 40, 40]
     rows = ladder.analyse(_results(means), runs=5, alpha=0.05)
     assert [r["runs"] for r in rows] == [5] * 8
-    for r, m in zip(rows, means):
+    for r, m in zip(rows, means, strict=True):
         assert r["cycle_ms"]["mean"] == pytest.approx(m, rel=0.01)
     sig = [r["vs_previous"]["significant"] for r in rows[1:]]
     assert sig == [True, False, True, False, False, True, False]

@@ -8,10 +8,9 @@ import math
 import numpy as np
 import pytest
 
+import fakes
 from apiary_tools import latency
 from apiary_tools.common import ToolError
-
-import fakes
 
 # Four bins of ratio 2 from 1 µs: [1, 2), [2, 4), [4, 8), [8, 16) µs, under- and overflow.
 SMALL = {"lowest_ns": 1000, "highest_ns": 16000, "bins": 4}

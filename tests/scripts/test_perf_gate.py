@@ -38,7 +38,8 @@ def test_no_parent_reports_and_passes(tmp_path, current, capsys, monkeypatch):
 
 def test_a_parent_without_replay_reports_and_passes(tmp_path, current, capsys, monkeypatch):
     # An apiary from before the gate: CLI11 rejects the unknown subcommand with exit 2.
-    old = _script(tmp_path / "old-apiary", 'echo "apiary: The following argument was not expected: replay" >&2\nexit 2\n')
+    old = _script(tmp_path / "old-apiary",
+                  'echo "apiary: The following argument was not expected: replay" >&2\nexit 2\n')
     monkeypatch.setattr(perf_gate.shutil, "which", lambda name: "/usr/bin/" + name)
     monkeypatch.setattr(perf_gate, "resolve_commit", lambda rev: "0" * 40)
     monkeypatch.setattr(perf_gate, "build_base", lambda commit, work, jobs: old)

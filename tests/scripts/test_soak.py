@@ -1,4 +1,5 @@
-"""The soak script: its analysis of a constructed interval log, `--from` on what a killed run left, one short real run."""
+"""The soak script: its analysis of a constructed interval log, `--from` on what a killed run left, one short
+real run."""
 
 import json
 
@@ -9,7 +10,8 @@ from apiary_tools.common import ToolError
 
 
 def _record(block: int, rss: int, comments: int, cycle_us: float, rejected: int = 0, low=0.0):
-    return {"t_s": block * 0.01, "interval_s": 1.0, "blocks": block, "interval_blocks": 100, "transactions": block * 300,
+    return {"t_s": block * 0.01, "interval_s": 1.0, "blocks": block, "interval_blocks": 100,
+            "transactions": block * 300,
             "cycle_us": {"mean": cycle_us, "max": cycle_us * 2}, "rss_bytes": rss,
             "state": {"accounts": [1000, 100_000], "comments": [comments, comments * 300], "votes": [comments * 10, 0],
                       "transactions": [min(block, 1200) * 300, 0], "object_pool_bytes": 0, "comments_paid": block},

@@ -5,9 +5,8 @@ import math
 
 import pytest
 
-from apiary_tools import metrics, stats
-
 import fakes
+from apiary_tools import metrics, stats
 
 # Student's t quantiles, from a printed table: t(0.975; 4) and t(0.975; 8).
 T_975_4 = 2.776445
@@ -15,7 +14,7 @@ T_975_8 = 2.306004
 
 
 def test_summary_of_one_to_five():
-    s = stats.summarize([1, 2, 3, 4, 5])
+    s = stats.summarize_sample([1, 2, 3, 4, 5])
     assert s.n == 5
     assert s.mean == 3 and s.median == 3 and s.min == 1 and s.max == 5
     # sample variance: (4 + 1 + 0 + 1 + 4) / 4 = 2.5
@@ -27,24 +26,24 @@ def test_summary_of_one_to_five():
 
 
 def test_summary_of_even_count_takes_middle_mean():
-    s = stats.summarize([10, 40, 20, 30])
+    s = stats.summarize_sample([10, 40, 20, 30])
     assert s.median == 25 and s.mean == 25
 
 
 def test_single_value_has_no_spread():
-    s = stats.summarize([7.5])
+    s = stats.summarize_sample([7.5])
     assert (s.n, s.mean, s.median, s.min, s.max) == (1, 7.5, 7.5, 7.5, 7.5)
     assert s.stddev is None and s.ci_low is None and s.ci_high is None
 
 
 def test_constant_values_have_a_point_interval():
-    s = stats.summarize([4, 4, 4])
+    s = stats.summarize_sample([4, 4, 4])
     assert s.stddev == 0 and s.ci_low == 4 and s.ci_high == 4
 
 
 def test_empty_is_an_error():
     with pytest.raises(ValueError):
-        stats.summarize([])
+        stats.summarize_sample([])
 
 
 A = [100, 101, 99, 100.5, 99.5]
