@@ -37,7 +37,7 @@ TEST(Statistics, OddSeries) {
   EXPECT_DOUBLE_EQ(s.avg, 3);
   EXPECT_DOUBLE_EQ(s.median, 3);
   EXPECT_DOUBLE_EQ(s.population_stddev, std::sqrt(2.0));  // population: sum of squares 10 / 5
-  EXPECT_EQ(s.p90, 5);                         // rank ceil(4.5) = 5
+  EXPECT_EQ(s.p90, 5);                                    // rank ceil(4.5) = 5
   EXPECT_EQ(s.p99, 5);
 }
 
