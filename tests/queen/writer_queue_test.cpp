@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace apiary::queen {
@@ -14,6 +15,21 @@ core::full_transaction_ptr dummy_tx(std::uint16_t n) {
   core::signed_transaction tx;
   tx.ref_block_num = n;
   return std::make_shared<const core::full_transaction>(tx, core::hive_mainnet_chain_id());
+}
+
+// A take on an empty queue, and `action` from another thread 20 ms later: what the take
+// returned, and how long it waited.
+template <class Action>
+std::pair<queue_batch, queue_wait> take_until(writer_queue& q, Action action) {
+  std::thread other([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    action();
+  });
+  queue_batch b;
+  queue_wait w;
+  q.take(b, w);
+  other.join();
+  return {std::move(b), w};
 }
 
 TEST(WriterQueue, TakesEverythingQueuedInOrder) {
@@ -42,14 +58,7 @@ TEST(WriterQueue, BlockRequestsComeWithTheBatch) {
 
 TEST(WriterQueue, CloseWakesTheWriterAndRefusesSubmits) {
   writer_queue q;
-  std::thread closer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    q.close();
-  });
-  queue_batch b;
-  queue_wait w;
-  q.take(b, w);  // returns once closed
-  closer.join();
+  const auto [b, w] = take_until(q, [&] { q.close(); });  // returns once closed
   EXPECT_TRUE(b.closed);
   EXPECT_GT(w.work_ns, 0);
   EXPECT_FALSE(q.submit(dummy_tx(1), {}));
@@ -59,14 +68,7 @@ TEST(WriterQueue, CloseWakesTheWriterAndRefusesSubmits) {
 // queue goes on (the writer uses it to look at its stop flag). A wake is used once.
 TEST(WriterQueue, WakeReturnsAWaitingTakeWithNothing) {
   writer_queue q;
-  std::thread waker([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    q.wake();
-  });
-  queue_batch b;
-  queue_wait w;
-  q.take(b, w);  // returns once woken
-  waker.join();
+  auto [b, w] = take_until(q, [&] { q.wake(); });  // returns once woken
   EXPECT_TRUE(b.txs.empty());
   EXPECT_EQ(b.block_requests, 0u);
   EXPECT_FALSE(b.closed);
