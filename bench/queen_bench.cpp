@@ -178,7 +178,10 @@ struct outbox_rounds {
   void hand_over() {
     outbox.hand_over(batch, outcomes);
     pushes += block_transactions;
-    outbox.settle(pushes, static_cast<std::int64_t>(pushes), std::move(block), {});
+    queen::settled_block b;
+    b.applied_ns = static_cast<std::int64_t>(pushes);
+    b.transactions = std::move(block);
+    outbox.settle(pushes, std::move(b), {});
   }
   void take() { outbox.take(records); }
   void check(benchmark::State& state) {

@@ -19,17 +19,16 @@ void timing_outbox::hand_over(std::vector<queued_tx>& txs, std::vector<push_outc
   }
 }
 
-void timing_outbox::settle(std::uint64_t pushes, std::int64_t applied_ns,
-                           std::vector<core::full_transaction_ptr>&& transactions,
+void timing_outbox::settle(std::uint64_t pushes, settled_block&& settled,
                            const std::vector<core::full_transaction_ptr>& pending) {
-  block b{pushes, applied_ns, std::move(transactions), {}};
+  block b{pushes, std::move(settled), {}};
   b.pending.reserve(pending.size());
   for (const core::full_transaction_ptr& tx : pending) b.pending.push_back(tx->id());
   std::lock_guard lock(mutex_);
   blocks_.push_back(std::move(b));
 }
 
-void timing_outbox::take(std::vector<tx_timing>& into) {
+void timing_outbox::take(std::vector<tx_timing>& into, std::vector<settled_block>* blocks) {
   APIARY_CHECK(into.empty());
   {
     std::lock_guard lock(mutex_);
@@ -43,18 +42,19 @@ void timing_outbox::take(std::vector<tx_timing>& into) {
   const auto settle_due = [&] {
     while (!waiting_.empty() && waiting_.front().pushes == walked_) {
       settle_block(waiting_.front(), into);
-      waiting_.pop_front();  // releases the block's transactions
+      if (blocks != nullptr) blocks->push_back(std::move(waiting_.front().settled));
+      waiting_.pop_front();  // releases the block's transactions unless they were passed on
     }
     APIARY_CHECK(waiting_.empty() || waiting_.front().pushes > walked_);
   };
-  for (const batch& taken : taken_) {
+  for (batch& taken : taken_) {
     for (std::size_t i = 0; i < taken.outcomes.size(); ++i) {
       settle_due();
-      const queued_tx& item = taken.txs[i];
+      queued_tx& item = taken.txs[i];
       const push_outcome& p = taken.outcomes[i];
-      const tx_timing t{item.intent.intended_ns, item.submitted_ns, p.pushed_ns, p.pushed_ns,
-                        item.tx->id(),           item.intent.kind,  p.outcome};
-      (t.included() ? pending_ : into).push_back(t);
+      (p.outcome == core::reject::none ? pending_ : into)
+          .push_back({item.intent.intended_ns, item.submitted_ns, p.pushed_ns, p.pushed_ns, std::move(item.tx),
+                      item.intent.kind, p.outcome});
       ++walked_;
     }
   }
@@ -75,16 +75,18 @@ void timing_outbox::take(std::vector<tx_timing>& into) {
 }
 
 void timing_outbox::settle_block(const block& b, std::vector<tx_timing>& into) {
-  const std::size_t in_block = b.transactions.size();
-  const auto same = [](const tx_timing& t, const core::full_transaction_ptr& tx) { return t.id == tx->id(); };
+  const std::vector<core::full_transaction_ptr>& txs = b.settled.transactions;
+  const std::int64_t applied_ns = b.settled.applied_ns;
+  const std::size_t in_block = txs.size();
+  // The same object: the block holds the very pointers the pushes did.
+  const auto same = [](const tx_timing& t, const core::full_transaction_ptr& tx) { return t.tx == tx; };
   if (pending_.size() == in_block + b.pending.size() &&
-      (in_block == 0 ||
-       (same(pending_.front(), b.transactions.front()) && same(pending_[in_block - 1], b.transactions.back())))) {
+      (in_block == 0 || (same(pending_.front(), txs.front()) && same(pending_[in_block - 1], txs.back())))) {
     // Nothing was dropped: the block holds the first pending ones, the rest are still
     // pending, all in order, so the records line up without looking up ids.
     const auto end = pending_.begin() + static_cast<std::ptrdiff_t>(in_block);
-    for (auto it = pending_.begin(); it != end; ++it) it->settled_ns = b.applied_ns;
-    into.insert(into.end(), pending_.begin(), end);
+    for (auto it = pending_.begin(); it != end; ++it) it->settled_ns = applied_ns;
+    into.insert(into.end(), std::make_move_iterator(pending_.begin()), std::make_move_iterator(end));
     pending_.erase(pending_.begin(), end);
     return;
   }
@@ -92,16 +94,19 @@ void timing_outbox::settle_block(const block& b, std::vector<tx_timing>& into) {
   // look each one up. Rare, so sets are good enough.
   std::unordered_set<core::transaction_id> included, still_pending;
   included.reserve(in_block);
-  for (const core::full_transaction_ptr& tx : b.transactions) included.insert(tx->id());
+  for (const core::full_transaction_ptr& tx : txs) included.insert(tx->id());
   still_pending.insert(b.pending.begin(), b.pending.end());
   std::size_t kept = 0;
   for (tx_timing& t : pending_) {
-    if (included.contains(t.id)) {
-      t.settled_ns = b.applied_ns;
-      into.push_back(t);
-    } else if (still_pending.contains(t.id)) {
-      pending_[kept++] = t;
+    if (still_pending.contains(t.id()) && !included.contains(t.id())) {
+      if (&pending_[kept] != &t) pending_[kept] = std::move(t);
+      ++kept;
+      continue;
     }
+    // In the block, or neither there nor pending any more: dropped when it was built.
+    t.dropped = !included.contains(t.id());
+    t.settled_ns = applied_ns;
+    into.push_back(std::move(t));
   }
   pending_.resize(kept);
 }

@@ -25,8 +25,8 @@ void prefetch(const core::full_transaction& tx) {
 
 }  // namespace
 
-writer::writer(core::chain& chain, writer_queue& queue, writer_config config, block_callback on_block)
-    : chain_(chain), queue_(queue), config_(config), on_block_(std::move(on_block)) {
+writer::writer(core::chain& chain, writer_queue& queue, writer_config config)
+    : chain_(chain), queue_(queue), config_(config) {
   outcomes_.reserve(run_limit);
 }
 
@@ -72,6 +72,14 @@ std::string writer::error_message() const {
   } catch (...) {
     return "unknown error";
   }
+}
+
+std::vector<observer_cost> writer::observer_costs() const {
+  std::vector<observer_cost> costs;
+  costs.reserve(observers_.size() + 1);
+  if (outbox_ != nullptr) costs.push_back({"timing outbox", outbox_ns_});
+  for (const observer_entry& e : observers_) costs.push_back(e.cost);
+  return costs;
 }
 
 writer_breakdown writer::breakdown_now() const {
@@ -216,9 +224,30 @@ void writer::produce_block() {
 
   pending_bytes_ = pending_bytes();
   pending_count_ = r.pending_after;
+  publish(r, std::move(block), t2);
+}
+
+void writer::publish(const block_record& r, core::full_block&& block, std::int64_t applied_ns) {
+  const std::int64_t t0 = steady_now_ns();
   if (outbox_ != nullptr)
-    outbox_->settle(pushes_handed_ + outcomes_.size(), t2, std::move(block.transactions), chain_.pending());
-  if (on_block_ && !on_block_(r, chain_)) stop_.store(true, std::memory_order_relaxed);
+    outbox_->settle(
+        pushes_handed_ + outcomes_.size(),
+        {r.num, r.id, block.header.previous, block.header.timestamp, applied_ns, std::move(block.transactions)},
+        chain_.pending());
+  std::int64_t t = t0;
+  if (outbox_ != nullptr) {
+    t = steady_now_ns();
+    outbox_ns_ += t - t0;
+  }
+  bool go_on = true;
+  for (observer_entry& e : observers_) {
+    go_on = e.observer->on_block(r, chain_) && go_on;
+    const std::int64_t done = steady_now_ns();
+    e.cost.ns += done - t;
+    t = done;
+  }
+  breakdown_.observe_ns += t - t0;
+  if (!go_on) stop_.store(true, std::memory_order_relaxed);
 }
 
 }  // namespace apiary::queen

@@ -21,7 +21,7 @@ Every step runs --runs times with the same seed, interleaved (start, 1, ..., 6, 
 with its 95% t interval, the change against the previous step and against the start (the
 relative change of the means, a bootstrap interval and the Mann-Whitney U p-value, from
 stats.compare), whether that change is significant at --alpha, and the writer-loop
-breakdown (waiting for work, locks, transactions, blocks, unknown). A step's verdict is
+breakdown (waiting for work, locks, transactions, blocks, observing blocks, unknown). A step's verdict is
 "significant", else "below 2%" when its whole interval lies within ±2%, else "undecided"
 (more runs needed). Beside the wall times, the instructions per transaction of each step's
 core: one seeded workload replayed under callgrind with the step's chain switches (the
@@ -109,7 +109,7 @@ MODES: dict[str, dict[str, Any]] = {
 # A step whose change is not significant is shown to be small when its interval lies within this.
 SMALL_PCT = 2.0
 
-BREAKDOWN = ("wait_work", "wait_lock", "transactions", "blocks", "unknown")
+BREAKDOWN = ("wait_work", "wait_lock", "transactions", "blocks", "observe", "unknown")
 
 
 def merge(*arg_lists: Sequence[str]) -> list[str]:
@@ -159,7 +159,9 @@ def analyse(results, runs: int, alpha: float) -> list[dict[str, Any]]:
             s = stats.summarize_sample(cycles[i])
             row["cycle_ms"] = s.to_dict()
             reps = by_step[i]
-            row["writer_share"] = {k: float(np.mean([r["writer"][f"{k}_share"] for r in reps])) for k in BREAKDOWN}
+            # A report from before the observers were timed has no observe_share: 0 there.
+            row["writer_share"] = {k: float(np.mean([r["writer"].get(f"{k}_share", 0.0) for r in reps]))
+                                   for k in BREAKDOWN}
             row["tx_per_block"] = float(np.mean([r["aggregates"]["transactions_per_block"]["avg"] for r in reps]))
             row["cpu_utilization"] = float(np.mean([r["cpu"]["utilization"] for r in reps]))
         for key, other in (("vs_previous", i - 1), ("vs_start", 0)):
@@ -258,9 +260,9 @@ def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     brows = []
     for r in rows:
         w = r.get("writer_share")
-        brows.append([r["name"]] + (["-"] * 5 if not w else [f"{100 * w[k]:.1f}%" for k in BREAKDOWN]))
-    md.append(markdown_table(["step", "waiting for work", "waiting for locks", "transactions", "blocks", "unknown"],
-                             brows))
+        brows.append([r["name"]] + (["-"] * len(BREAKDOWN) if not w else [f"{100 * w[k]:.1f}%" for k in BREAKDOWN]))
+    md.append(markdown_table(["step", "waiting for work", "waiting for locks", "transactions", "blocks", "observing",
+                              "unknown"], brows))
     digests = {r["instructions"]["state_digest"] for r in rows if r.get("instructions")}
     if digests:
         md.append("Every step's replay ends in the same state digest." if len(digests) == 1 else
@@ -288,7 +290,7 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     left.set_title(title)
     left.grid(axis="y", alpha=0.3)
     bottom = np.zeros(len(rows))
-    colors = ["#dddddd", "#937860", "#55a868", "#4c72b0", "#c44e52"]
+    colors = ["#dddddd", "#937860", "#55a868", "#4c72b0", "#8172b2", "#c44e52"]
     for k, color in zip(BREAKDOWN, colors, strict=True):
         vals = np.array([100 * r["writer_share"][k] if r.get("writer_share") else 0 for r in rows])
         right.bar(x, vals, bottom=bottom, label=k.replace("_", " "), color=color)

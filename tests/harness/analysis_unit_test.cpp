@@ -55,7 +55,7 @@ class Analysis : public ::testing::Test {
 TEST_F(Analysis, CycleAgainstTheProcessCpuBound) {
   const analysis a = analyze(c_, ctx_, r_);
   ASSERT_EQ(a.measured_blocks, 4u);
-  EXPECT_DOUBLE_EQ(a.cycle_us.stats.avg, 100'000);
+  EXPECT_DOUBLE_EQ(a.cycle_us().stats.avg, 100'000);
   EXPECT_NEAR(a.cpu_ms_per_block, 196, 1e-9);
   EXPECT_NEAR(a.cpu_bound_us, 98'000, 1e-6);  // 196 ms over 2 cores
   EXPECT_NEAR(a.cycle_to_cpu_bound, 100.0 / 98.0, 1e-12);

@@ -172,10 +172,14 @@ def check_arithmetic(r):
     w = r["writer"]
     if w["total_ms"] > 0:
         shares = (w["wait_work_share"] + w["wait_lock_share"] + w["transactions_share"] + w["blocks_share"]
-                  + w["unknown_share"])
+                  + w["observe_share"] + w["unknown_share"])
         check(close(shares, 1.0, 1e-4), "writer shares add up to %s" % shares)
         check(close(w["unknown_ms"], w["total_ms"] - w["wait_work_ms"] - w["wait_lock_ms"] - w["transactions_ms"]
-                    - w["blocks_ms"], 0.01), "writer.unknown_ms is not the rest")
+                    - w["blocks_ms"] - w["observe_ms"], 0.01), "writer.unknown_ms is not the rest")
+        # Every observer a run adds, timed; together at most the whole of the observing.
+        costs = w["observers_us_per_block"]
+        check({"timing outbox", "window", "log", "colony head", "stop"} <= set(costs),
+              "writer.observers_us_per_block lacks an observer: %s" % sorted(costs))
 
     # Signing bound (information) and the process-CPU bound.
     s = r["signing"]

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +14,8 @@
 #include "apiary/harness/config/options.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/audit.hpp"
+#include "apiary/harness/cycle/dump.hpp"
+#include "apiary/harness/cycle/settled.hpp"
 #include "apiary/harness/replay/replay.hpp"
 #include "apiary/harness/replay/workload_file.hpp"
 #include "apiary/harness/report/statistics.hpp"
@@ -308,6 +311,75 @@ TEST(Replay, TheSameWorkloadGivesTheSameChainUnderEverySwitch) {
 // rejection must not leave behind (dedup index, custom-op counters, RC charges, signer keys): each
 // companion is rejected for its own reason, nothing else is, and the chain ends in the state
 // it reaches without faults.
+// ---- the settled stream -----------------------------------------------------------------
+
+// A distinct unsigned transaction (its reference block number tells it apart).
+core::full_transaction_ptr numbered_transaction(std::uint16_t n) {
+  core::signed_transaction t;
+  t.ref_block_num = n;
+  return std::make_shared<const core::full_transaction>(std::move(t), core::chain_id{});
+}
+
+// What a reader was given, call by call.
+class reading_log final : public settled_reader {
+ public:
+  void read(std::span<const queen::tx_timing> transactions, std::span<const queen::settled_block> blocks) override {
+    calls.push_back({});
+    for (const queen::tx_timing& t : transactions) calls.back().first.push_back(t.tx);
+    for (const queen::settled_block& b : blocks) calls.back().second.push_back(b.num);
+  }
+  std::vector<std::pair<std::vector<core::full_transaction_ptr>, std::vector<std::uint32_t>>> calls;
+};
+
+// Blocks 1..n of one transaction each, every one accepted, handed over as the writer does:
+// the batch of pushes, then each block after its push.
+void hand_over_blocks(queen::timing_outbox& out, const std::vector<core::full_transaction_ptr>& txs) {
+  std::vector<queen::queued_tx> batch;
+  std::vector<queen::push_outcome> outcomes;
+  for (std::size_t i = 0; i < txs.size(); ++i) {
+    batch.push_back({txs[i], {}, {}, static_cast<std::int64_t>(i)});
+    outcomes.push_back({core::reject::none, static_cast<std::int64_t>(10 + i)});
+  }
+  out.hand_over(batch, outcomes);
+  for (std::size_t i = 0; i < txs.size(); ++i) {
+    queen::settled_block b;
+    b.num = static_cast<std::uint32_t>(i + 1);
+    b.transactions = {txs[i]};
+    out.settle(i + 1, std::move(b), {});
+  }
+}
+
+TEST(SettledStream, EveryReaderSeesEverythingOnceInOrder) {
+  std::vector<core::full_transaction_ptr> txs;
+  for (std::uint16_t n = 1; n <= 5; ++n) txs.push_back(numbered_transaction(n));
+  settled_stream stream;
+  reading_log a, b;
+  transaction_sample sample(3);
+  block_capture capture(2, 2);  // blocks 2 and 3
+  stream.add(a);
+  stream.add(sample);
+  stream.add(capture);
+  stream.add(b);
+  hand_over_blocks(stream.outbox(), txs);
+  stream.drain();
+  stream.drain();  // nothing new: each reader is called with nothing
+  ASSERT_EQ(a.calls.size(), 2u);
+  EXPECT_EQ(a.calls[0].first, txs);
+  EXPECT_EQ(a.calls[0].second, (std::vector<std::uint32_t>{1, 2, 3, 4, 5}));
+  EXPECT_TRUE(a.calls[1].first.empty() && a.calls[1].second.empty());
+  EXPECT_EQ(b.calls, a.calls);
+
+  ASSERT_EQ(sample.records().size(), 3u) << "the first three to settle, no more";
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(sample.records()[i].tx, txs[i]);
+    EXPECT_TRUE(sample.records()[i].included());
+  }
+  ASSERT_EQ(capture.blocks().size(), 2u);
+  EXPECT_EQ(capture.blocks()[0].num, 2u);
+  EXPECT_EQ(capture.blocks()[1].transactions, std::vector<core::full_transaction_ptr>{txs[2]});
+  EXPECT_EQ(txs[4].use_count(), 3) << "what no reader keeps is released: only the test and the two logs hold it";
+}
+
 TEST(Faults, EachKindIsRejectedForItsReasonAndLeavesNoTrace) {
   run_config base;
   base.chain.genesis_accounts = 300;
@@ -421,11 +493,15 @@ class Audit : public ::testing::Test {
     }
     ASSERT_GE(blocks_.size(), 4u);
     ASSERT_GT(chain_->pending_count(), 0u);
+    // The settled stream's record: the acceptances that are no longer pending.
+    std::erase_if(accepted_, [this](const accepted_id& a) {
+      return std::any_of(chain_->pending().begin(), chain_->pending().end(),
+                         [&a](const core::full_transaction_ptr& tx) { return tx->id() == a.id; });
+    });
   }
 
-  void expect_violation(const std::vector<queen::block_record>& blocks,
-                        const std::vector<transaction_tap::accepted_id>& accepted, const colony::colony_stats& k,
-                        std::string_view what) {
+  void expect_violation(const std::vector<queen::block_record>& blocks, const std::vector<accepted_id>& accepted,
+                        const colony::colony_stats& k, std::string_view what) {
     const audit_result a = audit_run(c_, *chain_, blocks, accepted, k);
     ASSERT_FALSE(a.passed()) << what;
     bool named = false;
@@ -436,7 +512,7 @@ class Audit : public ::testing::Test {
   run_config c_;
   std::unique_ptr<core::chain> chain_;
   std::vector<queen::block_record> blocks_;
-  std::vector<transaction_tap::accepted_id> accepted_;
+  std::vector<accepted_id> accepted_;
   colony::colony_stats colony_;
 };
 
@@ -444,7 +520,7 @@ TEST_F(Audit, PassesOnAConsistentRun) {
   const audit_result a = audit_run(c_, *chain_, blocks_, accepted_, colony_);
   EXPECT_TRUE(a.passed()) << a.violations.front();
   EXPECT_EQ(a.checks, 4u);
-  EXPECT_EQ(a.known_transactions, accepted_.size());
+  EXPECT_EQ(a.known_transactions, accepted_.size() + chain_->pending_count());
 }
 
 TEST_F(Audit, NamesABrokenIdChain) {
@@ -469,6 +545,12 @@ TEST_F(Audit, NamesALedgerMismatch) {
   colony::colony_stats k = colony_;
   k.outcomes.add(core::reject::none);
   expect_violation(blocks_, accepted_, k, "ledger");
+}
+
+TEST_F(Audit, NamesAnAcceptanceTheStreamLost) {
+  auto a = accepted_;
+  a.erase(a.begin());
+  expect_violation(blocks_, a, colony_, "the settled stream recorded");
 }
 
 TEST_F(Audit, NamesAnIdTheRunNeverAccepted) {

@@ -56,11 +56,9 @@ def check_moments(path):
     checked = 0
     for line in open(path):
         d = json.loads(line)
-        if d["outcome"] is None or d["outcome"] == "shutdown":
+        if d["outcome"] == "shutdown":
             continue
-        end = d["included_us"] if d["outcome"] == "accepted" else d["rejected_us"]
-        if end is None:  # accepted, still pending when the run stopped
-            continue
+        end = d[{"accepted": "included_us", "dropped": "dropped_us"}.get(d["outcome"], "rejected_us")]
         moments = [d["intended_us"], d["submitted_us"], d["accepted_us"], end]
         ht.check(all(a <= b for a, b in pairwise(moments)),
                  "dumped transaction %d: moments out of order: %s" % (d["index"], moments))
@@ -88,6 +86,18 @@ def check_prometheus(path, report):
         ht.check(name in families, "%s: no %s" % (path, name))
     total = [s.value for s in families["apiary_transactions"].samples if s.name == "apiary_transactions_total"]
     ht.check(total == [report["ledger"]["in_blocks"]], "%s: transactions_total %s" % (path, total))
+    for name in block_figures(report):
+        stats = {s.labels["stat"] for s in families.get("apiary_block_" + name, Empty).samples}
+        ht.check(stats == {"mean", "max"}, "%s: apiary_block_%s has %s, not mean and max" % (path, name, stats))
+
+
+class Empty:
+    samples: list = []
+
+
+def block_figures(report):
+    """The names of the block figures: every series among the report's aggregates."""
+    return [k for k, v in report["aggregates"].items() if isinstance(v, dict) and "avg" in v]
 
 
 def check_interval_log(path, report):
@@ -100,6 +110,13 @@ def check_interval_log(path, report):
     ht.check(sum(r["latency"]["inclusion"]["count"] for r in records) == report["ledger"]["in_blocks"],
              "%s: the intervals' counts do not add up to the run's" % path)
     ht.check(sum(r["interval_blocks"] for r in records) == len(report["blocks"]), "%s: blocks" % path)
+    # Each block figure in every record: its mean and max over the record's blocks, or null
+    # without a block; the largest of the maxima bounds the report's measured maximum.
+    for name in block_figures(report):
+        values = [r[name] for r in records if r["interval_blocks"] > 0 and r[name] is not None]
+        ht.check(all(v["mean"] <= v["max"] + 1e-3 for v in values), "%s: %s mean above max" % (path, name))
+        ht.check(bool(values) and max(v["max"] for v in values) >= report["aggregates"][name]["max"] - 1e-3,
+                 "%s: %s: no interval holds the report's maximum" % (path, name))
 
 
 def mode_records(args, schema):

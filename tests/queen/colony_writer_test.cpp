@@ -12,6 +12,7 @@
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/queen/writer.hpp"
 #include "apiary/queen/writer_queue.hpp"
+#include "on_each_block.hpp"
 
 namespace apiary::queen {
 namespace {
@@ -91,13 +92,15 @@ TEST(ColonyWriter, StoppedRunLeavesNothingInFlight) {
     writer_config wc;
     wc.block_transactions = 50;
     bool braked = false;  // written on the writer thread, read after join
-    writer w(chain, queue, wc, [&](const block_record& r, const core::chain& c) {
+    on_each_block observer([&](const block_record& r, const core::chain& c) {
       producers.on_block(head_of(c), {.transactions = r.transactions, .pending_after = r.pending_after});
       if (r.num < 3) return true;
       // Unbounded: the producers stop at their in-flight limit; bounded: on the full queue.
       braked = eventually([&] { return producers.stats().in_flight >= 64; });
       return false;
     });
+    writer w(chain, queue, wc);
+    w.observe(observer);
     producers.start();
     w.start();
     ASSERT_TRUE(eventually([&] { return queue.closed(); }));
@@ -130,11 +133,13 @@ TEST(ColonyWriter, StopAnywhereKeepsTheLedger) {
     writer_config wc;
     wc.block_transactions = 40;
     std::atomic<std::uint32_t> blocks{0};
-    writer w(chain, queue, wc, [&](const block_record& r, const core::chain& c) {
+    on_each_block observer([&](const block_record& r, const core::chain& c) {
       producers.on_block(head_of(c), {.transactions = r.transactions, .pending_after = r.pending_after});
       ++blocks;
       return true;
     });
+    writer w(chain, queue, wc);
+    w.observe(observer);
     producers.start();
     w.start();
     ASSERT_TRUE(eventually([&] { return blocks.load() >= static_cast<std::uint32_t>(1 + round); }));
@@ -156,7 +161,7 @@ TEST(ColonyWriter, StoppedBeforeTheWriterStartedLeavesNothingInFlight) {
   core::chain chain(options);
   writer_queue queue;
   colony::colony producers(colony_of(options), queue, head_of(chain));
-  writer w(chain, queue, {}, nullptr);
+  writer w(chain, queue, {});
   producers.start();
   ASSERT_TRUE(eventually([&] { return all_braked(producers); }));
 

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "apiary/colony/comment_ring.hpp"
@@ -16,6 +17,7 @@
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/key_cache.hpp"
 #include "apiary/core/base/clock.hpp"
+#include "on_each_block.hpp"
 
 namespace apiary::queen {
 namespace {
@@ -102,10 +104,12 @@ TEST(Writer, FillsBlocksWithinTheTargetAndCompletesEveryTransaction) {
   writer_config cfg;
   cfg.block_size = 8 * 1024;
   std::uint64_t in_blocks = 0;
-  writer w(chain, queue, cfg, [&](const block_record& r, const core::chain&) {
+  on_each_block observer([&](const block_record& r, const core::chain&) {
     in_blocks += r.transactions;
     return true;
   });
+  writer w(chain, queue, cfg);
+  w.observe(observer);
   for (auto& tx : txs) ASSERT_TRUE(queue.submit(tx, {&outcome_counter::count, &counter}));
   w.start();
   // Every transaction answered, then stop.
@@ -141,7 +145,9 @@ TEST(Writer, TransactionCountTargetEndsBlocks) {
   writer_queue queue;
   writer_config cfg;
   cfg.block_transactions = 10;
-  writer w(chain, queue, cfg, [](const block_record&, const core::chain&) { return true; });
+  on_each_block observer([](const block_record&, const core::chain&) { return true; });
+  writer w(chain, queue, cfg);
+  w.observe(observer);
   outcome_counter counter;
   for (auto& tx : txs) queue.submit(tx, {&outcome_counter::count, &counter});
   w.start();
@@ -152,13 +158,15 @@ TEST(Writer, TransactionCountTargetEndsBlocks) {
   for (const block_record& r : w.blocks()) EXPECT_EQ(r.transactions, 10u);
 }
 
-TEST(Writer, CallbackCanStopTheWriterAndProducersAreReleased) {
+TEST(Writer, AnObserverCanStopTheWriterAndProducersAreReleased) {
   core::chain chain(small_chain());
   auto txs = make_transactions(chain, 300);
   writer_queue queue;
   writer_config cfg;
   cfg.block_transactions = 10;
-  writer w(chain, queue, cfg, [](const block_record& r, const core::chain&) { return r.num < 3; });
+  on_each_block observer([](const block_record& r, const core::chain&) { return r.num < 3; });
+  writer w(chain, queue, cfg);
+  w.observe(observer);
   for (auto& tx : txs) queue.submit(tx, {});
   w.start();
   w.join();
@@ -167,15 +175,59 @@ TEST(Writer, CallbackCanStopTheWriterAndProducersAreReleased) {
   EXPECT_FALSE(queue.submit(txs.front(), {}));
 }
 
+// Every observer sees every block, in the order they were added, even after an earlier one
+// asked to stop at that block; each one's time is its own, and all of it is the breakdown's
+// observing part.
+TEST(Writer, ObserversRunInOrderAndTheirTimeIsTheirOwn) {
+  core::chain chain(small_chain());
+  auto txs = make_transactions(chain, 300);
+  writer_queue queue;
+  writer_config cfg;
+  cfg.block_transactions = 10;
+  std::vector<std::pair<char, std::uint32_t>> calls;  // writer thread, read after join
+  on_each_block first([&](const block_record& r, const core::chain&) {
+    calls.emplace_back('a', r.num);
+    return r.num < 4;
+  });
+  on_each_block slow([&](const block_record& r, const core::chain& c) {
+    calls.emplace_back('b', r.num);
+    EXPECT_EQ(c.head_block_num(), r.num) << "observers see the chain with the block applied";
+    const std::int64_t until = core::steady_now_ns() + 2'000'000;
+    while (core::steady_now_ns() < until) {
+    }
+    return true;
+  });
+  writer w(chain, queue, cfg);
+  w.observe(first);
+  w.observe(slow);
+  for (auto& tx : txs) queue.submit(tx, {});
+  w.start();
+  w.join();
+  ASSERT_FALSE(w.failed()) << w.error_message();
+  ASSERT_EQ(w.blocks().size(), 4u);
+  std::vector<std::pair<char, std::uint32_t>> want;
+  for (std::uint32_t n = 1; n <= 4; ++n) want.insert(want.end(), {{'a', n}, {'b', n}});
+  EXPECT_EQ(calls, want);
+
+  const std::vector<observer_cost> costs = w.observer_costs();
+  ASSERT_EQ(costs.size(), 2u) << "no timing outbox: only the two observers";
+  EXPECT_EQ(costs[0].name, "test");
+  EXPECT_GE(costs[1].ns, 4 * 2'000'000) << "the slow one's four blocks";
+  EXPECT_LT(costs[0].ns, costs[1].ns);
+  EXPECT_GE(w.breakdown().observe_ns, costs[0].ns + costs[1].ns) << "the observers' time is not the blocks'";
+}
+
 TEST(Writer, ExternalBlockRequestProducesABlock) {
   core::chain chain(small_chain());
   writer_queue queue;
   std::atomic<int> blocks{0};
-  writer w(chain, queue, {}, [&](const block_record& r, const core::chain&) {
+  on_each_block observer([&](const block_record& r, const core::chain&) {
     ++blocks;
     EXPECT_EQ(r.transactions, 0u);
     return true;
   });
+  writer w(chain, queue, {});
+  w.observe(observer);
   w.start();
   queue.request_block();
   while (blocks.load() == 0) std::this_thread::yield();
@@ -185,7 +237,7 @@ TEST(Writer, ExternalBlockRequestProducesABlock) {
   EXPECT_EQ(chain.head_block_num(), w.blocks().back().num);
 }
 
-// The callback stops the writer inside a batch after it queued more: the rest of the batch
+// An observer stops the writer inside a batch after it queued more: the rest of the batch
 // and the queue are completed with shutdown, each exactly once, and the queue is closed.
 TEST(Writer, StopCompletesTheBatchInHandAndTheQueueWithShutdown) {
   core::chain chain(small_chain());
@@ -194,11 +246,13 @@ TEST(Writer, StopCompletesTheBatchInHandAndTheQueueWithShutdown) {
   completion_log log;
   writer_config cfg;
   cfg.block_transactions = 10;
-  writer w(chain, queue, cfg, [&](const block_record& r, const core::chain&) {
+  on_each_block observer([&](const block_record& r, const core::chain&) {
     if (r.num < 2) return true;
     for (std::size_t i = 300; i < txs.size(); ++i) EXPECT_TRUE(queue.submit(txs[i], log.completion()));
     return false;
   });
+  writer w(chain, queue, cfg);
+  w.observe(observer);
   for (std::size_t i = 0; i < 300; ++i) ASSERT_TRUE(queue.submit(txs[i], log.completion()));
   w.start();
   w.join();
@@ -229,13 +283,15 @@ TEST(Writer, RequestStopThenCloseCompletesEverythingOnce) {
   std::condition_variable cv;
   bool in_block = false;
   bool release = false;
-  writer w(chain, queue, cfg, [&](const block_record&, const core::chain&) {
+  on_each_block observer([&](const block_record&, const core::chain&) {
     std::unique_lock lock(mutex);
     in_block = true;
     cv.notify_all();
     cv.wait(lock, [&] { return release; });
     return true;
   });
+  writer w(chain, queue, cfg);
+  w.observe(observer);
   for (std::size_t i = 0; i < 100; ++i) ASSERT_TRUE(queue.submit(txs[i], log.completion()));
   w.start();
   {
@@ -271,10 +327,12 @@ TEST(Writer, ConcurrentSubmitsAreEachCompletedOnceAcrossTheStop) {
     writer_config cfg;
     cfg.block_transactions = 20;
     std::atomic<std::uint32_t> blocks{0};
-    writer w(chain, queue, cfg, [&](const block_record&, const core::chain&) {
+    on_each_block observer([&](const block_record&, const core::chain&) {
       ++blocks;
       return true;
     });
+    writer w(chain, queue, cfg);
+    w.observe(observer);
     struct producer {
       std::atomic<std::uint64_t> completed{0};
       std::atomic<std::uint64_t> shutdown{0};
@@ -320,7 +378,7 @@ TEST(Writer, ConcurrentSubmitsAreEachCompletedOnceAcrossTheStop) {
 }
 
 // The replay: fill, close, run on this thread. Without a stop everything is pushed; when the
-// callback stops it, the rest is completed with shutdown before run_here() returns.
+// an observer stops it, the rest is completed with shutdown before run_here() returns.
 TEST(Writer, RunHereOnAClosedQueuePushesEverything) {
   core::chain chain(small_chain());
   const auto txs = make_transactions(chain, 100);
@@ -328,7 +386,7 @@ TEST(Writer, RunHereOnAClosedQueuePushesEverything) {
   completion_log log;
   for (const auto& tx : txs) ASSERT_TRUE(queue.submit(tx, log.completion()));
   queue.close();
-  writer w(chain, queue, {}, nullptr);
+  writer w(chain, queue, {});
   w.run_here();
   ASSERT_FALSE(w.failed()) << w.error_message();
   log.expect_each_once(txs);
@@ -336,7 +394,7 @@ TEST(Writer, RunHereOnAClosedQueuePushesEverything) {
   EXPECT_EQ(w.breakdown().transactions_shutdown, 0u);
 }
 
-TEST(Writer, RunHereStoppedByTheCallbackCompletesTheRestWithShutdown) {
+TEST(Writer, RunHereStoppedByAnObserverCompletesTheRestWithShutdown) {
   core::chain chain(small_chain());
   const auto txs = make_transactions(chain, 100);
   writer_queue queue;
@@ -345,7 +403,9 @@ TEST(Writer, RunHereStoppedByTheCallbackCompletesTheRestWithShutdown) {
   queue.close();
   writer_config cfg;
   cfg.block_transactions = 10;
-  writer w(chain, queue, cfg, [](const block_record& r, const core::chain&) { return r.num < 3; });
+  on_each_block observer([](const block_record& r, const core::chain&) { return r.num < 3; });
+  writer w(chain, queue, cfg);
+  w.observe(observer);
   w.run_here();
   ASSERT_FALSE(w.failed()) << w.error_message();
   log.expect_each_once(txs);
@@ -354,7 +414,7 @@ TEST(Writer, RunHereStoppedByTheCallbackCompletesTheRestWithShutdown) {
   EXPECT_EQ(w.blocks().size(), 3u);
 }
 
-// A callback that throws fails the writer; what it did not push is still answered, once.
+// An observer that throws fails the writer; what it did not push is still answered, once.
 TEST(Writer, FailingWriterCompletesWhatItDidNotPush) {
   core::chain chain(small_chain());
   const auto txs = make_transactions(chain, 100);
@@ -363,10 +423,12 @@ TEST(Writer, FailingWriterCompletesWhatItDidNotPush) {
   for (const auto& tx : txs) ASSERT_TRUE(queue.submit(tx, log.completion()));
   writer_config cfg;
   cfg.block_transactions = 10;
-  writer w(chain, queue, cfg, [](const block_record& r, const core::chain&) {
+  on_each_block observer([](const block_record& r, const core::chain&) {
     if (r.num == 2) throw std::runtime_error("injected");
     return true;
   });
+  writer w(chain, queue, cfg);
+  w.observe(observer);
   w.start();
   w.join();
   ASSERT_TRUE(w.failed());
@@ -385,7 +447,7 @@ TEST(Writer, JoinWithoutStartCompletesTheQueueWithShutdown) {
   writer_queue queue;
   completion_log log;
   for (const auto& tx : txs) ASSERT_TRUE(queue.submit(tx, log.completion()));
-  writer w(chain, queue, {}, nullptr);
+  writer w(chain, queue, {});
   w.request_stop();
   queue.close();
   w.join();
@@ -413,13 +475,15 @@ TEST(WriterTimings, EveryIncludedAndRejectedTransactionIsPublishedInOrder) {
   queue.close();
   writer_config cfg;
   cfg.block_size = 8 * 1024;
-  std::vector<std::int64_t> block_ends;  // when each block's callback ran
+  std::vector<std::int64_t> block_ends;  // when each block's observer ran
   std::uint64_t in_blocks = 0;
-  writer w(chain, queue, cfg, [&](const block_record& r, const core::chain&) {
+  on_each_block observer([&](const block_record& r, const core::chain&) {
     in_blocks += r.transactions;
     block_ends.push_back(core::steady_now_ns());
     return true;
   });
+  writer w(chain, queue, cfg);
+  w.observe(observer);
   timing_outbox outbox;
   w.record_timings(outbox);
   w.run_here();
@@ -435,7 +499,7 @@ TEST(WriterTimings, EveryIncludedAndRejectedTransactionIsPublishedInOrder) {
     EXPECT_EQ(t.kind, 3);
     if (t.included()) {
       ++included;
-      // Settled when its block was applied: before that block's callback ran.
+      // Settled when its block was applied: before that block's observer ran.
       EXPECT_TRUE(std::any_of(block_ends.begin(), block_ends.end(), [&](std::int64_t e) { return t.settled_ns <= e; }));
     } else {
       ++rejected;
@@ -464,17 +528,28 @@ handed_batch batch_of(const std::vector<core::full_transaction_ptr>& txs, std::s
   return b;
 }
 
-// The records by transaction: settled time, or -1 for a rejection at its push.
+// The records by transaction: settled time (negated for one dropped from that block), or -1
+// for a rejection at its push.
 std::map<core::transaction_id, std::int64_t> settled_by_id(const std::vector<tx_timing>& records) {
   std::map<core::transaction_id, std::int64_t> out;
   for (const tx_timing& t : records) {
-    EXPECT_TRUE(out.emplace(t.id, t.included() ? t.settled_ns : -1).second) << "one record per transaction";
-    if (!t.included()) {
+    const std::int64_t settled = t.included() ? t.settled_ns : t.dropped ? -t.settled_ns : -1;
+    EXPECT_TRUE(out.emplace(t.id(), settled).second) << "one record per transaction";
+    if (t.outcome != core::reject::none) {
       EXPECT_EQ(t.settled_ns, t.accepted_ns);
     }
     EXPECT_EQ(t.kind, 2);
   }
   return out;
+}
+
+// An applied block as the writer hands it over: its number, when it was applied, its transactions.
+settled_block block_of(std::uint32_t num, std::int64_t applied_ns, std::vector<core::full_transaction_ptr> txs) {
+  settled_block b;
+  b.num = num;
+  b.applied_ns = applied_ns;
+  b.transactions = std::move(txs);
+  return b;
 }
 
 TEST(TimingOutbox, BuildsRecordsOnlyOncePushesAndTheirBlockAreHandedOver) {
@@ -484,40 +559,46 @@ TEST(TimingOutbox, BuildsRecordsOnlyOncePushesAndTheirBlockAreHandedOver) {
   constexpr auto ok = core::reject::none;
   timing_outbox outbox;
   std::vector<tx_timing> records;
+  std::vector<settled_block> blocks;
 
   // Block 1 is applied after the first three pushes, while their batch is still the
   // writer's: nothing can be settled yet, not even the rejection.
   handed_batch b1 = batch_of(txs, 0, 3, {ok, core::reject::duplicate, ok});
-  outbox.settle(3, 5000, {txs[0], txs[2]}, {});
-  outbox.take(records);
+  outbox.settle(3, block_of(1, 5000, {txs[0], txs[2]}), {});
+  outbox.take(records, &blocks);
   EXPECT_TRUE(records.empty());
+  EXPECT_TRUE(blocks.empty()) << "a block comes out with the records it settles";
   outbox.hand_over(b1.txs, b1.outcomes);
   EXPECT_TRUE(b1.txs.empty());
   EXPECT_TRUE(b1.outcomes.empty());
-  outbox.take(records);
+  outbox.take(records, &blocks);
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0].num, 1u);
+  EXPECT_EQ(blocks[0].transactions, (std::vector<core::full_transaction_ptr>{txs[0], txs[2]}));
   auto got = settled_by_id(records);
   EXPECT_EQ(got, (std::map<core::transaction_id, std::int64_t>{{id(0), 5000}, {id(1), -1}, {id(2), 5000}}));
   for (const tx_timing& t : records) {
-    const std::size_t i = t.id == id(0) ? 0 : t.id == id(1) ? 1 : 2;
+    const std::size_t i = t.id() == id(0) ? 0 : t.id() == id(1) ? 1 : 2;
     EXPECT_EQ(t.intended_ns, static_cast<std::int64_t>(i));
     EXPECT_EQ(t.submitted_ns, static_cast<std::int64_t>(100 + i));
     EXPECT_EQ(t.accepted_ns, static_cast<std::int64_t>(1000 + i));
   }
 
-  // Block 2 comes after pushes 3 and 4 of a batch of four whose last one was never pushed
-  // (the writer stopped). Push 4 no longer applied after it (dropped: no record), push 5
-  // stays pending. The batch handed over gets back the capacity the consumer emptied.
+  // Block 2 comes after pushes 3, 4 and 5 of a batch of four whose last one was never pushed
+  // (the writer stopped). It holds push 3; push 4 no longer applied (dropped: settled with the
+  // block, marked so); push 5 stays pending. The batch handed over gets back the capacity the
+  // consumer emptied.
   records.clear();
   handed_batch b2 = batch_of(txs, 3, 4, {ok, ok, ok});
-  outbox.settle(5, 6000, {txs[3]}, {txs[5]});
+  outbox.settle(6, block_of(2, 6000, {txs[3]}), {txs[5]});
   outbox.hand_over(b2.txs, b2.outcomes);
   EXPECT_GT(b2.txs.capacity(), 0u) << "the first batch's vector, emptied by take";
   outbox.take(records);
-  EXPECT_EQ(settled_by_id(records), (std::map<core::transaction_id, std::int64_t>{{id(3), 6000}}));
+  EXPECT_EQ(settled_by_id(records), (std::map<core::transaction_id, std::int64_t>{{id(3), 6000}, {id(4), -6000}}));
 
   // Block 3 holds a transaction the chain had without a record, then push 5.
   records.clear();
-  outbox.settle(6, 7000, {txs[6], txs[5]}, {});
+  outbox.settle(6, block_of(3, 7000, {txs[6], txs[5]}), {});
   outbox.take(records);
   EXPECT_EQ(settled_by_id(records), (std::map<core::transaction_id, std::int64_t>{{id(5), 7000}}));
   records.clear();
@@ -536,11 +617,13 @@ TEST(WriterTimings, RecordsTakenDuringTheRunBelongToTheirBlocks) {
   cfg.block_size = 8 * 1024;
   std::mutex blocks_mutex;
   std::vector<std::uint32_t> block_sizes;
-  writer w(chain, queue, cfg, [&](const block_record& r, const core::chain&) {
+  on_each_block observer([&](const block_record& r, const core::chain&) {
     std::lock_guard lock(blocks_mutex);
     block_sizes.push_back(r.transactions);
     return true;
   });
+  writer w(chain, queue, cfg);
+  w.observe(observer);
   timing_outbox outbox;
   w.record_timings(outbox);
   w.start();

@@ -2,8 +2,13 @@
 
 namespace apiary::harness {
 
+void acceptance_log::read(std::span<const queen::tx_timing> transactions, std::span<const queen::settled_block>) {
+  for (const queen::tx_timing& t : transactions)
+    if (t.outcome == core::reject::none) accepted_.push_back({t.id(), t.tx->tx().expiration});
+}
+
 audit_result audit_run(const run_config& c, const core::chain& chain, const std::vector<queen::block_record>& blocks,
-                       const std::vector<transaction_tap::accepted_id>& accepted, const colony::colony_stats& colony) {
+                       const std::vector<accepted_id>& settled, const colony::colony_stats& colony) {
   audit_result a;
   a.ran = true;
   auto violation = [&a](std::string what) { a.violations.push_back(std::move(what)); };
@@ -44,20 +49,19 @@ audit_result audit_run(const run_config& c, const core::chain& chain, const std:
 
   // Dedup: the accepted, unexpired ids are known, and nothing else is.
   ++a.checks;
-  if (accepted.size() != colony.accepted())
-    violation("dedup: the tap recorded " + std::to_string(accepted.size()) + " acceptances, the colony " +
-              std::to_string(colony.accepted()));
+  if (settled.size() + pending != colony.accepted())
+    violation("dedup: the settled stream recorded " + std::to_string(settled.size()) + " acceptances and " +
+              std::to_string(pending) + " are pending, but the colony counted " + std::to_string(colony.accepted()));
   const core::time_point_sec now = chain.head_block_time();
   std::uint64_t known = 0;
   std::uint64_t unknown = 0;
-  for (const transaction_tap::accepted_id& t : accepted) {
-    if (t.expiration <= now) continue;
+  const auto count = [&](const core::transaction_id& id, core::time_point_sec expiration) {
+    if (expiration <= now) return;
     ++a.accepted_unexpired;
-    if (chain.is_known_transaction(t.id))
-      ++known;
-    else
-      ++unknown;
-  }
+    ++(chain.is_known_transaction(id) ? known : unknown);
+  };
+  for (const accepted_id& t : settled) count(t.id, t.expiration);
+  for (const core::full_transaction_ptr& tx : chain.pending()) count(tx->id(), tx->tx().expiration);
   // Only a dropped transaction (accepted, then failing when re-applied) may be forgotten.
   if (unknown > dropped)
     violation("dedup: " + std::to_string(unknown) + " accepted, unexpired transactions are unknown to the chain (" +

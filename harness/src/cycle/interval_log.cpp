@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -13,15 +14,6 @@
 #include "io/json_out.hpp"
 
 namespace apiary::harness {
-
-void interval_blocks::add(const queen::block_record& r) {
-  ++blocks;
-  transactions += r.transactions;
-  if (r.cycle_ns < 0) return;
-  ++cycles;
-  cycle_sum_ns += r.cycle_ns;
-  cycle_max_ns = std::max(cycle_max_ns, r.cycle_ns);
-}
 
 namespace {
 
@@ -39,11 +31,12 @@ std::array<named_stage, 3> stages_of(const interval_record& r) {
   return {{{"queue_wait", r.queue_wait}, {"inclusion", r.inclusion}, {"end_to_end", r.end_to_end}}};
 }
 
-std::array<writer_part, 5> writer_parts(const queen::writer_breakdown& b) {
+std::array<writer_part, 6> writer_parts(const queen::writer_breakdown& b) {
   return {{{"wait_work", b.wait_work_ns},
            {"wait_lock", b.wait_lock_ns},
            {"tx", b.tx_ns},
            {"block", b.block_ns},
+           {"observe", b.observe_ns},
            {"unknown", b.unknown_ns()}}};
 }
 
@@ -74,13 +67,16 @@ std::string interval_json(const interval_record& r) {
   j.field("interval_blocks", r.blocks.blocks);
   j.field("transactions", r.transactions_total);
   j.field("tx_per_s", r.interval_s > 0 ? static_cast<double>(r.inclusion.count) / r.interval_s : 0.0, 1);
-  j.key("cycle_us");
-  if (r.blocks.cycles == 0) {
-    j.null();
-  } else {
+  for (std::size_t i = 0; i < block_figure_count; ++i) {
+    const figure_sum& f = r.blocks.figures.figures[i];
+    j.key(block_figures[i].name);
+    if (f.count == 0) {
+      j.null();
+      continue;
+    }
     j.begin_object();
-    j.field("mean", static_cast<double>(r.blocks.cycle_sum_ns) / static_cast<double>(r.blocks.cycles) / 1e3, 1);
-    j.field("max", static_cast<double>(r.blocks.cycle_max_ns) / 1e3, 1);
+    j.field("mean", f.mean(), block_figures[i].decimals);
+    j.field("max", f.max, block_figures[i].decimals);
     j.end_object();
   }
   j.key("latency");
@@ -139,11 +135,14 @@ std::string prometheus_text(const interval_record& r) {
   single("interval_seconds", "gauge", "Length of the last interval.", r.interval_s);
   single("transactions_per_second", "gauge", "Transactions included per second over the last interval.",
          r.interval_s > 0 ? static_cast<double>(r.inclusion.count) / r.interval_s : 0.0);
-  metric("cycle_seconds", "gauge", "Block cycle over the last interval's blocks: mean and max.");
-  if (r.blocks.cycles != 0) {
-    out += fmt::format("apiary_cycle_seconds{{stat=\"mean\"}} {}\n",
-                       static_cast<double>(r.blocks.cycle_sum_ns) / static_cast<double>(r.blocks.cycles) / 1e9);
-    out += fmt::format("apiary_cycle_seconds{{stat=\"max\"}} {}\n", static_cast<double>(r.blocks.cycle_max_ns) / 1e9);
+  // One gauge per block figure, apiary_block_<name> in the figure's unit (its name's suffix).
+  for (std::size_t i = 0; i < block_figure_count; ++i) {
+    const std::string name = fmt::format("block_{}", block_figures[i].name);
+    metric(name, "gauge",
+           fmt::format("The block figure {} over the last interval's blocks: mean and max.", block_figures[i].name));
+    const figure_sum& f = r.blocks.figures.figures[i];
+    if (f.count == 0) continue;
+    out += fmt::format("apiary_{}{{stat=\"mean\"}} {}\napiary_{}{{stat=\"max\"}} {}\n", name, f.mean(), name, f.max);
   }
   metric("latency_seconds", "summary", "Latency of the transactions settled in the last interval, by stage.");
   for (const named_stage& st : stages_of(r)) {

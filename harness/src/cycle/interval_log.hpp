@@ -3,12 +3,13 @@
 // --prometheus-textfile atomically (for node_exporter's textfile collector).
 //
 // A record covers the blocks applied and the transactions settled in its interval: their
-// count and rate, the cycle of its blocks, the latency percentiles of its transactions, the
-// writer's time split over it; and, at its end, the writer queue's depth, the transactions
-// in flight and the process's resident memory; the state's object counts and bytes at its
-// last block (chain::census), the RC pools' levels and rejections so far, and the share of
-// accounts under low_mana_percent of their RC, estimated from low_mana_samples accounts at the
-// interval's first block (a walk over every account would lengthen a block's cycle).
+// count and rate, the mean and max of each block figure (block_figures.hpp) over its blocks,
+// the latency percentiles of its transactions, the writer's time split over it; and, at its
+// end, the writer queue's depth, the transactions in flight and the process's resident
+// memory; the state's object counts and bytes at its last block (chain::census), the RC
+// pools' levels and rejections so far, and the share of accounts under low_mana_percent of
+// their RC, estimated from low_mana_samples accounts at the interval's first block (a walk
+// over every account would lengthen a block's cycle).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/core/chain/rc.hpp"
+#include "apiary/harness/cycle/block_figures.hpp"
 #include "apiary/harness/cycle/latency.hpp"
 #include "apiary/queen/block_stats.hpp"
 
@@ -28,14 +30,16 @@ namespace apiary::harness {
 inline constexpr std::int64_t low_mana_percent = 10;
 inline constexpr std::size_t low_mana_samples = 1024;
 
-// What the block callback adds up between two records (writer thread, under a lock).
+// What the interval sampler adds up between two records (writer thread).
 struct interval_blocks {
   std::uint64_t blocks = 0;        // in the interval
   std::uint64_t transactions = 0;  // in its blocks
-  std::int64_t cycle_sum_ns = 0;   // over the blocks with a cycle
-  std::int64_t cycle_max_ns = 0;
-  std::uint64_t cycles = 0;
-  void add(const queen::block_record& r);
+  block_figure_sums figures;
+  void add(const queen::block_record& r) {
+    ++blocks;
+    transactions += r.transactions;
+    figures.add(r);
+  }
 };
 
 struct interval_record {

@@ -120,6 +120,7 @@ std::vector<std::pair<int, std::uint64_t>> latency_histogram::bins() const {
 
 void latency_recorder::add(const queen::tx_timing& t) {
   const auto stage = [this](latency_stage s) -> latency_histogram& { return stages_[static_cast<std::size_t>(s)]; };
+  if (t.dropped) return;  // neither included nor rejected at its push: no stage of its own
   if (!t.included()) {
     stage(latency_stage::rejection).add(t.kind, t.settled_ns - t.submitted_ns);
     return;
@@ -144,28 +145,15 @@ bool latency_recorder::empty() const {
 
 // ---- latency_tracker ------------------------------------------------------------------------
 
-void latency_tracker::drain() {
-  outbox_.take(taken_);
-  interval_.add(taken_);
-  for (const queen::tx_timing& t : taken_)
+void latency_tracker::read(std::span<const queen::tx_timing> transactions, std::span<const queen::settled_block>) {
+  interval_.add(transactions);
+  for (const queen::tx_timing& t : transactions)
     if (t.included()) ++included_;
-  if (keep_) {
-    std::vector<queen::tx_timing> selected;
-    keep_(taken_, selected);
-    for (const queen::tx_timing& t : selected) (t.included() ? kept_included_ : kept_rejected_).emplace(t.id, t);
-  }
-  taken_.clear();
 }
 
 void latency_tracker::roll() {
   total_ += interval_;
   interval_.reset();
-}
-
-const queen::tx_timing* latency_tracker::kept(const core::transaction_id& id, bool included) const {
-  const auto& kept = included ? kept_included_ : kept_rejected_;
-  const auto it = kept.find(id);
-  return it == kept.end() ? nullptr : &it->second;
 }
 
 // ---- .hgrm ----------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-// The live progress line: the writer's block callback stores a few counters (relaxed atomic
-// stores, nothing else); the main thread reads them and redraws one line on stderr:
+// The live progress line: a block observer on the writer thread (window_counter,
+// observers.hpp) stores a few counters (relaxed atomic stores, nothing else); the main
+// thread reads them and redraws one line on stderr:
 //   warm-up 3/5 | block 120/400 | 7,301 tx/block | 52,114 tx/s | cycle avg 140.1 ms | ETA 0:39
 // On a terminal the line is redrawn in place; forced on elsewhere, a line per update.
 #pragma once

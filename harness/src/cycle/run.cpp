@@ -6,9 +6,9 @@
 #include <csignal>
 #include <exception>
 #include <future>
-#include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -20,11 +20,13 @@
 #include "apiary/harness/cycle/audit.hpp"
 #include "apiary/harness/cycle/dump.hpp"
 #include "apiary/harness/cycle/latency.hpp"
+#include "apiary/harness/cycle/settled.hpp"
 #include "apiary/harness/io/output_file.hpp"
 #include "apiary/harness/io/text_format.hpp"
 #include "apiary/queen/writer.hpp"
 #include "apiary/queen/writer_queue.hpp"
 #include "cycle/interval_log.hpp"
+#include "cycle/observers.hpp"
 #include "cycle/progress.hpp"
 #include "cycle/signals.hpp"
 
@@ -78,25 +80,8 @@ class shutdown_watchdog {
   std::thread thread_;
 };
 
-colony::head_info head_of(const core::chain& chain) {
-  return {chain.head_block_num(), chain.head_block_id(), chain.head_block_time()};
-}
-
-// Hive's chain_plugin prints the writer loop's time split every 30 s, over those 30 s.
-constexpr std::int64_t breakdown_interval_ns = 30'000'000'000;
 // A warning once nothing has happened for this long (the run fails at --stall-timeout).
 constexpr std::int64_t stall_warning_ns = 10'000'000'000;
-
-void log_breakdown(spdlog::logger& log, const queen::writer_breakdown& d) {
-  if (d.total_ns <= 0) return;
-  const double total = static_cast<double>(d.total_ns) / 100.0;
-  log.info(
-      "waiting for work: {:.2f}%, waiting for locks: {:.2f}%, processing transactions: {:.2f}%, "
-      "processing blocks: {:.2f}%, unknown: {:.2f}%",
-      static_cast<double>(d.wait_work_ns) / total, static_cast<double>(d.wait_lock_ns) / total,
-      static_cast<double>(d.tx_ns) / total, static_cast<double>(d.block_ns) / total,
-      static_cast<double>(d.unknown_ns()) / total);
-}
 
 stop_reason stop_reason_for(int sig) {
   switch (sig) {
@@ -118,10 +103,27 @@ struct poll_state {
 
 // The main thread's side of the interval records.
 struct interval_state {
-  std::int64_t next_ns = 0;           // the next record is due
-  std::int64_t last_ns = 0;           // the last one (or the writer's start)
+  std::int64_t next_ns = 0;           // the next timed record is due
+  std::int64_t last_ns = 0;           // the last record (or the writer's start)
   std::uint64_t blocks = 0;           // blocks so far
   queen::writer_breakdown breakdown;  // at the last record
+};
+
+// The block observers of a run, in the order the writer calls them (observers.hpp).
+struct run_observers {
+  std::unique_ptr<window_counter> window;
+  std::unique_ptr<interval_sampler> intervals;  // only with an interval output
+  std::unique_ptr<block_log> log;
+  std::unique_ptr<colony_feed> colony;
+  std::unique_ptr<stop_limits> stop;
+};
+
+// The readers of the settled stream besides the latency histograms (settled.hpp), each only
+// when its output is asked for.
+struct run_readers {
+  std::optional<transaction_sample> transactions;  // --dump-transactions
+  std::optional<block_capture> blocks;             // --dump-blocks
+  std::optional<acceptance_log> acceptances;       // --audit
 };
 
 class cycle_test {
@@ -133,6 +135,7 @@ class cycle_test {
 
  private:
   bool build();
+  void build_writer();
   void interrupted_in_genesis();
   void start_colony();
   void start();
@@ -140,21 +143,15 @@ class cycle_test {
   stop_reason poll(poll_state& s, std::int64_t now);
   bool stalled(poll_state& s, std::int64_t now);
   void shutdown();
-  // Main thread: records what the writer settled; ends the interval when it is due.
-  void track_latency(std::int64_t now, bool last);
-  // last: the run's end, which writes no record when no block came since the last one.
-  void write_interval(std::int64_t now, bool last);
+  // Main thread: passes on what the writer settled; writes the interval records the sampler
+  // closed, and closes the open one when its time is due. last: the run's end.
+  void track(std::int64_t now, bool last);
+  void write_interval(const interval_sample& s, std::int64_t now, bool last);
   std::int64_t interval_ns() const { return static_cast<std::int64_t>(config_.out.interval_s * 1e9); }
   void write_histograms();
   void collect();
   void write_dumps();
   void run_audit();
-
-  // Writer thread.
-  bool on_block(const queen::block_record& r, const core::chain& chain);
-  void count_block(const queen::block_record& r, bool measured, std::int64_t now);
-  void snapshot(window_edge& e, std::int64_t writer_ns);
-  void log_block(const queen::block_record& r);
 
   void fail(std::string message, stop_reason why = stop_reason::error);
 
@@ -164,45 +161,21 @@ class cycle_test {
   progress_counters counters_;
   run_result result_;
   std::int64_t run_start_ns_ = 0;
+  interval_state interval_;  // main thread
 
   // Declared in the order they are built, so they are destroyed in the reverse: the writer
-  // (which joins its thread) before the colony its completions point into, the colony
-  // before the tap and the queue its producers submit to, the chain, and the latency
-  // tracker whose outbox the writer publishes to last.
+  // (which joins its thread) before the observers it calls and the colony its completions
+  // point into, the colony before the queue its producers submit to, the chain, and the
+  // settled stream (and its readers) the writer hands over to.
   latency_tracker latency_;
+  run_readers readers_;
+  settled_stream settled_;
   std::unique_ptr<interval_outputs> intervals_;
   std::unique_ptr<core::chain> chain_;
   std::unique_ptr<queen::writer_queue> queue_;
-  std::unique_ptr<transaction_tap> tap_;
   std::unique_ptr<colony::colony> colony_;
+  run_observers observers_;
   std::unique_ptr<queen::writer> writer_;
-
-  // Writer thread.
-  std::uint32_t seen_blocks_ = 0;
-  std::uint64_t measured_transactions_ = 0;
-  queen::writer_breakdown last_breakdown_;  // at the last breakdown line
-  std::atomic<stop_reason> writer_stop_{stop_reason::none};
-
-  // The blocks of the current interval and the writer's time split at the last block: added
-  // by the block callback, taken by the main thread at each interval record.
-  std::mutex interval_mutex_;
-  interval_blocks interval_blocks_;
-  queen::writer_breakdown interval_breakdown_;
-  interval_state interval_;  // main thread
-  core::state_census interval_state_;
-  core::rc_status interval_rc_;
-  double interval_low_share_ = -1;
-  std::atomic<bool> sample_low_mana_{true};  // main thread asks, the block callback samples
-  std::atomic<std::uint64_t> blocks_applied_{0};
-  // --checkpoint-blocks: the block count from which the block callback wakes the main thread,
-  // once (it swaps in checkpoint_signalled; the main thread re-arms it with the next multiple
-  // after the record), so a checkpoint record is written right after its block and not up to
-  // a polling period later. checkpoint_signalled also when there are no checkpoints.
-  static constexpr std::uint64_t checkpoint_signalled = std::numeric_limits<std::uint64_t>::max();
-  std::atomic<std::uint64_t> next_checkpoint_{checkpoint_signalled};
-  std::mutex wake_mutex_;
-  std::condition_variable wake_;
-  bool checkpoint_due_ = false;  // guarded by wake_mutex_
 };
 
 void cycle_test::fail(std::string message, stop_reason why) {
@@ -234,14 +207,14 @@ bool cycle_test::build() {
   const double gather_s = config_.colony.submit == colony::submit_mode::sync ? 0 : q.gather_s;
   queue_ = std::make_unique<queen::writer_queue>(q.policy, q.policy == queen::queue_policy::bounded ? q.capacity : 0,
                                                  static_cast<std::int64_t>(gather_s * 1e9));
-  // The tap sits between the colony and the queue only when a dump or the audit needs it.
-  const outputs& o = config_.out;
-  if (!o.dump_transactions.empty() || !o.dump_blocks.empty() || config_.audit)
-    tap_ = std::make_unique<transaction_tap>(*queue_, *chain_, o.dump_transactions.empty() ? 0 : o.dump_limit,
-                                             o.dump_blocks.empty() ? 0 : o.dump_block_limit, config_.audit);
-  core::transaction_sink& sink = tap_ ? static_cast<core::transaction_sink&>(*tap_) : *queue_;
-  colony_ = std::make_unique<colony::colony>(config_.colony, sink, head_of(*chain_));
+  colony_ = std::make_unique<colony::colony>(config_.colony, *queue_, head_of(*chain_));
+  build_writer();
+  return true;
+}
 
+// The writer, what it hands over and to whom: the settled stream's readers (main thread) and
+// the block observers (writer thread).
+void cycle_test::build_writer() {
   queen::writer_config wc = config_.writer;
   // Per-block budget mode: a block ends when the budget is pending (or the size target is
   // reached first); otherwise the colony, waiting for the next block to refill its budget,
@@ -250,19 +223,30 @@ bool cycle_test::build() {
     wc.block_transactions = colony_->block_budget();
   result_.block_transactions = wc.block_transactions;
   result_.colony_block_budget = colony_->block_budget();
-  writer_ = std::make_unique<queen::writer>(
-      *chain_, *queue_, wc, [this](const queen::block_record& r, const core::chain& c) { return on_block(r, c); });
-  writer_->record_timings(latency_.outbox());
-  next_checkpoint_.store(o.checkpoint_blocks != 0 ? o.checkpoint_blocks : checkpoint_signalled,
-                         std::memory_order_relaxed);
+  writer_ = std::make_unique<queen::writer>(*chain_, *queue_, wc);
   if (config_.stop.blocks != 0)
     writer_->reserve_blocks(std::size_t{config_.stop.blocks} + config_.stop.warmup_blocks + 1);
-  if (tap_ && !o.dump_transactions.empty())
-    latency_.keep([this](std::span<const queen::tx_timing> records, std::vector<queen::tx_timing>& out) {
-      tap_->select_sampled(records, out);
-    });
+
+  const outputs& o = config_.out;
+  writer_->record_timings(settled_.outbox());
+  settled_.add(latency_);
+  if (!o.dump_transactions.empty()) settled_.add(readers_.transactions.emplace(o.dump_limit));
+  if (!o.dump_blocks.empty())
+    settled_.add(
+        readers_.blocks.emplace(chain_->head_block_num() + config_.stop.warmup_blocks + 1, o.dump_block_limit));
+  if (config_.audit) settled_.add(readers_.acceptances.emplace());
+
   intervals_ = std::make_unique<interval_outputs>(o.interval_log, o.prometheus_textfile);
-  return true;
+  run_observers& b = observers_;
+  b.window = std::make_unique<window_counter>(config_.stop.warmup_blocks, *writer_, *colony_, counters_,
+                                              result_.window_start, result_.window_end);
+  if (intervals_->enabled()) b.intervals = std::make_unique<interval_sampler>(*writer_, o.checkpoint_blocks);
+  b.log = std::make_unique<block_log>(log_, *writer_);
+  b.colony = std::make_unique<colony_feed>(*colony_);
+  b.stop = std::make_unique<stop_limits>(config_);
+  for (queen::block_observer* each : std::initializer_list<queen::block_observer*>{
+           b.window.get(), b.intervals.get(), b.log.get(), b.colony.get(), b.stop.get()})
+    if (each != nullptr) writer_->observe(*each);
 }
 
 // A signal during genesis: nothing else was built, nothing ran; the report says so.
@@ -326,93 +310,6 @@ void cycle_test::start() {
   }
 }
 
-// ---- the block callback (writer thread) ----
-
-void cycle_test::snapshot(window_edge& e, std::int64_t writer_ns) {
-  e.writer_ns = writer_ns;
-  e.usage = read_usage();
-  e.breakdown = writer_->breakdown_now();
-  e.colony = colony_->stats();
-}
-
-void cycle_test::count_block(const queen::block_record& r, bool measured, std::int64_t now) {
-  const std::uint32_t warmup = config_.stop.warmup_blocks;
-  if (!measured) {
-    if (seen_blocks_ == warmup) {
-      snapshot(result_.window_start, r.completed_ns);
-      counters_.window_start_ns.store(now, std::memory_order_relaxed);
-    }
-    counters_.warmup_blocks.store(seen_blocks_, std::memory_order_relaxed);
-  } else {
-    measured_transactions_ += r.transactions;
-    snapshot(result_.window_end, r.completed_ns);
-    result_.measured_blocks = seen_blocks_ - warmup;
-    counters_.measured_transactions.store(measured_transactions_, std::memory_order_relaxed);
-    counters_.measured_blocks.store(result_.measured_blocks, std::memory_order_relaxed);
-  }
-  counters_.last_block_ns.store(now, std::memory_order_relaxed);
-}
-
-void cycle_test::log_block(const queen::block_record& r) {
-  log_.debug(
-      "block #{}: {} transactions, {} bytes, cycle {:.3f} ms, produced {:.3f} ms, applied {:.3f} ms, "
-      "{} pending after",
-      r.num, r.transactions, r.size_bytes, r.cycle_ns < 0 ? 0.0 : static_cast<double>(r.cycle_ns) / 1e6,
-      static_cast<double>(r.produced_ns) / 1e6, static_cast<double>(r.applied_ns) / 1e6, r.pending_after);
-  if (r.completed_ns - last_breakdown_.total_ns >= breakdown_interval_ns) {
-    const queen::writer_breakdown now = writer_->breakdown_now();
-    log_breakdown(log_, now - last_breakdown_);
-    last_breakdown_ = now;
-  }
-}
-
-bool cycle_test::on_block(const queen::block_record& r, const core::chain& chain) {
-  // Account for the block first, so every record the writer keeps is in the figures even
-  // when something below throws (the run then fails with a consistent report).
-  ++seen_blocks_;
-  const bool measured = seen_blocks_ > config_.stop.warmup_blocks;
-  count_block(r, measured, core::steady_now_ns());
-  log_block(r);
-  const std::uint64_t applied = blocks_applied_.fetch_add(1, std::memory_order_relaxed) + 1;
-  // Once per checkpoint: the main thread re-arms it after the record.
-  std::uint64_t due = next_checkpoint_.load(std::memory_order_relaxed);
-  if (applied >= due &&
-      next_checkpoint_.compare_exchange_strong(due, checkpoint_signalled, std::memory_order_relaxed)) {
-    std::lock_guard lock(wake_mutex_);
-    checkpoint_due_ = true;
-    wake_.notify_one();
-  }
-  if (intervals_->enabled()) {
-    // Counts and pools are a few loads; the mana walk is sampled, once per interval.
-    const double low = sample_low_mana_.exchange(false, std::memory_order_relaxed)
-                           ? chain.rc_share_below(low_mana_percent, low_mana_samples)
-                           : -1;
-    std::lock_guard lock(interval_mutex_);
-    interval_blocks_.add(r);
-    interval_breakdown_ = writer_->breakdown_now();
-    interval_state_ = chain.census();
-    interval_rc_ = chain.rc();
-    if (low >= 0) interval_low_share_ = low;
-  }
-
-  colony_->on_block(head_of(chain), {.transactions = r.transactions, .pending_after = r.pending_after});
-  if (tap_) tap_->on_block(r, chain, measured);
-  if (config_.fail_at_block != 0 && r.num == config_.fail_at_block)
-    throw std::runtime_error("injected failure at block " + std::to_string(r.num) + " (--fail-at-block)");
-
-  if (!measured) return true;
-  const stop_conditions& stop = config_.stop;
-  if (stop.blocks != 0 && result_.measured_blocks >= stop.blocks) {
-    writer_stop_.store(stop_reason::blocks);
-    return false;
-  }
-  if (stop.transactions != 0 && measured_transactions_ >= stop.transactions) {
-    writer_stop_.store(stop_reason::transactions);
-    return false;
-  }
-  return true;
-}
-
 // ---- wait for a stop condition (main thread) ----
 
 bool cycle_test::stalled(poll_state& s, std::int64_t now) {
@@ -455,11 +352,11 @@ stop_reason cycle_test::poll(poll_state& s, std::int64_t now) {
     result_.signal = sig;
     return stop_reason_for(sig);
   }
-  if (const stop_reason why = writer_stop_.load(); why != stop_reason::none) return why;
+  if (const stop_reason why = observers_.stop->reason(); why != stop_reason::none) return why;
   if (queue_->closed()) {
-    // The writer closes the queue when its loop ends: after the callback asked it to stop
-    // (then writer_stop_ is set by now), or because it failed.
-    if (const stop_reason why = writer_stop_.load(); why != stop_reason::none) return why;
+    // The writer closes the queue when its loop ends: after a stop condition (then the stop
+    // observer's reason is set by now), or because it failed.
+    if (const stop_reason why = observers_.stop->reason(); why != stop_reason::none) return why;
     fail("the writer stopped unexpectedly");  // replaced by its error after join
     return stop_reason::error;
   }
@@ -493,15 +390,17 @@ void cycle_test::wait_for_stop() {
   while ((why = poll(s, core::steady_now_ns())) == stop_reason::none) {
     const std::int64_t now = core::steady_now_ns();
     progress_.update(counters_, now);
-    track_latency(now, false);
+    track(now, false);
     if (result_.status == run_status::failed) {
       why = stop_reason::error;
       break;
     }
-    // Every 50 ms, or at once when the block callback says a checkpoint is due.
-    std::unique_lock lock(wake_mutex_);
-    wake_.wait_for(lock, std::chrono::milliseconds(50), [this] { return checkpoint_due_; });
-    checkpoint_due_ = false;
+    // Every 50 ms, or at once when the sampler closes an interval at a checkpoint.
+    constexpr std::chrono::milliseconds look_every(50);
+    if (observers_.intervals)
+      observers_.intervals->wait(look_every);
+    else
+      std::this_thread::sleep_for(look_every);
   }
   if (result_.stopped_by == stop_reason::none) result_.stopped_by = why;
   progress_.finish();
@@ -511,44 +410,35 @@ void cycle_test::wait_for_stop() {
 
 // ---- latency and interval records (main thread) ----
 
-void cycle_test::track_latency(std::int64_t now, bool last) {
-  latency_.drain();
-  const std::uint32_t every = config_.out.checkpoint_blocks;
-  const bool checkpoint = every != 0 && next_checkpoint_.load(std::memory_order_relaxed) == checkpoint_signalled;
-  if (!last && !checkpoint && now < interval_.next_ns) return;
-  if (intervals_->enabled()) {
-    try {
-      write_interval(now, last);
-    } catch (const std::exception& e) {
-      fail(e.what());
-    }
+void cycle_test::track(std::int64_t now, bool last) {
+  settled_.drain();
+  const bool timed = last || now >= interval_.next_ns;
+  if (observers_.intervals) {
+    const std::vector<interval_sample> samples = observers_.intervals->take(timed);
+    for (std::size_t i = 0; i < samples.size(); ++i) write_interval(samples[i], now, last && i + 1 == samples.size());
+  } else if (timed) {
+    latency_.roll();
   }
-  latency_.roll();
-  // The next multiple of `every`: a record that came late does not push the later ones back.
-  if (every != 0) next_checkpoint_.store((interval_.blocks / every + 1) * every, std::memory_order_relaxed);
-  interval_.last_ns = now;
-  interval_.next_ns = now + interval_ns();
+  if (timed) interval_.next_ns = now + interval_ns();
 }
 
-void cycle_test::write_interval(std::int64_t now, bool last) {
+void cycle_test::write_interval(const interval_sample& s, std::int64_t now, bool last) {
+  // The run's end right after a checkpoint's record: no block since, nothing to add. (A
+  // block's latency records can come after it, with the writer's batch that held its last
+  // pushes: those are still to add.)
+  if (last && s.blocks.blocks == 0 && interval_.blocks != 0 && latency_.interval().empty()) return;
+  // A checkpoint's record ends at its block, however late it is written.
+  const std::int64_t end = s.checkpoint ? s.closed_ns : now;
   interval_record r;
-  {
-    std::lock_guard lock(interval_mutex_);
-    // The run's end right after a checkpoint's record: no block since, nothing to add. (A
-    // block's latency records can come after it, with the writer's batch that held its
-    // last pushes: those are still to add.)
-    if (last && interval_blocks_.blocks == 0 && interval_.blocks != 0 && latency_.interval().empty()) return;
-    r.blocks = std::exchange(interval_blocks_, {});
-    r.writer = interval_breakdown_ - interval_.breakdown;
-    interval_.breakdown = interval_breakdown_;
-    r.state = interval_state_;
-    r.rc = interval_rc_;
-    r.rc_low_share = interval_low_share_;
-  }
-  sample_low_mana_.store(true, std::memory_order_relaxed);
+  r.blocks = s.blocks;
+  r.writer = s.breakdown - interval_.breakdown;
+  interval_.breakdown = s.breakdown;
+  r.state = s.state;
+  r.rc = s.rc;
+  r.rc_low_share = s.rc_low_share;
   interval_.blocks += r.blocks.blocks;
-  r.t_s = static_cast<double>(now - run_start_ns_) / 1e9;
-  r.interval_s = static_cast<double>(now - interval_.last_ns) / 1e9;
+  r.t_s = static_cast<double>(end - run_start_ns_) / 1e9;
+  r.interval_s = static_cast<double>(end - interval_.last_ns) / 1e9;
   r.blocks_total = interval_.blocks;
   r.transactions_total = latency_.included();
   r.queue_wait = latency_.interval().stage(latency_stage::queue_wait).summary();
@@ -557,7 +447,13 @@ void cycle_test::write_interval(std::int64_t now, bool last) {
   r.queue_depth = queue_->size();
   r.in_flight = colony_->stats().in_flight;
   r.rss_bytes = current_rss_bytes();
-  intervals_->write(r);
+  try {
+    intervals_->write(r);
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
+  latency_.roll();
+  interval_.last_ns = end;
 }
 
 void cycle_test::write_histograms() {
@@ -606,19 +502,17 @@ void cycle_test::shutdown() {
 void cycle_test::write_dumps() {
   const outputs& o = config_.out;
   try {
-    if (!o.dump_transactions.empty())
-      result_.dumped_transactions = write_transaction_dump(
-          o.dump_transactions, tap_->samples(),
-          {[this](const core::transaction_id& id, bool accepted) { return latency_.kept(id, accepted); },
-           run_start_ns_});
-    if (!o.dump_blocks.empty()) result_.dumped_blocks = write_block_dump(o.dump_blocks, tap_->blocks(), *chain_);
+    if (readers_.transactions)
+      result_.dumped_transactions =
+          write_transaction_dump(o.dump_transactions, readers_.transactions->records(), run_start_ns_);
+    if (readers_.blocks) result_.dumped_blocks = write_block_dump(o.dump_blocks, readers_.blocks->blocks(), *chain_);
   } catch (const std::exception& e) {
     fail(e.what());
   }
 }
 
 void cycle_test::run_audit() {
-  result_.audit = audit_run(config_, *chain_, result_.blocks, tap_->accepted_ids(), result_.colony_total);
+  result_.audit = audit_run(config_, *chain_, result_.blocks, readers_.acceptances->accepted(), result_.colony_total);
   if (result_.audit.passed()) return;
   std::string why = "audit: " + result_.audit.violations.front();
   if (result_.audit.violations.size() > 1)
@@ -632,6 +526,8 @@ void cycle_test::collect() {
   result_.warmup_blocks =
       std::min<std::uint32_t>(config_.stop.warmup_blocks, static_cast<std::uint32_t>(result_.blocks.size()));
   result_.writer_total = writer_->breakdown();
+  result_.observer_costs = writer_->observer_costs();
+  result_.measured_blocks = observers_.window->measured_blocks();
   result_.colony_total = colony_->stats();
   result_.colony_threads = colony_->thread_stats();
   result_.pending_at_end = chain_->pending_count();
@@ -641,14 +537,14 @@ void cycle_test::collect() {
   result_.queue_high_water = queue_->high_water();
   result_.queue_full_waits = queue_->full_waits();
   if (result_.measured_blocks == 0) result_.window_end = result_.window_start;
-  track_latency(core::steady_now_ns(), true);  // what settled last, and the last interval
+  track(core::steady_now_ns(), true);  // what settled last, and the last interval
   result_.latency = latency_.total();
   try {
     write_histograms();
   } catch (const std::exception& e) {
     fail(e.what());
   }
-  if (tap_) write_dumps();
+  write_dumps();
   if (config_.audit) run_audit();
   result_.usage_end = read_usage();
 }

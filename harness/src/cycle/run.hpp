@@ -7,8 +7,10 @@
 // report then holds no block).
 //
 // Threads: the calling (main) thread waits, polls for signals, the duration and failures,
-// and draws the progress line; the writer thread runs the block callback, which only
-// appends, snapshots and notifies (no I/O); the colony's producer threads produce.
+// draws the progress line, drains the settled stream (settled.hpp: latency, dumps, audit)
+// and writes the interval records; the writer thread runs the block observers
+// (observers.hpp), which only count, snapshot and notify (no I/O); the colony's producer
+// threads produce.
 //
 // Shutdown, in this order: writer.request_stop() (the block in hand is finished), colony
 // request_stop(), queue close(), join the writer, join the colony. A watchdog ends the

@@ -54,7 +54,7 @@ replay_result replay_workload(const run_config& c, const saved_workload& w) {
   queen::writer_config wc;
   wc.block_size = c.writer.block_size;
   wc.block_transactions = c.writer.block_transactions;
-  queen::writer writer(chain, queue, wc, nullptr);
+  queen::writer writer(chain, queue, wc);
   // The writer hands its batches and blocks to a timing outbox as in a run, so the measured
   // part holds the writer's share of the latency records. The records are built after it,
   // as the harness's main thread builds them in a run; with every transaction queued before

@@ -24,30 +24,21 @@ double share(std::int64_t part, std::int64_t total) {
 // The measured blocks' series, and the totals over every block.
 void analyze_blocks(analysis& a, const run_result& r) {
   const std::size_t first = std::min<std::size_t>(r.warmup_blocks, r.blocks.size());
-  std::vector<double> cycle, produced, applied, processing, txs, sizes;
-  std::vector<std::uint32_t> cycle_nums, nums;
+  std::array<std::vector<double>, block_figure_count> values;
+  std::array<std::vector<std::uint32_t>, block_figure_count> nums;
   for (std::size_t i = first; i < r.blocks.size(); ++i) {
     const queen::block_record& b = r.blocks[i];
-    nums.push_back(b.num);
-    produced.push_back(static_cast<double>(b.produced_ns) / 1e3);
-    applied.push_back(static_cast<double>(b.applied_ns) / 1e3);
-    processing.push_back(static_cast<double>(b.processing_ns) / 1e3);
-    txs.push_back(b.transactions);
-    sizes.push_back(b.size_bytes);
+    for (std::size_t f = 0; f < block_figure_count; ++f) {
+      if (const std::optional<double> v = block_figures[f].of(b)) {
+        values[f].push_back(*v);
+        nums[f].push_back(b.num);
+      }
+    }
     a.measured_transactions += b.transactions;
     a.measured_bytes += b.size_bytes;
-    if (b.cycle_ns >= 0) {
-      cycle.push_back(static_cast<double>(b.cycle_ns) / 1e3);
-      cycle_nums.push_back(b.num);
-    }
   }
-  a.measured_blocks = static_cast<std::uint32_t>(nums.size());
-  a.cycle_us = series_of(cycle, cycle_nums);
-  a.produced_us = series_of(produced, nums);
-  a.applied_us = series_of(applied, nums);
-  a.processing_us = series_of(processing, nums);
-  a.transactions = series_of(txs, nums);
-  a.size_bytes = series_of(sizes, nums);
+  a.measured_blocks = static_cast<std::uint32_t>(r.blocks.size() - first);
+  for (std::size_t f = 0; f < block_figure_count; ++f) a.figures[f] = series_of(values[f], nums[f]);
   for (const queen::block_record& b : r.blocks) {
     a.in_blocks += b.transactions;
     a.dropped += b.dropped;
@@ -70,18 +61,20 @@ void analyze_window(analysis& a, const run_config& c, const run_context& ctx, co
   a.wait_lock_share = share(a.writer.wait_lock_ns, a.writer.total_ns);
   a.tx_share = share(a.writer.tx_ns, a.writer.total_ns);
   a.block_share = share(a.writer.block_ns, a.writer.total_ns);
+  a.observe_share = share(a.writer.observe_ns, a.writer.total_ns);
   a.unknown_share = share(a.writer.unknown_ns(), a.writer.total_ns);
 
   const std::uint64_t signing_ns = r.window_end.colony.signing_cpu_ns - r.window_start.colony.signing_cpu_ns;
   a.signing_ms_per_block = static_cast<double>(signing_ns) / a.measured_blocks / 1e6;
   a.signing_bound_us = a.signing_ms_per_block * 1e3 / ctx.cores;
-  if (c.colony.sign && a.signing_bound_us > 0 && a.cycle_us.stats.count != 0)
-    a.cycle_to_signing_bound = a.cycle_us.stats.avg / a.signing_bound_us;
+  if (c.colony.sign && a.signing_bound_us > 0 && a.cycle_us().stats.count != 0)
+    a.cycle_to_signing_bound = a.cycle_us().stats.avg / a.signing_bound_us;
 
   const std::int64_t process_ns = r.window_end.usage.cpu_ns() - r.window_start.usage.cpu_ns();
   a.cpu_ms_per_block = static_cast<double>(process_ns) / a.measured_blocks / 1e6;
   a.cpu_bound_us = a.cpu_ms_per_block * 1e3 / ctx.cores;
-  if (a.cpu_bound_us > 0 && a.cycle_us.stats.count != 0) a.cycle_to_cpu_bound = a.cycle_us.stats.avg / a.cpu_bound_us;
+  if (a.cpu_bound_us > 0 && a.cycle_us().stats.count != 0)
+    a.cycle_to_cpu_bound = a.cycle_us().stats.avg / a.cpu_bound_us;
 
   // Signing's CPU is measured only with measure_cpu; with signing off there is none (what
   // the colony then counts as signing CPU is packing and hashing, which is the harness's).
@@ -115,7 +108,8 @@ void check_targets(analysis& a, const run_config& c) {
   const bool infinite = c.colony.rate == colony::rate_mode::infinite;
   if (full_blocks && sign)
     a.targets.push_back({"transactions_per_block", "about 7,300 transactions per full 2 MB block (within 10%)", 7300,
-                         a.transactions.stats.avg, std::abs(a.transactions.stats.avg - 7300) <= 730});
+                         a.figures[block_figure_index("transactions_per_block")].stats.avg,
+                         std::abs(a.figures[block_figure_index("transactions_per_block")].stats.avg - 7300) <= 730});
   if (infinite && sign)
     a.targets.push_back({"cpu_utilization", "infinite mode keeps every core busy (at least 90%)", 0.9,
                          a.cpu_utilization, a.cpu_utilization >= 0.9});
@@ -125,9 +119,9 @@ void check_targets(analysis& a, const run_config& c) {
   if (a.split.known)
     a.targets.push_back({"harness_cpu_share", "harness CPU at most 5% of the process's CPU", 0.05,
                          a.split.harness_share, a.split.harness_share <= 0.05});
-  if (!sign && full_blocks && a.cycle_us.stats.count != 0)
+  if (!sign && full_blocks && a.cycle_us().stats.count != 0)
     a.targets.push_back({"core_only_cycle_ms", "core alone: full block cycle at most 40 ms per 2 MB block", 40,
-                         a.cycle_us.stats.avg / 1e3, a.cycle_us.stats.avg <= 40'000});
+                         a.cycle_us().stats.avg / 1e3, a.cycle_us().stats.avg <= 40'000});
 }
 
 }  // namespace

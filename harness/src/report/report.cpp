@@ -211,12 +211,8 @@ void write_aggregates(json_out& j, const report_inputs& in) {
   j.begin_object();
   j.field("warmup_blocks", r.warmup_blocks);
   j.field("measured_blocks", a.measured_blocks);
-  write_series(j, "cycle_us", a.cycle_us, 3);
-  write_series(j, "produced_us", a.produced_us, 3);
-  write_series(j, "applied_us", a.applied_us, 3);
-  write_series(j, "processing_us", a.processing_us, 3);
-  write_series(j, "transactions_per_block", a.transactions, 3);
-  write_series(j, "size_bytes", a.size_bytes, 3);
+  for (std::size_t f = 0; f < block_figure_count; ++f)
+    write_series(j, block_figures[f].name, a.figure(f), block_figures[f].decimals);
   j.end_object();
 
   j.key("throughput");
@@ -276,12 +272,20 @@ void write_writer(json_out& j, const report_inputs& in) {
   j.field("wait_lock_ms", ms(a.writer.wait_lock_ns), 3);
   j.field("transactions_ms", ms(a.writer.tx_ns), 3);
   j.field("blocks_ms", ms(a.writer.block_ns), 3);
+  j.field("observe_ms", ms(a.writer.observe_ns), 3);
   j.field("unknown_ms", ms(a.writer.unknown_ns()), 3);
   j.field("wait_work_share", a.wait_work_share, 6);
   j.field("wait_lock_share", a.wait_lock_share, 6);
   j.field("transactions_share", a.tx_share, 6);
   j.field("blocks_share", a.block_share, 6);
+  j.field("observe_share", a.observe_share, 6);
   j.field("unknown_share", a.unknown_share, 6);
+  // Over the whole run (warm-up included): what each observer cost per block.
+  j.key("observers_us_per_block");
+  j.begin_object();
+  for (const queen::observer_cost& o : r.observer_costs)
+    j.field(o.name, r.blocks.empty() ? 0.0 : us(o.ns) / static_cast<double>(r.blocks.size()), 3);
+  j.end_object();
   j.field("transactions_accepted", a.writer.transactions_accepted);
   j.field("transactions_rejected", a.writer.transactions_rejected);
   j.field("block_size_target_bytes", c.writer.block_size);

@@ -47,11 +47,11 @@ void append_header(std::string& s, const run_config& c, const run_context& ctx, 
 }
 
 void append_cycle(std::string& s, const analysis& a) {
-  if (a.cycle_us.stats.count == 0) {
+  if (a.cycle_us().stats.count == 0) {
     s += "Full block cycle: no measured cycle\n";
     return;
   }
-  const auto& cy = a.cycle_us;
+  const auto& cy = a.cycle_us();
   append(s, "Full block cycle: fastest {} (block #{}), average {}, slowest {} (block #{})\n", us_text(cy.stats.min),
          cy.min_block, us_text(cy.stats.avg), us_text(cy.stats.max), cy.max_block);
   append(s, "  median {}, p90 {}, p99 {}, standard deviation {} over {} cycles\n", us_text(cy.stats.median),
@@ -59,16 +59,19 @@ void append_cycle(std::string& s, const analysis& a) {
 }
 
 void append_throughput(std::string& s, const analysis& a) {
+  const auto avg = [&a](std::size_t figure) { return a.figure(figure).stats.avg; };
   append(s, "Per block on average: produced in {}, applied in {}, {} of processing in all\n",
-         us_text(a.produced_us.stats.avg), us_text(a.applied_us.stats.avg), us_text(a.processing_us.stats.avg));
+         us_text(avg(block_figure_index("produced_us"))), us_text(avg(block_figure_index("applied_us"))),
+         us_text(avg(block_figure_index("processing_us"))));
   append(s, "Transactions: {} per block ({} bytes); {} tx/s, {} in {:.1f} s\n",
-         grouped(static_cast<std::uint64_t>(a.transactions.stats.avg + 0.5)),
-         grouped(static_cast<std::uint64_t>(a.size_bytes.stats.avg + 0.5)),
+         grouped(static_cast<std::uint64_t>(avg(block_figure_index("transactions_per_block")) + 0.5)),
+         grouped(static_cast<std::uint64_t>(avg(block_figure_index("size_bytes")) + 0.5)),
          grouped(static_cast<std::uint64_t>(a.tx_per_s + 0.5)), grouped(a.measured_transactions), a.window_s);
   append(s,
          "Writer time: {} waiting for work, {} waiting for locks, {} processing transactions, {} processing blocks, "
-         "{} unknown\n",
-         pct(a.wait_work_share), pct(a.wait_lock_share), pct(a.tx_share), pct(a.block_share), pct(a.unknown_share));
+         "{} observing blocks, {} unknown\n",
+         pct(a.wait_work_share), pct(a.wait_lock_share), pct(a.tx_share), pct(a.block_share), pct(a.observe_share),
+         pct(a.unknown_share));
 }
 
 // The process's CPU: how busy, the bound it puts on the cycle, where it went; the signing bound.
@@ -202,11 +205,13 @@ std::string format_summary(const run_config& c, const run_context& ctx, const ru
 void log_statistics(spdlog::logger& log, const run_result& r, const analysis& a) {
   for (std::size_t t = 0; t < r.colony_threads.size(); ++t) log_colony_thread(log, t, r.colony_threads[t]);
   if (a.measured_blocks != 0) {
+    const auto avg = [&a](std::size_t figure) { return a.figure(figure).stats.avg; };
     log.info("Blocks produced in average time of {:.0f}μs, applied in {:.0f}μs, average full processing time {:.0f}μs",
-             a.produced_us.stats.avg, a.applied_us.stats.avg, a.processing_us.stats.avg);
+             avg(block_figure_index("produced_us")), avg(block_figure_index("applied_us")),
+             avg(block_figure_index("processing_us")));
   }
-  if (a.cycle_us.stats.count != 0) {
-    const auto& cy = a.cycle_us;
+  if (a.cycle_us().stats.count != 0) {
+    const auto& cy = a.cycle_us();
     log.info("Full block cycle: min = {:.0f}μs at #{}, avg = {:.0f}μs, max = {:.0f}μs at #{}", cy.stats.min,
              cy.min_block, cy.stats.avg, cy.stats.max, cy.max_block);
   }

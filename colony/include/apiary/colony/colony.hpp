@@ -237,7 +237,7 @@ class colony {
   std::atomic<std::int64_t> budget_ns_{0};
 
   mutable std::mutex plans_mutex_;
-  // A deque: a long run's growth never copies it all within one block's callback.
+  // A deque: a long run's growth never copies it all within one block's on_block.
   std::deque<block_plan> plans_;  // guarded by plans_mutex_
 
   mutable std::mutex error_mutex_;

@@ -22,25 +22,28 @@ struct block_record {
   core::block_id previous;          // the header's: the id of the block before
 };
 
-// The writer loop's time, as in Hive's writer-loop breakdown. `unknown` is what is left:
-// completions, queue handling, failed transactions.
+// The writer loop's time, as in Hive's writer-loop breakdown, plus what the harness does after
+// each block (observe: the timing outbox and the block observers, block_observer.hpp).
+// `unknown` is what is left: completions, queue handling, failed transactions.
 struct writer_breakdown {
   std::int64_t total_ns = 0;
   std::int64_t wait_work_ns = 0;  // the queue was empty
   std::int64_t wait_lock_ns = 0;  // acquiring the queue's mutex
   std::int64_t tx_ns = 0;         // successful pushes into the chain
   std::int64_t block_ns = 0;      // producing and applying blocks
+  std::int64_t observe_ns = 0;    // after each block: the timing outbox and the observers
   std::uint64_t transactions_accepted = 0;
   std::uint64_t transactions_rejected = 0;
   std::uint64_t transactions_shutdown = 0;  // never pushed: completed with reject::shutdown
 
-  std::int64_t unknown_ns() const { return total_ns - wait_work_ns - wait_lock_ns - tx_ns - block_ns; }
+  std::int64_t unknown_ns() const { return total_ns - wait_work_ns - wait_lock_ns - tx_ns - block_ns - observe_ns; }
   writer_breakdown operator-(const writer_breakdown& o) const {
     return {total_ns - o.total_ns,
             wait_work_ns - o.wait_work_ns,
             wait_lock_ns - o.wait_lock_ns,
             tx_ns - o.tx_ns,
             block_ns - o.block_ns,
+            observe_ns - o.observe_ns,
             transactions_accepted - o.transactions_accepted,
             transactions_rejected - o.transactions_rejected,
             transactions_shutdown - o.transactions_shutdown};

@@ -1,7 +1,9 @@
-// tx_timing: the four moments of one transaction, once its fate is settled, and the outbox
-// through which the writer thread hands what it knows of them to whoever turns them into
-// histograms (the harness), so that the writer neither builds the records nor does any
-// statistics.
+// tx_timing: one transaction once its fate is settled (the transaction, its outcome and its
+// four moments), and the outbox through which the writer thread hands what it knows of them
+// to the harness. The outbox's stream of settled transactions and applied blocks is the one
+// way the harness learns what became of a transaction (latency histograms, dumps, audit): the
+// writer neither builds the records nor does any statistics, and the submit path carries
+// nothing for the harness.
 //
 //   intended   when the producer's rate schedule meant to send it (core::tx_intent)
 //   submitted  handed to the writer queue
@@ -15,15 +17,16 @@
 //              were pushed, in order; the rest were answered reject::shutdown). It gets
 //              back empty vectors that the consumer has emptied, so, once they have grown,
 //              neither the writer nor the queue allocates.
-//   settle     an applied block: how many pushes came before it, when it was applied, its
-//              transactions (the consumer releases them, so the writer thread frees none)
-//              and the ids of those still pending after it.
+//   settle     an applied block: how many pushes came before it, the block (number, ids,
+//              timestamp, when it was applied, its transactions: the consumer releases them,
+//              so the writer thread frees none) and the ids of those still pending after it.
 //
 // The consumer's take() walks the pushes in order and builds the records on its own thread:
 // a rejection is settled at its push; an accepted transaction when the block holding it is
-// applied. One that the chain dropped (it no longer applied) or that is still pending at
-// the end gets no record. A block whose pushes are not all handed over yet (a batch the
-// writer is still pushing) waits for a later take().
+// applied; one that the chain dropped (it no longer applied when a block was built) when that
+// block is applied, marked dropped. One still pending at the end gets no record. A block
+// whose pushes are not all handed over yet (a batch the writer is still pushing) waits for a
+// later take(), and the blocks come out of take() in order, after the records they settle.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +36,7 @@
 
 #include "apiary/core/chain/reject.hpp"
 #include "apiary/core/protocol/full_transaction.hpp"
+#include "apiary/core/protocol/time_point.hpp"
 #include "apiary/core/protocol/transaction.hpp"
 #include "apiary/queen/writer_queue.hpp"
 
@@ -43,11 +47,23 @@ struct tx_timing {
   std::int64_t submitted_ns = 0;
   std::int64_t accepted_ns = 0;
   std::int64_t settled_ns = 0;
-  core::transaction_id id;
+  core::full_transaction_ptr tx;
   std::uint8_t kind = 0;                      // core::tx_intent::kind
-  core::reject outcome = core::reject::none;  // none: included in a block
+  core::reject outcome = core::reject::none;  // the push's: none when it was accepted
+  bool dropped = false;                       // accepted, then left out of a block: it no longer applied
 
-  bool included() const { return outcome == core::reject::none; }
+  bool included() const { return outcome == core::reject::none && !dropped; }
+  const core::transaction_id& id() const { return tx->id(); }
+};
+
+// An applied block as the outbox passes it on.
+struct settled_block {
+  std::uint32_t num = 0;
+  core::block_id id;
+  core::block_id previous;
+  core::time_point_sec timestamp;
+  std::int64_t applied_ns = 0;
+  std::vector<core::full_transaction_ptr> transactions;
 };
 
 // One push: what the chain said and when the push ended.
@@ -63,15 +79,14 @@ class timing_outbox {
   // below outcomes.size() (the rest were not pushed). Both are moved in and replaced by
   // empty vectors, with capacity when the consumer has returned some.
   void hand_over(std::vector<queued_tx>& txs, std::vector<push_outcome>& outcomes);
-  // Writer: a block applied at applied_ns after `pushes` pushes over the whole run (those
-  // of batches handed over and of the one in hand), with its transactions and the chain's
-  // pending ones after it.
-  void settle(std::uint64_t pushes, std::int64_t applied_ns, std::vector<core::full_transaction_ptr>&& transactions,
-              const std::vector<core::full_transaction_ptr>& pending);
+  // Writer: a block applied after `pushes` pushes over the whole run (those of batches
+  // handed over and of the one in hand), and the chain's pending transactions after it.
+  void settle(std::uint64_t pushes, settled_block&& b, const std::vector<core::full_transaction_ptr>& pending);
   // Consumer: appends the record of every transaction settled in what was handed over
-  // since the last call to `into`, which must be empty, and releases the batches and
-  // blocks it is done with (outside the lock).
-  void take(std::vector<tx_timing>& into);
+  // since the last call to `into`, which must be empty, and the blocks that settled them to
+  // `blocks` when it is given (else they are released); releases the batches it is done
+  // with (outside the lock).
+  void take(std::vector<tx_timing>& into, std::vector<settled_block>* blocks = nullptr);
 
  private:
   struct batch {
@@ -80,8 +95,7 @@ class timing_outbox {
   };
   struct block {
     std::uint64_t pushes = 0;
-    std::int64_t applied_ns = 0;
-    std::vector<core::full_transaction_ptr> transactions;
+    settled_block settled;
     std::vector<core::transaction_id> pending;
   };
   // Consumer: the block's included records to `into`; keeps pending_ what is still pending.

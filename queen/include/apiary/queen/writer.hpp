@@ -15,7 +15,11 @@
 //   order without re-executing them, signed, and applied; chain time advances one 3-second
 //   slot per block whatever the wall clock says.
 //
-// At its end, however the loop ended (stop requested, the callback's stop, the queue closed
+//   After each block the writer hands the block to the timing outbox and publishes it to its
+//   block observers (block_observer.hpp), timing both as observe_ns, a part of the breakdown
+//   of its own (the next block's cycle, wall time from this block's end, holds it).
+//
+// At its end, however the loop ended (stop requested, an observer's stop, the queue closed
 // and emptied, an error), the writer closes the queue and completes every transaction it did
 // not push with reject::shutdown: the rest of the batch in hand (the one whose push threw
 // too), then everything still queued (writer_queue::drain), which also holds all that
@@ -25,20 +29,20 @@
 // inside a submit any more (join the producers too).
 //
 // Thread safety: start/run_here/request_stop/join from the controlling thread; the block
-// callback and the completions run on the writer thread; results (records, breakdown,
-// error) are read after join() or run_here().
+// observers and the completions run on the writer thread; results (records, breakdown,
+// observer costs, error) are read after join() or run_here().
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "apiary/core/chain/chain.hpp"
+#include "apiary/queen/block_observer.hpp"
 #include "apiary/queen/block_stats.hpp"
 #include "apiary/queen/tx_timing.hpp"
 #include "apiary/queen/writer_queue.hpp"
@@ -54,10 +58,7 @@ struct writer_config {
 
 class writer {
  public:
-  // Runs on the writer thread after each block. Return false to stop the writer.
-  using block_callback = std::function<bool(const block_record&, const core::chain&)>;
-
-  writer(core::chain& chain, writer_queue& queue, writer_config config, block_callback on_block);
+  writer(core::chain& chain, writer_queue& queue, writer_config config);
   // Requests a stop and joins: the queue and every completion's target must outlive it.
   ~writer();
   writer(const writer&) = delete;
@@ -67,13 +68,16 @@ class writer {
   // consumer builds each settled transaction's moments (see tx_timing.hpp). Without it the
   // writer keeps nothing of them.
   void record_timings(timing_outbox& out) { outbox_ = &out; }
+  // Before start() or run_here(): publish each applied block to `o` (after those added
+  // before it), which must outlive the writer's loop.
+  void observe(block_observer& o) { observers_.push_back({&o, {o.name(), 0}}); }
   // Before start(): room for this many block records, so a long run's list is never moved
   // (moving a list of a million records would stall the block that grows it).
   void reserve_blocks(std::size_t n) { blocks_.reserve(n); }
 
   void start();
   // Runs the writer's loop on the calling thread instead of starting one, until the queue is
-  // closed and emptied or the callback asks to stop: the deterministic single-thread replay
+  // closed and emptied or an observer asks to stop: the deterministic single-thread replay
   // (fill the queue, close it, then call this). Ends as the thread does: what it did not
   // push is completed with reject::shutdown before it returns. Not together with start().
   void run_here();
@@ -92,8 +96,11 @@ class writer {
   // would double it at the end of the run). blocks() is empty afterwards.
   std::vector<block_record> take_blocks() { return std::move(blocks_); }
   const writer_breakdown& breakdown() const { return breakdown_; }
-  // A snapshot of the breakdown taken on the writer thread (inside the block callback), to
-  // leave warm-up out of the figures.
+  // After join(): the time spent handing blocks to the timing outbox ("timing outbox", when
+  // there is one), then each observer's, in the order they were added.
+  std::vector<observer_cost> observer_costs() const;
+  // A snapshot of the breakdown taken on the writer thread (by a block observer), to leave
+  // warm-up out of the figures.
   writer_breakdown breakdown_now() const;
   bool failed() const { return error_ != nullptr; }
   std::string error_message() const;
@@ -115,12 +122,18 @@ class writer {
   // outbox (which gives back emptied vectors), or drops it without one.
   void end_batch() noexcept;
   void produce_block();
+  // The block just applied (at applied_ns), to the outbox and the observers.
+  void publish(const block_record& r, core::full_block&& block, std::int64_t applied_ns);
   std::uint32_t pending_bytes() const;
 
   core::chain& chain_;
   writer_queue& queue_;
   writer_config config_;
-  block_callback on_block_;
+  struct observer_entry {
+    block_observer* observer;
+    observer_cost cost;  // writer thread
+  };
+  std::vector<observer_entry> observers_;
   std::thread thread_;
   bool ran_ = false;  // controlling thread: start() or run_here() was called
   std::atomic<bool> stop_{false};
@@ -144,6 +157,7 @@ class writer {
   // Writer-thread state for record_timings().
   timing_outbox* outbox_ = nullptr;
   std::uint64_t pushes_handed_ = 0;  // outcomes in the batches handed over
+  std::int64_t outbox_ns_ = 0;       // handing blocks over
 };
 
 }  // namespace apiary::queen

@@ -79,7 +79,7 @@ struct run_config {
   outputs out;
   bool audit = false;  // check the state's invariants after the run (audit.hpp)
 
-  // Testing only (a hidden option): the block callback throws at this block, so the failure
+  // Testing only (a hidden option): the stop observer throws at this block, so the failure
   // path can be exercised end to end. 0: never.
   std::uint32_t fail_at_block = 0;
 

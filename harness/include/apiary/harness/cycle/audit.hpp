@@ -7,19 +7,20 @@
 //               `previous` the id of the one before, the last one the chain's head
 //   ledger      accepted = included + dropped + pending
 //   dedup       the ids the chain knows are exactly the accepted, unexpired transactions
-//               (less the dropped ones), checked against the tap's own record of every
-//               acceptance
+//               (less the dropped ones): those the settled stream says were accepted
+//               (acceptance_log) and the chain's pending ones, as many as the colony counted
 // Each broken invariant is one line; any makes the run fail (exit status 1).
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "apiary/colony/colony_stats.hpp"
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/config/run_config.hpp"
-#include "apiary/harness/cycle/dump.hpp"
+#include "apiary/harness/cycle/settled.hpp"
 #include "apiary/queen/block_stats.hpp"
 
 namespace apiary::harness {
@@ -29,12 +30,30 @@ struct audit_result {
   std::vector<std::string> violations;
   std::uint32_t checks = 0;              // invariant groups checked
   std::uint64_t known_transactions = 0;  // ids the chain's dedup knows
-  std::uint64_t accepted_unexpired = 0;  // accepted transactions not yet expired (the tap's record)
+  std::uint64_t accepted_unexpired = 0;  // accepted transactions not yet expired (the stream's record)
   std::uint64_t undo_depth = 0;
   bool passed() const { return ran && violations.empty(); }
 };
 
+struct accepted_id {
+  core::transaction_id id;
+  core::time_point_sec expiration;
+};
+
+// The id and expiration of every transaction the settled stream says was accepted (included
+// in a block, or dropped from one): a reader of the stream, on the main thread.
+class acceptance_log final : public settled_reader {
+ public:
+  void read(std::span<const queen::tx_timing> transactions, std::span<const queen::settled_block> blocks) override;
+  const std::vector<accepted_id>& accepted() const { return accepted_; }
+
+ private:
+  std::vector<accepted_id> accepted_;
+};
+
+// settled: the acceptances that settled (acceptance_log); the chain's pending transactions
+// are the rest.
 audit_result audit_run(const run_config& c, const core::chain& chain, const std::vector<queen::block_record>& blocks,
-                       const std::vector<transaction_tap::accepted_id>& accepted, const colony::colony_stats& colony);
+                       const std::vector<accepted_id>& settled, const colony::colony_stats& colony);
 
 }  // namespace apiary::harness

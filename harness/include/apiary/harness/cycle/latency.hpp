@@ -19,13 +19,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -33,6 +31,7 @@
 
 #include "apiary/colony/mix.hpp"
 #include "apiary/core/base/named_enum.hpp"
+#include "apiary/harness/cycle/settled.hpp"
 #include "apiary/queen/tx_timing.hpp"
 
 namespace apiary::harness {
@@ -107,7 +106,7 @@ class latency_histogram {
   std::array<exact, latency_kinds> exact_{};
 };
 
-// Every stage, filled from the writer's records.
+// Every stage, filled from the writer's records (a dropped transaction's record is not added).
 class latency_recorder {
  public:
   void add(const queen::tx_timing& t);
@@ -125,38 +124,24 @@ class latency_recorder {
   std::array<latency_histogram, latency_stage_count> stages_;
 };
 
-// The harness's side of the writer's timing_outbox (main thread): takes what the writer
-// published and fills the histograms of the current interval; roll() folds the interval into
-// the run's total and starts the next. With a keep filter, it also keeps the records the
-// filter selects (the transactions --dump-transactions writes).
-class latency_tracker {
+// The latency histograms of the run (main thread, a reader of the settled stream): fills the
+// histograms of the current interval; roll() folds the interval into the run's total and
+// starts the next.
+class latency_tracker final : public settled_reader {
  public:
-  using keep_filter = std::function<void(std::span<const queen::tx_timing>, std::vector<queen::tx_timing>&)>;
+  void read(std::span<const queen::tx_timing> transactions, std::span<const queen::settled_block> blocks) override;
 
-  queen::timing_outbox& outbox() { return outbox_; }
-  void keep(keep_filter filter) { keep_ = std::move(filter); }
-
-  // Takes and records what was published since the last call.
-  void drain();
   // The current interval (since the last roll), then its end: added to the total, reset.
   const latency_recorder& interval() const { return interval_; }
   void roll();
-  // Every transaction so far (drain and roll first for all of them).
+  // Every transaction so far (drain the stream and roll first for all of them).
   const latency_recorder& total() const { return total_; }
   std::uint64_t included() const { return included_; }
-  // A kept record: the inclusion of the transaction with this id, or (a duplicate shares
-  // the id of the transaction it repeats) its rejection.
-  const queen::tx_timing* kept(const core::transaction_id& id, bool included) const;
 
  private:
-  queen::timing_outbox outbox_;
-  std::vector<queen::tx_timing> taken_;
   latency_recorder interval_;
   latency_recorder total_;
   std::uint64_t included_ = 0;
-  keep_filter keep_;
-  std::unordered_map<core::transaction_id, queen::tx_timing> kept_included_;
-  std::unordered_map<core::transaction_id, queen::tx_timing> kept_rejected_;
 };
 
 // Where --hgrm-dir puts a stage's histogram: <dir>/<stage>.hgrm.

@@ -15,6 +15,7 @@
 #include "apiary/harness/cycle/audit.hpp"
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/cycle/latency.hpp"
+#include "apiary/queen/block_observer.hpp"
 #include "apiary/queen/block_stats.hpp"
 
 namespace apiary::harness {
@@ -87,7 +88,10 @@ struct run_result {
   machine_sample machine_start;
   machine_sample machine_end;
 
-  queen::writer_breakdown writer_total;              // the whole run
+  queen::writer_breakdown writer_total;  // the whole run
+  // What the harness cost the writer after each block, over the whole run: the timing
+  // outbox and each block observer (their names are string literals).
+  std::vector<queen::observer_cost> observer_costs;
   colony::colony_stats colony_total;                 // the whole run, after join
   std::vector<colony::colony_stats> colony_threads;  // the same per producer thread
   std::uint32_t colony_block_budget = 0;

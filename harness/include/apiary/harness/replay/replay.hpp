@@ -1,7 +1,7 @@
 // replay: the deterministic measurement mode (`apiary replay`). A saved workload
 // (workload_file.hpp) is pushed through the queen's writer and the core on the calling
 // thread: the queue is filled and closed first, then the writer loop runs here, with the
-// same block producer as `apiary run` (block-full rule, generate, apply, callback). No other
+// same block producer as `apiary run` (block-full rule, generate, apply, timing outbox). No other
 // thread runs while it does, so the same binary, workload and options execute the same
 // instructions every time: the CI performance gate counts them under callgrind.
 //

@@ -4,11 +4,13 @@
 // of a run has none).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "apiary/harness/config/run_config.hpp"
+#include "apiary/harness/cycle/block_figures.hpp"
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/cycle/run_result.hpp"
 #include "apiary/harness/report/statistics.hpp"
@@ -34,7 +36,7 @@ struct target_check {
 // core's part is the writer's wall time in those two phases of its loop, so a writer that
 // was descheduled inside them counts that time as the core's; the harness's part is
 // whatever is left: the producers' generation (with signing off also packing and hashing),
-// submission, completions, queue handling, the per-block callback, the latency records,
+// submission, completions, queue handling, the block observers, the latency records,
 // logging. It can fall below zero only when the writer's wall time overstates its CPU.
 struct cpu_split {
   bool known = false;
@@ -51,12 +53,10 @@ cpu_split split_cpu(std::int64_t process_ns, std::int64_t signing_ns, std::int64
 
 struct analysis {
   std::uint32_t measured_blocks = 0;
-  block_series cycle_us;
-  block_series produced_us;
-  block_series applied_us;
-  block_series processing_us;
-  block_series transactions;  // per block
-  block_series size_bytes;
+  // Each block figure (block_figures.hpp) over the measured blocks that have it.
+  std::array<block_series, block_figure_count> figures;
+  const block_series& figure(std::size_t i) const { return figures[i]; }
+  const block_series& cycle_us() const { return figures[block_figure_index("cycle_us")]; }
 
   // The measured window.
   double window_s = 0;
@@ -78,6 +78,7 @@ struct analysis {
   double wait_lock_share = 0;
   double tx_share = 0;
   double block_share = 0;
+  double observe_share = 0;  // the harness after each block: the timing outbox, the observers
   double unknown_share = 0;
 
   // Signing: the colony's signing CPU time in the window, per measured block, and the bound

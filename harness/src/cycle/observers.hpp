@@ -1,0 +1,148 @@
+// observers: what a cycle test does after each block, one block observer per job
+// (queen/block_observer.hpp), in the order the run adds them to the writer. Each runs on the
+// writer thread; each says below what other threads read of it and what it costs per block.
+// The writer times them one by one (the report's writer.observers_us_per_block).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "apiary/colony/colony.hpp"
+#include "apiary/core/chain/chain.hpp"
+#include "apiary/harness/config/run_config.hpp"
+#include "apiary/harness/cycle/run_result.hpp"
+#include "apiary/queen/block_observer.hpp"
+#include "apiary/queen/writer.hpp"
+#include "cycle/interval_log.hpp"
+#include "cycle/progress.hpp"
+
+namespace apiary::harness {
+
+colony::head_info head_of(const core::chain& chain);
+
+// The measured window: counts the blocks, takes the window's edges (usage, the writer's time
+// split, the colony's counts) at the last warm-up block and at every measured block, and
+// keeps the progress counters. Per block: a few relaxed stores, and for a measured block a
+// getrusage and the colony's counters (a few hundred ns). The main thread reads the counters
+// while the run goes, the edges and measured_blocks() after the writer is joined.
+class window_counter final : public queen::block_observer {
+ public:
+  window_counter(std::uint32_t warmup_blocks, const queen::writer& w, const colony::colony& k,
+                 progress_counters& counters, window_edge& start, window_edge& end)
+      : warmup_(warmup_blocks), writer_(w), colony_(k), counters_(counters), start_(start), end_(end) {}
+  std::string_view name() const override { return "window"; }
+  bool on_block(const queen::block_record& r, const core::chain& chain) override;
+  std::uint32_t measured_blocks() const { return measured_blocks_; }
+
+ private:
+  void snapshot(window_edge& e, std::int64_t writer_ns);
+
+  const std::uint32_t warmup_;
+  const queen::writer& writer_;
+  const colony::colony& colony_;
+  progress_counters& counters_;
+  window_edge& start_;
+  window_edge& end_;
+  std::uint32_t seen_ = 0;
+  std::uint32_t measured_blocks_ = 0;
+  std::uint64_t measured_transactions_ = 0;
+};
+
+// The debug line of every block (--log-level debug) and, every 30 s, the writer's time split
+// as Hive's chain_plugin prints it. Per block: one level check, unless debug is on.
+class block_log final : public queen::block_observer {
+ public:
+  block_log(spdlog::logger& log, const queen::writer& w) : log_(log), writer_(w) {}
+  std::string_view name() const override { return "log"; }
+  bool on_block(const queen::block_record& r, const core::chain& chain) override;
+
+ private:
+  spdlog::logger& log_;
+  const queen::writer& writer_;
+  queen::writer_breakdown last_;  // at the last breakdown line
+};
+
+// One interval's blocks as the sampler closed it, for the main thread to write as a record.
+struct interval_sample {
+  interval_blocks blocks;
+  queen::writer_breakdown breakdown;  // at its last block (at the close when it had none)
+  core::state_census state;           // the same
+  core::rc_status rc;
+  double rc_low_share = -1;    // sampled at its first block; < 0: not sampled
+  std::int64_t closed_ns = 0;  // core::steady_now_ns() at the close
+  bool checkpoint = false;     // closed by --checkpoint-blocks, at its last block
+};
+
+// The blocks' side of the interval records (interval_log.hpp): adds each block to the open
+// interval with the state's census and the RC pools (a few loads), and at an interval's first
+// block the low-mana share (a walk over low_mana_samples accounts). With --checkpoint-blocks
+// it closes the interval itself at every multiple of N blocks, so a checkpoint record holds
+// exactly the blocks since the last one however late the main thread writes it, and wakes
+// the main thread. The main thread closes the others (--interval) with take(). One mutex,
+// taken once per block and by the main thread at each look.
+class interval_sampler final : public queen::block_observer {
+ public:
+  interval_sampler(const queen::writer& w, std::uint32_t checkpoint_blocks)
+      : writer_(w), checkpoint_blocks_(checkpoint_blocks) {}
+  std::string_view name() const override { return "interval"; }
+  bool on_block(const queen::block_record& r, const core::chain& chain) override;
+
+  // Main thread: the intervals closed at checkpoints since the last call, in order, then,
+  // with close_open, the open one too (however many blocks it has).
+  std::vector<interval_sample> take(bool close_open);
+  // Main thread: waits until a checkpoint closes an interval or `limit` passes.
+  void wait(std::chrono::milliseconds limit);
+
+ private:
+  void close(std::int64_t now, bool checkpoint);  // under mutex_
+
+  const queen::writer& writer_;
+  const std::uint32_t checkpoint_blocks_;
+  std::uint64_t applied_ = 0;  // writer thread
+  std::atomic<bool> sample_low_mana_{true};
+  std::mutex mutex_;
+  std::condition_variable woken_;
+  interval_sample open_;                 // guarded by mutex_
+  std::vector<interval_sample> closed_;  // guarded by mutex_
+};
+
+// Tells the producers about the new head (their transactions' reference block and the
+// per-block budget). Per block: the colony's on_block, a mutex and a few stores.
+class colony_feed final : public queen::block_observer {
+ public:
+  explicit colony_feed(colony::colony& k) : colony_(k) {}
+  std::string_view name() const override { return "colony head"; }
+  bool on_block(const queen::block_record& r, const core::chain& chain) override;
+
+ private:
+  colony::colony& colony_;
+};
+
+// The stop conditions counted in blocks (--blocks, --transactions over the measured blocks)
+// and --fail-at-block's injected failure (a throw, which the writer reports as its error).
+// The main thread reads reason() while the run goes. Per block: a few compares.
+class stop_limits final : public queen::block_observer {
+ public:
+  explicit stop_limits(const run_config& c)
+      : warmup_(c.stop.warmup_blocks), limits_(c.stop), fail_at_(c.fail_at_block) {}
+  std::string_view name() const override { return "stop"; }
+  bool on_block(const queen::block_record& r, const core::chain& chain) override;
+  stop_reason reason() const { return reason_.load(); }
+
+ private:
+  const std::uint32_t warmup_;
+  const stop_conditions limits_;
+  const std::uint32_t fail_at_;
+  std::uint32_t seen_ = 0;
+  std::uint64_t measured_transactions_ = 0;
+  std::atomic<stop_reason> reason_{stop_reason::none};
+};
+
+}  // namespace apiary::harness
