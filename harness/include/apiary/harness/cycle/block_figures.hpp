@@ -40,6 +40,11 @@ inline constexpr std::array block_figures{
     block_figure{"transactions_per_block", 3,
                  [](const queen::block_record& b) -> std::optional<double> { return b.transactions; }},
     block_figure{"size_bytes", 3, [](const queen::block_record& b) -> std::optional<double> { return b.size_bytes; }},
+    block_figure{"bytes_per_transaction", 3,
+                 [](const queen::block_record& b) -> std::optional<double> {
+                   if (b.transactions == 0) return std::nullopt;  // an empty block has no average
+                   return static_cast<double>(b.size_bytes) / b.transactions;
+                 }},
 };
 inline constexpr std::size_t block_figure_count = block_figures.size();
 
