@@ -181,7 +181,7 @@ struct outbox_rounds {
     queen::settled_block b;
     b.applied_ns = static_cast<std::int64_t>(pushes);
     b.transactions = std::move(block);
-    outbox.settle(pushes, std::move(b), {});
+    outbox.hand_over_block(pushes, std::move(b), {});
   }
   void take() { outbox.take(records); }
   void check(benchmark::State& state) {

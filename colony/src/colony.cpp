@@ -203,7 +203,7 @@ void colony::start() {
   APIARY_CHECK(!started_);
   started_ = true;
   try {
-    for (auto& w : workers_) w->thread = std::thread([this, p = w.get()] { run(*p); });
+    for (auto& w : workers_) w->thread = std::thread([this, p = w.get()] { producer_thread(*p); });
   } catch (...) {
     request_stop();
     join_threads();
@@ -308,7 +308,7 @@ std::vector<block_plan> colony::block_plans() const {
 
 // ---- the producer thread ------------------------------------------------------------------
 
-void colony::run(worker& w) {
+void colony::producer_thread(worker& w) {
   w.cpu_at_start = detail::thread_cpu_ns();
   try {
     prepare(w);
@@ -553,7 +553,7 @@ bool colony::send(worker& w, core::full_transaction_ptr tx, const core::tx_compl
     return false;
   }
   boost::asio::post(*async_pool_, [&w, outcome = std::move(outcome), tx = std::move(follow)]() mutable {
-    settle(w, *tx, outcome.get());
+    record_outcome(w, *tx, outcome.get());
   });
   return true;
 }
@@ -561,7 +561,7 @@ bool colony::send(worker& w, core::full_transaction_ptr tx, const core::tx_compl
 // ---- the completion, on the writer thread -------------------------------------------------
 
 void colony::on_complete(void* ctx, const core::full_transaction& tx, core::reject outcome) {
-  settle(*static_cast<worker*>(ctx), tx, outcome);
+  record_outcome(*static_cast<worker*>(ctx), tx, outcome);
 }
 
 void colony::on_outcome_ready(void* ctx, const core::full_transaction& /*tx*/, core::reject outcome) {
@@ -575,7 +575,7 @@ void colony::on_outcome_ready(void* ctx, const core::full_transaction& /*tx*/, c
   p.set_value(outcome);  // wakes the async task waiting for it
 }
 
-void colony::settle(worker& w, const core::full_transaction& tx, core::reject outcome) {
+void colony::record_outcome(worker& w, const core::full_transaction& tx, core::reject outcome) {
   const auto reason = static_cast<std::size_t>(outcome);
   APIARY_CHECK(reason < core::reject_count);
   w.outcomes[reason].fetch_add(1, std::memory_order_relaxed);

@@ -19,8 +19,8 @@ void timing_outbox::hand_over(std::vector<queued_tx>& txs, std::vector<push_outc
   }
 }
 
-void timing_outbox::settle(std::uint64_t pushes, settled_block&& settled,
-                           const std::vector<core::full_transaction_ptr>& pending) {
+void timing_outbox::hand_over_block(std::uint64_t pushes, settled_block&& settled,
+                                    const std::vector<core::full_transaction_ptr>& pending) {
   block b{pushes, std::move(settled), {}};
   b.pending.reserve(pending.size());
   for (const core::full_transaction_ptr& tx : pending) b.pending.push_back(tx->id());

@@ -27,7 +27,7 @@ void prefetch(const core::full_transaction& tx) {
 
 writer::writer(core::chain& chain, writer_queue& queue, writer_config config)
     : chain_(chain), queue_(queue), config_(config) {
-  outcomes_.reserve(run_limit);
+  outcomes_.reserve(burst_limit);
 }
 
 writer::~writer() {
@@ -38,13 +38,13 @@ writer::~writer() {
 void writer::start() {
   APIARY_CHECK(!ran_);
   ran_ = true;
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] { serve(); });
 }
 
-void writer::run_here() {
+void writer::serve_here() {
   APIARY_CHECK(!ran_);
   ran_ = true;
-  run();
+  serve();
 }
 
 void writer::request_stop() {
@@ -57,7 +57,7 @@ void writer::join() {
   if (thread_.joinable()) {
     thread_.join();
   } else if (!ran_) {
-    // No writer ever ran: this thread is the queue's only consumer, so it ends the run.
+    // No writer ever served: this thread is the queue's only consumer, so it ends it.
     ran_ = true;
     finish();
   }
@@ -88,7 +88,7 @@ writer_breakdown writer::breakdown_now() const {
   return b;
 }
 
-void writer::run() noexcept {
+void writer::serve() noexcept {
   start_ns_ = steady_now_ns();
   try {
     loop();
@@ -144,8 +144,8 @@ void writer::loop() {
     breakdown_.wait_work_ns += wait.work_ns;
     if (batch_.block_requests != 0 && !stop_.load(std::memory_order_relaxed)) produce_block();
     while (batch_done_ < batch_.txs.size() && !stop_.load(std::memory_order_relaxed)) {
-      const bool block_due = push_run(overhead);
-      complete_run();
+      const bool block_due = push_burst(overhead);
+      complete_burst();
       if (block_due) produce_block();
     }
     // Stopped inside the batch: finish() completes the rest.
@@ -155,8 +155,8 @@ void writer::loop() {
   }
 }
 
-bool writer::push_run(std::uint64_t overhead) {
-  const std::size_t end = std::min(batch_.txs.size(), batch_done_ + run_limit);
+bool writer::push_burst(std::uint64_t overhead) {
+  const std::size_t end = std::min(batch_.txs.size(), batch_done_ + burst_limit);
   bool block_due = false;
   try {
     std::int64_t t = steady_now_ns();
@@ -182,13 +182,13 @@ bool writer::push_run(std::uint64_t overhead) {
       t = pushed;
     }
   } catch (...) {
-    complete_run();  // the ones pushed before the throw; finish() completes the rest
+    complete_burst();  // the ones pushed before the throw; finish() completes the rest
     throw;
   }
   return block_due;
 }
 
-void writer::complete_run() noexcept {
+void writer::complete_burst() noexcept {
   for (; batch_done_ < outcomes_.size(); ++batch_done_) {
     const queued_tx& item = batch_.txs[batch_done_];
     const core::reject outcome = outcomes_[batch_done_].outcome;
@@ -230,7 +230,7 @@ void writer::produce_block() {
 void writer::publish(const block_record& r, core::full_block&& block, std::int64_t applied_ns) {
   const std::int64_t t0 = steady_now_ns();
   if (outbox_ != nullptr)
-    outbox_->settle(
+    outbox_->hand_over_block(
         pushes_handed_ + outcomes_.size(),
         {r.num, r.id, block.header.previous, block.header.timestamp, applied_ns, std::move(block.transactions)},
         chain_.pending());

@@ -10,7 +10,7 @@ the resource-credit pools, the accounts low on mana and the RC rejections behave
   their RC (estimated from 1,024 accounts). Everything here is read from those records, so a run that crashes loses at
   most --checkpoint-blocks blocks of them, and `--from DIR` analyses what such a run left.
 - After the windows (the block past both the expiry and the cashout window, plus a tenth of the run's remaining blocks
-  for the pools to settle): the least-squares slopes (scipy's linregress) of RSS, of the state's bytes and of the
+  for the pools to level off): the least-squares slopes (scipy's linregress) of RSS, of the state's bytes and of the
   interval's mean cycle against the block number. The harness keeps one 112-byte record per block for the report, so
   a flat state still shows RSS growing by about 0.11 MiB per 1,000 blocks; the table gives that expected share.
 - Early against late: the interval mean cycles of the first and the last tenth of the records after the windows,
@@ -97,7 +97,7 @@ def slope_per_1000(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
     return float(fit.slope * 1000), 0.0 if np.isnan(fit.stderr) else float(fit.stderr * 1000)
 
 
-def settle_block(last_block: float, cashout_blocks: int | None) -> float:
+def steady_block(last_block: float, cashout_blocks: int | None) -> float:
     windows = max(EXPIRY_BLOCKS, cashout_blocks or 0)
     return windows + 0.1 * max(last_block - windows, 0)
 
@@ -107,13 +107,13 @@ def analyse(records: list[dict[str, Any]], report: dict | None, cashout_blocks: 
         raise ToolError(f"the interval log has {len(records)} records; the soak needs at least 2", EXIT_FAILED)
     s = series(records)
     last = s["block"][-1]
-    settle = settle_block(last, cashout_blocks)
-    after = s["block"] >= settle
+    steady = steady_block(last, cashout_blocks)
+    after = s["block"] >= steady
     out: dict[str, Any] = {
         "records": len(records), "blocks": int(last), "wall_s": float(s["t_s"][-1]),
         "transactions": int(records[-1]["transactions"]), "peak_rss_bytes": int(s["rss"].max()),
         "report_peak_rss_bytes": (report or {}).get("peak_rss_bytes"), "cashout_blocks": cashout_blocks,
-        "settled_from_block": float(settle), "records_after_windows": int(after.sum()),
+        "steady_from_block": float(steady), "records_after_windows": int(after.sum()),
         "comments_paid": int(s["comments_paid"][-1]),
         "state_end": records[-1]["state"],
     }
@@ -169,7 +169,7 @@ def to_markdown(a: dict) -> str:
     if a.get("cashout_blocks"):
         rows.append(["cashout window", f"{a['cashout_blocks']:,} blocks; {a['comments_paid']:,} comments paid"])
     rows.append(["after the windows",
-                 f"from block {a['settled_from_block']:,.0f} ({a['records_after_windows']} records)"])
+                 f"from block {a['steady_from_block']:,.0f} ({a['records_after_windows']} records)"])
     if "rss_after_windows" in a:
         r = a["rss_after_windows"]
         rows.append(["RSS after the windows", f"{r['min_bytes'] / MIB:,.1f} to {r['max_bytes'] / MIB:,.1f} MiB"])
@@ -231,8 +231,8 @@ def plot(a: dict, path: Path) -> None:
     for a_ in ax:
         a_.grid(alpha=0.3)
         a_.legend(fontsize=8, loc="best")
-        if a.get("settled_from_block"):
-            a_.axvline(a["settled_from_block"] / 1000, color="grey", ls=":", lw=1)
+        if a.get("steady_from_block"):
+            a_.axvline(a["steady_from_block"] / 1000, color="grey", ls=":", lw=1)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

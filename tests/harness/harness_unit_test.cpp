@@ -345,7 +345,7 @@ void hand_over_blocks(queen::timing_outbox& out, const std::vector<core::full_tr
     queen::settled_block b;
     b.num = static_cast<std::uint32_t>(i + 1);
     b.transactions = {txs[i]};
-    out.settle(i + 1, std::move(b), {});
+    out.hand_over_block(i + 1, std::move(b), {});
   }
 }
 

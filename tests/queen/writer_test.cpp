@@ -378,7 +378,7 @@ TEST(Writer, ConcurrentSubmitsAreEachCompletedOnceAcrossTheStop) {
 }
 
 // The replay: fill, close, run on this thread. Without a stop everything is pushed; when the
-// an observer stops it, the rest is completed with shutdown before run_here() returns.
+// an observer stops it, the rest is completed with shutdown before serve_here() returns.
 TEST(Writer, RunHereOnAClosedQueuePushesEverything) {
   core::chain chain(small_chain());
   const auto txs = make_transactions(chain, 100);
@@ -387,7 +387,7 @@ TEST(Writer, RunHereOnAClosedQueuePushesEverything) {
   for (const auto& tx : txs) ASSERT_TRUE(queue.submit(tx, log.completion()));
   queue.close();
   writer w(chain, queue, {});
-  w.run_here();
+  w.serve_here();
   ASSERT_FALSE(w.failed()) << w.error_message();
   log.expect_each_once(txs);
   EXPECT_EQ(log.count(core::reject::none), 100u);
@@ -406,7 +406,7 @@ TEST(Writer, RunHereStoppedByAnObserverCompletesTheRestWithShutdown) {
   on_each_block observer([](const block_record& r, const core::chain&) { return r.num < 3; });
   writer w(chain, queue, cfg);
   w.observe(observer);
-  w.run_here();
+  w.serve_here();
   ASSERT_FALSE(w.failed()) << w.error_message();
   log.expect_each_once(txs);
   EXPECT_EQ(log.count(core::reject::none), 30u);
@@ -486,7 +486,7 @@ TEST(WriterTimings, EveryIncludedAndRejectedTransactionIsPublishedInOrder) {
   w.observe(observer);
   timing_outbox outbox;
   w.record_timings(outbox);
-  w.run_here();
+  w.serve_here();
   ASSERT_FALSE(w.failed()) << w.error_message();
 
   std::vector<tx_timing> records;
@@ -564,7 +564,7 @@ TEST(TimingOutbox, BuildsRecordsOnlyOncePushesAndTheirBlockAreHandedOver) {
   // Block 1 is applied after the first three pushes, while their batch is still the
   // writer's: nothing can be settled yet, not even the rejection.
   handed_batch b1 = batch_of(txs, 0, 3, {ok, core::reject::duplicate, ok});
-  outbox.settle(3, block_of(1, 5000, {txs[0], txs[2]}), {});
+  outbox.hand_over_block(3, block_of(1, 5000, {txs[0], txs[2]}), {});
   outbox.take(records, &blocks);
   EXPECT_TRUE(records.empty());
   EXPECT_TRUE(blocks.empty()) << "a block comes out with the records it settles";
@@ -590,7 +590,7 @@ TEST(TimingOutbox, BuildsRecordsOnlyOncePushesAndTheirBlockAreHandedOver) {
   // consumer emptied.
   records.clear();
   handed_batch b2 = batch_of(txs, 3, 4, {ok, ok, ok});
-  outbox.settle(6, block_of(2, 6000, {txs[3]}), {txs[5]});
+  outbox.hand_over_block(6, block_of(2, 6000, {txs[3]}), {txs[5]});
   outbox.hand_over(b2.txs, b2.outcomes);
   EXPECT_GT(b2.txs.capacity(), 0u) << "the first batch's vector, emptied by take";
   outbox.take(records);
@@ -598,7 +598,7 @@ TEST(TimingOutbox, BuildsRecordsOnlyOncePushesAndTheirBlockAreHandedOver) {
 
   // Block 3 holds a transaction the chain had without a record, then push 5.
   records.clear();
-  outbox.settle(6, block_of(3, 7000, {txs[6], txs[5]}), {});
+  outbox.hand_over_block(6, block_of(3, 7000, {txs[6], txs[5]}), {});
   outbox.take(records);
   EXPECT_EQ(settled_by_id(records), (std::map<core::transaction_id, std::int64_t>{{id(5), 7000}}));
   records.clear();

@@ -27,7 +27,7 @@ def _log(blocks=20_000, window=5_000, step=100, cycle_late=1.0):
 
 def test_slopes_after_the_windows_are_flat_when_the_state_is():
     a = soak.analyse(_log(), None, 5_000)
-    assert a["settled_from_block"] == pytest.approx(5_000 + 0.1 * 15_000)
+    assert a["steady_from_block"] == pytest.approx(5_000 + 0.1 * 15_000)
     assert a["rss_slope_per_1000_blocks"] == pytest.approx(0, abs=1e-6)
     assert a["state_bytes_slope_per_1000_blocks"] == pytest.approx(0, abs=1e-6)
     assert a["peak_rss_bytes"] == 100 * 2**20 + 4096 * 5_000

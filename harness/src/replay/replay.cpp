@@ -11,7 +11,7 @@
 
 // Outside every namespace and never inlined, so its name is stable for --toggle-collect.
 extern "C" __attribute__((noinline)) void apiary_replay_measured(apiary::queen::writer* w) {
-  w->run_here();
+  w->serve_here();
   // Keeps the call a real call (no tail-call jump that a profiler would not see return).
   asm volatile("" ::: "memory");
 }

@@ -181,14 +181,15 @@ class colony {
   const comment_ring& ring() const { return ring_; }
 
  private:
-  // The completion: settles the outcome on the writer thread (fire-and-forget, sync), or
-  // (async) sets the transaction's promise, whose task settles it on the async pool.
+  // The completion: records the outcome on the writer thread (fire-and-forget, sync), or
+  // (async) sets the transaction's promise, whose task records it on the async pool.
   static void on_complete(void* ctx, const core::full_transaction& tx, core::reject outcome);
   static void on_outcome_ready(void* ctx, const core::full_transaction& tx, core::reject outcome);
   // Counts the outcome, remembers an accepted comment, releases the in-flight slot.
-  static void settle(detail::worker& w, const core::full_transaction& tx, core::reject outcome);
+  static void record_outcome(detail::worker& w, const core::full_transaction& tx, core::reject outcome);
 
-  void run(detail::worker& w);
+  // A producer thread's body: prepare, wait for the start, produce.
+  void producer_thread(detail::worker& w);
   void produce(detail::worker& w);
   void prepare(detail::worker& w);
   // Each returns false when the thread is to stop instead.

@@ -12,17 +12,20 @@
 //
 // All core::steady_now_ns. The writer hands over only what it holds anyway, without a copy:
 //
-//   hand_over  a batch it took from the queue, once it has answered every transaction in it,
-//              with each push's outcome and end time (the first outcomes.size() of the batch
-//              were pushed, in order; the rest were answered reject::shutdown). It gets
-//              back empty vectors that the consumer has emptied, so, once they have grown,
-//              neither the writer nor the queue allocates.
-//   settle     an applied block: how many pushes came before it, the block (number, ids,
-//              timestamp, when it was applied, its transactions: the consumer releases them,
-//              so the writer thread frees none) and the ids of those still pending after it.
+//   hand_over        a batch it took from the queue, once it has answered every transaction
+//                    in it, with each push's outcome and end time (the first outcomes.size()
+//                    of the batch were pushed, in order; the rest were answered
+//                    reject::shutdown). It gets back empty vectors that the consumer has
+//                    emptied, so, once they have grown, neither the writer nor the queue
+//                    allocates.
+//   hand_over_block  an applied block: how many pushes came before it, the block (number,
+//                    ids, timestamp, when it was applied, its transactions: the consumer
+//                    releases them, so the writer thread frees none) and the ids of those
+//                    still pending after it.
 //
-// The consumer's take() walks the pushes in order and builds the records on its own thread:
-// a rejection is settled at its push; an accepted transaction when the block holding it is
+// "Settled" means one thing here and in the harness: a transaction's fate is known. The
+// consumer's take() walks the pushes in order and builds the records on its own thread: a
+// rejection is settled at its push; an accepted transaction when the block holding it is
 // applied; one that the chain dropped (it no longer applied when a block was built) when that
 // block is applied, marked dropped. One still pending at the end gets no record. A block
 // whose pushes are not all handed over yet (a batch the writer is still pushing) waits for a
@@ -81,7 +84,7 @@ class timing_outbox {
   void hand_over(std::vector<queued_tx>& txs, std::vector<push_outcome>& outcomes);
   // Writer: a block applied after `pushes` pushes over the whole run (those of batches
   // handed over and of the one in hand), and the chain's pending transactions after it.
-  void settle(std::uint64_t pushes, settled_block&& b, const std::vector<core::full_transaction_ptr>& pending);
+  void hand_over_block(std::uint64_t pushes, settled_block&& b, const std::vector<core::full_transaction_ptr>& pending);
   // Consumer: appends the record of every transaction settled in what was handed over
   // since the last call to `into`, which must be empty, and the blocks that settled them to
   // `blocks` when it is given (else they are released); releases the batches it is done

@@ -1,9 +1,9 @@
 // writer: the thread that owns the chain. It takes what the producers queued, pushes each
 // transaction into the chain, calls its completion, and runs the block producer:
 //
-//   The pushes come in runs of up to run_limit, back to back with one clock read each (a
-//   push's time runs from the end of the one before); the run's completions follow it,
-//   before the next run or block. The next few transactions are prefetched while one is
+//   The pushes come in bursts of up to burst_limit, back to back with one clock read each
+//   (a push's time runs from the end of the one before); the burst's completions follow it,
+//   before the next burst or block. The next few transactions are prefetched while one is
 //   pushed: a producer on another core wrote them. The latency records are not built here:
 //   a finished batch, with each push's outcome and time, and each applied block go to the
 //   timing outbox as they are, and its consumer builds them (tx_timing.hpp).
@@ -24,13 +24,13 @@
 // not push with reject::shutdown: the rest of the batch in hand (the one whose push threw
 // too), then everything still queued (writer_queue::drain), which also holds all that
 // producers submitted until the close; later submits return false. So every transaction a
-// submit took is completed exactly once, on the writer thread, before join() or run_here()
+// submit took is completed exactly once, on the writer thread, before join() or serve_here()
 // returns. After join(), the producers' in-flight counts are final once no producer is
 // inside a submit any more (join the producers too).
 //
-// Thread safety: start/run_here/request_stop/join from the controlling thread; the block
+// Thread safety: start/serve_here/request_stop/join from the controlling thread; the block
 // observers and the completions run on the writer thread; results (records, breakdown,
-// observer costs, error) are read after join() or run_here().
+// observer costs, error) are read after join() or serve_here().
 #pragma once
 
 #include <atomic>
@@ -64,11 +64,11 @@ class writer {
   writer(const writer&) = delete;
   writer& operator=(const writer&) = delete;
 
-  // Before start() or run_here(): hand every batch and block to `out`, from which its
+  // Before start() or serve_here(): hand every batch and block to `out`, from which its
   // consumer builds each settled transaction's moments (see tx_timing.hpp). Without it the
   // writer keeps nothing of them.
   void record_timings(timing_outbox& out) { outbox_ = &out; }
-  // Before start() or run_here(): publish each applied block to `o` (after those added
+  // Before start() or serve_here(): publish each applied block to `o` (after those added
   // before it), which must outlive the writer's loop.
   void observe(block_observer& o) { observers_.push_back({&o, {o.name(), 0}}); }
   // Before start(): room for this many block records, so a long run's list is never moved
@@ -76,16 +76,16 @@ class writer {
   void reserve_blocks(std::size_t n) { blocks_.reserve(n); }
 
   void start();
-  // Runs the writer's loop on the calling thread instead of starting one, until the queue is
+  // Serves the queue on the calling thread instead of starting one, until the queue is
   // closed and emptied or an observer asks to stop: the deterministic single-thread replay
   // (fill the queue, close it, then call this). Ends as the thread does: what it did not
   // push is completed with reject::shutdown before it returns. Not together with start().
-  void run_here();
+  void serve_here();
   // Ends the loop after the transaction or block in hand (any thread). The current block,
   // if one is being produced, is finished; the transactions not pushed are completed with
   // reject::shutdown.
   void request_stop();
-  // Waits for the writer thread. If neither start() nor run_here() ever ran, it does the
+  // Waits for the writer thread. If neither start() nor serve_here() ever ran, it does the
   // writer's end here instead (close the queue, complete what is queued with
   // reject::shutdown), so a run stopped before its writer started leaves nothing unanswered.
   void join();
@@ -106,18 +106,20 @@ class writer {
   std::string error_message() const;
 
  private:
-  void run() noexcept;
+  // The writer's whole work on whichever thread serves the queue (start() or serve_here()):
+  // loop(), then finish().
+  void serve() noexcept;
   void loop();
-  // The end of every run: completes what loop() did not push with reject::shutdown.
+  // The end of serving: completes what loop() did not push with reject::shutdown.
   void finish() noexcept;
   void complete_unpushed(const queued_tx& item) noexcept;
   // Pushes the batch's next transactions back to back, one clock read each, until a block
-  // is due, run_limit are pushed or the batch ends; their outcomes wait in run_ for
-  // complete_run(). Returns whether a block is due. If a push throws, the ones before it are
+  // is due, burst_limit are pushed or the batch ends; their outcomes wait in outcomes_ for
+  // complete_burst(). Returns whether a block is due. If a push throws, the ones before it are
   // completed first.
-  bool push_run(std::uint64_t overhead);
-  // The completions of the run just pushed, in order.
-  void complete_run() noexcept;
+  bool push_burst(std::uint64_t overhead);
+  // The completions of the burst just pushed, in order.
+  void complete_burst() noexcept;
   // Once every transaction of the batch is answered: hands it over with its outcomes to the
   // outbox (which gives back emptied vectors), or drops it without one.
   void end_batch() noexcept;
@@ -135,16 +137,16 @@ class writer {
   };
   std::vector<observer_entry> observers_;
   std::thread thread_;
-  bool ran_ = false;  // controlling thread: start() or run_here() was called
+  bool ran_ = false;  // controlling thread: start() or serve_here() was called
   std::atomic<bool> stop_{false};
 
   // Writer-thread state.
   queue_batch batch_;           // taken from the queue
   std::size_t batch_done_ = 0;  // batch_.txs before this index are completed
   // Each pushed transaction of the batch: its outcome and when its push ended, in batch
-  // order. Completions wait for the end of a run (at most run_limit pushes, a fraction of a
+  // order. Completions wait for the end of a burst (at most burst_limit pushes, a fraction of a
   // millisecond), so the pushes follow each other with nothing else between them.
-  static constexpr std::size_t run_limit = 128;
+  static constexpr std::size_t burst_limit = 128;
   std::vector<push_outcome> outcomes_;
   std::vector<block_record> blocks_;
   writer_breakdown breakdown_;
