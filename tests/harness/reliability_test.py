@@ -92,8 +92,8 @@ def expect_error(p, status, command, needles, what):
           % (what, p.returncode, status, short(p.stderr, 500)))
     check(len(lines) == 1, "%s: %d error lines on stderr, expected one: %s" % (what, len(lines), short(p.stderr, 500)))
     line = lines[0]
-    check(line.startswith("apiary %s: " % command), "%s: the line does not start with 'apiary %s: ': %s"
-          % (what, command, short(line, 300)))
+    prefix = "apiary %s: " % command if command else "apiary: "
+    check(line.startswith(prefix), "%s: the line does not start with %r: %s" % (what, prefix, short(line, 300)))
     check(len(line) <= LONGEST_LINE, "%s: a %d-character error line" % (what, len(line)))
     for needle in needles:
         check(needle in line, "%s: the line does not say %r: %s" % (what, needle, line))
@@ -507,6 +507,23 @@ def errors_echoes(args, tmp):
     expect_error(p, 2, "run", ["--rate", "above the largest rate, 1e9"], "--rate 1e10")
 
 
+def errors_command_line(args):
+    """CLI11's parse errors in apiary's words: the unknown word named, the nearest valid one."""
+    cases = [([], "", ["a command is required: run, workload or replay"]),
+             (["fly"], "", ["unknown command 'fly'", "the commands are run, workload and replay"]),
+             (["replai"], "", ["unknown command 'replai'", "did you mean replay?"]),
+             (["--blocks", "3"], "", ["unknown option '--blocks' before the command"]),
+             (["run", "--blockz", "3"], "run", ["unknown option '--blockz'", "did you mean --blocks?"]),
+             (["run", "--seeed=4"], "run", ["unknown option '--seeed'", "did you mean --seed?"]),
+             (["run", "--blocks", "1", "--blocks", "2"], "run", ["--blocks is given 2 times; give it once"]),
+             (["run", "--config"], "run", ["--config needs a value (FILE)"]),
+             (["run", "3"], "run", ["unexpected argument '3'"]),
+             (["replay", "--transactionz", "4"], "replay", ["did you mean --transactions?"])]
+    for cmd, command, needles in cases:
+        line = expect_error(apiary(args, cmd), 2, command, needles, "apiary %s" % " ".join(cmd))
+        check("Required" not in line and "expected:" not in line, "CLI11's own wording: %s" % line)
+
+
 def errors_documented(args):
     p = apiary(args, ["--help"])
     check(p.returncode == 0 and "129" in p.stdout and "SIGHUP" in p.stdout, "apiary --help does not document 129")
@@ -521,6 +538,7 @@ def mode_errors(args, _schema):
     errors_during_the_run(args, tmp)
     errors_stdout(args, tmp)
     errors_echoes(args, tmp)
+    errors_command_line(args)
     errors_documented(args)
 
 

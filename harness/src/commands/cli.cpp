@@ -25,6 +25,7 @@
 #include "apiary/harness/io/text_format.hpp"
 #include "apiary/harness/replay/replay.hpp"
 #include "apiary/harness/report/analysis.hpp"
+#include "commands/parse_errors.hpp"
 #include "cycle/progress.hpp"
 #include "cycle/run.hpp"
 #include "cycle/signals.hpp"
@@ -42,8 +43,8 @@ constexpr const char* exit_help =
 
 // Prints the one error line: "apiary COMMAND: problem", the problem on one short line.
 void error_line(std::string_view command, const std::string& problem) {
-  std::fprintf(stderr, "apiary %.*s: %s\n", static_cast<int>(command.size()), command.data(),
-               one_line(problem).c_str());
+  std::fprintf(stderr, "apiary%s%.*s: %s\n", command.empty() ? "" : " ", static_cast<int>(command.size()),
+               command.data(), one_line(problem).c_str());
 }
 
 // Prints the one error line; returns the usage exit status.
@@ -395,9 +396,10 @@ int run_apiary(int argc, const char* const* argv) {
     const auto parsed = app.get_subcommands();
     return usage_error(parsed.empty() ? "" : parsed.front()->get_name(), e.what());
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "apiary: %s (apiary --help lists the commands, apiary COMMAND --help their options)\n",
-                 one_line(e.what()).c_str());
-    return exit_usage;
+    const parse_problem p = explain_parse_error(e, app);
+    const std::string help = p.command.empty() ? std::string("apiary --help lists the commands")
+                                               : "apiary " + p.command + " --help lists its options";
+    return usage_error(p.command, p.text + " (" + help + ")");
   }
   if (workload.app->parsed()) return guarded("workload", [&] { return workload.run(); });
   if (replay.app->parsed()) return guarded("replay", [&] { return replay.run(argc, argv); });
