@@ -302,6 +302,35 @@ def signals_hup(args, tmp):
     print("signals: SIGHUP -> exit 129, report marked interrupted (SIGHUP), %d blocks" % len(r["blocks"]))
 
 
+def signals_repeated(args, tmp):
+    """The same signal twice at once (GNU timeout's way) is one interrupt: the report is kept;
+    another signal right after the first is the user's second: exit at once, no report."""
+    # (Two different signals at once may be handled in either order, on two threads: the exit
+    # status is the second one's, 130 or 143.)
+    for second, status, kept in ((signal.SIGINT, (130,), True), (signal.SIGTERM, (130, 143), False)):
+        report = os.path.join(tmp, "repeated-%d.json" % second)
+        proc = subprocess.Popen([args.apiary, "run"] + smoke(args) + ["--blocks", "0", "--report", report],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
+        time.sleep(1.5)
+        check(proc.poll() is None, "apiary ended before the signals")
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(second)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise Failure("apiary did not exit within 60 s of two signals") from None
+        what = "SIGINT then %s at once" % signal.Signals(second).name
+        check(proc.returncode in status, "%s: exit status %d, expected %s" % (what, proc.returncode, status))
+        check(os.path.exists(report) == kept, "%s: the report %s" % (what, "is lost" if kept else "was written"))
+        if kept:
+            r = load_report(args, report)
+            check(r["interrupted"] and r["stop_reason"] == "SIGINT", "%s: report %s" % (what, r["stop_reason"]))
+        else:
+            check("second interrupt" in err, "%s: stderr does not say so: %s" % (what, short(err, 300)))
+        print("signals: %s -> exit %d, report %s" % (what, proc.returncode, "kept" if kept else "none"))
+
+
 def signals_genesis(args, tmp):
     report = os.path.join(tmp, "genesis.json")
     # A million accounts: tens of seconds of key derivation.
@@ -330,6 +359,7 @@ def mode_signals(args, _schema):
     tmp = scratch(args, "signals")
     signals_pipe(args, tmp)
     signals_hup(args, tmp)
+    signals_repeated(args, tmp)
     signals_genesis(args, tmp)
 
 
@@ -451,17 +481,69 @@ def checks_options(args):
         expect_error(p, 2, "run", needles, " ".join(extra))
 
 
+# Every option that does nothing in a mode, set away from its default there; every pair the
+# options document as exclusive; values that could never produce a block; paths that name no
+# file. Each is refused before anything runs, naming the option(s).
+REFUSED_COMBINATIONS = [
+    (["--async-tasks", "8"], ["--async-tasks 8", "only used with --submit async"]),
+    (["--submit", "SYNC", "--async-tasks", "3"], ["--async-tasks 3", "not --submit sync"]),
+    (["--queue-capacity", "5"], ["--queue-capacity 5", "only used with --queue bounded"]),
+    (["--submit", "sync", "--queue-gather", "2ms"], ["--queue-gather", "not used with --submit sync"]),
+    (["--interval", "2s"], ["--interval 2 s", "--interval-log or --prometheus-textfile"]),
+    (["--dump-limit", "5"], ["--dump-limit 5", "--dump-transactions"]),
+    (["--dump-block-limit", "5"], ["--dump-block-limit 5", "--dump-blocks"]),
+    (["--block-budget", "100"], ["--block-budget 100", "--rate block"]),
+    (["--checkpoint-blocks", "10"], ["--checkpoint-blocks 10", "--interval-log"]),
+    (["--custom-ops", "State", "--reuse-pending", "on"], ["--reuse-pending on", "--custom-ops local", "state"]),
+    (["--rc", "volatile", "--reuse-pending", "ON"], ["--reuse-pending on", "--rc state", "volatile"]),
+    (["--genesis-vesting", "0"], ["--genesis-vesting 0", "insufficient_rc"]),
+    (["--rate", "0.01"], ["--rate 0.01", "--stall-timeout 60 s"]),
+    (["--report", ""], ["--report", "expected a path"]),
+    (["--interval-log", ""], ["--interval-log", "expected a path"]),
+    (["--log-file", "-"], ["--log-file", "'-'"]),
+    (["--dump-blocks", "-"], ["--dump-blocks", "'-'"]),
+]
+
+
+def checks_modes(args, tmp):
+    for extra, needles in REFUSED_COMBINATIONS:
+        p = apiary(args, ["run"] + smoke(args) + extra + ["--print-config"])
+        expect_error(p, 2, "run", needles, " ".join(extra))
+    # The defaults themselves pass wherever they do nothing (a config file of every option).
+    p = apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", "default.toml"), "--print-config"])
+    check(p.returncode == 0, "configs/default.toml: %s" % p.stderr)
+    # Reuse off where it cannot apply, and the report says so; a duration kept exactly.
+    p = apiary(args, ["run"] + smoke(args) + ["--custom-ops", "state", "--print-config"])
+    check(p.returncode == 0 and 'reuse-pending = "off"' in p.stdout, "--custom-ops state: reuse-pending not off")
+    report = os.path.join(tmp, "tiny-duration.json")
+    p = apiary(args, ["run"] + smoke(args) + ["--duration", "1e-300", "--report", report])
+    check(p.returncode == 0 and load_report(args, report)["config"]["duration"] == 1e-300,
+          "--duration 1e-300 is not recorded as 1e-300")
+    # --hgrm-dir on the report's path: refused before the run, nothing made.
+    same = os.path.join(tmp, "same")
+    p = apiary(args, ["run"] + smoke(args) + ["--report", same, "--hgrm-dir", same])
+    expect_error(p, 2, "run", ["--hgrm-dir", "the same path as --report"], "--hgrm-dir equal to --report")
+    check(not os.path.exists(same), "--hgrm-dir equal to --report: %s was made" % same)
+    if not args.sanitizer:  # under RLIMIT_AS: a block size whose ids cannot fit is refused
+        p = apiary(args, ["run"] + smoke(args) + ["--max-block-size", "256MiB", "--block-size", "256MiB"],
+                   limited=True, timeout=30)
+        expect_error(p, 2, "run", ["--block-size 268,435,456", "more than the"], "a 256 MiB block")
+    print("checks: %d refused combinations, defaults pass, reuse off where it cannot apply" % len(REFUSED_COMBINATIONS))
+
+
 def mode_checks(args, _schema):
     tmp = scratch(args, "checks")
     checks_before_the_run(args, tmp)
     checks_config_files(args, tmp)
     checks_options(args)
+    checks_modes(args, tmp)
 
 
 # ---- errors ----------------------------------------------------------------------------------
 
 def errors_during_the_run(args, tmp):
-    for extra, needle in ((["--rate", "1", "--stall-timeout", "1s"], "--stall-timeout"),
+    # Every transaction rejected for want of RC: nothing accepted, no block, a stall.
+    for extra, needle in ((["--genesis-vesting", "1", "--stall-timeout", "1s"], "--stall-timeout"),
                           (["--fail-at-block", "3"], "injected failure at block 3")):
         report = os.path.join(tmp, "failed.json")
         p = apiary(args, ["run"] + smoke(args) + extra + ["--report", report])

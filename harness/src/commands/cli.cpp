@@ -127,6 +127,7 @@ struct run_command {
       if (std::find(given.begin(), given.end(), "name") == given.end())
         config.name = std::filesystem::path(config.config_file).stem().string();
     }
+    if (auto problem = validate_given(config, options->given(scope_run))) return problem;
     resolve(config);
     return validate(config);
   }
@@ -146,6 +147,8 @@ struct run_command {
         {o.log_file.empty() ? "the log file (beside the report)" : "--log-file", log_file, output_use::stream},
         {"--interval-log", o.interval_log, output_use::stream},
         {"--prometheus-textfile", o.prometheus_textfile}};
+    if (auto problem = check_not_a_directory_of({"--hgrm-dir", o.hgrm_dir}, written))
+      return usage_error("run", *problem);
     if (!o.hgrm_dir.empty())
       for (const auto& [name, stage] : latency_stage_names)
         written.push_back({"--hgrm-dir", hgrm_path(o.hgrm_dir, stage)});
@@ -297,6 +300,7 @@ struct replay_command {
             "--transactions and --save-workload only apply when the replay generates its workload (without "
             "--workload)");
     }
+    if (auto problem = validate_given(config, options->given(scope_replay))) return problem;
     resolve(config);
     return validate(config);
   }

@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "apiary/colony/colony.hpp"
 #include "apiary/harness/io/text_format.hpp"
 
 namespace apiary::harness {
@@ -72,9 +73,18 @@ std::optional<std::string> check_memory(const run_config& c, std::uint64_t workl
   // Saturating: a count near 2^64 must not wrap into a small need.
   const std::uint64_t most = unlimited / bytes_per_transaction;
   const std::uint64_t transactions = std::min(workload_transactions, most) + dumped;
+  // The block size's share: two blocks of transactions (pending and the one being made) and
+  // the id table's slots. Saturating as above.
+  const core::chain_options sized = sized_chain(c, workload_transactions == 0 ? unlimited : workload_transactions);
+  const std::uint64_t per_block = colony::estimate_block_transactions(c.colony);
+  const std::uint64_t blocks_need =
+      2 * per_block * bytes_per_transaction + sized.expected_transaction_ids * bytes_per_id_slot;
   const std::uint64_t need = accounts * bytes_per_account + std::min(transactions, most) * bytes_per_transaction;
-  auto problem = memory_problem(need);
+  auto problem = memory_problem(need + blocks_need);
   if (!problem) return std::nullopt;
+  if (blocks_need > need)
+    return "--block-size " + grouped(c.writer.block_size) + ": " + *problem + " (about " + grouped(per_block) +
+           " transactions a block, and the ids of an hour of such blocks)";
   const std::uint64_t per_item = workload_transactions != 0 ? bytes_per_transaction : bytes_per_account;
   const std::uint64_t fits = available_memory() / per_item;
   if (workload_transactions != 0)

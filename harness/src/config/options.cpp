@@ -110,7 +110,13 @@ std::string check_name(const std::string& v) {
   return ok ? std::string() : "'" + shown(v) + "': expected 1 to 64 characters of a-z A-Z 0-9 . _ -";
 }
 
-std::string check_path(const std::string& v) { return v.empty() ? "expected a file path" : std::string(); }
+// Paths: an empty one or "-" names no file (stdout is the summary's); leave the option out
+// for none.
+std::string check_path(const std::string& v) {
+  if (v.empty()) return "expected a path (leave the option out for none)";
+  if (v == "-") return "'-': expected a path (standard output is the summary's; /dev/stdout names it)";
+  return {};
+}
 
 // --rate: infinite, block, or transactions per second ("5000", "5000tps").
 std::string set_rate(colony::colony_config& k, const std::string& text) {
@@ -444,10 +450,10 @@ void bind_outputs(option_binder& b, run_config& c) {
          "results/<start time>-<name>.json", check_path);
   b.text("dump-transactions", o.dump_transactions, "PATH",
          "Write the first --dump-limit transactions submitted as JSON lines (Hive JSON, packed hex, id, signer keys)",
-         "none");
+         "none", check_path);
   b.text("dump-blocks", o.dump_blocks, "PATH",
          "Write the first --dump-block-limit measured blocks as JSON lines (Hive JSON, packed hex, id, signer key)",
-         "none");
+         "none", check_path);
   b.count("dump-limit", o.dump_limit, 1, 10'000'000, "Transactions --dump-transactions writes");
   b.count("dump-block-limit", o.dump_block_limit, 1, 10'000, "Blocks --dump-blocks writes");
   b.toggle("audit", c.audit,
@@ -461,7 +467,7 @@ void bind_outputs(option_binder& b, run_config& c) {
            "at debug");
   b.text("log-file", o.log_file, "PATH",
          "Where the log goes (a regular file or a device: it is written while the run goes); none: no log file",
-         "beside the report, .log; none when the report is a device or a FIFO");
+         "beside the report, .log; none when the report is a device or a FIFO", check_path);
   b.duration("interval", o.interval_s, 3600.0,
              "How often --interval-log and --prometheus-textfile get the run's live figures (e.g. 1s, 500ms)");
   b.count("checkpoint-blocks", o.checkpoint_blocks, 0, 100'000'000,
@@ -471,15 +477,15 @@ void bind_outputs(option_binder& b, run_config& c) {
          "Write one JSON line per --interval while the run goes (flushed each time): blocks, tx/s, cycle, latency "
          "percentiles, writer time split, queue depth, in-flight count, resident memory, state object counts and "
          "bytes, RC pools",
-         "none");
+         "none", check_path);
   b.text("prometheus-textfile", o.prometheus_textfile, "PATH",
          "Replace this file atomically every --interval with the same figures in Prometheus's text format (for "
          "node_exporter's textfile collector)",
-         "none");
+         "none", check_path);
   b.text("hgrm-dir", o.hgrm_dir, "DIR",
          "Write each latency stage's histogram there as <stage>.hgrm (HdrHistogram's percentile distribution, "
          "microseconds)",
-         "none");
+         "none", check_path);
 }
 
 }  // namespace

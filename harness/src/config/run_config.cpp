@@ -1,5 +1,6 @@
 #include "apiary/harness/config/run_config.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -141,6 +142,11 @@ colony::colony_config run_config::default_colony() {
 void resolve(run_config& c) {
   // Unsigned transactions pass only when the chain skips the authority check.
   c.chain.check_authority = c.colony.sign;
+  // The pending state can be a block's only where its bookkeeping is in state as a block
+  // leaves it: elsewhere reuse is off, and the report says so (given explicitly, such a
+  // combination is refused: validate_given()).
+  if (c.chain.custom_ops != core::counter_mode::local || c.chain.rc != core::rc_mode::state)
+    c.chain.reuse_pending = false;
   c.colony.use_genesis_of(c.chain);
   c.colony.block_size = c.writer.block_size;
   c.colony.attach_signer_keys = true;
@@ -151,8 +157,70 @@ std::string rate_text(const colony::colony_config& c) {
   return std::string(colony::to_string(c.rate));
 }
 
+namespace {
+
+// An option set away from its default in a mode that does not use it: accepted, it would be
+// ignored, and a comparison that varies it would compare the same thing twice. The default
+// itself passes, so a config file listing every option (--print-config) still reads back.
+std::optional<std::string> inert_option(const run_config& c) {
+  const run_config d;
+  const colony::colony_config& k = c.colony;
+  const std::string submit(colony::to_string(k.submit));
+  if (k.submit != colony::submit_mode::async && k.async_tasks != d.colony.async_tasks)
+    return "--async-tasks " + std::to_string(k.async_tasks) + ": only used with --submit async, not --submit " + submit;
+  if (c.queue.policy != queen::queue_policy::bounded && c.queue.capacity != d.queue.capacity)
+    return "--queue-capacity " + std::to_string(c.queue.capacity) + ": only used with --queue bounded, not --queue " +
+           std::string(queen::to_string(c.queue.policy));
+  if (k.submit == colony::submit_mode::sync && c.queue.gather_s != d.queue.gather_s)
+    return "--queue-gather " + number_text(c.queue.gather_s) +
+           " s: not used with --submit sync (nothing more is submitted while the writer waits)";
+  const outputs& o = c.out;
+  if (o.interval_log.empty() && o.prometheus_textfile.empty() && o.interval_s != d.out.interval_s)
+    return "--interval " + number_text(o.interval_s) + " s: only used with --interval-log or --prometheus-textfile";
+  if (o.dump_transactions.empty() && o.dump_limit != d.out.dump_limit)
+    return "--dump-limit " + std::to_string(o.dump_limit) + ": only used with --dump-transactions";
+  if (o.dump_blocks.empty() && o.dump_block_limit != d.out.dump_block_limit)
+    return "--dump-block-limit " + std::to_string(o.dump_block_limit) + ": only used with --dump-blocks";
+  return std::nullopt;
+}
+
+// Values that could never produce a block: the run would only stall.
+std::optional<std::string> no_block_ever(const run_config& c) {
+  const colony::colony_config& k = c.colony;
+  if (c.chain.genesis_vesting == 0)
+    return "--genesis-vesting 0: every account's resource credits would be 0, so the chain would reject every "
+           "transaction (insufficient_rc) and no block would come; give at least 1";
+  const double stall = c.stop.stall_timeout_s;
+  if (k.rate == colony::rate_mode::tps && stall > 0 && 1.0 / k.tps_limit >= stall)
+    return "--rate " + number_text(k.tps_limit) + ": one transaction every " + number_text(1.0 / k.tps_limit) +
+           " s, not within --stall-timeout " + number_text(stall) + " s: the run would stall before its first block";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> validate_given(const run_config& c, const std::vector<std::string>& given) {
+  const auto was_given = [&given](std::string_view name) {
+    return std::find(given.begin(), given.end(), name) != given.end();
+  };
+  // Given on where it cannot take effect (resolve() would turn it off, and a comparison of it
+  // would compare the same thing twice).
+  const bool reuse_applies = c.chain.custom_ops == core::counter_mode::local && c.chain.rc == core::rc_mode::state;
+  if (was_given("reuse-pending") && c.chain.reuse_pending && !reuse_applies) {
+    if (c.chain.custom_ops != core::counter_mode::local)
+      return "--reuse-pending on needs --custom-ops local (the counters must be in state as a block leaves them), "
+             "not --custom-ops " +
+             std::string(core::to_string(c.chain.custom_ops));
+    return "--reuse-pending on needs --rc state (the RC charges must be in state as a block leaves them), not --rc " +
+           std::string(core::to_string(c.chain.rc));
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> validate(const run_config& c) {
   const colony::colony_config& k = c.colony;
+  if (auto problem = inert_option(c)) return problem;
+  if (auto problem = no_block_ever(c)) return problem;
   if (auto problem = k.faults.validate(k.sign)) return "--faults " + colony::to_string(k.faults) + ": " + *problem;
   const std::uint32_t block_size = c.writer.block_size;
   if (block_size > c.max_block_size) {

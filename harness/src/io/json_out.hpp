@@ -52,6 +52,17 @@ class json_out {
     auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
     w_.raw(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
   }
+  // The shortest text that reads back as exactly v (1e-300 stays 1e-300); null as above.
+  void exact(double v) {
+    separate();
+    if (!std::isfinite(v)) {
+      w_.raw("null");
+      return;
+    }
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    w_.raw(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
+  }
   void value(std::string_view s) {
     separate();
     w_.string(s);

@@ -254,6 +254,16 @@ std::optional<std::string> check_distinct(const std::vector<named_path>& inputs,
   return std::nullopt;
 }
 
+std::optional<std::string> check_not_a_directory_of(const named_path& dir, const std::vector<named_path>& outputs) {
+  if (dir.path.empty()) return std::nullopt;
+  const identity id = identify(dir.path);
+  for (const named_path& out : outputs)
+    if (!out.path.empty() && same(id, identify(out.path)))
+      return dir.option + " " + shown_path(dir.path) + ": the same path as " + out.option +
+             ", which is a file (the directory's files need a directory of their own)";
+  return std::nullopt;
+}
+
 // ---- output_file --------------------------------------------------------------------------
 
 output_file::output_file(const std::string& path) : path_(path), final_(path) {

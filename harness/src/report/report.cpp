@@ -22,11 +22,12 @@ void write_option(json_out& j, const config_entry& o) {
   j.key(o.name);
   switch (o.kind) {
     case value_kind::number: {
-      // Whole numbers exactly; fractions (durations, rates) as written.
+      // Whole numbers exactly; fractions (durations, rates) exactly too: a duration of 1e-300
+      // s is recorded as that, not rounded to 0, which reads as "no limit".
       if (v.find_first_of(".eE") == std::string::npos)
         j.value(static_cast<std::uint64_t>(std::stoull(v)));
       else
-        j.value(std::stod(v), 6);
+        j.exact(std::stod(v));
       break;
     }
     case value_kind::toggle: j.value(v == "on"); break;

@@ -16,6 +16,9 @@ namespace apiary::harness {
 // (decoded, packed, signed, with its signer keys) about 1,300 bytes.
 inline constexpr std::uint64_t bytes_per_account = 1024;
 inline constexpr std::uint64_t bytes_per_transaction = 2048;
+// A slot of the transaction-id table, reserved at genesis for an hour of ids
+// (sized_chain()): a lower bound, the ids themselves come on top as transactions arrive.
+inline constexpr std::uint64_t bytes_per_id_slot = 16;
 
 // The memory this process may still take: the kernel's MemAvailable, capped by the cgroup's
 // limit and by RLIMIT_AS where those are set.
@@ -26,8 +29,10 @@ std::uint64_t available_memory();
 std::optional<std::string> memory_problem(std::uint64_t bytes);
 
 // What a command will hold, against available_memory(): the genesis (--accounts), the
-// transactions --dump-transactions keeps, and `workload_transactions` generated up front
-// (workload and replay). An error line naming the option, or nullopt.
+// transactions --dump-transactions keeps, `workload_transactions` generated up front
+// (workload and replay), and what the block size implies: two blocks of transactions in
+// flight and the id table sized for an hour of blocks. An error line naming the option, or
+// nullopt.
 std::optional<std::string> check_memory(const run_config& c, std::uint64_t workload_transactions);
 
 }  // namespace apiary::harness

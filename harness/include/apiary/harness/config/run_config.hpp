@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "apiary/colony/colony_config.hpp"
 #include "apiary/core/base/named_enum.hpp"
@@ -102,6 +103,11 @@ core::chain_options sized_chain(const run_config& c,
 // Cross-option checks after resolve(): a message naming the option(s), the value and what is
 // allowed, or nullopt. Single values are checked where they are bound (options.cpp).
 std::optional<std::string> validate(const run_config& c);
+// Before resolve(): the checks that depend on what the user gave, not only on the values
+// (`given`: the names of the options given on the command line or in the config file): an
+// option given explicitly whose value resolve() would change, because the combination cannot
+// take effect.
+std::optional<std::string> validate_given(const run_config& c, const std::vector<std::string>& given);
 
 // Text parsers the options share (and the tests). Sizes: a whole number of bytes with an
 // optional suffix (B, K/KiB = 1024, M/MiB = 1024^2) and an optional "+N"/"-N" term:

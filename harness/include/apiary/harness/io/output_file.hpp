@@ -49,6 +49,11 @@ struct named_path {
 std::optional<std::string> check_distinct(const std::vector<named_path>& inputs,
                                           const std::vector<named_path>& outputs);
 
+// A directory an option fills with files (--hgrm-dir) that is also the path of another
+// output, as an error line naming both options; or nullopt. Checked before check_distinct()
+// and check_output(), which would create the directory.
+std::optional<std::string> check_not_a_directory_of(const named_path& dir, const std::vector<named_path>& outputs);
+
 class output_file {
  public:
   // Opens the output as above. Throws std::runtime_error naming the path.
