@@ -565,6 +565,12 @@ def errors_stdout(args, tmp):
         p = apiary(args, ["workload", "--out", os.path.join(tmp, "w.bin"), "--transactions", "100", "--accounts",
                           "100"], stdout=out)
     expect_error(p, 1, "workload", ["cannot write to stdout"], "workload's stdout on a full device")
+    # The log file on a full device: the run ends, the failure is counted and is exit 1.
+    report = os.path.join(tmp, "full-log.json")
+    p = apiary(args, ["run"] + smoke(args) + ["--report", report, "--log-file", full])
+    expect_error(p, 1, "run", ["the log", "could not be written", "No space left on device"], "the log on a full device")
+    log = load_report(args, report)["log"]
+    check(log["write_errors"] > 0, "the report counts no log write error: %s" % log)
 
 
 def errors_echoes(args, tmp):

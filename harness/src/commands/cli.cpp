@@ -179,7 +179,14 @@ struct run_command {
     log.close();
     r.log_file = log_file;
     r.log_dropped = log.dropped();
+    r.log_write_errors = log.write_errors();
     int status = exit_status_of(r);
+    if (log.write_errors() != 0) {
+      error_line("run", "the log " + (log_file.empty() ? std::string("on stderr") : shown_path(log_file)) +
+                            " could not be written (" + std::to_string(log.write_errors()) +
+                            " failed writes): " + log.first_write_error());
+      if (status == exit_ok) status = exit_failed;
+    }
     if (r.status == run_status::failed) {
       // On stderr in the command's own form, in the log file as an error.
       log.file_only(spdlog::level::err, "the run failed: " + r.error);

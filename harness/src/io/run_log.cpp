@@ -57,6 +57,10 @@ run_log::run_log(log_level console, const std::string& file) {
                                                    spdlog::async_overflow_policy::overrun_oldest);
   logger_->set_level(level);
   logger_->flush_on(spdlog::level::warn);
+  // On spdlog's thread (the sinks' errors are caught there): counted, the first one kept.
+  logger_->set_error_handler([this](const std::string& what) {
+    if (write_errors_++ == 0) first_write_error_ = what;
+  });
 }
 
 run_log::~run_log() { close(); }

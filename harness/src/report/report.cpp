@@ -584,6 +584,7 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   j.key("file");
   j.text_or_null(r.log_file);
   j.field("dropped", r.log_dropped);
+  j.field("write_errors", r.log_write_errors);
   j.end_object();
   j.field("peak_rss_bytes", r.usage_end.peak_rss_bytes);
   j.end_object();

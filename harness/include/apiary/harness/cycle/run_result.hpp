@@ -103,8 +103,9 @@ struct run_result {
   // Every transaction settled in the run (warm-up included): latency.hpp.
   latency_recorder latency;
 
-  std::string log_file;           // empty: none
-  std::uint64_t log_dropped = 0;  // log messages dropped because the log's queue was full
+  std::string log_file;                // empty: none
+  std::uint64_t log_dropped = 0;       // log messages dropped because the log's queue was full
+  std::uint64_t log_write_errors = 0;  // log messages the log file could not take (a full disk)
 
   std::uint64_t dumped_transactions = 0;
   std::uint64_t dumped_blocks = 0;

@@ -47,6 +47,10 @@ class run_log {
   spdlog::logger* operator->() const { return logger_.get(); }
   // Messages dropped because the queue was full.
   std::uint64_t dropped() const;
+  // Messages the log could not write (a full device, an I/O error), and the first error's
+  // text; after close(). spdlog's thread counts them instead of printing its own line.
+  std::uint64_t write_errors() const { return write_errors_; }
+  const std::string& first_write_error() const { return first_write_error_; }
   // Writes what is queued and waits until it is written.
   void close();
   // After close(): one line in the log file only (none: nothing), for what the command
@@ -58,6 +62,9 @@ class run_log {
   std::shared_ptr<spdlog::logger> logger_;
   spdlog::sink_ptr file_;
   std::uint64_t dropped_at_close_ = 0;
+  // Written by spdlog's one thread only, read after close() has joined it.
+  std::uint64_t write_errors_ = 0;
+  std::string first_write_error_;
 };
 
 // The log file that goes with a report: the same path with .log for .json.
