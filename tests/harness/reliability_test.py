@@ -254,6 +254,31 @@ def outputs_fifo(args, tmp):
     print("outputs: a FIFO without a reader refused before the run; with one, the report goes through it")
 
 
+def outputs_locked(args, tmp):
+    """Two runs on the same output: the second is refused while the first writes, naming it;
+    the first's files stay whole and no lock file is left behind."""
+    report, log = os.path.join(tmp, "locked.json"), os.path.join(tmp, "locked.jsonl")
+    first = subprocess.Popen([args.apiary, "run"] + smoke(args) + ["--blocks", "0", "--duration", "4s", "--report",
+                                                                  report, "--interval-log", log],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
+    try:
+        deadline = time.monotonic() + 30
+        while not os.path.exists(log) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(first.poll() is None, "the first run ended before the second started")
+        p = apiary(args, ["run"] + smoke(args) + ["--report", os.path.join(tmp, "other.json"), "--interval-log", log])
+        expect_error(p, 2, "run", ["--interval-log", "another apiary is writing it"], "a second run on the same log")
+        check(not os.path.exists(os.path.join(tmp, "other.json")), "the refused run wrote its report")
+        first.communicate(timeout=60)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    check(first.returncode == 0, "the first run: exit status %d" % first.returncode)
+    check(all(json.loads(line) for line in open(log)), "the first run's interval log is not whole")
+    left = [f for f in os.listdir(tmp) if f.endswith(".lock")]
+    check(not left, "lock files left behind: %s" % left)
+
+
 def mode_outputs(args, _schema):
     tmp = scratch(args, "outputs")
     outputs_devices(args, tmp)
@@ -261,6 +286,7 @@ def mode_outputs(args, _schema):
     outputs_beside_and_links(args, tmp)
     outputs_descriptor(args, tmp)
     outputs_fifo(args, tmp)
+    outputs_locked(args, tmp)
 
 
 # ---- signals ---------------------------------------------------------------------------------
@@ -568,7 +594,8 @@ def errors_stdout(args, tmp):
     # The log file on a full device: the run ends, the failure is counted and is exit 1.
     report = os.path.join(tmp, "full-log.json")
     p = apiary(args, ["run"] + smoke(args) + ["--report", report, "--log-file", full])
-    expect_error(p, 1, "run", ["the log", "could not be written", "No space left on device"], "the log on a full device")
+    expect_error(p, 1, "run", ["the log", "could not be written", "No space left on device"],
+                 "the log on a full device")
     log = load_report(args, report)["log"]
     check(log["write_errors"] > 0, "the report counts no log write error: %s" % log)
 

@@ -153,6 +153,8 @@ struct run_command {
       for (const auto& [name, stage] : latency_stage_names)
         written.push_back({"--hgrm-dir", hgrm_path(o.hgrm_dir, stage)});
     if (!outputs_usable("run", {{"--config", config.config_file}}, written)) return exit_usage;
+    output_locks locks;
+    if (auto problem = locks.take(written)) return usage_error("run", *problem);
     run_log log(o.log, log_file);
     return execute(ctx, path, log, log_file);
   }

@@ -1,6 +1,7 @@
 #include "apiary/harness/io/output_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -336,5 +337,54 @@ void save_file(const std::string& path, const core::out_buffer& content) {
 }
 
 std::optional<std::string> check_writable(const std::string& path) { return check_output(path); }
+
+// ---- output_locks -------------------------------------------------------------------------
+
+namespace {
+
+std::string lock_path_of(const std::string& target) {
+  const fs::path p(target);
+  std::string name = p.filename().string();
+  name.insert(name.begin(), '.');
+  name.append(".lock");
+  return (p.parent_path() / name).string();
+}
+
+}  // namespace
+
+std::optional<std::string> output_locks::take(const std::vector<named_path>& outputs) {
+  for (const named_path& out : outputs) {
+    if (out.path.empty() || writes_through(out.path) || descriptor_of(out.path)) continue;
+    const std::string lock = lock_path_of(regular_target(out.path));
+    if (std::any_of(held_.begin(), held_.end(), [&lock](const held& h) { return h.path == lock; })) continue;
+    const int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+      return out.option + " " + shown_path(out.path) + ": cannot make its lock " + shown_path(lock) + ": " +
+             std::strerror(errno);
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      close(fd);
+      release();
+      if (e == EWOULDBLOCK)
+        return out.option + " " + shown_path(out.path) + ": another apiary is writing it (its lock " +
+               shown_path(lock) + " is held); give another path";
+      return out.option + " " + shown_path(out.path) + ": cannot lock " + shown_path(lock) + ": " + std::strerror(e);
+    }
+    held_.push_back({lock, fd});
+  }
+  return std::nullopt;
+}
+
+output_locks::~output_locks() { release(); }
+
+void output_locks::release() {
+  // Removed while still held, so none is left behind. (A process that opened it in the
+  // instant before may then lock a file that is gone: a window of the run's last moment.)
+  for (const held& h : held_) {
+    unlink(h.path.c_str());
+    close(h.fd);
+  }
+  held_.clear();
+}
 
 }  // namespace apiary::harness

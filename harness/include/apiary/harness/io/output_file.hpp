@@ -54,6 +54,31 @@ std::optional<std::string> check_distinct(const std::vector<named_path>& inputs,
 // and check_output(), which would create the directory.
 std::optional<std::string> check_not_a_directory_of(const named_path& dir, const std::vector<named_path>& outputs);
 
+// Locks beside a command's regular-file outputs (<dir>/.<name>.lock, flock'ed), so that two
+// runs never write the same files at once (their interval logs would interleave, one report
+// would replace the other's). Held until destroyed, which removes the lock files; a lock file
+// a killed process left behind is not held, and is taken over. Devices and FIFOs are not
+// locked (several writers may share /dev/null).
+class output_locks {
+ public:
+  output_locks() = default;
+  ~output_locks();
+  output_locks(const output_locks&) = delete;
+  output_locks& operator=(const output_locks&) = delete;
+
+  // Takes the lock of each output with a path: an error line naming the option and the path
+  // when another process holds one (the locks taken so far are released), or nullopt.
+  std::optional<std::string> take(const std::vector<named_path>& outputs);
+
+ private:
+  struct held {
+    std::string path;
+    int fd;
+  };
+  void release();  // unlocks and removes every lock file held
+  std::vector<held> held_;
+};
+
 class output_file {
  public:
   // Opens the output as above. Throws std::runtime_error naming the path.
