@@ -1,9 +1,16 @@
 // The state digest (chain::state_digest): its value for a fixed state, which the performance
-// gate and the ladder compare across commits, so a change to how it is computed shows here.
+// gate and the ladder compare across commits, so a change to how it is computed shows here;
+// and the state objects' field lists (state_fields.hpp checks at compile time that each names
+// every member once; here, that it does so in declaration order and that the check fails on a
+// list that does not).
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include <boost/pfr/core.hpp>
+
+#include "apiary/core/chain/state_fields.hpp"
 #include "apiary/core/protocol/bytes.hpp"
 #include "chain_test_support.hpp"
 
@@ -42,6 +49,51 @@ TEST(ChainDigest, IsPinnedForASampleState) {
           << (dedup == core::dedup_mode::split ? "split" : "unified") << " dedup, "
           << (rc == core::rc_mode::state ? "state" : "volatile") << " rc";
     }
+}
+
+// ---- the field lists ------------------------------------------------------------------
+
+// The compile-time check fails on a list that forgets a member, or names one twice.
+struct forgets_one {
+  int a = 0;
+  int b = 0;
+  template <class F>
+  static constexpr void fields(F&& f) {
+    f("a", &forgets_one::a);
+  }
+};
+struct names_one_twice {
+  int a = 0;
+  int b = 0;
+  template <class F>
+  static constexpr void fields(F&& f) {
+    f("a", &names_one_twice::a);
+    f("a", &names_one_twice::a);
+  }
+};
+static_assert(!core::lists_every_field<forgets_one>());
+static_assert(!core::lists_every_field<names_one_twice>());
+
+// Each list in declaration order: the members' addresses in list order are Boost.PFR's, in
+// declaration order.
+template <class T>
+void expect_declaration_order() {
+  const T o{};
+  std::vector<const void*> listed, declared;
+  T::fields([&](const char*, auto member) { listed.push_back(&(o.*member)); });
+  boost::pfr::for_each_field(o, [&](const auto& m) { declared.push_back(&m); });
+  EXPECT_EQ(listed, declared);
+}
+
+TEST(StateFields, ListedInDeclarationOrder) {
+  expect_declaration_order<core::manabar>();
+  expect_declaration_order<core::account_object>();
+  expect_declaration_order<core::comment_object>();
+  expect_declaration_order<core::comment_vote_object>();
+  expect_declaration_order<core::block_summary_object>();
+  expect_declaration_order<core::global_properties_object>();
+  expect_declaration_order<core::transaction_object>();
+  expect_declaration_order<core::custom_op_counter_object>();
 }
 
 }  // namespace
