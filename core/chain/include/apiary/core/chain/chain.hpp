@@ -155,7 +155,8 @@ class chain {
   // The share of accounts with vesting whose resource credits are under `percent` of their
   // maximum: over every account, or (max_samples > 0) about that many spread evenly by id.
   double rc_share_below(std::int64_t percent, std::size_t max_samples = 0) const;
-  // A digest of every object in the state, to compare chains run with different switches.
+  // A digest of every object in the state, to compare chains run with different switches
+  // (state_digest.hpp: what it writes of each object, and the few fields it leaves out).
   sha256_digest state_digest() const;
   // Checks the invariants the chain can check on its own (a full walk of the state; for the
   // end of a run, not for hot paths):
