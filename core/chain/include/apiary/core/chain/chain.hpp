@@ -23,8 +23,9 @@
 // only place that reads them: dedup_index (chain_options::dedup, where transaction ids live),
 // custom_op_counter (chain_options::custom_ops, where the custom-op counts live) and
 // rc_ledger (chain_options::rc, where pending RC charges live).
-// Sources: chain.cpp holds the rules, the evaluators and the block flow; chain_genesis.cpp
-// the genesis state; chain_audit.cpp audit() and state_digest().
+// Sources: chain.cpp holds the rules and the block flow, and includes the operation
+// evaluators from chain_evaluators.hpp; chain_genesis.cpp the genesis state; chain_audit.cpp
+// audit() and state_digest().
 //
 // Time is simulated: each block is one 3-second slot after its parent.
 // Thread safety: none; one writer thread owns the chain.
