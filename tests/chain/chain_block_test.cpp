@@ -239,35 +239,6 @@ INSTANTIATE_TEST_SUITE_P(Modes, ChainConservation, ::testing::ValuesIn(all_modes
 
 }  // namespace
 
-namespace apiary::core {
-// Reaches into the chain to break one invariant at a time.
-struct chain_test_access {
-  static void mint(chain& c, const account_name& who, std::int64_t amount) {
-    c.accounts_.modify(*c.find_account(who), [&](account_object& a) { a.hive += amount; });
-  }
-  static database::session open_session(chain& c) { return c.db_.start_undo_session(); }
-  static void remember_expired_id(chain& c) {
-    c.dedup_.index_.create([&](transaction_object& t) {
-      t.trx_id.data[0] = 0x42;
-      t.expiration = c.head_block_time();
-    });
-  }
-  static void forget_pending_ids(chain& c) { c.dedup_.pending_.clear(); }
-  static void exceed_custom_ops(chain& c, const account_name& who) { c.counter_.block_[who] = 99; }
-  static void overdraw_mana(chain& c, const account_name& who) {
-    c.accounts_.modify(*c.find_account(who), [](account_object& a) { a.rc.current = -1; });
-  }
-  static void overcharge_pending(chain& c, const account_name& who) { c.rc_.pending_[who] = -5; }
-  static void overfill_pool(chain& c) {
-    c.globals_.modify(c.globals_.get(0),
-                      [](global_properties_object& g) { g.rc_pools[2] = rc_params[2].max_pool + 1; });
-  }
-  static void mint_vesting(chain& c, const account_name& who) {
-    c.accounts_.modify(*c.find_account(who), [](account_object& a) { ++a.vesting; });
-  }
-};
-}  // namespace apiary::core
-
 namespace apiary::chain_test {
 
 class ChainAudit : public ::testing::TestWithParam<bool> {

@@ -1,16 +1,19 @@
 // chain::audit and chain::state_digest: full walks of the state, for the end of a run and for
 // comparing chains, never for the hot path. The dedup and pending checks are
-// dedup_index::audit's, the custom-op limit's custom_op_counter's, the mana's rc_ledger's.
+// dedup_index::audit's, the custom-op limit's custom_op_counter's, the mana's rc_ledger's; how
+// the digest writes each object is state_digest.hpp's.
 #include "apiary/core/chain/chain.hpp"
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include <boost/unordered/unordered_flat_set.hpp>
 
 #include "apiary/core/chain/cashout.hpp"
+#include "apiary/core/chain/state_digest.hpp"
 #include "apiary/core/protocol/buffer.hpp"
 #include "apiary/core/protocol/hash.hpp"
 
@@ -82,95 +85,32 @@ void chain::audit_rc(std::vector<std::string>& violations) const {
 
 // ---- state digest -----------------------------------------------------------------------
 
-namespace {
-void put(out_buffer& b, const auto& v) { b.append(&v, sizeof v); }
-void put_str(out_buffer& b, std::string_view s) {
-  put(b, s.size());
-  b.append(s);
-}
-
-void put_comment(out_buffer& b, const comment_object& c) {
-  put(b, c.id);
-  put_str(b, c.author.view());
-  put_str(b, c.permlink);
-  put_str(b, c.parent_author.view());
-  put_str(b, c.parent_permlink);
-  put(b, c.created.secs);
-  put(b, c.last_update.secs);
-  put(b, c.body_size);
-  put(b, c.children);
-  put(b, c.net_votes);
-  put(b, c.vote_count);
-  put(b, c.net_rshares);
-  put(b, c.cashout_time.secs);
-  put(b, c.max_accepted_payout);
-  put(b, c.percent_hbd);
-  put(b, c.allow_votes);
-  put(b, c.allow_curation_rewards);
-  for (const auto& r : c.beneficiaries) {
-    put_str(b, r.account.view());
-    put(b, r.weight);
-  }
-}
-}  // namespace
-
 sha256_digest chain::state_digest() const {
   out_buffer b(1 << 20);
-  for (const auto& a : accounts_.indices()) {
-    put(b, a.id);
-    put_str(b, a.name.view());
-    b.append(a.posting_key.begin(), a.posting_key.size());
-    b.append(a.active_key.begin(), a.active_key.size());
-    put(b, a.hive);
-    put(b, a.hbd);
-    put(b, a.voting.current);
-    put(b, a.voting.last_update.secs);
-    put(b, a.vesting);
-    // The manabar as of the head block time, less the pending charges: the same whether
-    // those live in the account (rc state) or beside it (rc volatile).
-    const manabar rc = rc_regenerated(a.rc, a.vesting, head_block_time());
-    put(b, rc.current - rc_.pending_charge(a.name));
-    put(b, rc.last_update.secs);
-    put(b, a.post_count);
-    put(b, a.vote_count);
-    put(b, a.transfer_count);
-    put(b, a.custom_op_count);
+  for (const account_object& a : accounts_.indices()) {
+    // The resource credits as of the head block time, less the pending charges: the same
+    // whether those live in the account (rc state) or beside it (rc volatile).
+    account_object as_of_head = a;
+    as_of_head.rc = rc_regenerated(a.rc, a.vesting, head_block_time());
+    as_of_head.rc.current -= rc_.pending_charge(a.name);
+    digest_append(b, as_of_head);
   }
-  for (const auto& c : comments_.indices()) put_comment(b, c);
-  for (const auto& v : votes_.indices()) {
-    put(b, v.id);
-    put(b, v.comment);
-    put(b, v.voter);
-    put(b, v.weight);
-    put(b, v.changes);
-    put(b, v.rshares);
-    put(b, v.last_update.secs);
-  }
-  for (const auto& s : summaries_.indices()) b.append(s.block.begin(), s.block.size());
-  const global_properties_object& g = globals_.get(0);
-  put(b, g.head_block_number);
-  b.append(g.head_block_id.begin(), g.head_block_id.size());
-  put(b, g.time.secs);
-  put(b, g.total_vesting);
-  put(b, g.current_supply_hive);
-  put(b, g.reward_balance);
-  put(b, g.recent_claims);
-  put(b, g.comments_paid);
-  for (std::int64_t pool : g.rc_pools) put(b, pool);
-  // Included transactions by id and expiration; their object ids and the pending ids'
-  // location depend on the dedup variant, what they hold does not.
-  // Pending ones are marked with expiration 0.
+  for (const comment_object& c : comments_.indices()) digest_append(b, c);
+  for (const comment_vote_object& v : votes_.indices()) digest_append(b, v);
+  for (const block_summary_object& s : summaries_.indices()) digest_append(b, s);
+  digest_append(b, globals_.get(0));
+  // Included transactions by id and expiration, pending ones with expiration 0, sorted: where
+  // the pending ids live depends on the dedup variant, what the digest holds does not.
   boost::unordered_flat_set<transaction_id> pending_ids;
   for (const auto& tx : pending_) pending_ids.insert(tx->id());
-  std::vector<std::pair<transaction_id, std::uint32_t>> txs;
-  for (const auto& t : dedup_.index().indices())
-    if (!pending_ids.contains(t.trx_id)) txs.emplace_back(t.trx_id, t.expiration.secs);
-  for (const auto& id : pending_ids) txs.emplace_back(id, 0);
-  std::sort(txs.begin(), txs.end());
-  for (const auto& [id, exp] : txs) {
-    b.append(id.begin(), id.size());
-    put(b, exp);
-  }
+  std::vector<transaction_object> txs;
+  for (const transaction_object& t : dedup_.index().indices())
+    if (!pending_ids.contains(t.trx_id)) txs.push_back(t);
+  for (const transaction_id& id : pending_ids) txs.push_back({.trx_id = id, .expiration = time_point_sec{0}});
+  std::sort(txs.begin(), txs.end(), [](const transaction_object& x, const transaction_object& y) {
+    return std::tie(x.trx_id, x.expiration) < std::tie(y.trx_id, y.expiration);
+  });
+  for (const transaction_object& t : txs) digest_append(b, t);
   return sha256(b.data(), b.size());
 }
 

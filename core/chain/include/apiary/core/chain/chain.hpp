@@ -23,8 +23,9 @@
 // only place that reads them: dedup_index (chain_options::dedup, where transaction ids live),
 // custom_op_counter (chain_options::custom_ops, where the custom-op counts live) and
 // rc_ledger (chain_options::rc, where pending RC charges live).
-// Sources: chain.cpp holds the rules, the evaluators and the block flow; chain_genesis.cpp
-// the genesis state; chain_audit.cpp audit() and state_digest().
+// Sources: chain.cpp holds the rules and the block flow, and includes the operation
+// evaluators from chain_evaluators.hpp; chain_genesis.cpp the genesis state; chain_audit.cpp
+// audit() and state_digest().
 //
 // Time is simulated: each block is one 3-second slot after its parent.
 // Thread safety: none; one writer thread owns the chain.
@@ -155,7 +156,8 @@ class chain {
   // The share of accounts with vesting whose resource credits are under `percent` of their
   // maximum: over every account, or (max_samples > 0) about that many spread evenly by id.
   double rc_share_below(std::int64_t percent, std::size_t max_samples = 0) const;
-  // A digest of every object in the state, to compare chains run with different switches.
+  // A digest of every object in the state, to compare chains run with different switches
+  // (state_digest.hpp: what it writes of each object, and the few fields it leaves out).
   sha256_digest state_digest() const;
   // Checks the invariants the chain can check on its own (a full walk of the state; for the
   // end of a run, not for hot paths):

@@ -3,6 +3,11 @@
 // comments by (author, permlink) and by cashout time, votes by (comment, voter), 65,536 block summaries for
 // TaPoS, the global properties, included transactions by id and expiration, and the
 // per-account custom-operation counters of the "state" counter variant.
+//
+// Each object lists its data members once, in declaration order, in a static
+// `fields(f)`: f(name, member pointer) per member. It needs no object, so the list can be
+// checked against the declaration at compile time (state_fields.hpp: a member left out or
+// named twice does not compile); the state digest walks it (state_digest.hpp).
 #pragma once
 
 #include <array>
@@ -47,6 +52,12 @@ inline constexpr std::size_t rc_resource_count = 4;
 struct manabar {
   std::int64_t current = 0;
   time_point_sec last_update;
+
+  template <class F>
+  static constexpr void fields(F&& f) {
+    f("current", &manabar::current);
+    f("last_update", &manabar::last_update);
+  }
   bool operator==(const manabar&) const = default;
 };
 
@@ -65,6 +76,23 @@ struct account_object {
   std::uint32_t vote_count = 0;
   std::uint32_t transfer_count = 0;
   std::uint32_t custom_op_count = 0;  // lifetime total
+
+  template <class F>
+  static constexpr void fields(F&& f) {
+    f("id", &account_object::id);
+    f("name", &account_object::name);
+    f("posting_key", &account_object::posting_key);
+    f("active_key", &account_object::active_key);
+    f("hive", &account_object::hive);
+    f("hbd", &account_object::hbd);
+    f("voting", &account_object::voting);
+    f("vesting", &account_object::vesting);
+    f("rc", &account_object::rc);
+    f("post_count", &account_object::post_count);
+    f("vote_count", &account_object::vote_count);
+    f("transfer_count", &account_object::transfer_count);
+    f("custom_op_count", &account_object::custom_op_count);
+  }
   bool operator==(const account_object&) const = default;
 };
 using account_index = undo_index<
@@ -94,6 +122,28 @@ struct comment_object {
   bool allow_votes = true;
   bool allow_curation_rewards = true;
   beneficiary_list beneficiaries;
+
+  template <class F>
+  static constexpr void fields(F&& f) {
+    f("id", &comment_object::id);
+    f("author", &comment_object::author);
+    f("permlink", &comment_object::permlink);
+    f("parent_author", &comment_object::parent_author);
+    f("parent_permlink", &comment_object::parent_permlink);
+    f("created", &comment_object::created);
+    f("last_update", &comment_object::last_update);
+    f("body_size", &comment_object::body_size);
+    f("children", &comment_object::children);
+    f("net_votes", &comment_object::net_votes);
+    f("vote_count", &comment_object::vote_count);
+    f("net_rshares", &comment_object::net_rshares);
+    f("cashout_time", &comment_object::cashout_time);
+    f("max_accepted_payout", &comment_object::max_accepted_payout);
+    f("percent_hbd", &comment_object::percent_hbd);
+    f("allow_votes", &comment_object::allow_votes);
+    f("allow_curation_rewards", &comment_object::allow_curation_rewards);
+    f("beneficiaries", &comment_object::beneficiaries);
+  }
   bool operator==(const comment_object&) const = default;
 };
 // Lookups take a string_view permlink without building a std::string.
@@ -124,6 +174,17 @@ struct comment_vote_object {
   std::uint8_t changes = 0;
   std::int64_t rshares = 0;  // signed: what the vote adds to the comment's net_rshares
   time_point_sec last_update;
+
+  template <class F>
+  static constexpr void fields(F&& f) {
+    f("id", &comment_vote_object::id);
+    f("comment", &comment_vote_object::comment);
+    f("voter", &comment_vote_object::voter);
+    f("weight", &comment_vote_object::weight);
+    f("changes", &comment_vote_object::changes);
+    f("rshares", &comment_vote_object::rshares);
+    f("last_update", &comment_vote_object::last_update);
+  }
   bool operator==(const comment_vote_object&) const = default;
 };
 using comment_vote_index = undo_index<
@@ -140,6 +201,12 @@ using comment_vote_index = undo_index<
 struct block_summary_object {
   std::uint32_t id = 0;
   block_id block;
+
+  template <class F>
+  static constexpr void fields(F&& f) {
+    f("id", &block_summary_object::id);
+    f("block", &block_summary_object::block);
+  }
   bool operator==(const block_summary_object&) const = default;
 };
 using block_summary_index =
@@ -147,18 +214,34 @@ using block_summary_index =
                bmi::indexed_by<bmi::ordered_unique<
                    bmi::tag<by_id>, bmi::member<block_summary_object, std::uint32_t, &block_summary_object::id>>>>;
 
+// Declared in the order the state digest has always written these fields (state_digest.hpp).
 struct global_properties_object {
   std::uint32_t id = 0;
   std::uint32_t head_block_number = 0;
   block_id head_block_id;
   time_point_sec time;
+  std::int64_t total_vesting = 0;  // the accounts' vesting summed: it scales every RC price
   std::int64_t current_supply_hive = 0;
   std::int64_t current_supply_hbd = 0;
-  std::int64_t total_vesting = 0;                          // the accounts' vesting summed: it scales every RC price
-  std::array<std::int64_t, rc_resource_count> rc_pools{};  // per resource (rc.hpp)
-  std::int64_t reward_balance = 0;                         // the reward fund's HIVE (thousandths), part of the supply
-  std::uint64_t recent_claims = 0;                         // decaying sum of the paid comments' claims (cashout.hpp)
+  std::int64_t reward_balance = 0;  // the reward fund's HIVE (thousandths), part of the supply
+  std::uint64_t recent_claims = 0;  // decaying sum of the paid comments' claims (cashout.hpp)
   std::uint64_t comments_paid = 0;
+  std::array<std::int64_t, rc_resource_count> rc_pools{};  // per resource (rc.hpp)
+
+  template <class F>
+  static constexpr void fields(F&& f) {
+    f("id", &global_properties_object::id);
+    f("head_block_number", &global_properties_object::head_block_number);
+    f("head_block_id", &global_properties_object::head_block_id);
+    f("time", &global_properties_object::time);
+    f("total_vesting", &global_properties_object::total_vesting);
+    f("current_supply_hive", &global_properties_object::current_supply_hive);
+    f("current_supply_hbd", &global_properties_object::current_supply_hbd);
+    f("reward_balance", &global_properties_object::reward_balance);
+    f("recent_claims", &global_properties_object::recent_claims);
+    f("comments_paid", &global_properties_object::comments_paid);
+    f("rc_pools", &global_properties_object::rc_pools);
+  }
   bool operator==(const global_properties_object&) const = default;
 };
 using global_properties_index =
@@ -172,6 +255,13 @@ struct transaction_object {
   std::uint64_t id = 0;
   transaction_id trx_id;
   time_point_sec expiration;
+
+  template <class F>
+  static constexpr void fields(F&& f) {
+    f("id", &transaction_object::id);
+    f("trx_id", &transaction_object::trx_id);
+    f("expiration", &transaction_object::expiration);
+  }
   bool operator==(const transaction_object&) const = default;
 };
 using transaction_index = undo_index<
@@ -188,6 +278,13 @@ struct custom_op_counter_object {
   std::uint32_t id = 0;
   account_name account;
   std::uint32_t count = 0;
+
+  template <class F>
+  static constexpr void fields(F&& f) {
+    f("id", &custom_op_counter_object::id);
+    f("account", &custom_op_counter_object::account);
+    f("count", &custom_op_counter_object::count);
+  }
   bool operator==(const custom_op_counter_object&) const = default;
 };
 using custom_op_counter_index = undo_index<
