@@ -166,7 +166,7 @@ reject chain::push_transaction(const full_transaction_ptr& tx, bool may_be_left_
 reject chain::push(const full_transaction_ptr& tx, bool may_be_left_out) {
   reject r = check_rules(*tx);
   if (r != reject::none) return r;
-  settle_last();
+  squash_last_session();
   database::session s = db_.start_undo_session();
   counter_.begin_transaction();
   r = apply_operations(*tx, true);
@@ -263,7 +263,7 @@ bool chain::can_reuse_pending() const {
   return options_.reuse_pending && rc_.matches_block_state() && counter_.matches_block_state();
 }
 
-void chain::settle_last() {
+void chain::squash_last_session() {
   if (last_session_.active()) last_session_.squash();
 }
 
@@ -353,7 +353,7 @@ block_result chain::apply_block(const full_block& block) {
   if (can_reuse_pending() && std::equal(block.transactions.begin(), block.transactions.end(), pending_.begin(),
                                         pending_.begin() + static_cast<std::ptrdiff_t>(std::min(n, pending_.size())))) {
     if (n == pending_.size()) {
-      settle_last();
+      squash_last_session();
       return apply_pending_as_block(block, nullptr);
     }
     if (n + 1 == pending_.size() && last_session_.active()) return apply_pending_as_block(block, take_back_last());

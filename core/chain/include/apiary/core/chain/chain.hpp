@@ -189,7 +189,7 @@ class chain {
   // Whether the pending state can become a block's as it is (reuse_pending, and the modes
   // that keep pending bookkeeping in state as a block would leave it).
   bool can_reuse_pending() const;
-  void settle_last();                     // squashes the last transaction's own session, if open, into the pending one
+  void squash_last_session();             // squashes the last transaction's own session, if open, into the pending one
   full_transaction_ptr take_back_last();  // undoes it and takes it off the pending list
   // Charges the transaction's payer (pushing: rc_ledger::charge_pending, else charge_block);
   // adds its usage to `used` when given.

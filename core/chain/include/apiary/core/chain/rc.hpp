@@ -43,7 +43,7 @@ struct rc_constants {
 // One resource's dynamics and price curve. Per block:
 //   pool' = min(max_pool, pool - used - decay(pool - used) + budget)
 //   decay(p) = p * decay_num / 2^decay_shift            (1/tau of the pool, tau in blocks)
-// so a pool left alone settles at equilibrium = budget * tau. Price per unit:
+// so a pool left alone levels off at equilibrium = budget * tau. Price per unit:
 //   regen * a / 2^a_shift / (b + max(pool, 0))            (regen: all vesting / regen_blocks)
 // with b = equilibrium / 128 (the price stops rising when the pool is empty) and a chosen so
 // that using exactly the budget at the equilibrium costs about 1.5% of a block's regeneration.
