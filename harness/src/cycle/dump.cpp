@@ -36,7 +36,7 @@ transaction_tap::relay_slot* transaction_tap::slot_for(const core::tx_completion
   const std::size_t n = relay_count_.load(std::memory_order_acquire);
   for (std::size_t i = 0; i < n; ++i)
     if (relays_[i].inner.fn == done.fn && relays_[i].inner.ctx == done.ctx) return &relays_[i];
-  std::lock_guard lock(relay_mutex_);
+  core::lock_guard lock(relay_mutex_);
   const std::size_t m = relay_count_.load(std::memory_order_relaxed);
   for (std::size_t i = n; i < m; ++i)
     if (relays_[i].inner.fn == done.fn && relays_[i].inner.ctx == done.ctx) return &relays_[i];
@@ -48,7 +48,7 @@ transaction_tap::relay_slot* transaction_tap::slot_for(const core::tx_completion
 
 bool transaction_tap::submit(core::full_transaction_ptr tx, core::tx_completion done, core::tx_intent intent) {
   if (!sample_full_.load(std::memory_order_relaxed)) {
-    std::lock_guard lock(sample_mutex_);
+    core::lock_guard lock(sample_mutex_);
     if (samples_.size() < sample_limit_) {
       samples_.push_back({tx, core::reject::count_});
       sample_ids_.insert(tx->id());
@@ -64,7 +64,7 @@ void transaction_tap::relay(void* ctx, const core::full_transaction& tx, core::r
   auto* slot = static_cast<relay_slot*>(ctx);
   transaction_tap& tap = *slot->tap;
   if (tap.outcomes_missing_.load(std::memory_order_relaxed) != 0) {
-    std::lock_guard lock(tap.sample_mutex_);
+    core::lock_guard lock(tap.sample_mutex_);
     for (sampled& s : tap.samples_) {
       if (s.tx.get() == &tx && s.outcome == core::reject::count_) {
         s.outcome = outcome;
@@ -87,7 +87,7 @@ void transaction_tap::relay(void* ctx, const core::full_transaction& tx, core::r
 }
 
 void transaction_tap::select_sampled(std::span<const queen::tx_timing> records, std::vector<queen::tx_timing>& out) {
-  std::lock_guard lock(sample_mutex_);
+  core::lock_guard lock(sample_mutex_);
   for (const queen::tx_timing& t : records)
     if (sample_ids_.contains(t.id)) out.push_back(t);
 }

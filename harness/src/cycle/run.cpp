@@ -2,13 +2,11 @@
 
 #include <unistd.h>
 
-#include <condition_variable>
 #include <csignal>
 #include <exception>
 #include <future>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -16,6 +14,7 @@
 
 #include "apiary/colony/colony.hpp"
 #include "apiary/core/base/clock.hpp"
+#include "apiary/core/base/mutex.hpp"
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/cycle/audit.hpp"
 #include "apiary/harness/cycle/dump.hpp"
@@ -52,8 +51,8 @@ class shutdown_watchdog {
  public:
   explicit shutdown_watchdog(std::chrono::seconds limit)
       : thread_([this, limit] {
-          std::unique_lock lock(mutex_);
-          if (!cv_.wait_for(lock, limit, [this] { return done_; })) {
+          core::unique_lock lock(mutex_);
+          if (!cv_.wait_for(lock, limit, [this]() APIARY_REQUIRES(mutex_) { return done_; })) {
             static const char msg[] = "apiary: the run did not shut down within a minute; exiting (no report)\n";
             const ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
             (void)ignored;
@@ -62,7 +61,7 @@ class shutdown_watchdog {
         }) {}
   ~shutdown_watchdog() {
     {
-      std::lock_guard lock(mutex_);
+      core::lock_guard lock(mutex_);
       done_ = true;
     }
     cv_.notify_all();
@@ -72,9 +71,9 @@ class shutdown_watchdog {
   shutdown_watchdog& operator=(const shutdown_watchdog&) = delete;
 
  private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool done_ = false;
+  core::mutex mutex_;
+  core::condition_variable cv_;
+  bool done_ APIARY_GUARDED_BY(mutex_) = false;
   std::thread thread_;
 };
 
@@ -185,13 +184,13 @@ class cycle_test {
 
   // The blocks of the current interval and the writer's time split at the last block: added
   // by the block callback, taken by the main thread at each interval record.
-  std::mutex interval_mutex_;
-  interval_blocks interval_blocks_;
-  queen::writer_breakdown interval_breakdown_;
+  core::mutex interval_mutex_;
+  interval_blocks interval_blocks_ APIARY_GUARDED_BY(interval_mutex_);
+  queen::writer_breakdown interval_breakdown_ APIARY_GUARDED_BY(interval_mutex_);
   interval_state interval_;  // main thread
-  core::state_census interval_state_;
-  core::rc_status interval_rc_;
-  double interval_low_share_ = -1;
+  core::state_census interval_state_ APIARY_GUARDED_BY(interval_mutex_);
+  core::rc_status interval_rc_ APIARY_GUARDED_BY(interval_mutex_);
+  double interval_low_share_ APIARY_GUARDED_BY(interval_mutex_) = -1;
   std::atomic<bool> sample_low_mana_{true};  // main thread asks, the block callback samples
   std::atomic<std::uint64_t> blocks_applied_{0};
   // --checkpoint-blocks: the block count from which the block callback wakes the main thread,
@@ -200,9 +199,9 @@ class cycle_test {
   // a polling period later. checkpoint_signalled also when there are no checkpoints.
   static constexpr std::uint64_t checkpoint_signalled = std::numeric_limits<std::uint64_t>::max();
   std::atomic<std::uint64_t> next_checkpoint_{checkpoint_signalled};
-  std::mutex wake_mutex_;
-  std::condition_variable wake_;
-  bool checkpoint_due_ = false;  // guarded by wake_mutex_
+  core::mutex wake_mutex_;
+  core::condition_variable wake_;
+  bool checkpoint_due_ APIARY_GUARDED_BY(wake_mutex_) = false;
 };
 
 void cycle_test::fail(std::string message, stop_reason why) {
@@ -378,7 +377,7 @@ bool cycle_test::on_block(const queen::block_record& r, const core::chain& chain
   std::uint64_t due = next_checkpoint_.load(std::memory_order_relaxed);
   if (applied >= due &&
       next_checkpoint_.compare_exchange_strong(due, checkpoint_signalled, std::memory_order_relaxed)) {
-    std::lock_guard lock(wake_mutex_);
+    core::lock_guard lock(wake_mutex_);
     checkpoint_due_ = true;
     wake_.notify_one();
   }
@@ -387,7 +386,7 @@ bool cycle_test::on_block(const queen::block_record& r, const core::chain& chain
     const double low = sample_low_mana_.exchange(false, std::memory_order_relaxed)
                            ? chain.rc_share_below(low_mana_percent, low_mana_samples)
                            : -1;
-    std::lock_guard lock(interval_mutex_);
+    core::lock_guard lock(interval_mutex_);
     interval_blocks_.add(r);
     interval_breakdown_ = writer_->breakdown_now();
     interval_state_ = chain.census();
@@ -499,8 +498,9 @@ void cycle_test::wait_for_stop() {
       break;
     }
     // Every 50 ms, or at once when the block callback says a checkpoint is due.
-    std::unique_lock lock(wake_mutex_);
-    wake_.wait_for(lock, std::chrono::milliseconds(50), [this] { return checkpoint_due_; });
+    core::unique_lock lock(wake_mutex_);
+    wake_.wait_for(lock, std::chrono::milliseconds(50),
+                   [this]() APIARY_REQUIRES(wake_mutex_) { return checkpoint_due_; });
     checkpoint_due_ = false;
   }
   if (result_.stopped_by == stop_reason::none) result_.stopped_by = why;
@@ -533,7 +533,7 @@ void cycle_test::track_latency(std::int64_t now, bool last) {
 void cycle_test::write_interval(std::int64_t now, bool last) {
   interval_record r;
   {
-    std::lock_guard lock(interval_mutex_);
+    core::lock_guard lock(interval_mutex_);
     // The run's end right after a checkpoint's record: no block since, nothing to add. (A
     // block's latency records can come after it, with the writer's batch that held its
     // last pushes: those are still to add.)

@@ -24,12 +24,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <span>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
+#include "apiary/core/base/mutex.hpp"
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/core/chain/reject.hpp"
 #include "apiary/core/chain/submission.hpp"
@@ -78,8 +78,8 @@ class transaction_tap final : public core::transaction_sink {
   // Any thread: appends to `out` the records of sampled transactions (one lock per call).
   void select_sampled(std::span<const queen::tx_timing> records, std::vector<queen::tx_timing>& out);
 
-  // After the run (no thread submits or completes any more).
-  const std::vector<sampled>& samples() const { return samples_; }
+  // After the run (no thread submits or completes any more, so the sample needs no lock).
+  const std::vector<sampled>& samples() const APIARY_NO_THREAD_SAFETY_ANALYSIS { return samples_; }
   const std::vector<accepted_id>& accepted_ids() const { return accepted_ids_; }
   const std::vector<captured_block>& blocks() const { return blocks_; }
 
@@ -97,14 +97,14 @@ class transaction_tap final : public core::transaction_sink {
   const std::size_t block_limit_;
 
   // Relay slots: written once under relay_mutex_, published by relay_count_.
-  std::mutex relay_mutex_;
+  core::mutex relay_mutex_;
   relay_slot relays_[max_relays];
   std::atomic<std::size_t> relay_count_{0};
 
-  // The sample: filled under sample_mutex_ by producers; outcomes set by the writer under it.
-  std::mutex sample_mutex_;
-  std::vector<sampled> samples_;
-  std::unordered_set<core::transaction_id> sample_ids_;
+  // The sample: filled by producers; outcomes set by the writer.
+  core::mutex sample_mutex_;
+  std::vector<sampled> samples_ APIARY_GUARDED_BY(sample_mutex_);
+  std::unordered_set<core::transaction_id> sample_ids_ APIARY_GUARDED_BY(sample_mutex_);
   std::atomic<bool> sample_full_{false};
   std::atomic<std::size_t> outcomes_missing_{0};
 
