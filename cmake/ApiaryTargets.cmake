@@ -1,10 +1,15 @@
 # Per-target helpers: warnings (errors with APIARY_WERROR) and the sanitizer of the preset.
 
+# Clang also checks that every member a mutex guards is used with it held (APIARY_GUARDED_BY,
+# apiary/core/base/mutex.hpp); GCC has no such analysis.
 function(apiary_target_defaults target)
   target_compile_options(${target} PRIVATE
     -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
     -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual
     -Wimplicit-fallthrough)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    target_compile_options(${target} PRIVATE -Wthread-safety)
+  endif()
   if(APIARY_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

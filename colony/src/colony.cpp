@@ -103,12 +103,12 @@ struct alignas(64) worker {
   // decrements in_flight and then reads it (both sequentially consistent), so one of the
   // two sees the other and no wake-up is lost.
   std::atomic<std::int64_t> wake_at{-1};
-  std::mutex mutex;
-  std::condition_variable cv;
+  core::mutex mutex;
+  core::condition_variable cv;
   // submit_mode::async: one promise per transaction in flight, in submission order (the sink
   // completes one producer's transactions in the order it submitted them).
-  std::mutex promise_mutex;
-  std::deque<std::promise<core::reject>> promises;  // guarded by promise_mutex
+  core::mutex promise_mutex;
+  std::deque<std::promise<core::reject>> promises APIARY_GUARDED_BY(promise_mutex);
 
   void add_wait(brake b, steady::time_point since) {
     brake_waits[static_cast<std::size_t>(b)].add(1);
@@ -209,8 +209,8 @@ void colony::start() {
     join_threads();
     throw;
   }
-  std::unique_lock lock(start_mutex_);
-  start_cv_.wait(lock, [this] { return ready_ == workers_.size() || stop_.load(); });
+  core::unique_lock lock(start_mutex_);
+  start_cv_.wait(lock, [this]() APIARY_REQUIRES(start_mutex_) { return ready_ == workers_.size() || stop_.load(); });
   budget_ns_.store(core::steady_now_ns(), std::memory_order_relaxed);  // the first block's budget
   go_ = true;
   lock.unlock();
@@ -221,12 +221,12 @@ void colony::request_stop() {
   stop_.store(true);
   // Take each mutex before notifying: a waiter between its check of stop_ and its wait
   // holds the mutex, so the notification cannot fall in between.
-  { std::lock_guard lock(start_mutex_); }
+  { core::lock_guard lock(start_mutex_); }
   start_cv_.notify_all();
-  { std::lock_guard lock(budget_mutex_); }
+  { core::lock_guard lock(budget_mutex_); }
   budget_cv_.notify_all();
   for (auto& w : workers_) {
-    { std::lock_guard lock(w->mutex); }
+    { core::lock_guard lock(w->mutex); }
     w->cv.notify_all();
   }
 }
@@ -239,7 +239,7 @@ void colony::join_threads() {
 void colony::join() {
   join_threads();
   if (async_pool_) async_pool_->join();  // every submitted transaction's follow-up
-  std::lock_guard lock(error_mutex_);
+  core::lock_guard lock(error_mutex_);
   if (error_) std::rethrow_exception(error_);
 }
 
@@ -250,7 +250,7 @@ bool colony::finished() const {
 }
 
 std::optional<std::string> colony::error() const {
-  std::lock_guard lock(error_mutex_);
+  core::lock_guard lock(error_mutex_);
   if (!error_) return std::nullopt;
   try {
     std::rethrow_exception(error_);
@@ -263,7 +263,7 @@ std::optional<std::string> colony::error() const {
 
 void colony::fail(std::exception_ptr e) {
   {
-    std::lock_guard lock(error_mutex_);
+    core::lock_guard lock(error_mutex_);
     if (!error_) error_ = std::move(e);
   }
   request_stop();
@@ -277,7 +277,7 @@ void colony::on_block(const head_info& head, const block_counts& block) {
   plan.pending_after = static_cast<std::uint32_t>(std::min<std::size_t>(block.pending_after, UINT32_MAX));
   ring_.advance(head.block_num);
   {
-    std::lock_guard lock(head_mutex_);
+    core::lock_guard lock(head_mutex_);
     head_ = head;
     if (config_.in_flight_limit == 0) limit_ = auto_in_flight_limit(block.transactions, config_.threads);
     plan.in_flight_limit = limit_;
@@ -286,23 +286,23 @@ void colony::on_block(const head_info& head, const block_counts& block) {
   if (config_.rate == rate_mode::block_budget) {
     plan.budget = next_block_budget(budget_per_block_, block);
     {
-      std::lock_guard lock(budget_mutex_);
+      core::lock_guard lock(budget_mutex_);
       budget_ns_.store(core::steady_now_ns(), std::memory_order_relaxed);
       budget_.store(plan.budget);
     }
     if (!config_.wait_for_work_ms) budget_cv_.notify_all();  // pollers find it themselves
   }
-  std::lock_guard lock(plans_mutex_);
+  core::lock_guard lock(plans_mutex_);
   plans_.push_back(plan);
 }
 
 std::uint32_t colony::in_flight_limit() const {
-  std::lock_guard lock(head_mutex_);
+  core::lock_guard lock(head_mutex_);
   return limit_;
 }
 
 std::vector<block_plan> colony::block_plans() const {
-  std::lock_guard lock(plans_mutex_);
+  core::lock_guard lock(plans_mutex_);
   return {plans_.begin(), plans_.end()};
 }
 
@@ -313,13 +313,13 @@ void colony::producer_thread(worker& w) {
   try {
     prepare(w);
     {
-      std::lock_guard lock(start_mutex_);
+      core::lock_guard lock(start_mutex_);
       ++ready_;
     }
     start_cv_.notify_all();
     {
-      std::unique_lock lock(start_mutex_);
-      start_cv_.wait(lock, [this] { return go_ || stop_.load(); });
+      core::unique_lock lock(start_mutex_);
+      start_cv_.wait(lock, [this]() APIARY_REQUIRES(start_mutex_) { return go_ || stop_.load(); });
     }
     produce(w);
   } catch (...) {
@@ -355,7 +355,7 @@ void colony::refresh_head(worker& w) {
   head_info h;
   std::uint32_t limit = 0;
   {
-    std::lock_guard lock(head_mutex_);
+    core::lock_guard lock(head_mutex_);
     h = head_;
     limit = limit_;
     w.head_seq = head_seq_.load(std::memory_order_relaxed);
@@ -369,13 +369,13 @@ void colony::refresh_head(worker& w) {
   w.thread_cpu.set(detail::thread_cpu_ns() - w.cpu_at_start);
 }
 
-void colony::pause(std::mutex& m, std::condition_variable& cv) {
+void colony::pause(core::mutex& m, core::condition_variable& cv) {
   const std::uint32_t ms = *config_.wait_for_work_ms;
   if (ms == 0) {
     std::this_thread::yield();
     return;
   }
-  std::unique_lock lock(m);
+  core::unique_lock lock(m);
   // Only request_stop() notifies a poller (nobody else knows it waits): the predicate makes
   // any other wake-up sleep on until the time is up.
   cv.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop_.load(); });
@@ -389,7 +389,7 @@ bool colony::wait_in_flight(worker& w, std::uint32_t at_most, brake b) {
     do pause(w.mutex, w.cv);
     while (w.in_flight.load() > at_most && !stop_.load());
   } else {
-    std::unique_lock lock(w.mutex);
+    core::unique_lock lock(w.mutex);
     w.wake_at.store(at_most);
     while (w.in_flight.load() > at_most && !stop_.load()) w.cv.wait(lock);
     w.wake_at.store(-1);
@@ -412,7 +412,7 @@ bool colony::take_budget(worker& w) {
       do pause(budget_mutex_, budget_cv_);
       while (budget_.load() <= 0 && !stop_.load());
     } else {
-      std::unique_lock lock(budget_mutex_);
+      core::unique_lock lock(budget_mutex_);
       budget_cv_.wait(lock, [this] { return budget_.load() > 0 || stop_.load(); });
     }
     w.add_wait(brake::budget, since);
@@ -425,7 +425,7 @@ bool colony::take_token(worker& w) {
   if (w.bucket->try_take(detail::steady::now())) return true;
   const auto since = detail::steady::now();
   {
-    std::unique_lock lock(w.mutex);
+    core::unique_lock lock(w.mutex);
     while (!stop_.load()) {
       const auto now = detail::steady::now();
       if (w.bucket->try_take(now)) break;
@@ -535,7 +535,7 @@ bool colony::send(worker& w, core::full_transaction_ptr tx, const core::tx_compl
   // The promise is queued before the submit: its completion may come before submit returns.
   std::future<core::reject> outcome;
   {
-    std::lock_guard lock(w.promise_mutex);
+    core::lock_guard lock(w.promise_mutex);
     outcome = w.promises.emplace_back().get_future();
   }
   core::full_transaction_ptr follow = tx;  // the follow-up puts an accepted comment in the ring
@@ -543,12 +543,12 @@ bool colony::send(worker& w, core::full_transaction_ptr tx, const core::tx_compl
   try {
     taken = submit(w, std::move(tx), {&colony::on_outcome_ready, &w}, intent);
   } catch (...) {
-    std::lock_guard lock(w.promise_mutex);
+    core::lock_guard lock(w.promise_mutex);
     w.promises.pop_back();  // this thread's own, the last: no completion will come for it
     throw;
   }
   if (!taken) {
-    std::lock_guard lock(w.promise_mutex);
+    core::lock_guard lock(w.promise_mutex);
     w.promises.pop_back();
     return false;
   }
@@ -568,7 +568,7 @@ void colony::on_outcome_ready(void* ctx, const core::full_transaction& /*tx*/, c
   worker& w = *static_cast<worker*>(ctx);
   std::promise<core::reject> p;
   {
-    std::lock_guard lock(w.promise_mutex);
+    core::lock_guard lock(w.promise_mutex);
     p = std::move(w.promises.front());
     w.promises.pop_front();
   }
@@ -584,7 +584,7 @@ void colony::record_outcome(worker& w, const core::full_transaction& tx, core::r
   const std::uint32_t now = w.in_flight.fetch_sub(1) - 1;
   const std::int64_t wake_at = w.wake_at.load();
   if (wake_at >= 0 && now <= wake_at) {
-    std::lock_guard lock(w.mutex);
+    core::lock_guard lock(w.mutex);
     w.cv.notify_one();
   }
 }

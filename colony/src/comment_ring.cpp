@@ -14,7 +14,7 @@ comment_ring::comment_ring(std::size_t capacity, std::uint32_t max_age_blocks)
 }
 
 void comment_ring::push(comment_ref c) {
-  std::lock_guard lock(mutex_);
+  core::lock_guard lock(mutex_);
   if (count_ < capacity_) {
     entries_[(first_ + count_) % capacity_] = {std::move(c), head_};
     ++count_;
@@ -30,13 +30,13 @@ void comment_ring::remember(const core::transaction& tx) {
 }
 
 std::optional<comment_ref> comment_ring::pick(std::uint64_t roll) const {
-  std::lock_guard lock(mutex_);
+  core::lock_guard lock(mutex_);
   if (count_ == 0) return std::nullopt;
   return entries_[(first_ + roll % count_) % capacity_].ref;
 }
 
 void comment_ring::advance(std::uint32_t block) {
-  std::lock_guard lock(mutex_);
+  core::lock_guard lock(mutex_);
   head_ = block;
   if (max_age_ == 0) return;
   while (count_ > 0 && entries_[first_].block + max_age_ <= block) {
@@ -47,7 +47,7 @@ void comment_ring::advance(std::uint32_t block) {
 }
 
 std::size_t comment_ring::size() const {
-  std::lock_guard lock(mutex_);
+  core::lock_guard lock(mutex_);
   return count_;
 }
 

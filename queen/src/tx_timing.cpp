@@ -9,7 +9,7 @@ namespace apiary::queen {
 
 void timing_outbox::hand_over(std::vector<queued_tx>& txs, std::vector<push_outcome>& outcomes) {
   APIARY_CHECK(outcomes.size() <= txs.size());
-  std::lock_guard lock(mutex_);
+  core::lock_guard lock(mutex_);
   batches_.push_back({std::move(txs), std::move(outcomes)});
   // A moved-from vector is empty; give it the capacity of one the consumer emptied.
   if (!spare_.empty()) {
@@ -24,14 +24,14 @@ void timing_outbox::hand_over_block(std::uint64_t pushes, settled_block&& settle
   block b{pushes, std::move(settled), {}};
   b.pending.reserve(pending.size());
   for (const core::full_transaction_ptr& tx : pending) b.pending.push_back(tx->id());
-  std::lock_guard lock(mutex_);
+  core::lock_guard lock(mutex_);
   blocks_.push_back(std::move(b));
 }
 
 void timing_outbox::take(std::vector<tx_timing>& into, std::vector<settled_block>* blocks) {
   APIARY_CHECK(into.empty());
   {
-    std::lock_guard lock(mutex_);
+    core::lock_guard lock(mutex_);
     batches_.swap(taken_);
     blocks_.swap(arrived_);
   }
@@ -66,7 +66,7 @@ void timing_outbox::take(std::vector<tx_timing>& into, std::vector<settled_block
     taken.txs.clear();
     taken.outcomes.clear();
   }
-  std::lock_guard lock(mutex_);
+  core::lock_guard lock(mutex_);
   for (batch& taken : taken_) {
     if (spare_.size() == spare_limit) break;
     spare_.push_back(std::move(taken));

@@ -20,10 +20,10 @@ writer_queue::writer_queue(queue_policy policy, std::size_t capacity, std::int64
 bool writer_queue::submit(core::full_transaction_ptr tx, core::tx_completion done, core::tx_intent intent) {
   const std::int64_t submitted = steady_now_ns();
   if (intent.intended_ns == 0) intent.intended_ns = submitted;
-  std::unique_lock lock(mutex_);
+  core::unique_lock lock(mutex_);
   if (policy_ == queue_policy::bounded && items_.size() >= capacity_ && !closed_) {
     ++full_waits_;
-    not_full_.wait(lock, [&] { return items_.size() < capacity_ || closed_; });
+    not_full_.wait(lock, [&]() APIARY_REQUIRES(mutex_) { return items_.size() < capacity_ || closed_; });
   }
   if (closed_) return false;
   items_.push_back({std::move(tx), done, intent, submitted});
@@ -37,7 +37,7 @@ bool writer_queue::submit(core::full_transaction_ptr tx, core::tx_completion don
 
 void writer_queue::request_block() {
   {
-    std::lock_guard lock(mutex_);
+    core::lock_guard lock(mutex_);
     ++block_requests_;
   }
   not_empty_.notify_one();
@@ -45,7 +45,7 @@ void writer_queue::request_block() {
 
 void writer_queue::wake() {
   {
-    std::lock_guard lock(mutex_);
+    core::lock_guard lock(mutex_);
     woken_ = true;
   }
   not_empty_.notify_one();
@@ -53,7 +53,7 @@ void writer_queue::wake() {
 
 void writer_queue::close() {
   {
-    std::lock_guard lock(mutex_);
+    core::lock_guard lock(mutex_);
     closed_ = true;
   }
   not_empty_.notify_all();
@@ -61,21 +61,22 @@ void writer_queue::close() {
 }
 
 bool writer_queue::closed() const {
-  std::lock_guard lock(mutex_);
+  core::lock_guard lock(mutex_);
   return closed_;
 }
 
 void writer_queue::take(queue_batch& batch, queue_wait& wait) {
   APIARY_CHECK(batch.txs.empty());
   const std::int64_t t0 = steady_now_ns();
-  std::unique_lock lock(mutex_);
+  core::unique_lock lock(mutex_);
   const std::int64_t t1 = steady_now_ns();
   wait.lock_ns += t1 - t0;
   if (items_.empty() && block_requests_ == 0 && !woken_ && !closed_) {
-    not_empty_.wait(lock, [&] { return !items_.empty() || block_requests_ != 0 || woken_ || closed_; });
+    not_empty_.wait(
+        lock, [&]() APIARY_REQUIRES(mutex_) { return !items_.empty() || block_requests_ != 0 || woken_ || closed_; });
     if (gather_ns_ > 0)
       not_empty_.wait_for(lock, std::chrono::nanoseconds(gather_ns_),
-                          [&] { return block_requests_ != 0 || woken_ || closed_; });
+                          [&]() APIARY_REQUIRES(mutex_) { return block_requests_ != 0 || woken_ || closed_; });
     wait.work_ns += steady_now_ns() - t1;
   }
   woken_ = false;
@@ -89,7 +90,7 @@ void writer_queue::take(queue_batch& batch, queue_wait& wait) {
 std::vector<queued_tx> writer_queue::drain() {
   std::vector<queued_tx> rest;
   {
-    std::lock_guard lock(mutex_);
+    core::lock_guard lock(mutex_);
     closed_ = true;
     rest.swap(items_);
     block_requests_ = 0;
@@ -100,17 +101,17 @@ std::vector<queued_tx> writer_queue::drain() {
 }
 
 std::size_t writer_queue::size() const {
-  std::lock_guard lock(mutex_);
+  core::lock_guard lock(mutex_);
   return items_.size();
 }
 
 std::size_t writer_queue::high_water() const {
-  std::lock_guard lock(mutex_);
+  core::lock_guard lock(mutex_);
   return high_water_;
 }
 
 std::uint64_t writer_queue::full_waits() const {
-  std::lock_guard lock(mutex_);
+  core::lock_guard lock(mutex_);
   return full_waits_;
 }
 

@@ -85,7 +85,7 @@ bool interval_sampler::on_block(const queen::block_record& r, const core::chain&
   ++applied_;
   const bool checkpoint = checkpoint_blocks_ != 0 && applied_ % checkpoint_blocks_ == 0;
   {
-    std::lock_guard lock(mutex_);
+    core::lock_guard lock(mutex_);
     open_.blocks.add(r);
     open_.breakdown = writer_.breakdown_now();
     open_.state = chain.census();
@@ -110,15 +110,15 @@ void interval_sampler::close(std::int64_t now, bool checkpoint) {
 
 std::vector<interval_sample> interval_sampler::take(bool close_open) {
   std::vector<interval_sample> taken;
-  std::lock_guard lock(mutex_);
+  core::lock_guard lock(mutex_);
   if (close_open) close(core::steady_now_ns(), false);
   taken.swap(closed_);
   return taken;
 }
 
 void interval_sampler::wait(std::chrono::milliseconds limit) {
-  std::unique_lock lock(mutex_);
-  woken_.wait_for(lock, limit, [this] { return !closed_.empty(); });
+  core::unique_lock lock(mutex_);
+  woken_.wait_for(lock, limit, [this]() APIARY_REQUIRES(mutex_) { return !closed_.empty(); });
 }
 
 // ---- colony_feed ----

@@ -6,15 +6,14 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <limits>
-#include <mutex>
 #include <vector>
 
 #include <spdlog/logger.h>
 
 #include "apiary/colony/colony.hpp"
+#include "apiary/core/base/mutex.hpp"
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/run_result.hpp"
@@ -101,16 +100,16 @@ class interval_sampler final : public queen::block_observer {
   void wait(std::chrono::milliseconds limit);
 
  private:
-  void close(std::int64_t now, bool checkpoint);  // under mutex_
+  void close(std::int64_t now, bool checkpoint) APIARY_REQUIRES(mutex_);
 
   const queen::writer& writer_;
   const std::uint32_t checkpoint_blocks_;
   std::uint64_t applied_ = 0;  // writer thread
   std::atomic<bool> sample_low_mana_{true};
-  std::mutex mutex_;
-  std::condition_variable woken_;
-  interval_sample open_;                 // guarded by mutex_
-  std::vector<interval_sample> closed_;  // guarded by mutex_
+  core::mutex mutex_;
+  core::condition_variable woken_;
+  interval_sample open_ APIARY_GUARDED_BY(mutex_);
+  std::vector<interval_sample> closed_ APIARY_GUARDED_BY(mutex_);
 };
 
 // Tells the producers about the new head (their transactions' reference block and the

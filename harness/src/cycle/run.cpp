@@ -2,12 +2,10 @@
 
 #include <unistd.h>
 
-#include <condition_variable>
 #include <csignal>
 #include <exception>
 #include <future>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -16,6 +14,7 @@
 
 #include "apiary/colony/colony.hpp"
 #include "apiary/core/base/clock.hpp"
+#include "apiary/core/base/mutex.hpp"
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/cycle/audit.hpp"
 #include "apiary/harness/cycle/dump.hpp"
@@ -54,8 +53,8 @@ class shutdown_watchdog {
  public:
   explicit shutdown_watchdog(std::chrono::seconds limit)
       : thread_([this, limit] {
-          std::unique_lock lock(mutex_);
-          if (!cv_.wait_for(lock, limit, [this] { return done_; })) {
+          core::unique_lock lock(mutex_);
+          if (!cv_.wait_for(lock, limit, [this]() APIARY_REQUIRES(mutex_) { return done_; })) {
             static const char msg[] = "apiary: the run did not shut down within a minute; exiting (no report)\n";
             const ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
             (void)ignored;
@@ -64,7 +63,7 @@ class shutdown_watchdog {
         }) {}
   ~shutdown_watchdog() {
     {
-      std::lock_guard lock(mutex_);
+      core::lock_guard lock(mutex_);
       done_ = true;
     }
     cv_.notify_all();
@@ -74,9 +73,9 @@ class shutdown_watchdog {
   shutdown_watchdog& operator=(const shutdown_watchdog&) = delete;
 
  private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool done_ = false;
+  core::mutex mutex_;
+  core::condition_variable cv_;
+  bool done_ APIARY_GUARDED_BY(mutex_) = false;
   std::thread thread_;
 };
 

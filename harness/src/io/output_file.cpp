@@ -11,10 +11,10 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <mutex>
 #include <stdexcept>
 #include <string_view>
 
+#include "apiary/core/base/mutex.hpp"
 #include "apiary/harness/io/error_text.hpp"
 
 namespace apiary::harness {
@@ -106,14 +106,14 @@ bool a_directory_name(const std::string& path) {
 
 // FIFOs opened by check_output(), held until their output is written: the reader sees no
 // end of file in between, and a FIFO with no reader is found before the run, not after it.
-std::mutex held_mutex;
-std::map<std::string, int> held_fifos;
+core::mutex held_mutex;
+std::map<std::string, int> held_fifos APIARY_GUARDED_BY(held_mutex);
 
 // Opens a device or FIFO to write through, without blocking on a FIFO: -1 and errno, or
 // the descriptor (blocking again).
 int open_through(const std::string& path, bool fifo) {
   if (fifo) {
-    std::lock_guard lock(held_mutex);
+    core::lock_guard lock(held_mutex);
     if (auto it = held_fifos.find(path); it != held_fifos.end()) {
       const int fd = it->second;
       held_fifos.erase(it);
@@ -137,7 +137,7 @@ std::optional<std::string> check_device(const std::string& path, mode_t mode, ou
            ": a FIFO; the log is written while the run goes, so give a regular file or a device";
   const int fd = open_through(path, true);
   if (fd < 0) return "cannot write " + shown_path(path) + ": " + through_error(errno);
-  std::lock_guard lock(held_mutex);
+  core::lock_guard lock(held_mutex);
   if (!held_fifos.emplace(path, fd).second) close(fd);
   return std::nullopt;
 }

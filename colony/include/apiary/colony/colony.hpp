@@ -58,13 +58,11 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -74,6 +72,7 @@
 #include "apiary/colony/colony_stats.hpp"
 #include "apiary/colony/comment_ring.hpp"
 #include "apiary/colony/mix.hpp"
+#include "apiary/core/base/mutex.hpp"
 #include "apiary/core/chain/reject.hpp"
 #include "apiary/core/chain/submission.hpp"
 #include "apiary/core/protocol/account_name.hpp"
@@ -195,7 +194,7 @@ class colony {
   // Each returns false when the thread is to stop instead.
   bool wait_in_flight(detail::worker& w, std::uint32_t at_most, detail::brake b);
   // wait_for_work_ms set: one pause between two checks; a stop ends it.
-  void pause(std::mutex& m, std::condition_variable& cv);
+  void pause(core::mutex& m, core::condition_variable& cv);
   bool take_budget(detail::worker& w);
   bool take_token(detail::worker& w);
   // Hands one transaction over as the submit mode says; false when the sink is closed.
@@ -219,30 +218,30 @@ class colony {
   bool started_ = false;
 
   // The start gate: threads count themselves ready, then wait for go_.
-  std::mutex start_mutex_;
-  std::condition_variable start_cv_;
-  std::uint32_t ready_ = 0;  // guarded by start_mutex_
-  bool go_ = false;          // guarded by start_mutex_
+  core::mutex start_mutex_;
+  core::condition_variable start_cv_;
+  std::uint32_t ready_ APIARY_GUARDED_BY(start_mutex_) = 0;
+  bool go_ APIARY_GUARDED_BY(start_mutex_) = false;
 
   // The head the producers build on: copied by a thread when head_seq_ moves.
-  mutable std::mutex head_mutex_;
-  head_info head_;                          // guarded by head_mutex_
-  std::uint32_t limit_ = 0;                 // guarded by head_mutex_: the in-flight limit
-  std::atomic<std::uint64_t> head_seq_{0};  // written under head_mutex_
+  mutable core::mutex head_mutex_;
+  head_info head_ APIARY_GUARDED_BY(head_mutex_);
+  std::uint32_t limit_ APIARY_GUARDED_BY(head_mutex_) = 0;  // the in-flight limit
+  std::atomic<std::uint64_t> head_seq_{0};                  // written under head_mutex_
 
   // rate_mode::block_budget: transactions left for this block, shared by the threads.
-  std::mutex budget_mutex_;
-  std::condition_variable budget_cv_;
+  core::mutex budget_mutex_;
+  core::condition_variable budget_cv_;
   std::atomic<std::int64_t> budget_{0};  // refilled under budget_mutex_
   // When the budget in budget_ was published (core::steady_now_ns): its transactions' slot.
   std::atomic<std::int64_t> budget_ns_{0};
 
-  mutable std::mutex plans_mutex_;
+  mutable core::mutex plans_mutex_;
   // A deque: a long run's growth never copies it all within one block's on_block.
-  std::deque<block_plan> plans_;  // guarded by plans_mutex_
+  std::deque<block_plan> plans_ APIARY_GUARDED_BY(plans_mutex_);
 
-  mutable std::mutex error_mutex_;
-  std::exception_ptr error_;  // guarded by error_mutex_: the first failure
+  mutable core::mutex error_mutex_;
+  std::exception_ptr error_ APIARY_GUARDED_BY(error_mutex_);  // the first failure
 };
 
 }  // namespace apiary::colony

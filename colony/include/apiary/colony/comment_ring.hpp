@@ -11,11 +11,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "apiary/core/base/mutex.hpp"
 #include "apiary/core/protocol/account_name.hpp"
 #include "apiary/core/protocol/transaction.hpp"
 
@@ -58,12 +58,12 @@ class comment_ring {
   };
   const std::size_t capacity_;
   const std::uint32_t max_age_;
-  mutable std::mutex mutex_;
-  // Guarded by mutex_: a circular buffer of count_ entries from first_, oldest first.
-  std::vector<entry> entries_;
-  std::size_t first_ = 0;
-  std::size_t count_ = 0;
-  std::uint32_t head_ = 0;
+  mutable core::mutex mutex_;
+  // A circular buffer of count_ entries from first_, oldest first.
+  std::vector<entry> entries_ APIARY_GUARDED_BY(mutex_);
+  std::size_t first_ APIARY_GUARDED_BY(mutex_) = 0;
+  std::size_t count_ APIARY_GUARDED_BY(mutex_) = 0;
+  std::uint32_t head_ APIARY_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace apiary::colony

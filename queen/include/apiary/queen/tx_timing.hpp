@@ -34,9 +34,9 @@
 
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <vector>
 
+#include "apiary/core/base/mutex.hpp"
 #include "apiary/core/chain/reject.hpp"
 #include "apiary/core/protocol/full_transaction.hpp"
 #include "apiary/core/protocol/time_point.hpp"
@@ -107,10 +107,10 @@ class timing_outbox {
   // Emptied vectors kept for the writer beyond this many are freed.
   static constexpr std::size_t spare_limit = 64;
 
-  std::mutex mutex_;
-  std::vector<batch> batches_;  // guarded by mutex_: handed over, not taken yet
-  std::vector<block> blocks_;   // guarded by mutex_: settled, not taken yet
-  std::vector<batch> spare_;    // guarded by mutex_: emptied, for hand_over to give back
+  core::mutex mutex_;
+  std::vector<batch> batches_ APIARY_GUARDED_BY(mutex_);  // handed over, not taken yet
+  std::vector<block> blocks_ APIARY_GUARDED_BY(mutex_);   // settled, not taken yet
+  std::vector<batch> spare_ APIARY_GUARDED_BY(mutex_);    // emptied, for hand_over to give back
 
   // Consumer only.
   std::vector<batch> taken_;        // this take's batches (capacity reused)

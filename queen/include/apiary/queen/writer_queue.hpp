@@ -31,13 +31,12 @@
 #pragma once
 
 #include <array>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <string_view>
 #include <vector>
 
+#include "apiary/core/base/mutex.hpp"
 #include "apiary/core/base/named_enum.hpp"
 #include "apiary/core/chain/submission.hpp"
 
@@ -106,15 +105,15 @@ class writer_queue final : public core::transaction_sink {
   const queue_policy policy_;
   const std::size_t capacity_;
   const std::int64_t gather_ns_;
-  mutable std::mutex mutex_;
-  std::condition_variable not_empty_;
-  std::condition_variable not_full_;  // bounded policy only
-  std::vector<queued_tx> items_;
-  std::uint32_t block_requests_ = 0;
-  bool woken_ = false;  // wake() since the last take
-  bool closed_ = false;
-  std::size_t high_water_ = 0;
-  std::uint64_t full_waits_ = 0;
+  mutable core::mutex mutex_;
+  core::condition_variable not_empty_;
+  core::condition_variable not_full_;  // bounded policy only
+  std::vector<queued_tx> items_ APIARY_GUARDED_BY(mutex_);
+  std::uint32_t block_requests_ APIARY_GUARDED_BY(mutex_) = 0;
+  bool woken_ APIARY_GUARDED_BY(mutex_) = false;  // wake() since the last take
+  bool closed_ APIARY_GUARDED_BY(mutex_) = false;
+  std::size_t high_water_ APIARY_GUARDED_BY(mutex_) = 0;
+  std::uint64_t full_waits_ APIARY_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace apiary::queen

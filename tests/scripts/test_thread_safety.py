@@ -1,0 +1,91 @@
+"""scripts/check-thread-safety: the repository passes; a guarded member used without its mutex,
+planted in a copy of the C++ folders, is named; and it says so when it cannot run."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MODULE_DIRS = ("core", "colony", "queen", "harness")
+QUEUE = Path("queen/src/writer_queue.cpp")
+LOCKED_SIZE = """std::size_t writer_queue::size() const {
+  core::lock_guard lock(mutex_);
+  return items_.size();
+}
+"""
+
+
+def run_check(repo: Path, root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(repo / "scripts" / "check-thread-safety"), "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+
+
+@pytest.fixture
+def tree(repo, tmp_path) -> Path:
+    for name in MODULE_DIRS:
+        shutil.copytree(repo / name, tmp_path / name, ignore=shutil.ignore_patterns("*.json", "cmake"))
+    return tmp_path
+
+
+def plant(path: Path, old: str, new: str) -> int:
+    """Replaces old by new in the file; the line new starts on."""
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    return text[: text.index(old)].count("\n") + 1
+
+
+def test_the_repository_passes(repo):
+    result = run_check(repo, repo)
+    assert result.returncode == 0, result.stderr
+    assert "every guarded member is used with its mutex held" in result.stdout
+
+
+def test_an_unguarded_read_is_named(repo, tree):
+    line = plant(tree / QUEUE, LOCKED_SIZE, LOCKED_SIZE.replace("  core::lock_guard lock(mutex_);\n", ""))
+    result = run_check(repo, tree, str(QUEUE))
+    assert result.returncode == 1
+    assert f"{QUEUE}:{line + 1}: reading variable 'items_' requires holding mutex 'mutex_'" in result.stderr
+    assert "1 finding(s)" in result.stderr
+
+
+def test_a_write_after_unlock_is_named(repo, tree):
+    source = Path("colony/src/colony.cpp")
+    line = plant(tree / source, "  go_ = true;\n  lock.unlock();\n", "  lock.unlock();\n  go_ = true;\n")
+    result = run_check(repo, tree, str(source))
+    assert result.returncode == 1
+    assert f"{source}:{line + 1}: writing variable 'go_' requires holding mutex 'start_mutex_' exclusively" in (
+        result.stderr
+    )
+
+
+def test_the_sources_checked_are_those_that_include_the_mutex(repo):
+    result = run_check(repo, repo, "--list")
+    assert result.returncode == 0, result.stderr
+    listed = result.stdout.split()
+    assert str(QUEUE) in listed and "harness/src/cycle/run.cpp" in listed
+    assert "core/chain/src/chain.cpp" not in listed  # the core's layers use no mutex
+
+
+def test_no_clang_is_exit_2_in_one_line(repo):
+    env = dict(os.environ, APIARY_CLANGXX="no-such-clang++")
+    result = run_check(repo, repo, str(QUEUE), env=env)
+    assert result.returncode == 2
+    missing = "check-thread-safety: clang++ is missing (scripts/install-deps.sh installs it)"
+    assert result.stderr.splitlines() == [missing]
+
+
+def test_a_source_that_does_not_compile_is_exit_2_in_one_line(repo, tree):
+    plant(tree / QUEUE, LOCKED_SIZE, LOCKED_SIZE.replace("return items_.size();", "return items_.size()"))
+    result = run_check(repo, tree, str(QUEUE))
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith(f"check-thread-safety: cannot check {QUEUE}:")
