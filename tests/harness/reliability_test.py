@@ -308,12 +308,23 @@ def signals_pipe(args, tmp):
     print("signals: a closed stdout is exit 1 with one line, the report kept")
 
 
+def wait_for_start(report, then_s):
+    """Until the run's log file beside `report` is there, then `then_s` more: it is opened just
+    before the run installs its signal handlers. A fixed wait is too short for a sanitizer
+    build on a loaded machine, and a signal before the handlers ends the process by it."""
+    log = os.path.splitext(report)[0] + ".log"
+    deadline = time.monotonic() + 60
+    while not os.path.exists(log) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(then_s)
+
+
 def signals_hup(args, tmp):
     report = os.path.join(tmp, "hup.json")
     proc = subprocess.Popen([args.apiary, "run"] + smoke(args) + ["--blocks", "0", "--audit", "on", "--report",
                                                                  report],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
-    time.sleep(1.5)
+    wait_for_start(report, 1.5)
     check(proc.poll() is None, "apiary ended before the SIGHUP")
     proc.send_signal(signal.SIGHUP)
     try:
@@ -337,7 +348,7 @@ def signals_repeated(args, tmp):
         report = os.path.join(tmp, "repeated-%d.json" % second)
         proc = subprocess.Popen([args.apiary, "run"] + smoke(args) + ["--blocks", "0", "--report", report],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
-        time.sleep(1.5)
+        wait_for_start(report, 1.5)
         check(proc.poll() is None, "apiary ended before the signals")
         proc.send_signal(signal.SIGINT)
         proc.send_signal(second)
@@ -362,7 +373,7 @@ def signals_genesis(args, tmp):
     # A million accounts: tens of seconds of key derivation.
     proc = subprocess.Popen([args.apiary, "run"] + smoke(args) + ["--accounts", "1000000", "--report", report],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
-    time.sleep(1.0)
+    wait_for_start(report, 0.5)
     check(proc.poll() is None, "apiary ended before the SIGINT (during genesis)")
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
