@@ -1,5 +1,6 @@
-"""Pieces every command shares: the error type that becomes a one-line message, the project
-paths, JSON/Markdown writing and number formatting."""
+"""Pieces every command shares: the error type that becomes a one-line message and how a
+message echoes what the user gave, the project paths, the argparse types of counts and
+names, JSON reading, Markdown and number formatting. Writing files is outputs.py's."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def run_main(tool: str, body: Callable[[Sequence[str]], int], argv: Sequence[str
     except SystemExit as e:  # --help
         return e.code if isinstance(e.code, int) else EXIT_OK
     except ToolError as e:
-        print(f"{tool}: {e}", file=sys.stderr)
+        print(one_line(f"{tool}: {e}"), file=sys.stderr)
         return e.code
     except BrokenPipeError:
         # `scripts/compare ... | head` closes stdout early; that is not an error.
@@ -123,36 +124,6 @@ def read_interval_log(path: str | os.PathLike, partial_tail: bool = False) -> li
     return records
 
 
-def _json_safe(value: Any) -> Any:
-    """NaN and infinity are not JSON: they become null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return _json_safe(value.item())
-    return value
-
-
-def write_json(path: str | os.PathLike, data: Any) -> None:
-    """Writes through a temporary file renamed into place, so a reader never sees half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(_json_safe(data), f, indent=2, allow_nan=False)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
-def write_text(path: str | os.PathLike, text: str) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
 def whole_number(minimum: int = 0) -> Callable[[str], int]:
     """The argparse type of every option that takes a count (--runs, --blocks, ...): ASCII
     digits only (no sign, point, exponent or separator), at least `minimum`. argparse reports
@@ -168,6 +139,70 @@ def whole_number(minimum: int = 0) -> Callable[[str], int]:
 
 def parse_csv(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
+
+
+# ---- names ------------------------------------------------------------------------------------
+
+NAME_RULE = "expected a name: not empty, without '/' or control characters, not starting with '.'"
+
+
+def _not_a_name(text: str) -> bool:
+    return not text.strip() or "/" in text or text.startswith(".") or \
+        any(ord(c) < 0x20 or ord(c) == 0x7f for c in text)
+
+
+def check_name(what: str, text: str) -> str:
+    """A label (a side of an A/B, a set's name) is a name, never a path: not empty, no `/`, no
+    leading `.` (so neither `.` nor `..`), no control character. Labels name directories and
+    files inside --out, so a label that were a path would write outside it."""
+    if _not_a_name(text):
+        raise ToolError(f"{what} '{shown(text)}': {NAME_RULE}")
+    return text
+
+
+def name_type(text: str) -> str:
+    """The argparse type of a label: check_name's rule, reported as argparse reports a bad value."""
+    if _not_a_name(text):
+        raise argparse.ArgumentTypeError(f"'{shown(text)}': {NAME_RULE}")
+    return text
+
+
+# ---- echoing what the user gave ---------------------------------------------------------------
+
+# The longest value an error line echoes, and a path (its start and end) and a whole line:
+# as apiary's own (harness/io/error_text.hpp).
+SHOWN_LIMIT = 80
+PATH_LIMIT = 2 * SHOWN_LIMIT
+LINE_LIMIT = 1000
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escaped(text: str) -> str:
+    return "".join(_ESCAPES.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7f else c) for c in text)
+
+
+def shown(value: str, limit: int = SHOWN_LIMIT) -> str:
+    """A value as an error line echoes it: control characters escaped, cut after `limit`
+    characters with "…" in place of the rest."""
+    value = str(value)
+    return _escaped(value[:limit]) + ("…" if len(value) > limit else "")
+
+
+def shown_path(path: str, limit: int = PATH_LIMIT) -> str:
+    """A path as an error line echoes it: whole up to `limit` characters, else its start and its
+    end around "…" (the end names the file)."""
+    whole = _escaped(str(path))
+    if len(whole) <= limit:
+        return whole
+    head = limit // 3
+    return whole[:head] + "…" + whole[len(whole) - (limit - head - 1):]
+
+
+def one_line(message: str) -> str:
+    """A message as one line: control characters escaped, each word cut as `shown` cuts a
+    value, the whole cut after LINE_LIMIT characters."""
+    words = [shown(w, 2 * PATH_LIMIT) for w in str(message).split(" ")]
+    return shown(" ".join(words), LINE_LIMIT)
 
 
 # ---- numbers for people ---------------------------------------------------------------------

@@ -38,15 +38,15 @@ from .common import (
     EXIT_OK,
     Parser,
     ToolError,
+    check_name,
     fmt_metric,
     fmt_pct,
     markdown_table,
     parse_csv,
     run_main,
-    write_json,
-    write_text,
 )
-from .reports import RunSet, load_set
+from .outputs import Outputs, write_json, write_text
+from .reports import RunSet, input_files, load_set
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_MIN_EFFECT_PCT = 1.0
@@ -438,12 +438,16 @@ def _main(argv: Sequence[str]) -> int:
     labels = parse_csv(args.labels) if args.labels else None
     if labels is not None and len(labels) != 2:
         raise ToolError(f"--labels {args.labels}: expected two names separated by a comma")
+    for label in labels or ():
+        check_name("--labels", label)
+    plan = Outputs().read("A", input_files(args.a)).read("B", input_files(args.b))
+    json_path, markdown_path = plan.file("--json", args.json), plan.file("--markdown", args.markdown)
     cmp = build([args.a], [args.b], labels, args.alpha, args.min_effect, args.ci, gate)
     text = to_markdown(cmp, show_all=args.all)
-    if args.json:
-        write_json(args.json, cmp.to_dict())
-    if args.markdown:
-        write_text(args.markdown, text)
+    if json_path:
+        write_json(json_path, cmp.to_dict())
+    if markdown_path:
+        write_text(markdown_path, text)
     if not args.quiet:
         print(text, end="")
     return cmp.exit_code

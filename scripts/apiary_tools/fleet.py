@@ -51,7 +51,8 @@ from pathlib import Path
 from typing import Any
 
 from . import proc
-from .common import EXIT_USAGE, REPO_ROOT, ToolError, load_avg, write_text
+from .common import EXIT_USAGE, REPO_ROOT, ToolError, load_avg
+from .outputs import make_directory, open_stream, write_text
 from .runner import HOST_VARIABLE, PlannedRun, PlanOutcome, Progress, RunResult, read_run_report, say_failure
 
 RESOURCE = "apiary"
@@ -169,7 +170,7 @@ def run_task(spec: dict[str, Any]) -> dict[str, Any]:
         before = load_avg()
         t0 = time.monotonic()
         sent_stop = False
-        with open(output, "w", encoding="utf-8") as out:
+        with open_stream(output) as out:
             out.write(f"$ {' '.join(full)}\n")
             out.flush()
             try:
@@ -442,7 +443,7 @@ class _Execution:
                     "error": f"{type(e).__name__}: {e}", "output": ""}
         if data.get("skipped"):
             return
-        run.report_path.parent.mkdir(parents=True, exist_ok=True)
+        make_directory(run.report_path.parent)
         run.report_path.unlink(missing_ok=True)   # a failed attempt's, when this is its retry
         write_text(run.log_path, data.get("output", "") + (f"\n{data['error']}\n" if data.get("error") else ""))
         if data.get("report") is not None:

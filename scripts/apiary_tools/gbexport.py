@@ -40,9 +40,10 @@ from typing import Any
 import numpy as np
 
 from . import stats
-from .common import Parser, ToolError, read_json, run_main, write_json
+from .common import Parser, ToolError, read_json, run_main
 from .metrics import flatten
-from .reports import RunSet, is_report, load_report, load_set, measured_blocks
+from .outputs import Outputs, write_json
+from .reports import RunSet, input_files, is_report, load_report, load_set, measured_blocks
 
 SCHEMA_PATH = Path(__file__).with_name("gbench.schema.json")
 TIME_UNITS = {"us": 1.0, "ms": 1e-3}
@@ -274,10 +275,12 @@ def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     if not args.prefix or any(c.isspace() for c in args.prefix):
         raise ToolError(f"--prefix {args.prefix!r}: expected a name without spaces")
+    plan = Outputs().read("INPUT", [f for p in args.inputs for f in input_files(p)])
+    output = plan.file("--output", args.output)
     doc = export(args.inputs, args.prefix, args.time_unit, per_block=False if args.per_run else None)
     validate(doc)
-    if args.output:
-        write_json(args.output, doc)
+    if output:
+        write_json(output, doc)
     else:
         json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -66,9 +66,8 @@ from .common import (
     run_main,
     utc_stamp,
     whole_number,
-    write_json,
-    write_text,
 )
+from .outputs import Outputs, make_directory, write_figure, write_json, write_text
 from .runner import PlannedRun, Progress, effective_config, execute, with_progress_off
 
 
@@ -189,7 +188,7 @@ def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say) -> li
         raise ToolError("valgrind is not installed (scripts/install-deps.sh installs it); or --instructions off")
     spec = mode["replay"]
     work = out / "instructions"
-    work.mkdir(parents=True, exist_ok=True)
+    make_directory(work)
     workload = perf_gate.make_workload("ladder", binary, work / "ladder.workload", spec["transactions"], 1,
                                        spec["accounts"], ["--sign", "off"])
     allowed = replay_options(binary)
@@ -300,8 +299,10 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     right.set_title("writer-loop breakdown")
     right.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        write_figure(fig, path, 110)
+    finally:
+        plt.close(fig)
 
 
 def undecided(rows: list[dict[str, Any]]) -> list[str]:
@@ -348,7 +349,10 @@ def parser() -> Parser:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     p.add_argument("--apiary", type=Path, default=None,
                    help="the apiary binary (default: $APIARY_BIN, else the release build)")
-    p.add_argument("--out", type=Path, default=None, help="output directory (default: results/ladder-<mode>-<time>)")
+    p.add_argument("--out", type=Path, default=None, help="output directory (default: results/ladder-<mode>-<time>); "
+                   "it must be new or empty, unless --force")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out directory that has files in it (files of the same name are replaced)")
     p.add_argument("--instructions", choices=("on", "off"), default="on",
                    help="also count each step's instructions per transaction in a replay under callgrind "
                         "(needs valgrind) (default: on)")
@@ -363,14 +367,15 @@ def _main(argv: Sequence[str]) -> int:
     runs = args.runs if args.runs is not None else mode["runs"]
     if not 0 < args.alpha < 1:
         raise ToolError(f"--alpha {args.alpha}: expected a number between 0 and 1")
+    out = Outputs().directory("--out", args.out or REPO_ROOT / "results" / f"ladder-{args.mode}-{utc_stamp()}",
+                              args.force, ("ladder.json", "ladder.md", "ladder.png"))
     binary = check_apiary(args.apiary or default_apiary())
     prefix = [str(binary), "run"]
     base = merge(mode["args"], args.extra)
     for i in range(len(STEPS) + 1):  # every step's options, judged by apiary before anything runs
         effective_config(prefix, merge(base, step_args(i)), f"step {i}")
-    out = args.out or REPO_ROOT / "results" / f"ladder-{args.mode}-{utc_stamp()}"
     backend = fleet.ClusterBackend.from_args(args)
-    out.mkdir(parents=True, exist_ok=True)
+    make_directory(out)
     # Quick mode adds no rounds unless asked to (None: as many as --runs).
     max_runs = max(runs, args.max_runs or mode["max_runs"] or runs)
     try:

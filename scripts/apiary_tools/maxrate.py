@@ -61,9 +61,9 @@ from .common import (
     utc_iso,
     utc_stamp,
     whole_number,
-    write_json,
 )
 from .multirun import glue_values, split_passthrough
+from .outputs import Outputs, make_directory, write_figure, write_json, write_text
 from .runner import PlannedRun, Progress, RunResult, apiary_command, effective_config, execute, with_progress_off
 
 DEFAULT_BOUND_S = 3.0
@@ -264,22 +264,16 @@ def plot(trials: Sequence[Trial], search: Search, bound_s: float, path: Path) ->
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    os.replace(tmp, path)
-
-
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        write_figure(fig, path, 110)
+    finally:
+        plt.close(fig)
 
 
 def write_tables(out: Path, trials: Sequence[Trial], search: Search, meta: dict[str, Any]) -> None:
     """The three tables, each replaced whole: a reader never sees one half-written."""
-    _write_text(out / f"{NAME}.csv", to_csv(trials))
-    _write_text(out / f"{NAME}.md", to_markdown(trials, search, meta["bound_s"]))
+    write_text(out / f"{NAME}.csv", to_csv(trials))
+    write_text(out / f"{NAME}.md", to_markdown(trials, search, meta["bound_s"]))
     write_json(out / f"{NAME}.json", dict(meta, status=search.status, max_rate=search.best,
                                           first_failing=search.first_failing,
                                           trials=[dict(t.row(), run_figures=[asdict(r) for r in t.runs])
@@ -361,7 +355,10 @@ examples:
                    help="the apiary binary (default: $APIARY_BIN, else build/release/harness/apiary)")
     p.add_argument("--command", metavar="CMD",
                    help="run this instead of `<apiary> run` (e.g. \"taskset -c 1 build/release/harness/apiary run\")")
-    p.add_argument("--out", metavar="DIR", help="output directory (default: results/find-max-rate-<UTC time>)")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: results/find-max-rate-<UTC time>); "
+                   "it must be new or empty, unless --force")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out directory that has files in it (files of the same name are replaced)")
     p.add_argument("--no-plot", action="store_true", help="skip maxrate.png")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
@@ -422,14 +419,12 @@ class Trials:
 
 
 def _prepare(args, passthrough) -> tuple[list[str], Path]:
+    out = Outputs().directory("--out", Path(args.out) if args.out else REPO_ROOT / "results" /
+                              f"find-max-rate-{utc_stamp()}", args.force)
     prefix = apiary_command(None if args.command else check_apiary(args.apiary or default_apiary()), args.command)
     effective_config(prefix, passthrough + ["--rate", str(args.low), "--interval", args.interval, "--interval-log",
                                             os.devnull], "the run arguments")
-    out = Path(args.out) if args.out else REPO_ROOT / "results" / f"find-max-rate-{utc_stamp()}"
-    if out.exists() and any(out.iterdir()):
-        raise ToolError(f"--out {out}: exists and is not empty; choose a new directory")
-    out.mkdir(parents=True, exist_ok=True)
-    return prefix, out
+    return prefix, make_directory(out)
 
 
 def _finish(trials: Trials, search: Search, args, out: Path) -> None:

@@ -48,14 +48,14 @@ from .common import (
     fmt_number,
     load_avg,
     markdown_table,
+    name_type,
     run_main,
     utc_iso,
     utc_stamp,
     whole_number,
-    write_json,
-    write_text,
 )
-from .reports import AGGREGATE_KIND, AGGREGATE_NAME, AGGREGATE_VERSION, RunSet, load_set
+from .outputs import Outputs, make_directory, write_json, write_text
+from .reports import AGGREGATE_KIND, AGGREGATE_NAME, AGGREGATE_VERSION, RunSet, input_files, load_set
 from .runner import PlannedRun, Progress, RunResult, apiary_command, effective_config, execute, with_progress_off
 
 SUMMARY_NAME = "summary.md"
@@ -230,15 +230,21 @@ gate, run `scripts/compare` on the two directories.""")
     p.add_argument("--config", metavar="FILE", help="shorthand for `-- --config FILE`")
     p.add_argument("--a", metavar="ARGS", help="arguments of side A (one string, shell-quoted)")
     p.add_argument("--b", metavar="ARGS", help="arguments of side B (one string, shell-quoted)")
-    p.add_argument("--a-label", default="a", help="name of side A and its directory (default: %(default)s)")
-    p.add_argument("--b-label", default="b", help="name of side B and its directory (default: %(default)s)")
-    p.add_argument("--label", help="name of the set without --a/--b (default: the output directory's name)")
+    p.add_argument("--a-label", type=name_type, default="a",
+                   help="name of side A and its directory (default: %(default)s)")
+    p.add_argument("--b-label", type=name_type, default="b",
+                   help="name of side B and its directory (default: %(default)s)")
+    p.add_argument("--label", type=name_type,
+                   help="name of the set without --a/--b (default: the output directory's name)")
     p.add_argument("--apiary", metavar="BIN",
                    help="the apiary binary (default: $APIARY_BIN, else build/release/harness/apiary)")
     p.add_argument("--command", metavar="CMD",
                    help="run this instead of `<apiary> run` (e.g. \"taskset -c 1 build/release/harness/apiary "
                         "run\"); --report and --progress off are appended")
-    p.add_argument("--out", metavar="DIR", help="output directory (default: results/multirun-<UTC time>)")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: results/multirun-<UTC time>); "
+                   "it must be new or empty, unless --force")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out directory that has files in it (files of the same name are replaced)")
     p.add_argument("--keep-going", action="store_true", help="go on after a failed run (default: stop)")
     p.add_argument("--aggregate", nargs="+", metavar="PATH",
                    help="run nothing: aggregate these reports / directories / aggregate files")
@@ -280,9 +286,17 @@ def _default_out() -> Path:
 
 
 def _aggregate_only(args) -> int:
+    in_place = not args.out and len(args.aggregate) == 1 and Path(args.aggregate[0]).is_dir()
+    plan = Outputs().read("--aggregate", [f for p in args.aggregate for f in input_files(p, refreshing=in_place)])
+    if in_place:   # a directory's own aggregate and summary, written anew from its reports
+        out = Path(args.aggregate[0])
+        plan.file("--aggregate", out / AGGREGATE_NAME)
+        plan.file("--aggregate", out / SUMMARY_NAME)
+    else:
+        out = plan.directory("--out", Path(args.out) if args.out else _default_out(), args.force,
+                             (AGGREGATE_NAME, SUMMARY_NAME))
     rs = load_set(args.aggregate, args.label or "runs")
-    single_dir = len(args.aggregate) == 1 and Path(args.aggregate[0]).is_dir()
-    out = Path(args.out) if args.out else (Path(args.aggregate[0]) if single_dir else _default_out())
+    make_directory(out)
     if not args.label:
         rs.label = out.name
     agg = write_set(rs, out)
@@ -310,6 +324,9 @@ def _main(argv: Sequence[str]) -> int:
         if not Path(args.config).is_file():
             raise ToolError(f"--config {args.config}: no such file")
         common = ["--config", args.config] + common
+    plan = Outputs().read("--config", [args.config] if args.config else [])
+    out = plan.directory("--out", Path(args.out) if args.out else _default_out(), args.force,
+                         (AGGREGATE_NAME, SUMMARY_NAME, "comparison.md", "comparison.json"))
     prefix = apiary_command(None if args.command else check_apiary(args.apiary or default_apiary()),
                             args.command)
     ab = args.a is not None
@@ -320,9 +337,6 @@ def _main(argv: Sequence[str]) -> int:
     for label, side_args in sides:
         effective_config(prefix, side_args, f"the arguments of {label}" if ab else "the run arguments")
 
-    out = Path(args.out) if args.out else _default_out()
-    if out.exists() and any(out.iterdir()):
-        raise ToolError(f"--out {out}: exists and is not empty; choose a new directory")
     backend = fleet.ClusterBackend.from_args(args)
     try:
         return _run(args, prefix, sides, ab, out, backend)
@@ -332,7 +346,7 @@ def _main(argv: Sequence[str]) -> int:
 
 
 def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, out: Path, backend) -> int:
-    out.mkdir(parents=True, exist_ok=True)
+    make_directory(out)
     plan = plan_runs(prefix, sides, args.runs, out, nested=ab)
     progress = Progress("multirun", plan, quiet=args.quiet)
     per_machine = " a machine" if backend is not None else ""

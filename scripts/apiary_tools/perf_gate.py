@@ -31,7 +31,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import gate
-from .common import EXIT_FAILED, EXIT_OK, REPO_ROOT, Parser, ToolError, read_json, run_main, whole_number, write_json
+from .common import EXIT_FAILED, EXIT_OK, REPO_ROOT, Parser, ToolError, read_json, run_main, whole_number
+from .outputs import Outputs, check_directory, make_directory, write_json
 
 MEASURED_FUNCTION = "apiary_replay_measured"
 
@@ -162,7 +163,7 @@ def parser() -> Parser:
                    help="interleaved smoke runs per side for the wall-time information; 0: none (default: 3)")
     p.add_argument("--work", type=Path, default=REPO_ROOT / "build" / "perf-gate",
                    help="where the base worktree, its build and the profiles go (default: build/perf-gate)")
-    p.add_argument("--json", type=Path, help="also write the result as JSON here")
+    p.add_argument("--json", metavar="PATH", help="also write the result as JSON here")
     return p
 
 
@@ -172,6 +173,8 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError(f"--threshold {args.threshold}: must not be negative")
     if not args.apiary.is_file():
         raise ToolError(f"--apiary {args.apiary}: no such binary; build the release preset first")
+    Outputs().read("--apiary", [args.apiary]).file("--json", args.json)
+    check_directory("--work", args.work, force=True)   # reused: a base already built there is kept
     if shutil.which("valgrind") is None:
         raise ToolError("valgrind is not installed (scripts/install-deps.sh installs it)")
     result: dict = {"threshold_pct": args.threshold, "base": args.base}
@@ -188,7 +191,7 @@ def _main(argv: Sequence[str]) -> int:
         log(f"nothing to compare: {result['reason']}; passing")
         return finish(EXIT_OK)
     result["base_commit"] = commit
-    args.work.mkdir(parents=True, exist_ok=True)
+    make_directory(args.work)
     log(f"base {args.base} = {commit[:10]}; building it in {args.work / 'base'}")
     base = build_base(commit, args.work, os.cpu_count() or 2)
     if base is None:

@@ -16,6 +16,7 @@ import argparse
 import base64
 import datetime
 import html
+import os
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,8 @@ from typing import Any
 import markdown as markdown_lib
 
 from . import compare, ladder, latency, multirun, plot, soak, sweep
-from .common import EXIT_OK, Parser, ToolError, read_json, run_main, write_text
+from .common import EXIT_OK, Parser, ToolError, read_json, run_main
+from .outputs import Outputs, write_text
 from .reports import AGGREGATE_NAME, RunSet, is_aggregate, is_report, load_set
 
 STYLE = """
@@ -218,12 +220,22 @@ def detect(path: Path) -> tuple[str, Path]:
     raise ToolError(f"{path}: no report, multirun, sweep, ladder or soak output in this directory")
 
 
-def write_page(path: Path, out: Path | None = None) -> Path:
+def files_read(source: Path) -> list[Path]:
+    """What a builder may read of `source`: the file, or every file in the directory and in its
+    directories (an A/B's sides, a sweep's values)."""
+    if not source.is_dir():
+        return [source]
+    return [p for p in (*source.iterdir(), *source.glob("*/*")) if p.is_file()]
+
+
+def write_page(path: Path, out: str | os.PathLike | None = None) -> Path:
     kind, source = detect(path)
+    default = source / "report.html" if source.is_dir() else source.with_suffix(".html")
+    target = os.fspath(out) if out is not None else str(default)   # as given: `DIR/` names a directory
+    Outputs().read("PATH", files_read(source)).file("--out", target)
     page = BUILDERS[kind](source)
-    target = out or (source / "report.html" if source.is_dir() else source.with_suffix(".html"))
     write_text(target, page.render())
-    return target
+    return Path(target)
 
 
 def parser() -> Parser:
@@ -242,7 +254,7 @@ def parser() -> Parser:
 exit status: 0 written, 2 bad input.""")
     p.add_argument("path", metavar="PATH", help="a report, or a multirun, sweep, ladder or soak directory "
                    "(or its aggregate.json, sweep.json, ladder.json, soak.json or comparison.json)")
-    p.add_argument("--out", metavar="FILE", type=Path,
+    p.add_argument("--out", metavar="FILE",
                    help="where to write the page (default: report.html in the directory, or the report's "
                         "name with .html)")
     return p

@@ -180,6 +180,21 @@ def _reports_in(directory: Path) -> list[Path]:
     return sorted(p for p in directory.glob("*.json") if p.name != AGGREGATE_NAME)
 
 
+def input_files(path: str | Path, refreshing: bool = False) -> list[Path]:
+    """The files that loading `path` into a set reads: a file itself; a directory's reports and
+    its aggregate.json. No output may replace one of them (outputs.Outputs). With refreshing,
+    a directory's aggregate.json beside its reports is left out: `multirun --aggregate DIR`
+    writes it anew from them."""
+    p = Path(path)
+    if not p.is_dir():
+        return [p]
+    reports = _reports_in(p)
+    aggregate = p / AGGREGATE_NAME
+    if (refreshing and reports) or not aggregate.exists():
+        return reports
+    return reports + [aggregate]
+
+
 def _merge_run_info(rs: RunSet, aggregate_path: Path) -> None:
     """What multirun recorded beside a directory's reports (load averages, durations) joins
     the runs read from the reports themselves."""

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from . import proc
 from .common import ToolError, fmt_number, load_avg, read_json
+from .outputs import make_directory, open_stream
 from .reports import is_report
 
 
@@ -228,17 +229,17 @@ class LocalBackend:
                 if sigs.received is not None:
                     break
                 progress.starting(number, run)
-                run.report_path.parent.mkdir(parents=True, exist_ok=True)
+                make_directory(run.report_path.parent)
                 before = load_avg()
                 t0 = time.monotonic()
                 args = run.args + ["--report", str(run.report_path)]
                 try:
-                    with open(run.log_path, "w", encoding="utf-8") as log:
+                    with open_stream(run.log_path) as log:
                         log.write("$ " + shlex.join(args) + "\n")
                         log.flush()
                         code = proc.wait(sigs.start(args, stdout=log, stderr=subprocess.STDOUT)).returncode
                 except OSError as e:
-                    raise ToolError(f"{run.log_path}: cannot write the run's output ({e.strerror})") from None
+                    raise ToolError(f"{run.log_path}: cannot write the run's output ({e.strerror})", 1) from None
                 finally:
                     sigs.child = None
                 result = RunResult(run, code, time.monotonic() - t0, before, read_run_report(run.report_path),

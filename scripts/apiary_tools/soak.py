@@ -48,9 +48,8 @@ from .common import (
     run_main,
     utc_stamp,
     whole_number,
-    write_json,
-    write_text,
 )
+from .outputs import Outputs, make_directory, open_stream, write_figure, write_json, write_text
 
 # Blocks after which the first transaction ids expire: Hive's 3,600-second limit, 3-second slots.
 EXPIRY_BLOCKS = 1200
@@ -60,6 +59,8 @@ RC_RESOURCES = ("history_bytes", "market_bytes", "state_bytes", "execution_time"
 MIB = 1024 * 1024
 # How often a line says how far the run is.
 PROGRESS_EVERY_S = 60
+# What the soak writes beside the run's report.json, intervals.jsonl and summary.txt.
+OUTPUTS = ("soak.json", "soak.md", "soak.png")
 
 
 def series(records: list[dict[str, Any]]) -> dict[str, np.ndarray]:
@@ -234,8 +235,10 @@ def plot(a: dict, path: Path) -> None:
         if a.get("steady_from_block"):
             a_.axvline(a["steady_from_block"] / 1000, color="grey", ls=":", lw=1)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        write_figure(fig, path, 100)
+    finally:
+        plt.close(fig)
 
 
 def parser() -> Parser:
@@ -260,7 +263,10 @@ def parser() -> Parser:
     p.add_argument("--checkpoint-blocks", type=whole_number(1), default=None,
                    help="a record at least every N blocks, so a crash loses at most N (default: blocks / 200, "
                         "at least 1)")
-    p.add_argument("--out", type=Path, default=None, help="output directory (default: results/soak-<time>)")
+    p.add_argument("--out", type=Path, default=None, help="output directory (default: results/soak-<time>); it "
+                   "must be new or empty, unless --force")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out directory that has files in it (files of the same name are replaced)")
     p.add_argument("--from", dest="from_dir", type=Path, default=None,
                    help="analyse what a soak left in DIR (after a crash, say) instead of running one")
     p.add_argument("extra", nargs="*", help="more `apiary run` arguments (after --)")
@@ -293,7 +299,7 @@ def run_soak(args, out: Path) -> tuple[int, int | None, list[str]]:
 
     # The run in its own process group: a Ctrl-C reaches only us, and we forward exactly one
     # SIGINT (or SIGTERM); apiary finishes its block and writes its report.
-    with open(out / "summary.txt", "w") as summary, proc.Forwarding(once=True) as signals:
+    with open_stream(out / "summary.txt") as summary, proc.Forwarding(once=True) as signals:
         if backend:
             run: proc.Child = fleet.RemoteProcess(backend, cmd)
             signals.child = run
@@ -329,12 +335,15 @@ def _main(argv: Sequence[str]) -> int:
         out = args.from_dir
         if not (out / "intervals.jsonl").is_file():
             raise ToolError(f"--from {out}: no intervals.jsonl there")
+        plan = Outputs().read("--from", [out / "intervals.jsonl", out / "report.json"])
+        for output in OUTPUTS:
+            plan.file("--from", out / output)
     else:
         if not args.config.is_file():
             raise ToolError(f"--config {args.config}: no such file")
-        out = args.out or REPO_ROOT / "results" / f"soak-{utc_stamp()}"
-        out.mkdir(parents=True, exist_ok=True)
-        code, stopped_by, cmd = run_soak(args, out)
+        out = Outputs().read("--config", [args.config]).directory(
+            "--out", args.out or REPO_ROOT / "results" / f"soak-{utc_stamp()}", args.force, OUTPUTS)
+        code, stopped_by, cmd = run_soak(args, make_directory(out))
     report = read_json(out / "report.json") if (out / "report.json").is_file() else None
     records = read_interval_log(out / "intervals.jsonl", partial_tail=True)
     cashout = args.cashout_blocks or (report or {}).get("state", {}).get("cashout_blocks")

@@ -44,10 +44,9 @@ from .common import (
     utc_iso,
     utc_stamp,
     whole_number,
-    write_json,
-    write_text,
 )
 from .multirun import glue_values, set_from_results, split_passthrough, write_set
+from .outputs import Outputs, make_directory, write_json, write_text
 from .runner import PlannedRun, Progress, apiary_command, effective_config, execute, with_progress_off
 
 HIVE_MAX_BLOCK = 2 * 1024 * 1024
@@ -174,7 +173,10 @@ exit status: 0, 1 a run failed, 2 bad usage, 130/143 interrupted.""")
     p.add_argument("--apiary", metavar="BIN",
                    help="the apiary binary (default: $APIARY_BIN, else build/release/harness/apiary)")
     p.add_argument("--command", metavar="CMD", help="run this instead of `<apiary> run`")
-    p.add_argument("--out", metavar="DIR", help="output directory (default: results/sweep-<param>-<UTC time>)")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: results/sweep-<param>-<UTC time>); "
+                   "it must be new or empty, unless --force")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out directory that has files in it (files of the same name are replaced)")
     p.add_argument("--keep-going", action="store_true", help="go on after a failed run (default: stop)")
     p.add_argument("--no-plots", action="store_true", help="write the table only")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -199,17 +201,16 @@ def _main(argv: Sequence[str]) -> int:
     for a in common:
         if a in (f"--{param}", "--report") or a.startswith((f"--{param}=", "--report=")):
             raise ToolError(f"{a}: the sweep sets this itself; leave it out of the run arguments")
+    out = Outputs().read("--config", [args.config] if args.config else []).directory(
+        "--out", Path(args.out) if args.out else REPO_ROOT / "results" / f"sweep-{param}-{utc_stamp()}", args.force,
+        (SWEEP_NAME, TABLE_NAME))
     prefix = apiary_command(None if args.command else check_apiary(args.apiary or default_apiary()), args.command)
-
-    out = Path(args.out) if args.out else REPO_ROOT / "results" / f"sweep-{param}-{utc_stamp()}"
-    if out.exists() and any(out.iterdir()):
-        raise ToolError(f"--out {out}: exists and is not empty; choose a new directory")
     prepared = []
     for value in values:
         run_args, config = value_args(param, value, common, prefix)
         prepared.append((value, run_args, numeric_x(param, value, config), out / f"{param}-{_safe(value)}"))
     backend = fleet.ClusterBackend.from_args(args)
-    out.mkdir(parents=True, exist_ok=True)
+    make_directory(out)
 
     plan = [PlannedRun(f"{param}={value}", i, prefix + with_progress_off(run_args),
                        directory / f"run-{i:03d}.json")
