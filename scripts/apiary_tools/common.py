@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import math
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 # Exit codes of every command (they match `apiary run`'s where they overlap).
 EXIT_OK = 0
@@ -89,51 +87,40 @@ def load_avg() -> list[float]:
         return []
 
 
-def read_json(path: str | os.PathLike) -> Any:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except FileNotFoundError:
-        raise ToolError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ToolError(f"{path}: is a directory, expected a JSON file") from None
-    except json.JSONDecodeError as e:
-        raise ToolError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
-    except OSError as e:
-        raise ToolError(f"{path}: cannot read ({e.strerror})") from None
-
-
-def read_interval_log(path: str | os.PathLike, partial_tail: bool = False) -> list[dict[str, Any]]:
-    """The records of an `apiary run --interval-log`, one JSON object a line. With partial_tail, a last line
-    without its newline (a run killed while writing it) is left out instead of refused."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ToolError(f"{path}: cannot read the interval log ({e.strerror})", EXIT_FAILED) from None
-    lines = text.split("\n")
-    tail = lines.pop()  # what follows the last newline: empty for a whole file
-    if tail and not partial_tail:
-        lines.append(tail)
-    records = []
-    for number, line in enumerate(lines, 1):
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            raise ToolError(f"{path}:{number}: not a JSON line", EXIT_FAILED) from None
-    return records
-
-
-def whole_number(minimum: int = 0) -> Callable[[str], int]:
+def whole_number(minimum: int, maximum: int) -> Callable[[str], int]:
     """The argparse type of every option that takes a count (--runs, --blocks, ...): ASCII
-    digits only (no sign, point, exponent or separator), at least `minimum`. argparse reports
-    a wrong value as `argument --runs: expected a whole number of at least 1, not '0'`."""
+    digits only (no sign, point, exponent or separator), from `minimum` to `maximum` (every
+    count has a bound). argparse reports a wrong value as
+    `argument --runs: expected a whole number from 1 to 10,000, not '0'`."""
     def parse(text: str) -> int:
-        if not (text.isascii() and text.isdigit()) or int(text) < minimum:
-            raise argparse.ArgumentTypeError(f"expected a whole number of at least {minimum}, not {text!r}")
+        # The length first: int() of thousands of digits is slow, and refused beyond 4,300.
+        if not (text.isascii() and text.isdigit()) or len(text.lstrip("0")) > len(str(maximum)) or \
+                not minimum <= int(text) <= maximum:
+            raise argparse.ArgumentTypeError(f"expected a whole number from {minimum:,} to {maximum:,}, "
+                                             f"not '{shown(text)}'")
         return int(text)
 
     parse.__name__ = "whole number"
+    return parse
+
+
+def finite_number(minimum: float, maximum: float, what: str = "a number",
+                  above: bool = False) -> Callable[[str], float]:
+    """The argparse type of an option that takes a number (seconds, a percentage): a finite
+    number from `minimum` (or above it, with `above`) to `maximum`; NaN and infinity are refused."""
+    wanted = f"{what} {'above' if above else 'from'} {minimum:g}{'' if above else f' to {maximum:g}'}" + \
+        (f", at most {maximum:g}" if above else "")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and (value > minimum if above else value >= minimum) and value <= maximum):
+            raise argparse.ArgumentTypeError(f"expected {wanted}, not '{shown(text)}'")
+        return value
+
+    parse.__name__ = what
     return parse
 
 
@@ -146,23 +133,23 @@ def parse_csv(text: str) -> list[str]:
 NAME_RULE = "expected a name: not empty, without '/' or control characters, not starting with '.'"
 
 
-def _not_a_name(text: str) -> bool:
-    return not text.strip() or "/" in text or text.startswith(".") or \
-        any(ord(c) < 0x20 or ord(c) == 0x7f for c in text)
+def is_name(text: str) -> bool:
+    return bool(text.strip()) and "/" not in text and not text.startswith(".") and \
+        not any(ord(c) < 0x20 or ord(c) == 0x7f for c in text)
 
 
 def check_name(what: str, text: str) -> str:
     """A label (a side of an A/B, a set's name) is a name, never a path: not empty, no `/`, no
     leading `.` (so neither `.` nor `..`), no control character. Labels name directories and
     files inside --out, so a label that were a path would write outside it."""
-    if _not_a_name(text):
+    if not is_name(text):
         raise ToolError(f"{what} '{shown(text)}': {NAME_RULE}")
     return text
 
 
 def name_type(text: str) -> str:
     """The argparse type of a label: check_name's rule, reported as argparse reports a bad value."""
-    if _not_a_name(text):
+    if not is_name(text):
         raise argparse.ArgumentTypeError(f"'{shown(text)}': {NAME_RULE}")
     return text
 

@@ -51,12 +51,13 @@ from pathlib import Path
 from typing import Any
 
 from . import proc
-from .common import EXIT_USAGE, REPO_ROOT, ToolError, load_avg
+from .common import EXIT_USAGE, REPO_ROOT, ToolError, finite_number, load_avg
 from .outputs import make_directory, open_stream, write_text
 from .runner import HOST_VARIABLE, PlannedRun, PlanOutcome, Progress, RunResult, read_run_report, say_failure
 
 RESOURCE = "apiary"
 DEFAULT_TIMEOUT_S = 10.0
+MAX_TIMEOUT_S = 3600.0
 ADDRESS = re.compile(r"(tcp|tls)://[A-Za-z0-9._-]+:[0-9]{1,5}")
 POLL_S = 0.2
 STOP_POLL_S = 0.5
@@ -67,8 +68,10 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cluster", metavar="tcp://HOST:PORT",
                    help="run on the workers of this Dask scheduler (resource apiary=1, one a machine), each "
                         "machine the whole plan, instead of here; see docs/fleet.md")
-    p.add_argument("--cluster-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
-                   help="seconds to wait for the scheduler and a worker (default: %(default)s)")
+    p.add_argument("--cluster-timeout", type=finite_number(0, MAX_TIMEOUT_S, "seconds", above=True),
+                   default=DEFAULT_TIMEOUT_S, metavar="S",
+                   help=f"seconds to wait for the scheduler and a worker, at most {MAX_TIMEOUT_S:g} "
+                        "(default: %(default)s)")
 
 
 # ---- the commit ------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ microbenchmarks. The mapping:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import shlex
@@ -40,10 +41,12 @@ from typing import Any
 import numpy as np
 
 from . import stats
-from .common import Parser, ToolError, read_json, run_main
+from .common import EXIT_FAILED, Parser, ToolError, run_main
+from .inputs import read_json
 from .metrics import flatten
 from .outputs import Outputs, write_json
 from .reports import RunSet, input_files, is_report, load_report, load_set, measured_blocks
+from .schemas import problem
 
 SCHEMA_PATH = Path(__file__).with_name("gbench.schema.json")
 TIME_UNITS = {"us": 1.0, "ms": 1e-3}
@@ -239,10 +242,18 @@ def export(paths: Sequence[str], prefix: str = "apiary", unit: str = "us",
     return {"context": ctx, "benchmarks": from_set(rs, prefix, unit)}
 
 
+@functools.cache
+def _schema() -> dict[str, Any]:
+    return load_schema()
+
+
 def validate(doc: dict[str, Any]) -> None:
-    """Checks the document against gbench.schema.json (jsonschema raises on the first error)."""
-    import jsonschema
-    jsonschema.Draft202012Validator(load_schema()).validate(doc)
+    """Checks the document against gbench.schema.json before it is written: a document it does
+    not match is this tool's fault, one line and exit 1."""
+    why = problem(_schema(), doc)
+    if why:
+        raise ToolError(f"the Google Benchmark document does not match gbench.schema.json ({why}); nothing written",
+                        EXIT_FAILED)
 
 
 def parser() -> Parser:

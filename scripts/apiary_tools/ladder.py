@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from . import fleet, perf_gate, stats
+from . import fleet, metrics, perf_gate, stats
 from .common import (
     EXIT_OK,
     REPO_ROOT,
@@ -67,8 +67,22 @@ from .common import (
     utc_stamp,
     whole_number,
 )
+from .compare import probability
+from .inputs import checked, read_json
 from .outputs import Outputs, make_directory, write_figure, write_json, write_text
-from .runner import PlannedRun, Progress, effective_config, execute, with_progress_off
+from .runner import MAX_PLAN_RUNS, PlannedRun, Progress, check_plan, effective_config, execute, with_progress_off
+from .schemas import (
+    COUNT,
+    NUMBER,
+    NUMBER_OR_NULL,
+    RELATIVE_PATH,
+    STRING,
+    STRING_OR_NULL,
+    STRINGS,
+    array,
+    obj,
+    problem,
+)
 
 
 @dataclass(frozen=True)
@@ -109,6 +123,41 @@ MODES: dict[str, dict[str, Any]] = {
 SMALL_PCT = 2.0
 
 BREAKDOWN = ("wait_work", "wait_lock", "transactions", "blocks", "observe", "unknown")
+KIND, VERSION = "apiary-ladder", 1
+# A step's change against another (stats.Change with `significant`): an interval has both ends.
+_CHANGE = {**obj(change_pct=NUMBER_OR_NULL, ci_low_pct=NUMBER_OR_NULL, ci_high_pct=NUMBER_OR_NULL,
+                 p_value=NUMBER_OR_NULL, significant={"type": "boolean"}),
+           "allOf": [{"if": obj(("p_value",), p_value=NUMBER), "then": obj(("significant",))},
+                     {"if": obj(("ci_low_pct",), ci_low_pct=NUMBER),
+                      "then": obj(("ci_high_pct",), ci_high_pct=NUMBER)}]}
+_STEP = obj(("step", "name", "runs", "hive_ms"), step=COUNT, name=STRING, what=STRING, options=STRINGS, runs=COUNT,
+            hive_ms=NUMBER_OR_NULL, cycle_ms=obj(("mean",), mean=NUMBER, ci_low=NUMBER_OR_NULL, ci_high=NUMBER_OR_NULL),
+            writer_share={"type": "object", "additionalProperties": NUMBER}, tx_per_block=NUMBER,
+            cpu_utilization=NUMBER, vs_previous=_CHANGE, vs_start=_CHANGE,
+            instructions=obj(("ir_per_tx", "state_digest"), ir_per_tx=NUMBER, state_digest=STRING))
+# ladder.json, as the ladder writes it and report-html reads it back (one without kind and
+# version is from before they were written): each run's report is a path inside its directory.
+SCHEMA = obj(("meta", "steps"), kind={"const": KIND}, version={"const": VERSION},
+             meta=obj(("mode", "runs", "alpha", "machine", "load_before"), mode=STRING, runs=COUNT, alpha=NUMBER,
+                      machine=STRING, load_before=STRING, extra_args=STRINGS),
+             steps=array(_STEP, minItems=1),
+             runs=array(obj(("path",), path=RELATIVE_PATH, label=STRING, status=STRING_OR_NULL)))
+
+
+def ladder_problem(data: Any) -> str | None:
+    """Its schema, and the steps in order: step i is the i-th (the tables refer to the one before)."""
+    why = problem(SCHEMA, data)
+    if why:
+        return why
+    for i, step in enumerate(data["steps"]):
+        if step["step"] != i:
+            return f"steps[{i}].step: {step['step']}, expected {i} (the steps in order from 0)"
+    return None
+
+
+def load(path: Path) -> dict[str, Any]:
+    """A ladder.json, checked."""
+    return checked(read_json(path), str(path), ladder_problem)
 
 
 def merge(*arg_lists: Sequence[str]) -> list[str]:
@@ -141,28 +190,37 @@ def plan(prefix: list[str], base: list[str], rounds: range, out: Path) -> list[P
     return runs_list
 
 
+def _mean_of(figures: list[dict[str, float]], name: str, missing: float | None = None) -> float | None:
+    """The mean of a figure over the runs that have it (`missing` for those that do not)."""
+    values = [f.get(name, missing) for f in figures]
+    present = [v for v in values if v is not None]
+    return float(np.mean(present)) if present else None
+
+
 def analyse(results, runs: int, alpha: float) -> list[dict[str, Any]]:
-    by_step: dict[int, list[dict]] = {i: [] for i in range(len(STEPS) + 1)}
+    """Each step's row: its cycle over the runs whose reports have one, the writer's time,
+    and the change against the step before and the start."""
+    by_step: dict[int, list[dict[str, float]]] = {i: [] for i in range(len(STEPS) + 1)}
     hosts: dict[int, list[str]] = {i: [] for i in range(len(STEPS) + 1)}
     for res in results:
-        if res.completed:
-            by_step[int(res.planned.label[4:])].append(res.report)
+        figures = metrics.flatten(res.report) if res.completed else {}
+        if "aggregates.cycle_us.avg" in figures:
+            by_step[int(res.planned.label[4:])].append(figures)
             hosts[int(res.planned.label[4:])].append(res.host or "?")
-    cycles = {i: [r["aggregates"]["cycle_us"]["avg"] / 1000 for r in reps] for i, reps in by_step.items()}
+    cycles = {i: [f["aggregates.cycle_us.avg"] / 1000 for f in reps] for i, reps in by_step.items()}
     rows = []
     for i in range(len(STEPS) + 1):
         step = START if i == 0 else STEPS[i - 1]
         row: dict[str, Any] = {"step": i, "name": step.name, "what": step.what, "options": step_args(i),
                                "runs": len(cycles[i]), "hive_ms": step.hive_ms}
         if cycles[i]:
-            s = stats.summarize_sample(cycles[i])
-            row["cycle_ms"] = s.to_dict()
-            reps = by_step[i]
+            row["cycle_ms"] = stats.summarize_sample(cycles[i]).to_dict()
             # A report from before the observers were timed has no observe_share: 0 there.
-            row["writer_share"] = {k: float(np.mean([r["writer"].get(f"{k}_share", 0.0) for r in reps]))
-                                   for k in BREAKDOWN}
-            row["tx_per_block"] = float(np.mean([r["aggregates"]["transactions_per_block"]["avg"] for r in reps]))
-            row["cpu_utilization"] = float(np.mean([r["cpu"]["utilization"] for r in reps]))
+            row["writer_share"] = {k: _mean_of(by_step[i], f"writer.{k}_share", 0.0) for k in BREAKDOWN}
+            for key, name in (("tx_per_block", "aggregates.transactions_per_block.avg"),
+                              ("cpu_utilization", "cpu.utilization")):
+                if (mean := _mean_of(by_step[i], name)) is not None:
+                    row[key] = mean
         for key, other in (("vs_previous", i - 1), ("vs_start", 0)):
             if i > 0 and cycles[i] and cycles[other]:
                 c = stats.compare(cycles[other], cycles[i], hosts_a=hosts[other], hosts_b=hosts[i])
@@ -259,7 +317,8 @@ def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     brows = []
     for r in rows:
         w = r.get("writer_share")
-        brows.append([r["name"]] + (["-"] * len(BREAKDOWN) if not w else [f"{100 * w[k]:.1f}%" for k in BREAKDOWN]))
+        brows.append([r["name"]] + (["-"] * len(BREAKDOWN) if not w else
+                                    [f"{100 * w.get(k, 0.0):.1f}%" for k in BREAKDOWN]))
     md.append(markdown_table(["step", "waiting for work", "waiting for locks", "transactions", "blocks", "observing",
                               "unknown"], brows))
     digests = {r["instructions"]["state_digest"] for r in rows if r.get("instructions")}
@@ -291,7 +350,7 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     bottom = np.zeros(len(rows))
     colors = ["#dddddd", "#937860", "#55a868", "#4c72b0", "#8172b2", "#c44e52"]
     for k, color in zip(BREAKDOWN, colors, strict=True):
-        vals = np.array([100 * r["writer_share"][k] if r.get("writer_share") else 0 for r in rows])
+        vals = np.array([100 * r["writer_share"].get(k, 0.0) if r.get("writer_share") else 0 for r in rows])
         right.bar(x, vals, bottom=bottom, label=k.replace("_", " "), color=color)
         bottom += vals
     right.set_xticks(x, names, rotation=30, ha="right")
@@ -341,12 +400,12 @@ def parser() -> Parser:
     p.add_argument("--mode", choices=sorted(MODES), default="quick",
                    help="quick: smoke-sized runs for CI; full: 2 MB blocks, 40 measured blocks; both unsigned "
                         "(default: quick)")
-    p.add_argument("--runs", type=whole_number(1), default=None,
+    p.add_argument("--runs", type=whole_number(1, MAX_PLAN_RUNS), default=None,
                    help="runs per step at least (default: quick 5, full 10)")
-    p.add_argument("--max-runs", type=whole_number(1), default=None,
+    p.add_argument("--max-runs", type=whole_number(1, MAX_PLAN_RUNS), default=None,
                    help="then add rounds while a step is undecided (neither significant nor within ±2%%), up to "
                         "this many runs per step (default: quick none added, full 30)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
+    p.add_argument("--alpha", type=probability, default=0.05, help="significance level (default: 0.05)")
     p.add_argument("--apiary", type=Path, default=None,
                    help="the apiary binary (default: $APIARY_BIN, else the release build)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default: results/ladder-<mode>-<time>); "
@@ -365,8 +424,9 @@ def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     mode = MODES[args.mode]
     runs = args.runs if args.runs is not None else mode["runs"]
-    if not 0 < args.alpha < 1:
-        raise ToolError(f"--alpha {args.alpha}: expected a number between 0 and 1")
+    # Quick mode adds no rounds unless asked to (None: as many as --runs).
+    max_runs = max(runs, args.max_runs or mode["max_runs"] or runs)
+    check_plan(max_runs * (len(STEPS) + 1), "--runs and --max-runs")
     out = Outputs().directory("--out", args.out or REPO_ROOT / "results" / f"ladder-{args.mode}-{utc_stamp()}",
                               args.force, ("ladder.json", "ladder.md", "ladder.png"))
     binary = check_apiary(args.apiary or default_apiary())
@@ -376,8 +436,6 @@ def _main(argv: Sequence[str]) -> int:
         effective_config(prefix, merge(base, step_args(i)), f"step {i}")
     backend = fleet.ClusterBackend.from_args(args)
     make_directory(out)
-    # Quick mode adds no rounds unless asked to (None: as many as --runs).
-    max_runs = max(runs, args.max_runs or mode["max_runs"] or runs)
     try:
         outcome, runs = run_rounds(prefix, base, out, runs, max_runs, args.alpha, backend)
     finally:
@@ -396,7 +454,8 @@ def _main(argv: Sequence[str]) -> int:
                           if backend is not None else ""),
             "load_before": ", ".join(f"{x:.2f}"
                                      for x in (outcome.results[0].load_avg_before if outcome.results else []))}
-    write_json(out / "ladder.json", {"meta": meta, "steps": rows, "runs": [r.info() for r in outcome.results]})
+    write_json(out / "ladder.json", {"kind": KIND, "version": VERSION, "meta": meta, "steps": rows,
+                                     "runs": [r.info() for r in outcome.results]})
     md = to_markdown(rows, meta)
     write_text(out / "ladder.md", md + "\n")
     plot(rows, out / "ladder.png", f"apiary ladder ({args.mode})")

@@ -56,22 +56,38 @@ from .common import (
     default_apiary,
     fmt_number,
     markdown_table,
-    read_interval_log,
     run_main,
     utc_iso,
     utc_stamp,
     whole_number,
 )
+from .inputs import read_interval_log
 from .multirun import glue_values, split_passthrough
 from .outputs import Outputs, make_directory, write_figure, write_json, write_text
-from .runner import PlannedRun, Progress, RunResult, apiary_command, effective_config, execute, with_progress_off
+from .runner import (
+    MAX_PLAN_RUNS,
+    PlannedRun,
+    Progress,
+    RunResult,
+    apiary_command,
+    effective_config,
+    execute,
+    with_progress_off,
+)
+from .schemas import COUNT, obj, problem
 
 DEFAULT_BOUND_S = 3.0
+# apiary run's largest --rate (harness/src/config/options.cpp).
+APIARY_MAX_RATE = 1_000_000_000
 DEFAULT_INTERVAL = "1s"
 MIN_INTERVALS = 6
 GROWTH_MARGIN = 0.10
 OWN_OPTIONS = ("--rate", "--report", "--interval", "--interval-log")
 NAME = "maxrate"
+# What the queue rule reads of an interval record.
+RECORD = obj(("in_flight", "queue_depth", "latency"), in_flight=COUNT, queue_depth=COUNT,
+             latency=obj(("end_to_end",), end_to_end=obj(("p50_us",), p50_us={"type": ["number", "null"],
+                                                                              "minimum": 0})))
 
 
 # ---- one run, one rate -------------------------------------------------------------------------
@@ -107,15 +123,11 @@ def run_figures(result: RunResult, log_path: Path) -> RunFigures:
     if inclusion is None:
         raise ToolError(f"{result.planned.report_path}: the report has no latency section: this apiary is "
                         "older than the latency histograms (report schema_version 2)", EXIT_FAILED)
-    lines = read_interval_log(log_path)
+    lines = read_interval_log(log_path, lambda record: problem(RECORD, record))
     if len(lines) < MIN_INTERVALS:
         raise ToolError(f"{log_path}: {len(lines)} intervals, the queue rule needs at least {MIN_INTERVALS}: "
                         "make the runs longer (e.g. `-- --blocks N`) or --interval shorter", EXIT_FAILED)
-    try:
-        grows_now = queue_grows(lines)
-    except (KeyError, TypeError):
-        raise ToolError(f"{log_path}: a line lacks in_flight, queue_depth or latency.end_to_end.p50_us",
-                        EXIT_FAILED) from None
+    grows_now = queue_grows(lines)
     return RunFigures((report.get("throughput") or {}).get("tx_per_s"), inclusion.get("p50_us"),
                       inclusion.get("p99_us"), len(lines), grows_now)
 
@@ -287,8 +299,8 @@ def positive_rate(text: str) -> int:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a rate in tx/s, such as 2000") from None
-    if not (math.isfinite(value) and value >= 1):
-        raise argparse.ArgumentTypeError(f"{text}: expected a rate of at least 1 tx/s")
+    if not (math.isfinite(value) and 1 <= value <= APIARY_MAX_RATE):
+        raise argparse.ArgumentTypeError(f"{text}: expected a rate from 1 to {APIARY_MAX_RATE:,} tx/s")
     return round(value)
 
 
@@ -347,7 +359,8 @@ examples:
                    help="stop when the highest passing and lowest failing rates are closer than this (default: 2%%)")
     p.add_argument("--bound", type=positive_seconds, default=DEFAULT_BOUND_S, metavar="SECONDS",
                    help="the largest p99 inclusion latency that passes (default: %(default)s, one block interval)")
-    p.add_argument("--runs", type=whole_number(1), default=1, metavar="N", help="runs per rate, their median counts "
+    p.add_argument("--runs", type=whole_number(1, MAX_PLAN_RUNS), default=1,
+                   metavar="N", help="runs per rate, their median counts "
                    "(default: %(default)s)")
     p.add_argument("--interval", default=DEFAULT_INTERVAL, metavar="TIME",
                    help="apiary's --interval for the interval log (default: %(default)s)")

@@ -56,7 +56,17 @@ from .common import (
 )
 from .outputs import Outputs, make_directory, write_json, write_text
 from .reports import AGGREGATE_KIND, AGGREGATE_NAME, AGGREGATE_VERSION, RunSet, input_files, load_set
-from .runner import PlannedRun, Progress, RunResult, apiary_command, effective_config, execute, with_progress_off
+from .runner import (
+    MAX_PLAN_RUNS,
+    PlannedRun,
+    Progress,
+    RunResult,
+    apiary_command,
+    check_plan,
+    effective_config,
+    execute,
+    with_progress_off,
+)
 
 SUMMARY_NAME = "summary.md"
 
@@ -225,7 +235,7 @@ progress goes to stderr; the summary (or the comparison) to stdout.
 exit status: 0 all runs completed, 1 a run failed, 2 bad usage, 130/143 interrupted (the
 completed runs are still aggregated). The A/B comparison's verdict does not change it: for a
 gate, run `scripts/compare` on the two directories.""")
-    p.add_argument("--runs", type=whole_number(1), default=5, metavar="N",
+    p.add_argument("--runs", type=whole_number(1, MAX_PLAN_RUNS), default=5, metavar="N",
                    help="runs (per side with --a/--b) (default: %(default)s)")
     p.add_argument("--config", metavar="FILE", help="shorthand for `-- --config FILE`")
     p.add_argument("--a", metavar="ARGS", help="arguments of side A (one string, shell-quoted)")
@@ -301,7 +311,8 @@ def _aggregate_only(args) -> int:
         rs.label = out.name
     agg = write_set(rs, out)
     print(summary_markdown(agg, show_all=False), end="")
-    print(f"\naggregate: {out / AGGREGATE_NAME}\nsummary: {out / SUMMARY_NAME}", file=sys.stderr)
+    if not args.quiet:
+        print(f"\naggregate: {out / AGGREGATE_NAME}\nsummary: {out / SUMMARY_NAME}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -316,6 +327,7 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError("--a and --b come together: give both sides")
     if args.a is not None and args.a_label == args.b_label:
         raise ToolError(f"--a-label and --b-label are both {args.a_label!r}: the sides need different names")
+    check_plan(args.runs * (2 if args.a is not None else 1), "--runs")
     common = list(passthrough)
     for a in common + shlex.split(args.a or "") + shlex.split(args.b or ""):
         if a == "--report" or a.startswith("--report="):

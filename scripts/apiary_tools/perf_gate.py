@@ -31,10 +31,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import gate
-from .common import EXIT_FAILED, EXIT_OK, REPO_ROOT, Parser, ToolError, read_json, run_main, whole_number
+from .common import EXIT_FAILED, EXIT_OK, REPO_ROOT, Parser, ToolError, finite_number, run_main, whole_number
+from .inputs import checked, read_json
+from .metrics import flatten
 from .outputs import Outputs, check_directory, make_directory, write_json
+from .reports import load_report
+from .runner import MAX_PLAN_RUNS
+from .schemas import COUNT, STRING, obj, problem
 
 MEASURED_FUNCTION = "apiary_replay_measured"
+# What the gate reads of `apiary replay --report` (docs/replay.md).
+REPLAY = obj(("result",), result=obj(("transactions", "accepted", "blocks", "state_digest"),
+                                     transactions={"type": "integer", "minimum": 1}, accepted=COUNT, blocks=COUNT,
+                                     state_digest=STRING))
 
 
 def log(message: str) -> None:
@@ -105,7 +114,7 @@ def count_replay(name: str, binary: Path, workload: Path, work: Path, replay_arg
         raise ToolError(f"{name}: the replay under callgrind failed ({p.returncode}): "
                         f"{(p.stderr.strip().splitlines() or [''])[-1]}", EXIT_FAILED)
     ir = gate.callgrind_total_ir(out)
-    result = read_json(report)["result"]
+    result = checked(read_json(report), str(report), lambda d: problem(REPLAY, d), EXIT_FAILED)["result"]
     if ir == 0:
         raise ToolError(f"{name}: callgrind counted nothing in {MEASURED_FUNCTION}", EXIT_FAILED)
     side = {"binary": str(binary), "instructions": ir, "transactions": result["transactions"],
@@ -134,7 +143,11 @@ def wall_comparison(base: Path, current: Path, work: Path, runs: int) -> dict | 
             if p.returncode != 0:
                 log(f"wall time: the {name} run failed ({p.returncode}); skipping the comparison")
                 return None
-            cycle[name].append(read_json(report)["aggregates"]["cycle_us"]["avg"])
+            avg = flatten(load_report(report)).get("aggregates.cycle_us.avg")
+            if avg is None:
+                log(f"wall time: the {name} run's report has no cycle time; skipping the comparison")
+                return None
+            cycle[name].append(avg)
     med = {k: statistics.median(v) for k, v in cycle.items()}
     change = (med["current"] / med["base"] - 1) * 100
     log(f"wall time (information only, {runs} interleaved smoke runs each): full cycle median "
@@ -152,14 +165,17 @@ def parser() -> Parser:
     p.add_argument("--base", default="HEAD^", help="the commit to compare against (default: HEAD^, the parent)")
     p.add_argument("--apiary", type=Path, default=REPO_ROOT / "build" / "release" / "harness" / "apiary",
                    help="this commit's apiary (default: build/release/harness/apiary)")
-    p.add_argument("--threshold", type=float, default=gate.DEFAULT_THRESHOLD * 100,
+    p.add_argument("--threshold", type=finite_number(0, 1000, "a percentage"),
+                   default=gate.DEFAULT_THRESHOLD * 100,
                    help="the allowed growth in instructions per transaction, in percent (default: 3)")
-    p.add_argument("--transactions", type=whole_number(1), default=20_000, help="workload size (default: 20000)")
-    p.add_argument("--accounts", type=whole_number(1), default=10_000, help="genesis accounts (default: 10000)")
-    p.add_argument("--seed", type=whole_number(), default=1, help="workload seed (default: 1)")
+    p.add_argument("--transactions", type=whole_number(1, 1_000_000_000), default=20_000,
+                   help="workload size (default: 20000)")
+    p.add_argument("--accounts", type=whole_number(1, 10_000_000), default=10_000,
+                   help="genesis accounts (default: 10000)")
+    p.add_argument("--seed", type=whole_number(0, 2**64 - 1), default=1, help="workload seed (default: 1)")
     p.add_argument("--block-size", default="256KiB",
                    help="block size target of the replay, so blocks are produced and applied often (default: 256KiB)")
-    p.add_argument("--wall-runs", type=whole_number(), default=3,
+    p.add_argument("--wall-runs", type=whole_number(0, MAX_PLAN_RUNS), default=3,
                    help="interleaved smoke runs per side for the wall-time information; 0: none (default: 3)")
     p.add_argument("--work", type=Path, default=REPO_ROOT / "build" / "perf-gate",
                    help="where the base worktree, its build and the profiles go (default: build/perf-gate)")
@@ -169,8 +185,6 @@ def parser() -> Parser:
 
 def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    if args.threshold < 0:
-        raise ToolError(f"--threshold {args.threshold}: must not be negative")
     if not args.apiary.is_file():
         raise ToolError(f"--apiary {args.apiary}: no such binary; build the release preset first")
     Outputs().read("--apiary", [args.apiary]).file("--json", args.json)

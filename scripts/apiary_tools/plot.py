@@ -30,12 +30,46 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from . import latency as latency_mod  # noqa: E402
-from .common import REPO_ROOT, Parser, ToolError, check_name, parse_csv, read_json, run_main, utc_stamp  # noqa: E402
+from .common import REPO_ROOT, Parser, ToolError, check_name, parse_csv, run_main, utc_stamp  # noqa: E402
+from .inputs import checked, read_json  # noqa: E402
 from .outputs import Outputs, make_directory, write_figure  # noqa: E402
-from .reports import Run, RunSet, input_files, load_set, measured_blocks  # noqa: E402
+from .reports import Run, RunSet, input_files, load_report, load_set, measured_blocks  # noqa: E402
+from .schemas import (  # noqa: E402
+    COUNT,
+    NUMBER_OR_NULL,
+    NUMBERS,
+    RELATIVE_PATH,
+    STRING,
+    STRINGS,
+    SUMMARY,
+    array,
+    obj,
+    problem,
+    report_part,
+    rooted,
+)
 
 MAX_PANELS = 12
 DPI = 110
+SWEEP_KIND, SWEEP_VERSION = "apiary-sweep", 1
+# sweep.json, as scripts/sweep writes it: each point's directory and representative report
+# are paths inside the sweep's directory.
+SWEEP = rooted(obj(
+    ("kind", "version", "param", "values", "points"), kind={"const": SWEEP_KIND}, version={"const": SWEEP_VERSION},
+    created=STRING, param={"type": "string", "pattern": "^[a-z][a-z0-9-]*$"}, values=array(STRING, minItems=1),
+    runs_per_value=COUNT, run_args=STRINGS, load_avg_before=NUMBERS, load_avg_after=NUMBERS,
+    context=report_part("context"),
+    points=array(obj(("value", "dir", "n", "metrics"), value=STRING, x=NUMBER_OR_NULL, dir=RELATIVE_PATH, n=COUNT,
+                     metrics={"type": "object", "additionalProperties": SUMMARY},
+                     representative=RELATIVE_PATH))))
+
+
+def load_sweep(path: Path) -> dict[str, Any]:
+    """A sweep.json, checked."""
+    data = read_json(path)
+    if not isinstance(data, dict) or data.get("kind") != SWEEP_KIND:
+        raise ToolError(f"{path}: not a sweep.json written by scripts/sweep")
+    return checked(data, str(path), lambda d: problem(SWEEP, d))
 
 
 def _grid(n: int) -> tuple[int, int]:
@@ -242,14 +276,12 @@ def sweep_series(sweep: dict[str, Any], base: Path) -> list[tuple[str, dict[str,
         if p.get("representative"):
             report_path = base / p["representative"]
             if report_path.is_file():
-                out.append((f"--{sweep['param']} {p['value']}", read_json(report_path)))
+                out.append((f"--{sweep['param']} {p['value']}", load_report(report_path)))
     return out[:MAX_PANELS]
 
 
 def plot_sweep_dir(sweep_path: Path, out: Path) -> list[Path]:
-    sweep = read_json(sweep_path)
-    if not isinstance(sweep, dict) or sweep.get("kind") != "apiary-sweep":
-        raise ToolError(f"{sweep_path}: not a sweep.json written by scripts/sweep")
+    sweep = load_sweep(sweep_path)
     written = [sweep_figure(sweep, out / f"sweep-{sweep['param']}.png")]
     series = sweep_series(sweep, sweep_path.parent)
     if series:

@@ -26,7 +26,8 @@ from typing import Any
 import markdown as markdown_lib
 
 from . import compare, ladder, latency, multirun, plot, soak, sweep
-from .common import EXIT_OK, Parser, ToolError, read_json, run_main
+from .common import EXIT_OK, Parser, ToolError, run_main
+from .inputs import read_json
 from .outputs import Outputs, write_text
 from .reports import AGGREGATE_NAME, RunSet, is_aggregate, is_report, load_set
 
@@ -129,7 +130,7 @@ def build_multirun(directory: Path) -> Page:
 
 
 def build_ab(directory: Path) -> Page:
-    saved = read_json(directory / "comparison.json")
+    saved = compare.load(directory / "comparison.json")
     labels = [saved["a"]["label"], saved["b"]["label"]]
     cmp = compare.build([str(directory / labels[0])], [str(directory / labels[1])], labels, saved["alpha"],
                         saved["min_effect_pct"], saved["ci_method"], saved["gate"]["metrics"])
@@ -146,7 +147,7 @@ def build_ab(directory: Path) -> Page:
 
 
 def build_sweep(directory: Path) -> Page:
-    data = read_json(directory / sweep.SWEEP_NAME)
+    data = plot.load_sweep(directory / sweep.SWEEP_NAME)
     page = Page(f"apiary sweep of --{data['param']}", f"{directory}; values {', '.join(data['values'])}")
     page.markdown(sweep.table_markdown(data, heading="##"))
     page.heading("Figures")
@@ -161,7 +162,7 @@ def build_sweep(directory: Path) -> Page:
 
 
 def build_ladder(directory: Path) -> Page:
-    data = read_json(directory / "ladder.json")
+    data = ladder.load(directory / "ladder.json")
     meta, steps = data["meta"], data["steps"]
     page = Page(f"apiary ladder ({meta['mode']} mode)", f"{directory}; {meta['machine']}")
     page.markdown(ladder.to_markdown(steps, meta))
@@ -180,7 +181,7 @@ def build_ladder(directory: Path) -> Page:
 
 
 def build_soak(directory: Path) -> Page:
-    analysis = read_json(directory / "soak.json")
+    analysis = soak.load_analysis(directory / "soak.json")
     report_path = directory / "report.json"
     page = Page("apiary soak", f"{directory}; {analysis.get('blocks', '?')} blocks")
     page.markdown(soak.to_markdown(analysis))

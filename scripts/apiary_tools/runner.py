@@ -31,9 +31,20 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from . import proc
-from .common import ToolError, fmt_number, load_avg, read_json
+from .common import ToolError, fmt_number, load_avg
+from .inputs import read_json
 from .outputs import make_directory, open_stream
-from .reports import is_report
+from .reports import check_report, is_report
+
+# The most runs one plan holds (multirun's runs × sides, a sweep's values × runs, a ladder's
+# steps × rounds), checked before the plan is built; with --cluster every machine runs it.
+MAX_PLAN_RUNS = 10_000
+
+
+def check_plan(runs: int, what: str) -> None:
+    """Refuses a plan of more than MAX_PLAN_RUNS runs before anything is built or run."""
+    if runs > MAX_PLAN_RUNS:
+        raise ToolError(f"{what}: a plan of {runs:,} runs; at most {MAX_PLAN_RUNS:,} a plan")
 
 
 @dataclass
@@ -184,14 +195,15 @@ class Progress:
 
 
 def read_run_report(path: Path) -> dict[str, Any] | None:
-    """The report a run wrote, or None when it wrote none (or not an apiary report)."""
+    """The report a run wrote, or None when it wrote none (or none the tools can read: the run
+    then counts as failed)."""
     if not path.is_file():
         return None
     try:
         data = read_json(path)
+        return check_report(data, path) if is_report(data) else None
     except ToolError:
         return None
-    return data if is_report(data) else None
 
 
 def _tail(path: Path, lines: int = 5) -> str:

@@ -47,7 +47,16 @@ from .common import (
 )
 from .multirun import glue_values, set_from_results, split_passthrough, write_set
 from .outputs import Outputs, make_directory, write_json, write_text
-from .runner import PlannedRun, Progress, apiary_command, effective_config, execute, with_progress_off
+from .runner import (
+    MAX_PLAN_RUNS,
+    PlannedRun,
+    Progress,
+    apiary_command,
+    check_plan,
+    effective_config,
+    execute,
+    with_progress_off,
+)
 
 HIVE_MAX_BLOCK = 2 * 1024 * 1024
 SWEEP_NAME = "sweep.json"
@@ -168,7 +177,8 @@ exit status: 0, 1 a run failed, 2 bad usage, 130/143 interrupted.""")
     p.add_argument("--param", required=True, metavar="OPTION",
                    help="the `apiary run` option to vary, without dashes: block-size, threads, rate, ...")
     p.add_argument("--values", required=True, metavar="V1,V2,...", help="its values, comma-separated")
-    p.add_argument("--runs", type=whole_number(1), default=3, metavar="N", help="runs per value (default: %(default)s)")
+    p.add_argument("--runs", type=whole_number(1, MAX_PLAN_RUNS), default=3, metavar="N",
+                   help="runs per value (default: %(default)s)")
     p.add_argument("--config", metavar="FILE", help="shorthand for `-- --config FILE`")
     p.add_argument("--apiary", metavar="BIN",
                    help="the apiary binary (default: $APIARY_BIN, else build/release/harness/apiary)")
@@ -195,6 +205,7 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError("--values: give at least one value")
     if len(set(values)) != len(values):
         raise ToolError(f"--values {args.values}: a value is repeated")
+    check_plan(len(values) * args.runs, "--values and --runs")
     common = list(passthrough)
     if args.config:
         common = ["--config", args.config] + common
@@ -232,7 +243,8 @@ def _main(argv: Sequence[str]) -> int:
         if rs is not None and not context:
             context = rs.context
         points.append(point(value, x, directory, out, rs))
-    sweep = {"kind": "apiary-sweep", "version": 1, "created": utc_iso(), "param": param, "values": values,
+    sweep = {"kind": plot.SWEEP_KIND, "version": plot.SWEEP_VERSION, "created": utc_iso(), "param": param,
+             "values": values,
              "runs_per_value": args.runs, "run_args": common, "load_avg_before": before,
              "load_avg_after": load_avg(), "context": context, "points": points}
     write_json(out / SWEEP_NAME, sweep)
