@@ -5,12 +5,16 @@ names, JSON reading, Markdown and number formatting. Writing files is outputs.py
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import math
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import FrameType
 
 # Exit codes of every command (they match `apiary run`'s where they overlap).
 EXIT_OK = 0
@@ -37,13 +41,108 @@ class Parser(argparse.ArgumentParser):
         raise ToolError(f"{message} (see --help)")
 
 
+def exit_code_for(signum: int) -> int:
+    """The tools' exit status after a signal stopped them: 130 for SIGINT, else 143."""
+    return EXIT_SIGINT if signum == signal.SIGINT else EXIT_SIGTERM
+
+
+class Interrupted(BaseException):
+    """A signal that ends the tool at once; run_main turns it into one line and 130 or 143.
+    A BaseException, as KeyboardInterrupt is, so that no `except Exception` swallows it."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class Signals:
+    """The tools' one handler of SIGINT and SIGTERM, which are handled alike. run_main installs
+    it for the whole of a tool's run (in the main thread; signal handlers live there). What a
+    signal does depends on what the tool is doing:
+
+    - with a child in hand (`forwarding`, which proc.Forwarding uses): it is passed on to the
+      child and noted; the tool's plan stops after the child;
+    - while keeping completed work (`keeping`: the runs that finished are aggregated, a run's
+      interval log analysed): the first is noted and the work goes on to its end;
+    - otherwise, and a second one while keeping: Interrupted is raised where the tool is.
+
+    `received` is the first signal (None when none came), `count` how many came. A tool that
+    ends after a noted signal exits 130 (SIGINT) or 143 (SIGTERM)."""
+
+    HANDLED = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self.count = 0
+        self._forward: Callable[[int], None] | None = None
+        self._keeping = 0
+        self._depth = 0
+
+    @contextlib.contextmanager
+    def handling(self) -> Iterator[Signals]:
+        """Installs the handler (the outermost call starts afresh and restores the old ones)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        old = {}
+        if self._depth == 0:
+            self.received, self.count = None, 0
+            old = {sig: signal.signal(sig, self._handle) for sig in self.HANDLED}
+        self._depth += 1
+        try:
+            yield self
+        finally:
+            self._depth -= 1
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+
+    def _handle(self, signum: int, _frame: FrameType | None) -> None:
+        self.count += 1
+        if self.received is None:
+            self.received = signum
+        if self._forward is not None:
+            self._forward(signum)
+        elif not (self._keeping and self.count == 1):
+            raise Interrupted(signum)
+
+    @contextlib.contextmanager
+    def keeping(self) -> Iterator[None]:
+        """Inside: the first signal is noted, and the work in hand finishes."""
+        self._keeping += 1
+        try:
+            yield
+        finally:
+            self._keeping -= 1
+
+    @contextlib.contextmanager
+    def forwarding(self, forward: Callable[[int], None]) -> Iterator[None]:
+        """Inside: every signal is noted and given to `forward` (which passes it on to a child)."""
+        previous, self._forward = self._forward, forward
+        try:
+            with self.handling():
+                yield
+        finally:
+            self._forward = previous
+
+
+STOP = Signals()
+
+
 def run_main(tool: str, body: Callable[[Sequence[str]], int], argv: Sequence[str] | None) -> int:
-    """Runs a command's body and turns a ToolError into `tool: message` on stderr.
+    """Runs a command's body with the signal handler installed, and turns a ToolError into
+    `tool: message` on stderr and a signal into `tool: stopped by SIGINT` (exit 130 or 143).
 
     Commands raise ToolError instead of printing and exiting themselves, so that the tests can
     call `main()` and see the exit code without a subprocess."""
     try:
-        return body(list(sys.argv[1:] if argv is None else argv))
+        with STOP.handling():
+            code = body(list(sys.argv[1:] if argv is None else argv))
+            if STOP.received is None:
+                return code
+            raise Interrupted(STOP.received)   # after the work a signal let finish
+    except Interrupted as e:
+        print(f"{tool}: stopped by {signal.Signals(e.signum).name}", file=sys.stderr)
+        return exit_code_for(e.signum)
     except SystemExit as e:  # --help
         return e.code if isinstance(e.code, int) else EXIT_OK
     except ToolError as e:

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -58,6 +59,7 @@ from . import fleet, metrics, perf_gate, stats
 from .common import (
     EXIT_OK,
     REPO_ROOT,
+    STOP,
     Parser,
     ToolError,
     check_apiary,
@@ -239,9 +241,23 @@ def replay_options(binary: Path) -> set[str]:
     return set(re.findall(r"(?m)^\s+(--[a-z][a-z0-9-]*)", p.stdout))
 
 
-def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say) -> list[dict[str, Any]]:
+def _replay_unless_stopped(name: str, binary: Path, workload: Path, work: Path, replay_args: list[str],
+                           say) -> dict[str, Any] | None:
+    """perf_gate.count_replay, unless a signal came (before, or during it: it stopped the replay)."""
+    if STOP.received is not None:
+        return None
+    try:
+        return perf_gate.count_replay(name, binary, workload, work, replay_args, say)
+    except ToolError:
+        if STOP.received is None:
+            raise
+        return None
+
+
+def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say) -> list[dict[str, Any]] | None:
     """Each step's core under callgrind: one unsigned seeded workload, replayed with the step's
-    options that a replay takes (the chain switches)."""
+    options that a replay takes (the chain switches). None when a signal came: the replay in
+    hand ends (a Ctrl-C reaches it too), no other starts."""
     if shutil.which("valgrind") is None:
         raise ToolError("valgrind is not installed (scripts/install-deps.sh installs it); or --instructions off")
     spec = mode["replay"]
@@ -254,8 +270,12 @@ def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say) -> li
     for i in range(len(STEPS) + 1):
         args = step_args(i)
         core = [a for name, value in zip(args[::2], args[1::2], strict=True) if name in allowed for a in (name, value)]
-        side = perf_gate.count_replay(f"step{i}", binary, workload, work, core + ["--block-size", spec["block_size"]],
+        side = _replay_unless_stopped(f"step{i}", binary, workload, work, core + ["--block-size", spec["block_size"]],
                                       say)
+        stopped = STOP.received
+        if stopped is not None or side is None:   # a signal: the wall times are written without the counts
+            say(f"instructions not counted: stopped by {signal.Signals(stopped).name if stopped else 'a signal'}")
+            return None
         counts.append({"step": i, "options": core, "ir_per_tx": side["ir_per_tx"],
                        "state_digest": side["state_digest"]})
     return counts
@@ -436,15 +456,21 @@ def _main(argv: Sequence[str]) -> int:
         effective_config(prefix, merge(base, step_args(i)), f"step {i}")
     backend = fleet.ClusterBackend.from_args(args)
     make_directory(out)
+    with STOP.keeping():   # the steps' completed runs are analysed and written, whatever signal comes
+        return _run(args, binary, base, out, runs, max_runs, backend)
+
+
+def _run(args, binary: Path, base: list[str], out: Path, runs: int, max_runs: int, backend) -> int:
+    mode = MODES[args.mode]
     try:
-        outcome, runs = run_rounds(prefix, base, out, runs, max_runs, args.alpha, backend)
+        outcome, runs = run_rounds([str(binary), "run"], base, out, runs, max_runs, args.alpha, backend)
     finally:
         if backend is not None:
             backend.close()
     rows = analyse(outcome.results, runs, args.alpha)
     if args.instructions == "on" and outcome.exit_code == EXIT_OK:
         counts = count_instructions(binary, mode, out, lambda m: print(f"ladder: {m}", file=sys.stderr))
-        for row, counted in zip(rows, counts, strict=True):
+        for row, counted in zip(rows, counts or [], strict=False):
             row["instructions"] = counted
     first: dict[str, Any] = next((r.report for r in outcome.results if r.report), {})
     ctx = first.get("context", {})

@@ -12,4 +12,4 @@ if [ ! -x "$apiary_python" ]; then
   exit 2
 fi
 export PYTHONPATH="$apiary_scripts${PYTHONPATH:+:$PYTHONPATH}"
-exec "$apiary_python" -m "apiary_tools.$apiary_module" "$@"
+exec "$apiary_python" -m apiary_tools "$apiary_tool" "$apiary_module" "$@"

@@ -47,13 +47,13 @@ import numpy as np
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
-    EXIT_SIGINT,
-    EXIT_SIGTERM,
     REPO_ROOT,
+    STOP,
     Parser,
     ToolError,
     check_apiary,
     default_apiary,
+    exit_code_for,
     fmt_number,
     markdown_table,
     run_main,
@@ -387,6 +387,10 @@ def _check(args, passthrough: list[str]) -> None:
             raise ToolError(f"{a.split('=', 1)[0]}: find-max-rate sets this itself (see --help)")
 
 
+class Stopped(Exception):
+    """A signal stopped the run in hand: the search ends there."""
+
+
 class Trials:
     """Runs one rate's runs and keeps every rate tried; the tables are rewritten after each."""
 
@@ -410,7 +414,7 @@ class Trials:
         outcome = execute(plan, Progress("find-max-rate", plan, quiet=self.args.quiet))
         if outcome.stopped_by is not None:
             self.stopped_by = outcome.stopped_by
-            raise KeyboardInterrupt
+            raise Stopped
         if outcome.failures:
             f = outcome.failures[0]
             why = (f.report or {}).get("error") or "see its output"
@@ -460,18 +464,19 @@ def _main(argv: Sequence[str]) -> int:
     trials = Trials(prefix, passthrough, args, out, meta)
     search = Search(trials, args.low, args.high, args.precision)
     trials.search = search
-    try:
-        search.run()
-    except KeyboardInterrupt:
-        search.status = "interrupted"
+    with STOP.keeping():   # the rates tried are written, whatever signal comes
+        try:
+            search.run()
+        except Stopped:
+            search.status = "interrupted"
+            _finish(trials, search, args, out)
+            return exit_code_for(trials.stopped_by or signal.SIGINT)
+        except ToolError:
+            search.status = "stopped by a failed run"
+            if trials.done:
+                trials.write()
+            raise
         _finish(trials, search, args, out)
-        return EXIT_SIGTERM if trials.stopped_by == signal.SIGTERM else EXIT_SIGINT
-    except ToolError:
-        search.status = "stopped by a failed run"
-        if trials.done:
-            trials.write()
-        raise
-    _finish(trials, search, args, out)
     return EXIT_OK if search.best is not None else EXIT_FAILED
 
 

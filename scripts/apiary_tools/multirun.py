@@ -40,6 +40,7 @@ from . import fleet, latency, metrics, stats
 from .common import (
     EXIT_OK,
     REPO_ROOT,
+    STOP,
     Parser,
     ToolError,
     check_apiary,
@@ -351,7 +352,8 @@ def _main(argv: Sequence[str]) -> int:
 
     backend = fleet.ClusterBackend.from_args(args)
     try:
-        return _run(args, prefix, sides, ab, out, backend)
+        with STOP.keeping():   # the runs that complete are aggregated, whatever signal comes
+            return _run(args, prefix, sides, ab, out, backend)
     finally:
         if backend is not None:
             backend.close()

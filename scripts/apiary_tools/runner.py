@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from . import proc
-from .common import ToolError, fmt_number, load_avg
+from .common import ToolError, exit_code_for, fmt_number, load_avg
 from .inputs import read_json
 from .outputs import make_directory, open_stream
 from .reports import check_report, is_report
@@ -104,7 +104,7 @@ class PlanOutcome:
     @property
     def exit_code(self) -> int:
         if self.stopped_by is not None:
-            return proc.exit_code_for(self.stopped_by)
+            return exit_code_for(self.stopped_by)
         if self.failures:
             # apiary's 2 means the arguments were wrong: pass that on, it is the user's to fix.
             return 2 if any(f.exit_code == 2 for f in self.failures) else 1

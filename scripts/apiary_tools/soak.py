@@ -37,7 +37,9 @@ from .common import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_SIGINT,
+    EXIT_SIGTERM,
     REPO_ROOT,
+    STOP,
     Parser,
     ToolError,
     check_apiary,
@@ -356,9 +358,10 @@ def parser() -> Parser:
     return p
 
 
-def run_soak(args, out: Path) -> tuple[int, int | None, list[str]]:
-    """Runs the soak's apiary (here, or on a worker with --cluster): its exit status, the signal
-    that stopped it (None when none came) and its command line."""
+def run_soak(args, out: Path) -> tuple[int, list[str]]:
+    """Runs the soak's apiary (here, or on a worker with --cluster): its exit status and its
+    command line. A signal to the soak is passed on to it (once: apiary finishes its block and
+    writes its report), and noted (common.STOP): the soak then exits 130 or 143."""
     binary = check_apiary(args.apiary or default_apiary())
     every = args.checkpoint_blocks or max(1, args.blocks // 200)
     cmd = [str(binary), "run", "--config", str(args.config), "--blocks", str(args.blocks), "--name", "soak",
@@ -393,7 +396,7 @@ def run_soak(args, out: Path) -> tuple[int, int | None, list[str]]:
             summary.write(run.stdout.read())
     if err:
         sys.stderr.write(err)
-    return code, signals.received, cmd
+    return code, cmd
 
 
 def note_progress(log: Path, blocks: int) -> None:
@@ -410,7 +413,6 @@ def note_progress(log: Path, blocks: int) -> None:
 
 def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    code, stopped_by, cmd = 0, None, None
     if args.from_dir:
         out = args.from_dir
         if not (out / "intervals.jsonl").is_file():
@@ -423,7 +425,16 @@ def _main(argv: Sequence[str]) -> int:
             raise ToolError(f"--config {args.config}: no such file")
         out = Outputs().read("--config", [args.config]).directory(
             "--out", args.out or REPO_ROOT / "results" / f"soak-{utc_stamp()}", args.force, OUTPUTS)
-        code, stopped_by, cmd = run_soak(args, make_directory(out))
+    with STOP.keeping():   # what the run logged is analysed, whatever signal comes
+        code, cmd = run_soak(args, make_directory(out)) if not args.from_dir else (0, None)
+        write_analysis(args, out, code, cmd)
+    if code in (EXIT_SIGINT, EXIT_SIGTERM):  # stopped by a signal that came to it, not through us
+        return code
+    return EXIT_OK if code == 0 else EXIT_FAILED
+
+
+def write_analysis(args, out: Path, code: int, cmd: list[str] | None) -> None:
+    """soak.json, soak.md and soak.png from what the run left in `out`."""
     report = load_report(out / "report.json") if (out / "report.json").is_file() else None
     records = read_interval_log(out / "intervals.jsonl", record_check(), partial_tail=True)
     cashout = args.cashout_blocks or (report or {}).get("state", {}).get("cashout_blocks")
@@ -439,11 +450,6 @@ def _main(argv: Sequence[str]) -> int:
     if report is None:
         print("soak: no report.json: the figures come from the interval log alone", file=sys.stderr)
     print(f"soak: written to {out}", file=sys.stderr)
-    if stopped_by is not None:
-        return proc.exit_code_for(stopped_by)
-    if code in (130, 143):  # stopped by a signal that came to it, not through us
-        return EXIT_SIGINT
-    return EXIT_OK if code == 0 else EXIT_FAILED
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,6 +32,7 @@ from typing import Any
 from . import fleet, metrics, plot
 from .common import (
     REPO_ROOT,
+    STOP,
     Parser,
     ToolError,
     check_apiary,
@@ -216,13 +217,22 @@ def _main(argv: Sequence[str]) -> int:
         "--out", Path(args.out) if args.out else REPO_ROOT / "results" / f"sweep-{param}-{utc_stamp()}", args.force,
         (SWEEP_NAME, TABLE_NAME))
     prefix = apiary_command(None if args.command else check_apiary(args.apiary or default_apiary()), args.command)
+    directories = {value: f"{param}-{_safe(value)}" for value in values}
+    if len(set(directories.values())) != len(values):
+        raise ToolError(f"--values {args.values}: two values would share a directory "
+                        f"({', '.join(directories.values())})")
     prepared = []
     for value in values:
         run_args, config = value_args(param, value, common, prefix)
-        prepared.append((value, run_args, numeric_x(param, value, config), out / f"{param}-{_safe(value)}"))
+        prepared.append((value, run_args, numeric_x(param, value, config), out / directories[value]))
     backend = fleet.ClusterBackend.from_args(args)
     make_directory(out)
+    with STOP.keeping():   # the runs that complete are aggregated and drawn, whatever signal comes
+        return _run(args, param, values, common, prefix, prepared, out, backend)
 
+
+def _run(args, param: str, values: list[str], common: list[str], prefix: list[str], prepared, out: Path,
+         backend) -> int:
     plan = [PlannedRun(f"{param}={value}", i, prefix + with_progress_off(run_args),
                        directory / f"run-{i:03d}.json")
             for i in range(1, args.runs + 1) for value, run_args, _, directory in prepared]
