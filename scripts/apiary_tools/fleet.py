@@ -41,8 +41,10 @@ import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -51,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from . import proc
-from .common import EXIT_USAGE, REPO_ROOT, ToolError, finite_number, load_avg
+from .common import EXIT_USAGE, REPO_ROOT, ToolError, finite_number, load_avg, shown
 from .outputs import make_directory, open_stream, write_text
 from .runner import HOST_VARIABLE, PlannedRun, PlanOutcome, Progress, RunResult, read_run_report, say_failure
 
@@ -243,22 +245,112 @@ def with_host(path: Path, host: str) -> Path:
     return path.with_name(f"{path.stem}@{safe}{path.suffix}")
 
 
+# A Dask scheduler greets every connection at once with its handshake, one message of one small
+# frame (distributed/comm/tcp.py: the frames' total length, 8 bytes little-endian, then their
+# count and lengths, then msgpack holding "compression", "python" and "pickle-protocol").
+GREETING_MAX_BYTES = 1 << 16
+GREETING_KEYS = (b"compression", b"pickle-protocol")
+
+
+def _resolve(host: str, port: int, seconds: float) -> tuple[Any, ...] | str:
+    """The first address of `host` by getaddrinfo within `seconds` (it has no timeout of its
+    own, so it runs in a thread of its own), or why there is none."""
+    found: list[Any] = []
+    thread = threading.Thread(target=lambda: found.append(_addresses(host, port)), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if not found:
+        return f"the name {host} was not resolved within {seconds:g} s"
+    if isinstance(found[0], OSError) or not found[0]:
+        return f"the name {host} does not resolve ({getattr(found[0], 'strerror', None) or 'no address'})"
+    return found[0][0]
+
+
+def _addresses(host: str, port: int) -> list[tuple] | OSError:
+    try:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as e:
+        return e
+
+
+def _read(sock: socket.socket, n: int, deadline: float) -> bytes:
+    data = b""
+    while len(data) < n:
+        sock.settimeout(max(0.001, deadline - time.monotonic()))
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _greeting_problem(sock: socket.socket, deadline: float, timeout: float) -> str | None:
+    """Why what answered on `sock` is not a Dask scheduler, or None when it greeted as one."""
+    try:
+        head = _read(sock, 8, deadline)
+    except TimeoutError:
+        return (f"something accepted the connection but sent no Dask greeting within {timeout:g} s: not a Dask "
+                "scheduler (which greets a client at once), or one too busy to answer")
+    if len(head) < 8:
+        return f"the connection was closed {'after ' + repr(head) if head else 'at once'}: not a Dask scheduler"
+    total = struct.unpack("<Q", head)[0]
+    if not 16 <= total <= GREETING_MAX_BYTES:
+        return f"it answered {shown(head.decode('latin-1'), 40)!r}…: not a Dask scheduler"
+    try:
+        body = _read(sock, total, deadline)
+    except TimeoutError:
+        body = b""
+    if not all(key in body for key in GREETING_KEYS):
+        return "it answered something other than a Dask greeting: not a Dask scheduler"
+    return None
+
+
+def probe(address: str, timeout: float) -> None:
+    """That a Dask scheduler answers at `address` within `timeout` seconds, by a connection and
+    its greeting of our own, or a ToolError saying what was found: a name that does not resolve,
+    a refused connection, none within the time, or something that is not a Dask scheduler. A
+    TLS scheduler greets only inside TLS: for one the connection alone is checked."""
+    scheme, _, rest = address.partition("://")
+    host, _, port = rest.rpartition(":")
+    where = f"--cluster {address}"
+    deadline = time.monotonic() + timeout
+    resolved = _resolve(host, int(port), timeout)
+    if isinstance(resolved, str):
+        raise ToolError(f"{where}: {resolved}")
+    family, kind, proto, _, target = resolved
+    try:
+        with socket.socket(family, kind, proto) as sock:
+            sock.settimeout(max(0.001, deadline - time.monotonic()))
+            sock.connect(target)
+            why = _greeting_problem(sock, deadline, timeout) if scheme == "tcp" else None
+    except ConnectionRefusedError:
+        why = "connection refused: nothing listens there"
+    except TimeoutError:
+        why = f"no answer to the connection within {timeout:g} s"
+    except OSError as e:
+        why = f"cannot connect ({e.strerror or e})"
+    if why:
+        raise ToolError(f"{where}: {why}")
+
+
 def connect(address: str, timeout: float):
-    """A client of the scheduler at `address`, or a one-line ToolError."""
+    """A client of the scheduler at `address`, or a one-line ToolError, within `timeout`
+    seconds: `probe`, then Dask's own connection with the time left."""
     if not ADDRESS.fullmatch(address):
         raise ToolError(f"--cluster {address}: expected a scheduler address such as tcp://HOST:8786")
-    if timeout <= 0:
-        raise ToolError(f"--cluster-timeout {timeout}: expected a number of seconds above 0")
+    started = time.monotonic()
+    probe(address, timeout)
     import logging
 
     from distributed import Client
     # The client's own log lines (reconnecting, ...) would interleave with the progress lines.
     logging.getLogger("distributed").setLevel(logging.ERROR)
+    left = max(1.0, timeout - (time.monotonic() - started))
     try:
-        return Client(address, timeout=timeout, set_as_default=False)
+        return Client(address, timeout=left, set_as_default=False)
     except (OSError, TimeoutError) as e:
-        raise ToolError(f"--cluster {address}: no scheduler answered within {timeout:g} s ({type(e).__name__})") \
-            from None
+        raise ToolError(f"--cluster {address}: the scheduler greeted, then did not take a client within "
+                        f"{timeout:g} s ({shown(str(e) or type(e).__name__)})") from None
 
 
 class ClusterBackend:
