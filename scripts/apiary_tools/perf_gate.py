@@ -3,20 +3,22 @@
 Steps, each printed as it goes:
 
 1. The base commit (the parent, `HEAD^`, unless --base names another) is checked out in a
-   git worktree under the work directory and its `apiary` built in release mode. A first
-   commit or a shallow clone has no parent: the gate says so and passes.
+   git worktree under the work directory and its `apiary` built in release mode. A base that
+   does not resolve fails the gate, unless --allow-missing-base is given and none can exist
+   here (HEAD is a first commit, or the clone is shallow): then it says so and passes.
 2. Each side generates the same seeded workload with its own binary (`apiary workload`,
    native speed) and replays it under callgrind, counting only the measured function
    (`--toggle-collect=apiary_replay_measured`): the writer loop over the workload on one
    thread. The count is deterministic for a binary, so one run per side is enough.
-   A parent without a replay mode (older than the gate) is reported, and the gate passes.
+   A base that does not build, one without a replay mode (older than the gate) and a replay
+   that fails fail the gate: it never passes because it could not measure.
 3. The verdict (gate.decide): fail when this commit needs more than the threshold (3%)
    more instructions per transaction than its parent.
 4. For information only, a short interleaved wall-time comparison of the full cycle
    (smoke-sized `apiary run`s, A B A B ...): shared CI machines are too noisy to gate on it.
 
-Exit status: 0 passed (or nothing to compare), 1 the gate failed, 2 bad usage or a broken
-current build.
+Exit status: 0 passed (or nothing to compare, when allowed), 1 the gate failed or could not
+measure (the reason on stderr and in --json), 2 bad usage or a broken current build.
 """
 
 from __future__ import annotations
@@ -160,9 +162,14 @@ def parser() -> Parser:
         "CI performance gate: replays the same seeded workload with the parent commit's apiary and "
         "this one's under callgrind and fails when instructions per transaction grew by more than "
         "the threshold. Then prints a short interleaved wall-time comparison, for information."),
-        epilog="Exit status: 0 passed or nothing to compare (first commit, shallow clone, a parent "
-               "without `apiary replay`); 1 the gate failed; 2 bad usage or no current build.")
+        epilog="Exit status: 0 passed (or, with --allow-missing-base, nothing to compare in a first commit or "
+               "a shallow clone); 1 the gate failed, or could not measure (a base that does not resolve or "
+               "does not build, a base without `apiary replay`, a replay that failed): never a pass without a "
+               "measurement; 2 bad usage or no current build.")
     p.add_argument("--base", default="HEAD^", help="the commit to compare against (default: HEAD^, the parent)")
+    p.add_argument("--allow-missing-base", action="store_true",
+                   help="pass, with nothing to compare, when the base cannot exist in this clone: HEAD is the "
+                        "first commit, or the clone is shallow (without it, a base that does not resolve fails)")
     p.add_argument("--apiary", type=Path, default=REPO_ROOT / "build" / "release" / "harness" / "apiary",
                    help="this commit's apiary (default: build/release/harness/apiary)")
     p.add_argument("--threshold", type=finite_number(0, 1000, "a percentage"),
@@ -192,32 +199,62 @@ def _main(argv: Sequence[str]) -> int:
     if shutil.which("valgrind") is None:
         raise ToolError("valgrind is not installed (scripts/install-deps.sh installs it)")
     result: dict = {"threshold_pct": args.threshold, "base": args.base}
-
-    def finish(code: int) -> int:
+    try:
+        code = _gate(args, result)
+    except ToolError as e:   # the gate failed, or could not measure: the reason is in the result too
+        result.setdefault("status", "failed")
+        result.setdefault("reason", str(e))
         if args.json:
             write_json(args.json, result)
-        return code
+        raise
+    if args.json:
+        write_json(args.json, result)
+    return code
 
+
+def base_cannot_exist() -> str | None:
+    """Why no base can be found in this clone (HEAD is a first commit, or the clone is shallow),
+    or None when the history is all here."""
+    if run(["git", "-C", REPO_ROOT, "rev-parse", "--is-shallow-repository"]).stdout.strip() == "true":
+        return "this clone is shallow"
+    parents = run(["git", "-C", REPO_ROOT, "rev-list", "--parents", "-n", "1", "HEAD"])
+    if parents.returncode == 0 and len(parents.stdout.split()) == 1:
+        return "HEAD is the first commit"
+    return None
+
+
+def _base(args, result: dict) -> Path | None:
+    """The base's apiary, built; None when there is nothing to compare and that is allowed."""
     commit = resolve_commit(args.base)
     if commit is None:
-        result["status"] = "skipped"
-        result["reason"] = f"{args.base} does not exist (a first commit, or a shallow clone)"
-        log(f"nothing to compare: {result['reason']}; passing")
-        return finish(EXIT_OK)
+        why = base_cannot_exist()
+        if why and args.allow_missing_base:
+            result["status"] = "skipped"
+            result["reason"] = f"{args.base} does not exist: {why}"
+            log(f"nothing to compare: {result['reason']}; passing, as --allow-missing-base asks")
+            return None
+        raise ToolError(f"--base {args.base}: not a commit in this clone" +
+                        (f" ({why}; --allow-missing-base passes then)" if why else
+                         " (the history is all here: a typo? --allow-missing-base passes only for a first commit "
+                         "or a shallow clone)"), EXIT_FAILED)
     result["base_commit"] = commit
     make_directory(args.work)
     log(f"base {args.base} = {commit[:10]}; building it in {args.work / 'base'}")
     base = build_base(commit, args.work, os.cpu_count() or 2)
     if base is None:
-        result["status"] = "skipped"
-        result["reason"] = "the base commit could not be built"
-        return finish(EXIT_OK)
+        raise ToolError(f"the base commit {commit[:10]} could not be built (its last lines are above); nothing "
+                        "was measured", EXIT_FAILED)
     if run([base, "replay", "--help"]).returncode != 0:
-        result["status"] = "skipped"
-        result["reason"] = "the base commit has no `apiary replay` (it predates the gate)"
-        log(f"nothing to compare: {result['reason']}; passing")
-        return finish(EXIT_OK)
+        raise ToolError(f"the base commit {commit[:10]} has no `apiary replay` (it predates the gate); nothing "
+                        "was measured: give a later --base", EXIT_FAILED)
+    return base
 
+
+def _gate(args, result: dict) -> int:
+    """Measures both sides and decides; a step that fails raises (exit 1), never a pass."""
+    base = _base(args, result)
+    if base is None:
+        return EXIT_OK
     sides = {name: count_side(name, binary, args.work, args)
              for name, binary in (("base", base), ("current", args.apiary))}
     result["sides"] = sides
@@ -226,11 +263,13 @@ def _main(argv: Sequence[str]) -> int:
     verdict = gate.decide(sides["base"]["ir_per_tx"], sides["current"]["ir_per_tx"], args.threshold / 100)
     result["verdict"] = verdict.to_dict()
     result["status"] = "passed" if verdict.passed else "failed"
-    log(verdict.message)
-
     if args.wall_runs > 0:
         result["wall_time"] = wall_comparison(base, args.apiary, args.work, args.wall_runs)
-    return finish(EXIT_OK if verdict.passed else EXIT_FAILED)
+    if not verdict.passed:
+        result["reason"] = verdict.message
+        raise ToolError(verdict.message, EXIT_FAILED)
+    log(verdict.message)
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
