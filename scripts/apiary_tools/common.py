@@ -7,14 +7,18 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import difflib
 import math
 import os
+import shlex
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 # Exit codes of every command (they match `apiary run`'s where they overlap).
 EXIT_OK = 0
@@ -24,6 +28,8 @@ EXIT_SIGINT = 130
 EXIT_SIGTERM = 143
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# Set, a bug in a tool ends in its traceback instead of one line.
+TRACEBACK_VARIABLE = "APIARY_TOOLS_TRACEBACK"
 
 
 class ToolError(Exception):
@@ -35,10 +41,43 @@ class ToolError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that reports bad usage as a ToolError: one line, exit status 2, no usage dump."""
+    """argparse that reports bad usage as a ToolError: one line, exit status 2, no usage dump.
+    An option is taken only as spelled in full (no abbreviations: `--run` is not `--runs`), and
+    an unknown one is the first thing reported, with the nearest valid option. Python 3.11's
+    argparse takes unique abbreviations and names no option in its `unrecognized arguments`."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+        self._given: list[str] = []
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        self._given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def unknown_option(self) -> str | None:
+        """The first option given (before `--`) that this parser does not have, with a suggestion."""
+        for token in self._given:
+            if token == "--":
+                break
+            name = token.split("=", 1)[0]
+            if token.startswith("--") and name not in self._option_string_actions:
+                known = [o for o in self._option_string_actions if o.startswith("--")]
+                longer = [o for o in known if o.startswith(name)]
+                near = longer if len(longer) == 1 else difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+                return f"unrecognized option {shown(name)}" + (f" (did you mean {near[0]}?)" if near else "")
+        return None
 
     def error(self, message):
-        raise ToolError(f"{message} (see --help)")
+        raise ToolError(f"{self.unknown_option() or message} (see --help)")
+
+
+def split_args(option: str, text: str) -> list[str]:
+    """A string of arguments (--a, --b, --command) split as a shell would, or one line saying why not."""
+    try:
+        return shlex.split(text)
+    except ValueError as e:
+        raise ToolError(f"{option} '{shown(text)}': {str(e).lower()} (quote as a shell would)") from None
 
 
 def exit_code_for(signum: int) -> int:
@@ -151,6 +190,14 @@ def run_main(tool: str, body: Callable[[Sequence[str]], int], argv: Sequence[str
     except BrokenPipeError:
         # `scripts/compare ... | head` closes stdout early; that is not an error.
         return EXIT_OK
+    except Exception as e:   # a bug: one line all the same, where it happened; the traceback on request
+        if os.environ.get(TRACEBACK_VARIABLE):
+            raise
+        frame = traceback.extract_tb(e.__traceback__)[-1]
+        print(one_line(f"{tool}: internal error: {type(e).__name__}: {e} (at {Path(frame.filename).name}:"
+                       f"{frame.lineno}); a bug: please report it with the command line, or set "
+                       f"{TRACEBACK_VARIABLE}=1 for the traceback"), file=sys.stderr)
+        return EXIT_FAILED
 
 
 def default_apiary() -> Path:

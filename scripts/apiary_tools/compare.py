@@ -471,6 +471,9 @@ def _main(argv: Sequence[str]) -> int:
         write_text(markdown_path, text)
     if not args.quiet:
         print(text, end="")
+    if cmp.regressions:   # on stderr too, so that --quiet hides no failure
+        raise ToolError("the gate failed: " + "; ".join(f"{r.name} {r.verdict} ({fmt_pct(r.change.change_pct)})"
+                                                        for r in cmp.regressions), EXIT_FAILED)
     return cmp.exit_code
 
 

@@ -487,7 +487,8 @@ def _run(args, binary: Path, base: list[str], out: Path, runs: int, max_runs: in
     plot(rows, out / "ladder.png", f"apiary ladder ({args.mode})")
     print(md)
     print(f"ladder: written to {out}", file=sys.stderr)
-    return outcome.exit_code if outcome.exit_code != EXIT_OK else EXIT_OK
+    outcome.raise_failure()
+    return outcome.exit_code
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,6 +50,7 @@ from .common import (
     markdown_table,
     name_type,
     run_main,
+    split_args,
     utc_iso,
     utc_stamp,
     whole_number,
@@ -330,7 +330,8 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError(f"--a-label and --b-label are both {args.a_label!r}: the sides need different names")
     check_plan(args.runs * (2 if args.a is not None else 1), "--runs")
     common = list(passthrough)
-    for a in common + shlex.split(args.a or "") + shlex.split(args.b or ""):
+    side_a, side_b = split_args("--a", args.a or ""), split_args("--b", args.b or "")
+    for a in common + side_a + side_b:
         if a == "--report" or a.startswith("--report="):
             raise ToolError("--report: multirun names every run's report itself (see --out)")
     if args.config:
@@ -344,7 +345,7 @@ def _main(argv: Sequence[str]) -> int:
                             args.command)
     ab = args.a is not None
     if ab:
-        sides = [(args.a_label, common + shlex.split(args.a)), (args.b_label, common + shlex.split(args.b))]
+        sides = [(args.a_label, common + side_a), (args.b_label, common + side_b)]
     else:
         sides = [("run", common)]
     for label, side_args in sides:
@@ -390,6 +391,7 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
     done = [r for r in outcome.results if r.completed]
     where = f" ({fleet.hosts_line(done)})" if backend is not None else ""
     progress.say(f"{len(done)}/{len(plan) * (len(backend.workers) if backend else 1)} runs completed{where} in {out}")
+    outcome.raise_failure()
     return outcome.exit_code
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from . import proc
-from .common import ToolError, exit_code_for, fmt_number, load_avg
+from .common import ToolError, exit_code_for, fmt_number, load_avg, split_args
 from .inputs import read_json
 from .outputs import make_directory, open_stream
 from .reports import check_report, is_report
@@ -101,6 +101,18 @@ class PlanOutcome:
     stopped_by: int | None = None          # the signal that stopped the plan
     failures: list[RunResult] = field(default_factory=list)
 
+    def raise_failure(self) -> None:
+        """The plan's failed runs as the one line a tool ends with, even with --quiet (the
+        progress lines say more): a ToolError with the plan's exit status. Nothing after a
+        signal, which stopped the plan rather than failed it."""
+        if self.stopped_by is not None or not self.failures:
+            return
+        f = self.failures[0]
+        why = (f.report or {}).get("error") or "see its log"
+        more = f"; {len(self.failures) - 1} more failed" if len(self.failures) > 1 else ""
+        raise ToolError(f"{f.planned.label} #{f.planned.index} failed with exit status {f.exit_code}: {why} "
+                        f"(log: {f.planned.log_path}){more}", self.exit_code)
+
     @property
     def exit_code(self) -> int:
         if self.stopped_by is not None:
@@ -114,7 +126,7 @@ class PlanOutcome:
 def apiary_command(apiary: str | os.PathLike | None, command: str | None) -> list[str]:
     """The prefix of every run: `<apiary> run`, or a command the user gave (e.g. with taskset)."""
     if command:
-        parts = shlex.split(command)
+        parts = split_args("--command", command)
         if not parts:
             raise ToolError("--command: empty")
         return parts

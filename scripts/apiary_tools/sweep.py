@@ -264,6 +264,7 @@ def _run(args, param: str, values: list[str], common: list[str], prefix: list[st
     if not args.no_plots and any(p["n"] for p in points):
         for path in plot.plot_sweep_dir(out / SWEEP_NAME, out):
             progress.say(f"figure {path}")
+    outcome.raise_failure()
     return outcome.exit_code
 
 
