@@ -128,6 +128,16 @@ def _open_regular(path: Path, what: str) -> io.BufferedReader:
     return open(fd, "rb")
 
 
+def check_file(option: str, path: str | os.PathLike, what: str) -> Path:
+    """That an input a child reads (a run's --config) is a regular file within the bound, before
+    anything runs: a FIFO or a device is refused at once, as apiary itself refuses them."""
+    try:
+        _open_regular(Path(path), what).close()
+    except ToolError as e:
+        raise ToolError(f"{option} {e}") from None
+    return Path(path)
+
+
 def read_json(path: str | os.PathLike, what: str = "a JSON file") -> Any:
     """The JSON document in `path`, read by the module's rules."""
     path = Path(path)

@@ -55,6 +55,7 @@ from .common import (
     utc_stamp,
     whole_number,
 )
+from .inputs import check_file
 from .outputs import Outputs, make_directory, write_json, write_text
 from .reports import AGGREGATE_KIND, AGGREGATE_NAME, AGGREGATE_VERSION, RunSet, input_files, load_set
 from .runner import (
@@ -335,8 +336,7 @@ def _main(argv: Sequence[str]) -> int:
         if a == "--report" or a.startswith("--report="):
             raise ToolError("--report: multirun names every run's report itself (see --out)")
     if args.config:
-        if not Path(args.config).is_file():
-            raise ToolError(f"--config {args.config}: no such file")
+        check_file("--config", args.config, "a config file")
         common = ["--config", args.config] + common
     plan = Outputs().read("--config", [args.config] if args.config else [])
     out = plan.directory("--out", Path(args.out) if args.out else _default_out(), args.force,

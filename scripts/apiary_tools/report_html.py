@@ -201,6 +201,8 @@ def detect(path: Path) -> tuple[str, Path]:
     """Which kind of output `path` is, and the file or directory its builder takes."""
     if not path.exists():
         raise ToolError(f"{path}: no such file or directory")
+    if not path.is_file() and not path.is_dir():
+        raise ToolError(f"{path}: not a regular file or a directory")
     if path.is_file():
         data = read_json(path)
         if is_report(data):

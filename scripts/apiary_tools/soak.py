@@ -50,7 +50,7 @@ from .common import (
     utc_stamp,
     whole_number,
 )
-from .inputs import checked, read_interval_log, read_json
+from .inputs import check_file, checked, read_interval_log, read_json
 from .outputs import Outputs, make_directory, open_stream, write_figure, write_json, write_text
 from .reports import load_report
 from .schemas import COUNT, NONNEG, NUMBER, NUMBER_OR_NULL, PAIR, array, obj, problem
@@ -421,8 +421,7 @@ def _main(argv: Sequence[str]) -> int:
         for output in OUTPUTS:
             plan.file("--from", out / output)
     else:
-        if not args.config.is_file():
-            raise ToolError(f"--config {args.config}: no such file")
+        check_file("--config", args.config, "a config file")
         out = Outputs().read("--config", [args.config]).directory(
             "--out", args.out or REPO_ROOT / "results" / f"soak-{utc_stamp()}", args.force, OUTPUTS)
     with STOP.keeping():   # what the run logged is analysed, whatever signal comes

@@ -46,6 +46,7 @@ from .common import (
     utc_stamp,
     whole_number,
 )
+from .inputs import check_file
 from .multirun import glue_values, set_from_results, split_passthrough, write_set
 from .outputs import Outputs, make_directory, write_json, write_text
 from .runner import (
@@ -209,6 +210,7 @@ def _main(argv: Sequence[str]) -> int:
     check_plan(len(values) * args.runs, "--values and --runs")
     common = list(passthrough)
     if args.config:
+        check_file("--config", args.config, "a config file")
         common = ["--config", args.config] + common
     for a in common:
         if a in (f"--{param}", "--report") or a.startswith((f"--{param}=", "--report=")):
