@@ -1,6 +1,8 @@
-"""Pieces every command shares: the error type that becomes a one-line message and how a
-message echoes what the user gave, the project paths, the argparse types of counts and
-names, JSON reading, Markdown and number formatting. Writing files is outputs.py's."""
+"""Pieces every command shares: run_main, which turns an error into one line and a signal
+into its exit status; the one handler of SIGINT and SIGTERM (STOP); the error type and how a
+message echoes what the user gave; the argparse parser and the types of counts, numbers and
+names; the project paths; Markdown and number formatting. Reading files is inputs.py's,
+writing them outputs.py's."""
 
 from __future__ import annotations
 

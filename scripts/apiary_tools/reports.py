@@ -14,6 +14,10 @@ way after the reports are gone. Reports of schema_version 1 have none and are st
 
 Only completed runs count: an interrupted or failed report has partial or no statistics. They
 are listed in `skipped` with the reason so the commands can say what they left out.
+
+Every report and aggregate file is checked before its figures are used (check_report against
+the report's schema, check_aggregate against aggregate_schema; schemas.py), and `input_files`
+says which files a set reads, so that no output replaces one (outputs.Outputs).
 """
 
 from __future__ import annotations
