@@ -68,7 +68,7 @@ def too_long(paths: Sequence[Path], limit: int) -> list[tuple[int, str, int, str
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="check_function_length",
                                 description="Names every Python function longer than --max lines.")
-    p.add_argument("--max", type=whole_number(1), default=DEFAULT_MAX,
+    p.add_argument("--max", type=whole_number(1, 100_000), default=DEFAULT_MAX,
                    help="the most lines a function may have (default: 80)")
     p.add_argument("paths", nargs="+", type=Path, help="Python files, or directories searched for them")
     args = p.parse_args(argv)

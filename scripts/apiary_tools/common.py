@@ -1,16 +1,25 @@
-"""Pieces every command shares: the error type that becomes a one-line message, the project
-paths, JSON/Markdown writing and number formatting."""
+"""Pieces every command shares: run_main, which turns an error into one line and a signal
+into its exit status; the one handler of SIGINT and SIGTERM (STOP); the error type and how a
+message echoes what the user gave; the argparse parser and the types of counts, numbers and
+names; the project paths; Markdown and number formatting. Reading files is inputs.py's,
+writing them outputs.py's."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
-import json
+import difflib
 import math
 import os
+import shlex
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+import traceback
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 # Exit codes of every command (they match `apiary run`'s where they overlap).
@@ -21,6 +30,8 @@ EXIT_SIGINT = 130
 EXIT_SIGTERM = 143
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# Set, a bug in a tool ends in its traceback instead of one line.
+TRACEBACK_VARIABLE = "APIARY_TOOLS_TRACEBACK"
 
 
 class ToolError(Exception):
@@ -32,27 +43,163 @@ class ToolError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that reports bad usage as a ToolError: one line, exit status 2, no usage dump."""
+    """argparse that reports bad usage as a ToolError: one line, exit status 2, no usage dump.
+    An option is taken only as spelled in full (no abbreviations: `--run` is not `--runs`), and
+    an unknown one is the first thing reported, with the nearest valid option. Python 3.11's
+    argparse takes unique abbreviations and names no option in its `unrecognized arguments`."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+        self._given: list[str] = []
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        self._given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def unknown_option(self) -> str | None:
+        """The first option given (before `--`) that this parser does not have, with a suggestion."""
+        for token in self._given:
+            if token == "--":
+                break
+            name = token.split("=", 1)[0]
+            if token.startswith("--") and name not in self._option_string_actions:
+                known = [o for o in self._option_string_actions if o.startswith("--")]
+                longer = [o for o in known if o.startswith(name)]
+                near = longer if len(longer) == 1 else difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+                return f"unrecognized option {shown(name)}" + (f" (did you mean {near[0]}?)" if near else "")
+        return None
 
     def error(self, message):
-        raise ToolError(f"{message} (see --help)")
+        raise ToolError(f"{self.unknown_option() or message} (see --help)")
+
+
+def split_args(option: str, text: str) -> list[str]:
+    """A string of arguments (--a, --b, --command) split as a shell would, or one line saying why not."""
+    try:
+        return shlex.split(text)
+    except ValueError as e:
+        raise ToolError(f"{option} '{shown(text)}': {str(e).lower()} (quote as a shell would)") from None
+
+
+def exit_code_for(signum: int) -> int:
+    """The tools' exit status after a signal stopped them: 130 for SIGINT, else 143."""
+    return EXIT_SIGINT if signum == signal.SIGINT else EXIT_SIGTERM
+
+
+class Interrupted(BaseException):
+    """A signal that ends the tool at once; run_main turns it into one line and 130 or 143.
+    A BaseException, as KeyboardInterrupt is, so that no `except Exception` swallows it."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class Signals:
+    """The tools' one handler of SIGINT and SIGTERM, which are handled alike. run_main installs
+    it for the whole of a tool's run (in the main thread; signal handlers live there). What a
+    signal does depends on what the tool is doing:
+
+    - with a child in hand (`forwarding`, which proc.Forwarding uses): it is passed on to the
+      child and noted; the tool's plan stops after the child;
+    - while keeping completed work (`keeping`: the runs that finished are aggregated, a run's
+      interval log analysed): the first is noted and the work goes on to its end;
+    - otherwise, and a second one while keeping: Interrupted is raised where the tool is.
+
+    `received` is the first signal (None when none came), `count` how many came. A tool that
+    ends after a noted signal exits 130 (SIGINT) or 143 (SIGTERM)."""
+
+    HANDLED = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self.count = 0
+        self._forward: Callable[[int], None] | None = None
+        self._keeping = 0
+        self._depth = 0
+
+    @contextlib.contextmanager
+    def handling(self) -> Iterator[Signals]:
+        """Installs the handler (the outermost call starts afresh and restores the old ones)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        old = {}
+        if self._depth == 0:
+            self.received, self.count = None, 0
+            old = {sig: signal.signal(sig, self._handle) for sig in self.HANDLED}
+        self._depth += 1
+        try:
+            yield self
+        finally:
+            self._depth -= 1
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+
+    def _handle(self, signum: int, _frame: FrameType | None) -> None:
+        self.count += 1
+        if self.received is None:
+            self.received = signum
+        if self._forward is not None:
+            self._forward(signum)
+        elif not (self._keeping and self.count == 1):
+            raise Interrupted(signum)
+
+    @contextlib.contextmanager
+    def keeping(self) -> Iterator[None]:
+        """Inside: the first signal is noted, and the work in hand finishes."""
+        self._keeping += 1
+        try:
+            yield
+        finally:
+            self._keeping -= 1
+
+    @contextlib.contextmanager
+    def forwarding(self, forward: Callable[[int], None]) -> Iterator[None]:
+        """Inside: every signal is noted and given to `forward` (which passes it on to a child)."""
+        previous, self._forward = self._forward, forward
+        try:
+            with self.handling():
+                yield
+        finally:
+            self._forward = previous
+
+
+STOP = Signals()
 
 
 def run_main(tool: str, body: Callable[[Sequence[str]], int], argv: Sequence[str] | None) -> int:
-    """Runs a command's body and turns a ToolError into `tool: message` on stderr.
+    """Runs a command's body with the signal handler installed, and turns a ToolError into
+    `tool: message` on stderr and a signal into `tool: stopped by SIGINT` (exit 130 or 143).
 
     Commands raise ToolError instead of printing and exiting themselves, so that the tests can
     call `main()` and see the exit code without a subprocess."""
     try:
-        return body(list(sys.argv[1:] if argv is None else argv))
+        with STOP.handling():
+            code = body(list(sys.argv[1:] if argv is None else argv))
+            if STOP.received is None:
+                return code
+            raise Interrupted(STOP.received)   # after the work a signal let finish
+    except Interrupted as e:
+        print(f"{tool}: stopped by {signal.Signals(e.signum).name}", file=sys.stderr)
+        return exit_code_for(e.signum)
     except SystemExit as e:  # --help
         return e.code if isinstance(e.code, int) else EXIT_OK
     except ToolError as e:
-        print(f"{tool}: {e}", file=sys.stderr)
+        print(one_line(f"{tool}: {e}"), file=sys.stderr)
         return e.code
     except BrokenPipeError:
         # `scripts/compare ... | head` closes stdout early; that is not an error.
         return EXIT_OK
+    except Exception as e:   # a bug: one line all the same, where it happened; the traceback on request
+        if os.environ.get(TRACEBACK_VARIABLE):
+            raise
+        frame = traceback.extract_tb(e.__traceback__)[-1]
+        print(one_line(f"{tool}: internal error: {type(e).__name__}: {e} (at {Path(frame.filename).name}:"
+                       f"{frame.lineno}); a bug: please report it with the command line, or set "
+                       f"{TRACEBACK_VARIABLE}=1 for the traceback"), file=sys.stderr)
+        return EXIT_FAILED
 
 
 def default_apiary() -> Path:
@@ -88,86 +235,109 @@ def load_avg() -> list[float]:
         return []
 
 
-def read_json(path: str | os.PathLike) -> Any:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except FileNotFoundError:
-        raise ToolError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ToolError(f"{path}: is a directory, expected a JSON file") from None
-    except json.JSONDecodeError as e:
-        raise ToolError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
-    except OSError as e:
-        raise ToolError(f"{path}: cannot read ({e.strerror})") from None
-
-
-def read_interval_log(path: str | os.PathLike, partial_tail: bool = False) -> list[dict[str, Any]]:
-    """The records of an `apiary run --interval-log`, one JSON object a line. With partial_tail, a last line
-    without its newline (a run killed while writing it) is left out instead of refused."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ToolError(f"{path}: cannot read the interval log ({e.strerror})", EXIT_FAILED) from None
-    lines = text.split("\n")
-    tail = lines.pop()  # what follows the last newline: empty for a whole file
-    if tail and not partial_tail:
-        lines.append(tail)
-    records = []
-    for number, line in enumerate(lines, 1):
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            raise ToolError(f"{path}:{number}: not a JSON line", EXIT_FAILED) from None
-    return records
-
-
-def _json_safe(value: Any) -> Any:
-    """NaN and infinity are not JSON: they become null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return _json_safe(value.item())
-    return value
-
-
-def write_json(path: str | os.PathLike, data: Any) -> None:
-    """Writes through a temporary file renamed into place, so a reader never sees half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(_json_safe(data), f, indent=2, allow_nan=False)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
-def write_text(path: str | os.PathLike, text: str) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def whole_number(minimum: int = 0) -> Callable[[str], int]:
+def whole_number(minimum: int, maximum: int) -> Callable[[str], int]:
     """The argparse type of every option that takes a count (--runs, --blocks, ...): ASCII
-    digits only (no sign, point, exponent or separator), at least `minimum`. argparse reports
-    a wrong value as `argument --runs: expected a whole number of at least 1, not '0'`."""
+    digits only (no sign, point, exponent or separator), from `minimum` to `maximum` (every
+    count has a bound). argparse reports a wrong value as
+    `argument --runs: expected a whole number from 1 to 10,000, not '0'`."""
     def parse(text: str) -> int:
-        if not (text.isascii() and text.isdigit()) or int(text) < minimum:
-            raise argparse.ArgumentTypeError(f"expected a whole number of at least {minimum}, not {text!r}")
+        # The length first: int() of thousands of digits is slow, and refused beyond 4,300.
+        if not (text.isascii() and text.isdigit()) or len(text.lstrip("0")) > len(str(maximum)) or \
+                not minimum <= int(text) <= maximum:
+            raise argparse.ArgumentTypeError(f"expected a whole number from {minimum:,} to {maximum:,}, "
+                                             f"not '{shown(text)}'")
         return int(text)
 
     parse.__name__ = "whole number"
     return parse
 
 
+def finite_number(minimum: float, maximum: float, what: str = "a number",
+                  above: bool = False) -> Callable[[str], float]:
+    """The argparse type of an option that takes a number (seconds, a percentage): a finite
+    number from `minimum` (or above it, with `above`) to `maximum`; NaN and infinity are refused."""
+    wanted = f"{what} {'above' if above else 'from'} {minimum:g}{'' if above else f' to {maximum:g}'}" + \
+        (f", at most {maximum:g}" if above else "")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and (value > minimum if above else value >= minimum) and value <= maximum):
+            raise argparse.ArgumentTypeError(f"expected {wanted}, not '{shown(text)}'")
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
 def parse_csv(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
+
+
+# ---- names ------------------------------------------------------------------------------------
+
+NAME_RULE = "expected a name: not empty, without '/' or control characters, not starting with '.'"
+
+
+def is_name(text: str) -> bool:
+    return bool(text.strip()) and "/" not in text and not text.startswith(".") and \
+        not any(ord(c) < 0x20 or ord(c) == 0x7f for c in text)
+
+
+def check_name(what: str, text: str) -> str:
+    """A label (a side of an A/B, a set's name) is a name, never a path: not empty, no `/`, no
+    leading `.` (so neither `.` nor `..`), no control character. Labels name directories and
+    files inside --out, so a label that were a path would write outside it."""
+    if not is_name(text):
+        raise ToolError(f"{what} '{shown(text)}': {NAME_RULE}")
+    return text
+
+
+def name_type(text: str) -> str:
+    """The argparse type of a label: check_name's rule, reported as argparse reports a bad value."""
+    if not is_name(text):
+        raise argparse.ArgumentTypeError(f"'{shown(text)}': {NAME_RULE}")
+    return text
+
+
+# ---- echoing what the user gave ---------------------------------------------------------------
+
+# The longest value an error line echoes, and a path (its start and end) and a whole line:
+# as apiary's own (harness/io/error_text.hpp).
+SHOWN_LIMIT = 80
+PATH_LIMIT = 2 * SHOWN_LIMIT
+LINE_LIMIT = 1000
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escaped(text: str) -> str:
+    return "".join(_ESCAPES.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x20 or ord(c) == 0x7f else c) for c in text)
+
+
+def shown(value: str, limit: int = SHOWN_LIMIT) -> str:
+    """A value as an error line echoes it: control characters escaped, cut after `limit`
+    characters with "…" in place of the rest."""
+    value = str(value)
+    return _escaped(value[:limit]) + ("…" if len(value) > limit else "")
+
+
+def shown_path(path: str, limit: int = PATH_LIMIT) -> str:
+    """A path as an error line echoes it: whole up to `limit` characters, else its start and its
+    end around "…" (the end names the file)."""
+    whole = _escaped(str(path))
+    if len(whole) <= limit:
+        return whole
+    head = limit // 3
+    return whole[:head] + "…" + whole[len(whole) - (limit - head - 1):]
+
+
+def one_line(message: str) -> str:
+    """A message as one line: control characters escaped, each word cut as `shown` cuts a
+    value, the whole cut after LINE_LIMIT characters."""
+    words = [shown(w, 2 * PATH_LIMIT) for w in str(message).split(" ")]
+    return shown(" ".join(words), LINE_LIMIT)
 
 
 # ---- numbers for people ---------------------------------------------------------------------

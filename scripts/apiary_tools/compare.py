@@ -38,15 +38,17 @@ from .common import (
     EXIT_OK,
     Parser,
     ToolError,
+    check_name,
     fmt_metric,
     fmt_pct,
     markdown_table,
     parse_csv,
     run_main,
-    write_json,
-    write_text,
 )
-from .reports import RunSet, load_set
+from .inputs import checked, read_json
+from .outputs import Outputs, write_json, write_text
+from .reports import RunSet, input_files, load_set
+from .schemas import COUNT, NAME, NONNEG, STRING, STRING_OR_NULL, STRINGS, array, obj, problem
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_MIN_EFFECT_PCT = 1.0
@@ -57,6 +59,25 @@ IGNORED_CONFIG = frozenset({"report", "name", "progress", "config_file", "dump-t
 # watches, of the wait for a block and of the whole way from the schedule.
 LATENCY_METRICS = (("latency.inclusion.p99_us", "inclusion", 0.99),
                    ("latency.end_to_end.p99_us", "end_to_end", 0.99))
+
+
+KIND, VERSION = "apiary-compare", 1
+_SIDE = obj(("label",), label=NAME, n=COUNT, sources=STRINGS, commit=STRING_OR_NULL, name=STRING_OR_NULL,
+            skipped=array(obj(("path", "reason"), path=STRING, reason=STRING)))
+# comparison.json, as to_dict writes it and report-html reads it back: the sides' labels name
+# their directories beside it.
+SCHEMA = obj(("kind", "version", "a", "b", "alpha", "min_effect_pct", "ci_method", "gate"),
+             kind={"const": KIND}, version={"const": VERSION}, a=_SIDE, b=_SIDE,
+             alpha={"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}, min_effect_pct=NONNEG,
+             ci_method={"enum": list(stats.CI_METHODS)}, method=STRING, latency_method=STRING,
+             gate=obj(("metrics",), metrics=array(STRING, minItems=1), failed={"type": "boolean"},
+                      regressions=STRINGS),
+             config_differences={"type": "object"}, notes=STRINGS, metrics=array({"type": "object"}))
+
+
+def load(path: Path) -> dict[str, Any]:
+    """A comparison.json, checked."""
+    return checked(read_json(path), str(path), lambda d: problem(SCHEMA, d))
 
 
 @dataclass
@@ -219,7 +240,7 @@ class Comparison:
             return {"label": rs.label, "n": rs.n, "sources": rs.sources, "skipped": rs.skipped,
                     "commit": rs.context.get("commit"), "name": rs.config.get("name")}
         return {
-            "kind": "apiary-compare", "version": 1,
+            "kind": KIND, "version": VERSION,
             "a": side(self.a), "b": side(self.b),
             "method": method_text(self.ci_method),
             "latency_method": LATENCY_METHOD,
@@ -438,14 +459,21 @@ def _main(argv: Sequence[str]) -> int:
     labels = parse_csv(args.labels) if args.labels else None
     if labels is not None and len(labels) != 2:
         raise ToolError(f"--labels {args.labels}: expected two names separated by a comma")
+    for label in labels or ():
+        check_name("--labels", label)
+    plan = Outputs().read("A", input_files(args.a)).read("B", input_files(args.b))
+    json_path, markdown_path = plan.file("--json", args.json), plan.file("--markdown", args.markdown)
     cmp = build([args.a], [args.b], labels, args.alpha, args.min_effect, args.ci, gate)
     text = to_markdown(cmp, show_all=args.all)
-    if args.json:
-        write_json(args.json, cmp.to_dict())
-    if args.markdown:
-        write_text(args.markdown, text)
+    if json_path:
+        write_json(json_path, cmp.to_dict())
+    if markdown_path:
+        write_text(markdown_path, text)
     if not args.quiet:
         print(text, end="")
+    if cmp.regressions:   # on stderr too, so that --quiet hides no failure
+        raise ToolError("the gate failed: " + "; ".join(f"{r.name} {r.verdict} ({fmt_pct(r.change.change_pct)})"
+                                                        for r in cmp.regressions), EXIT_FAILED)
     return cmp.exit_code
 
 

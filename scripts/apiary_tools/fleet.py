@@ -41,8 +41,10 @@ import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -51,11 +53,13 @@ from pathlib import Path
 from typing import Any
 
 from . import proc
-from .common import EXIT_USAGE, REPO_ROOT, ToolError, load_avg, write_text
+from .common import EXIT_USAGE, REPO_ROOT, ToolError, finite_number, load_avg, shown
+from .outputs import make_directory, open_stream, write_text
 from .runner import HOST_VARIABLE, PlannedRun, PlanOutcome, Progress, RunResult, read_run_report, say_failure
 
 RESOURCE = "apiary"
 DEFAULT_TIMEOUT_S = 10.0
+MAX_TIMEOUT_S = 3600.0
 ADDRESS = re.compile(r"(tcp|tls)://[A-Za-z0-9._-]+:[0-9]{1,5}")
 POLL_S = 0.2
 STOP_POLL_S = 0.5
@@ -66,8 +70,10 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cluster", metavar="tcp://HOST:PORT",
                    help="run on the workers of this Dask scheduler (resource apiary=1, one a machine), each "
                         "machine the whole plan, instead of here; see docs/fleet.md")
-    p.add_argument("--cluster-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
-                   help="seconds to wait for the scheduler and a worker (default: %(default)s)")
+    p.add_argument("--cluster-timeout", type=finite_number(0, MAX_TIMEOUT_S, "seconds", above=True),
+                   default=DEFAULT_TIMEOUT_S, metavar="S",
+                   help=f"seconds to wait for the scheduler and a worker, at most {MAX_TIMEOUT_S:g} "
+                        "(default: %(default)s)")
 
 
 # ---- the commit ------------------------------------------------------------------------------
@@ -169,7 +175,7 @@ def run_task(spec: dict[str, Any]) -> dict[str, Any]:
         before = load_avg()
         t0 = time.monotonic()
         sent_stop = False
-        with open(output, "w", encoding="utf-8") as out:
+        with open_stream(output) as out:
             out.write(f"$ {' '.join(full)}\n")
             out.flush()
             try:
@@ -239,22 +245,112 @@ def with_host(path: Path, host: str) -> Path:
     return path.with_name(f"{path.stem}@{safe}{path.suffix}")
 
 
+# A Dask scheduler greets every connection at once with its handshake, one message of one small
+# frame (distributed/comm/tcp.py: the frames' total length, 8 bytes little-endian, then their
+# count and lengths, then msgpack holding "compression", "python" and "pickle-protocol").
+GREETING_MAX_BYTES = 1 << 16
+GREETING_KEYS = (b"compression", b"pickle-protocol")
+
+
+def _resolve(host: str, port: int, seconds: float) -> tuple[Any, ...] | str:
+    """The first address of `host` by getaddrinfo within `seconds` (it has no timeout of its
+    own, so it runs in a thread of its own), or why there is none."""
+    found: list[Any] = []
+    thread = threading.Thread(target=lambda: found.append(_addresses(host, port)), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if not found:
+        return f"the name {host} was not resolved within {seconds:g} s"
+    if isinstance(found[0], OSError) or not found[0]:
+        return f"the name {host} does not resolve ({getattr(found[0], 'strerror', None) or 'no address'})"
+    return found[0][0]
+
+
+def _addresses(host: str, port: int) -> list[tuple] | OSError:
+    try:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as e:
+        return e
+
+
+def _read(sock: socket.socket, n: int, deadline: float) -> bytes:
+    data = b""
+    while len(data) < n:
+        sock.settimeout(max(0.001, deadline - time.monotonic()))
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _greeting_problem(sock: socket.socket, deadline: float, timeout: float) -> str | None:
+    """Why what answered on `sock` is not a Dask scheduler, or None when it greeted as one."""
+    try:
+        head = _read(sock, 8, deadline)
+    except TimeoutError:
+        return (f"something accepted the connection but sent no Dask greeting within {timeout:g} s: not a Dask "
+                "scheduler (which greets a client at once), or one too busy to answer")
+    if len(head) < 8:
+        return f"the connection was closed {'after ' + repr(head) if head else 'at once'}: not a Dask scheduler"
+    total = struct.unpack("<Q", head)[0]
+    if not 16 <= total <= GREETING_MAX_BYTES:
+        return f"it answered {shown(head.decode('latin-1'), 40)!r}…: not a Dask scheduler"
+    try:
+        body = _read(sock, total, deadline)
+    except TimeoutError:
+        body = b""
+    if not all(key in body for key in GREETING_KEYS):
+        return "it answered something other than a Dask greeting: not a Dask scheduler"
+    return None
+
+
+def probe(address: str, timeout: float) -> None:
+    """That a Dask scheduler answers at `address` within `timeout` seconds, by a connection and
+    its greeting of our own, or a ToolError saying what was found: a name that does not resolve,
+    a refused connection, none within the time, or something that is not a Dask scheduler. A
+    TLS scheduler greets only inside TLS: for one the connection alone is checked."""
+    scheme, _, rest = address.partition("://")
+    host, _, port = rest.rpartition(":")
+    where = f"--cluster {address}"
+    deadline = time.monotonic() + timeout
+    resolved = _resolve(host, int(port), timeout)
+    if isinstance(resolved, str):
+        raise ToolError(f"{where}: {resolved}")
+    family, kind, proto, _, target = resolved
+    try:
+        with socket.socket(family, kind, proto) as sock:
+            sock.settimeout(max(0.001, deadline - time.monotonic()))
+            sock.connect(target)
+            why = _greeting_problem(sock, deadline, timeout) if scheme == "tcp" else None
+    except ConnectionRefusedError:
+        why = "connection refused: nothing listens there"
+    except TimeoutError:
+        why = f"no answer to the connection within {timeout:g} s"
+    except OSError as e:
+        why = f"cannot connect ({e.strerror or e})"
+    if why:
+        raise ToolError(f"{where}: {why}")
+
+
 def connect(address: str, timeout: float):
-    """A client of the scheduler at `address`, or a one-line ToolError."""
+    """A client of the scheduler at `address`, or a one-line ToolError, within `timeout`
+    seconds: `probe`, then Dask's own connection with the time left."""
     if not ADDRESS.fullmatch(address):
         raise ToolError(f"--cluster {address}: expected a scheduler address such as tcp://HOST:8786")
-    if timeout <= 0:
-        raise ToolError(f"--cluster-timeout {timeout}: expected a number of seconds above 0")
+    started = time.monotonic()
+    probe(address, timeout)
     import logging
 
     from distributed import Client
     # The client's own log lines (reconnecting, ...) would interleave with the progress lines.
     logging.getLogger("distributed").setLevel(logging.ERROR)
+    left = max(1.0, timeout - (time.monotonic() - started))
     try:
-        return Client(address, timeout=timeout, set_as_default=False)
+        return Client(address, timeout=left, set_as_default=False)
     except (OSError, TimeoutError) as e:
-        raise ToolError(f"--cluster {address}: no scheduler answered within {timeout:g} s ({type(e).__name__})") \
-            from None
+        raise ToolError(f"--cluster {address}: the scheduler greeted, then did not take a client within "
+                        f"{timeout:g} s ({shown(str(e) or type(e).__name__)})") from None
 
 
 class ClusterBackend:
@@ -442,7 +538,7 @@ class _Execution:
                     "error": f"{type(e).__name__}: {e}", "output": ""}
         if data.get("skipped"):
             return
-        run.report_path.parent.mkdir(parents=True, exist_ok=True)
+        make_directory(run.report_path.parent)
         run.report_path.unlink(missing_ok=True)   # a failed attempt's, when this is its retry
         write_text(run.log_path, data.get("output", "") + (f"\n{data['error']}\n" if data.get("error") else ""))
         if data.get("report") is not None:

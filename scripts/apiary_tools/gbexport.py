@@ -29,6 +29,7 @@ microbenchmarks. The mapping:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import shlex
@@ -40,9 +41,12 @@ from typing import Any
 import numpy as np
 
 from . import stats
-from .common import Parser, ToolError, read_json, run_main, write_json
+from .common import EXIT_FAILED, Parser, ToolError, run_main
+from .inputs import read_json
 from .metrics import flatten
-from .reports import RunSet, is_report, load_report, load_set, measured_blocks
+from .outputs import Outputs, write_json
+from .reports import RunSet, input_files, is_report, load_report, load_set, measured_blocks
+from .schemas import problem
 
 SCHEMA_PATH = Path(__file__).with_name("gbench.schema.json")
 TIME_UNITS = {"us": 1.0, "ms": 1e-3}
@@ -238,10 +242,18 @@ def export(paths: Sequence[str], prefix: str = "apiary", unit: str = "us",
     return {"context": ctx, "benchmarks": from_set(rs, prefix, unit)}
 
 
+@functools.cache
+def _schema() -> dict[str, Any]:
+    return load_schema()
+
+
 def validate(doc: dict[str, Any]) -> None:
-    """Checks the document against gbench.schema.json (jsonschema raises on the first error)."""
-    import jsonschema
-    jsonschema.Draft202012Validator(load_schema()).validate(doc)
+    """Checks the document against gbench.schema.json before it is written: a document it does
+    not match is this tool's fault, one line and exit 1."""
+    why = problem(_schema(), doc)
+    if why:
+        raise ToolError(f"the Google Benchmark document does not match gbench.schema.json ({why}); nothing written",
+                        EXIT_FAILED)
 
 
 def parser() -> Parser:
@@ -274,10 +286,12 @@ def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     if not args.prefix or any(c.isspace() for c in args.prefix):
         raise ToolError(f"--prefix {args.prefix!r}: expected a name without spaces")
+    plan = Outputs().read("INPUT", [f for p in args.inputs for f in input_files(p)])
+    output = plan.file("--output", args.output)
     doc = export(args.inputs, args.prefix, args.time_unit, per_block=False if args.per_run else None)
     validate(doc)
-    if args.output:
-        write_json(args.output, doc)
+    if output:
+        write_json(output, doc)
     else:
         json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -54,10 +55,11 @@ from typing import Any
 
 import numpy as np
 
-from . import fleet, perf_gate, stats
+from . import fleet, metrics, perf_gate, stats
 from .common import (
     EXIT_OK,
     REPO_ROOT,
+    STOP,
     Parser,
     ToolError,
     check_apiary,
@@ -66,10 +68,23 @@ from .common import (
     run_main,
     utc_stamp,
     whole_number,
-    write_json,
-    write_text,
 )
-from .runner import PlannedRun, Progress, effective_config, execute, with_progress_off
+from .compare import probability
+from .inputs import checked, read_json
+from .outputs import Outputs, make_directory, write_figure, write_json, write_text
+from .runner import MAX_PLAN_RUNS, PlannedRun, Progress, check_plan, effective_config, execute, with_progress_off
+from .schemas import (
+    COUNT,
+    NUMBER,
+    NUMBER_OR_NULL,
+    RELATIVE_PATH,
+    STRING,
+    STRING_OR_NULL,
+    STRINGS,
+    array,
+    obj,
+    problem,
+)
 
 
 @dataclass(frozen=True)
@@ -110,6 +125,41 @@ MODES: dict[str, dict[str, Any]] = {
 SMALL_PCT = 2.0
 
 BREAKDOWN = ("wait_work", "wait_lock", "transactions", "blocks", "observe", "unknown")
+KIND, VERSION = "apiary-ladder", 1
+# A step's change against another (stats.Change with `significant`): an interval has both ends.
+_CHANGE = {**obj(change_pct=NUMBER_OR_NULL, ci_low_pct=NUMBER_OR_NULL, ci_high_pct=NUMBER_OR_NULL,
+                 p_value=NUMBER_OR_NULL, significant={"type": "boolean"}),
+           "allOf": [{"if": obj(("p_value",), p_value=NUMBER), "then": obj(("significant",))},
+                     {"if": obj(("ci_low_pct",), ci_low_pct=NUMBER),
+                      "then": obj(("ci_high_pct",), ci_high_pct=NUMBER)}]}
+_STEP = obj(("step", "name", "runs", "hive_ms"), step=COUNT, name=STRING, what=STRING, options=STRINGS, runs=COUNT,
+            hive_ms=NUMBER_OR_NULL, cycle_ms=obj(("mean",), mean=NUMBER, ci_low=NUMBER_OR_NULL, ci_high=NUMBER_OR_NULL),
+            writer_share={"type": "object", "additionalProperties": NUMBER}, tx_per_block=NUMBER,
+            cpu_utilization=NUMBER, vs_previous=_CHANGE, vs_start=_CHANGE,
+            instructions=obj(("ir_per_tx", "state_digest"), ir_per_tx=NUMBER, state_digest=STRING))
+# ladder.json, as the ladder writes it and report-html reads it back (one without kind and
+# version is from before they were written): each run's report is a path inside its directory.
+SCHEMA = obj(("meta", "steps"), kind={"const": KIND}, version={"const": VERSION},
+             meta=obj(("mode", "runs", "alpha", "machine", "load_before"), mode=STRING, runs=COUNT, alpha=NUMBER,
+                      machine=STRING, load_before=STRING, extra_args=STRINGS),
+             steps=array(_STEP, minItems=1),
+             runs=array(obj(("path",), path=RELATIVE_PATH, label=STRING, status=STRING_OR_NULL)))
+
+
+def ladder_problem(data: Any) -> str | None:
+    """Its schema, and the steps in order: step i is the i-th (the tables refer to the one before)."""
+    why = problem(SCHEMA, data)
+    if why:
+        return why
+    for i, step in enumerate(data["steps"]):
+        if step["step"] != i:
+            return f"steps[{i}].step: {step['step']}, expected {i} (the steps in order from 0)"
+    return None
+
+
+def load(path: Path) -> dict[str, Any]:
+    """A ladder.json, checked."""
+    return checked(read_json(path), str(path), ladder_problem)
 
 
 def merge(*arg_lists: Sequence[str]) -> list[str]:
@@ -142,28 +192,37 @@ def plan(prefix: list[str], base: list[str], rounds: range, out: Path) -> list[P
     return runs_list
 
 
+def _mean_of(figures: list[dict[str, float]], name: str, missing: float | None = None) -> float | None:
+    """The mean of a figure over the runs that have it (`missing` for those that do not)."""
+    values = [f.get(name, missing) for f in figures]
+    present = [v for v in values if v is not None]
+    return float(np.mean(present)) if present else None
+
+
 def analyse(results, runs: int, alpha: float) -> list[dict[str, Any]]:
-    by_step: dict[int, list[dict]] = {i: [] for i in range(len(STEPS) + 1)}
+    """Each step's row: its cycle over the runs whose reports have one, the writer's time,
+    and the change against the step before and the start."""
+    by_step: dict[int, list[dict[str, float]]] = {i: [] for i in range(len(STEPS) + 1)}
     hosts: dict[int, list[str]] = {i: [] for i in range(len(STEPS) + 1)}
     for res in results:
-        if res.completed:
-            by_step[int(res.planned.label[4:])].append(res.report)
+        figures = metrics.flatten(res.report) if res.completed else {}
+        if "aggregates.cycle_us.avg" in figures:
+            by_step[int(res.planned.label[4:])].append(figures)
             hosts[int(res.planned.label[4:])].append(res.host or "?")
-    cycles = {i: [r["aggregates"]["cycle_us"]["avg"] / 1000 for r in reps] for i, reps in by_step.items()}
+    cycles = {i: [f["aggregates.cycle_us.avg"] / 1000 for f in reps] for i, reps in by_step.items()}
     rows = []
     for i in range(len(STEPS) + 1):
         step = START if i == 0 else STEPS[i - 1]
         row: dict[str, Any] = {"step": i, "name": step.name, "what": step.what, "options": step_args(i),
                                "runs": len(cycles[i]), "hive_ms": step.hive_ms}
         if cycles[i]:
-            s = stats.summarize_sample(cycles[i])
-            row["cycle_ms"] = s.to_dict()
-            reps = by_step[i]
+            row["cycle_ms"] = stats.summarize_sample(cycles[i]).to_dict()
             # A report from before the observers were timed has no observe_share: 0 there.
-            row["writer_share"] = {k: float(np.mean([r["writer"].get(f"{k}_share", 0.0) for r in reps]))
-                                   for k in BREAKDOWN}
-            row["tx_per_block"] = float(np.mean([r["aggregates"]["transactions_per_block"]["avg"] for r in reps]))
-            row["cpu_utilization"] = float(np.mean([r["cpu"]["utilization"] for r in reps]))
+            row["writer_share"] = {k: _mean_of(by_step[i], f"writer.{k}_share", 0.0) for k in BREAKDOWN}
+            for key, name in (("tx_per_block", "aggregates.transactions_per_block.avg"),
+                              ("cpu_utilization", "cpu.utilization")):
+                if (mean := _mean_of(by_step[i], name)) is not None:
+                    row[key] = mean
         for key, other in (("vs_previous", i - 1), ("vs_start", 0)):
             if i > 0 and cycles[i] and cycles[other]:
                 c = stats.compare(cycles[other], cycles[i], hosts_a=hosts[other], hosts_b=hosts[i])
@@ -182,14 +241,28 @@ def replay_options(binary: Path) -> set[str]:
     return set(re.findall(r"(?m)^\s+(--[a-z][a-z0-9-]*)", p.stdout))
 
 
-def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say) -> list[dict[str, Any]]:
+def _replay_unless_stopped(name: str, binary: Path, workload: Path, work: Path, replay_args: list[str],
+                           say) -> dict[str, Any] | None:
+    """perf_gate.count_replay, unless a signal came (before, or during it: it stopped the replay)."""
+    if STOP.received is not None:
+        return None
+    try:
+        return perf_gate.count_replay(name, binary, workload, work, replay_args, say)
+    except ToolError:
+        if STOP.received is None:
+            raise
+        return None
+
+
+def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say) -> list[dict[str, Any]] | None:
     """Each step's core under callgrind: one unsigned seeded workload, replayed with the step's
-    options that a replay takes (the chain switches)."""
+    options that a replay takes (the chain switches). None when a signal came: the replay in
+    hand ends (a Ctrl-C reaches it too), no other starts."""
     if shutil.which("valgrind") is None:
         raise ToolError("valgrind is not installed (scripts/install-deps.sh installs it); or --instructions off")
     spec = mode["replay"]
     work = out / "instructions"
-    work.mkdir(parents=True, exist_ok=True)
+    make_directory(work)
     workload = perf_gate.make_workload("ladder", binary, work / "ladder.workload", spec["transactions"], 1,
                                        spec["accounts"], ["--sign", "off"])
     allowed = replay_options(binary)
@@ -197,8 +270,12 @@ def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say) -> li
     for i in range(len(STEPS) + 1):
         args = step_args(i)
         core = [a for name, value in zip(args[::2], args[1::2], strict=True) if name in allowed for a in (name, value)]
-        side = perf_gate.count_replay(f"step{i}", binary, workload, work, core + ["--block-size", spec["block_size"]],
+        side = _replay_unless_stopped(f"step{i}", binary, workload, work, core + ["--block-size", spec["block_size"]],
                                       say)
+        stopped = STOP.received
+        if stopped is not None or side is None:   # a signal: the wall times are written without the counts
+            say(f"instructions not counted: stopped by {signal.Signals(stopped).name if stopped else 'a signal'}")
+            return None
         counts.append({"step": i, "options": core, "ir_per_tx": side["ir_per_tx"],
                        "state_digest": side["state_digest"]})
     return counts
@@ -260,7 +337,8 @@ def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     brows = []
     for r in rows:
         w = r.get("writer_share")
-        brows.append([r["name"]] + (["-"] * len(BREAKDOWN) if not w else [f"{100 * w[k]:.1f}%" for k in BREAKDOWN]))
+        brows.append([r["name"]] + (["-"] * len(BREAKDOWN) if not w else
+                                    [f"{100 * w.get(k, 0.0):.1f}%" for k in BREAKDOWN]))
     md.append(markdown_table(["step", "waiting for work", "waiting for locks", "transactions", "blocks", "observing",
                               "unknown"], brows))
     digests = {r["instructions"]["state_digest"] for r in rows if r.get("instructions")}
@@ -292,7 +370,7 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     bottom = np.zeros(len(rows))
     colors = ["#dddddd", "#937860", "#55a868", "#4c72b0", "#8172b2", "#c44e52"]
     for k, color in zip(BREAKDOWN, colors, strict=True):
-        vals = np.array([100 * r["writer_share"][k] if r.get("writer_share") else 0 for r in rows])
+        vals = np.array([100 * r["writer_share"].get(k, 0.0) if r.get("writer_share") else 0 for r in rows])
         right.bar(x, vals, bottom=bottom, label=k.replace("_", " "), color=color)
         bottom += vals
     right.set_xticks(x, names, rotation=30, ha="right")
@@ -300,8 +378,10 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     right.set_title("writer-loop breakdown")
     right.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        write_figure(fig, path, 110)
+    finally:
+        plt.close(fig)
 
 
 def undecided(rows: list[dict[str, Any]]) -> list[str]:
@@ -340,15 +420,18 @@ def parser() -> Parser:
     p.add_argument("--mode", choices=sorted(MODES), default="quick",
                    help="quick: smoke-sized runs for CI; full: 2 MB blocks, 40 measured blocks; both unsigned "
                         "(default: quick)")
-    p.add_argument("--runs", type=whole_number(1), default=None,
+    p.add_argument("--runs", type=whole_number(1, MAX_PLAN_RUNS), default=None,
                    help="runs per step at least (default: quick 5, full 10)")
-    p.add_argument("--max-runs", type=whole_number(1), default=None,
+    p.add_argument("--max-runs", type=whole_number(1, MAX_PLAN_RUNS), default=None,
                    help="then add rounds while a step is undecided (neither significant nor within ±2%%), up to "
                         "this many runs per step (default: quick none added, full 30)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
+    p.add_argument("--alpha", type=probability, default=0.05, help="significance level (default: 0.05)")
     p.add_argument("--apiary", type=Path, default=None,
                    help="the apiary binary (default: $APIARY_BIN, else the release build)")
-    p.add_argument("--out", type=Path, default=None, help="output directory (default: results/ladder-<mode>-<time>)")
+    p.add_argument("--out", type=Path, default=None, help="output directory (default: results/ladder-<mode>-<time>); "
+                   "it must be new or empty, unless --force")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out directory that has files in it (files of the same name are replaced)")
     p.add_argument("--instructions", choices=("on", "off"), default="on",
                    help="also count each step's instructions per transaction in a replay under callgrind "
                         "(needs valgrind) (default: on)")
@@ -361,27 +444,33 @@ def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     mode = MODES[args.mode]
     runs = args.runs if args.runs is not None else mode["runs"]
-    if not 0 < args.alpha < 1:
-        raise ToolError(f"--alpha {args.alpha}: expected a number between 0 and 1")
+    # Quick mode adds no rounds unless asked to (None: as many as --runs).
+    max_runs = max(runs, args.max_runs or mode["max_runs"] or runs)
+    check_plan(max_runs * (len(STEPS) + 1), "--runs and --max-runs")
+    out = Outputs().directory("--out", args.out or REPO_ROOT / "results" / f"ladder-{args.mode}-{utc_stamp()}",
+                              args.force, ("ladder.json", "ladder.md", "ladder.png"))
     binary = check_apiary(args.apiary or default_apiary())
     prefix = [str(binary), "run"]
     base = merge(mode["args"], args.extra)
     for i in range(len(STEPS) + 1):  # every step's options, judged by apiary before anything runs
         effective_config(prefix, merge(base, step_args(i)), f"step {i}")
-    out = args.out or REPO_ROOT / "results" / f"ladder-{args.mode}-{utc_stamp()}"
     backend = fleet.ClusterBackend.from_args(args)
-    out.mkdir(parents=True, exist_ok=True)
-    # Quick mode adds no rounds unless asked to (None: as many as --runs).
-    max_runs = max(runs, args.max_runs or mode["max_runs"] or runs)
+    make_directory(out)
+    with STOP.keeping():   # the steps' completed runs are analysed and written, whatever signal comes
+        return _run(args, binary, base, out, runs, max_runs, backend)
+
+
+def _run(args, binary: Path, base: list[str], out: Path, runs: int, max_runs: int, backend) -> int:
+    mode = MODES[args.mode]
     try:
-        outcome, runs = run_rounds(prefix, base, out, runs, max_runs, args.alpha, backend)
+        outcome, runs = run_rounds([str(binary), "run"], base, out, runs, max_runs, args.alpha, backend)
     finally:
         if backend is not None:
             backend.close()
     rows = analyse(outcome.results, runs, args.alpha)
     if args.instructions == "on" and outcome.exit_code == EXIT_OK:
         counts = count_instructions(binary, mode, out, lambda m: print(f"ladder: {m}", file=sys.stderr))
-        for row, counted in zip(rows, counts, strict=True):
+        for row, counted in zip(rows, counts or [], strict=False):
             row["instructions"] = counted
     first: dict[str, Any] = next((r.report for r in outcome.results if r.report), {})
     ctx = first.get("context", {})
@@ -391,13 +480,15 @@ def _main(argv: Sequence[str]) -> int:
                           if backend is not None else ""),
             "load_before": ", ".join(f"{x:.2f}"
                                      for x in (outcome.results[0].load_avg_before if outcome.results else []))}
-    write_json(out / "ladder.json", {"meta": meta, "steps": rows, "runs": [r.info() for r in outcome.results]})
+    write_json(out / "ladder.json", {"kind": KIND, "version": VERSION, "meta": meta, "steps": rows,
+                                     "runs": [r.info() for r in outcome.results]})
     md = to_markdown(rows, meta)
     write_text(out / "ladder.md", md + "\n")
     plot(rows, out / "ladder.png", f"apiary ladder ({args.mode})")
     print(md)
     print(f"ladder: written to {out}", file=sys.stderr)
-    return outcome.exit_code if outcome.exit_code != EXIT_OK else EXIT_OK
+    outcome.raise_failure()
+    return outcome.exit_code
 
 
 def main(argv: Sequence[str] | None = None) -> int:

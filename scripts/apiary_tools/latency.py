@@ -28,6 +28,7 @@ import numpy as np
 
 from . import stats
 from .common import ToolError
+from .schemas import MAX_BINS, stage_problem
 
 STAGES = ("queue_wait", "inclusion", "end_to_end", "rejection")
 # The stages the tables show (rejected transactions are few and have their own story), and
@@ -70,8 +71,9 @@ def axis_from(data: Any, where: str) -> Axis:
         axis = Axis(float(data["lowest_ns"]), float(data["highest_ns"]), int(data["bins"]))
     except (TypeError, KeyError, ValueError):
         raise ToolError(f"{where}: latency.histogram needs lowest_ns, highest_ns and bins") from None
-    if not (0 < axis.lowest_ns < axis.highest_ns) or axis.bins < 1:
-        raise ToolError(f"{where}: latency.histogram {axis.to_dict()} is not a valid axis")
+    if not (0 < axis.lowest_ns < axis.highest_ns) or not 1 <= axis.bins <= MAX_BINS:
+        raise ToolError(f"{where}: latency.histogram {axis.to_dict()} is not a valid axis (1 to {MAX_BINS:,} bins "
+                        "from lowest_ns to a larger highest_ns)")
     return axis
 
 
@@ -137,22 +139,14 @@ def empty(axis: Axis) -> Stage:
 
 def stage_from(data: Any, axis: Axis, where: str) -> Stage:
     """A stage of a report (or of an aggregate file), checked: bins in range, ascending, and
-    summing to the count."""
-    if not isinstance(data, dict) or not isinstance(data.get("bins"), list):
-        raise ToolError(f"{where}: expected count, mean_us, min_us, max_us and bins")
+    summing to the count (schemas.stage_problem)."""
+    why = stage_problem(data, axis.bins)
+    if why:
+        raise ToolError(f"{where}: {why}")
     stage = empty(axis)
-    last = -2
-    for pair in data["bins"]:
-        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, int) for v in pair)):
-            raise ToolError(f"{where}: a bin is not an [index, count] pair of integers: {pair!r}")
-        index, n = pair
-        if not (last < index <= axis.bins) or n < 0:
-            raise ToolError(f"{where}: bin {pair} is out of range or out of order (bins: {axis.bins})")
+    for index, n in data["bins"]:
         stage.counts[index + 1] = n
-        last = index
-    count = data.get("count")
-    if count != stage.count:
-        raise ToolError(f"{where}: the bins hold {stage.count} transactions, count says {count}")
+    count = data["count"]
     if count:
         try:
             stage.total_us = float(data["mean_us"]) * count

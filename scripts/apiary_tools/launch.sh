@@ -1,6 +1,7 @@
-# Sourced by the entry scripts in scripts/ (multirun, compare, gb-export, sweep, plot):
-# runs `python -m apiary_tools.<module>` with the project venv, because the tools need
-# numpy, scipy, matplotlib and jsonschema, which only the venv is sure to have.
+# Sourced by the entry scripts in scripts/ (multirun, compare, gb-export, sweep, plot, ...):
+# runs `python -m apiary_tools TOOL MODULE` (__main__.py: SIGINT and SIGTERM handled from the
+# start) with the project venv, because the tools need numpy, scipy, matplotlib and
+# jsonschema, which only the venv is sure to have.
 # Usage inside an entry script: source ".../apiary_tools/launch.sh" TOOL MODULE "$@"
 apiary_tool=$1
 apiary_module=$2
@@ -12,4 +13,4 @@ if [ ! -x "$apiary_python" ]; then
   exit 2
 fi
 export PYTHONPATH="$apiary_scripts${PYTHONPATH:+:$PYTHONPATH}"
-exec "$apiary_python" -m "apiary_tools.$apiary_module" "$@"
+exec "$apiary_python" -m apiary_tools "$apiary_tool" "$apiary_module" "$@"

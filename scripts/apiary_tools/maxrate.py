@@ -47,31 +47,47 @@ import numpy as np
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
-    EXIT_SIGINT,
-    EXIT_SIGTERM,
     REPO_ROOT,
+    STOP,
     Parser,
     ToolError,
     check_apiary,
     default_apiary,
+    exit_code_for,
     fmt_number,
     markdown_table,
-    read_interval_log,
     run_main,
     utc_iso,
     utc_stamp,
     whole_number,
-    write_json,
 )
+from .inputs import read_interval_log
 from .multirun import glue_values, split_passthrough
-from .runner import PlannedRun, Progress, RunResult, apiary_command, effective_config, execute, with_progress_off
+from .outputs import Outputs, make_directory, write_figure, write_json, write_text
+from .runner import (
+    MAX_PLAN_RUNS,
+    PlannedRun,
+    Progress,
+    RunResult,
+    apiary_command,
+    effective_config,
+    execute,
+    with_progress_off,
+)
+from .schemas import COUNT, obj, problem
 
 DEFAULT_BOUND_S = 3.0
+# apiary run's largest --rate (harness/src/config/options.cpp).
+APIARY_MAX_RATE = 1_000_000_000
 DEFAULT_INTERVAL = "1s"
 MIN_INTERVALS = 6
 GROWTH_MARGIN = 0.10
 OWN_OPTIONS = ("--rate", "--report", "--interval", "--interval-log")
 NAME = "maxrate"
+# What the queue rule reads of an interval record.
+RECORD = obj(("in_flight", "queue_depth", "latency"), in_flight=COUNT, queue_depth=COUNT,
+             latency=obj(("end_to_end",), end_to_end=obj(("p50_us",), p50_us={"type": ["number", "null"],
+                                                                              "minimum": 0})))
 
 
 # ---- one run, one rate -------------------------------------------------------------------------
@@ -107,15 +123,11 @@ def run_figures(result: RunResult, log_path: Path) -> RunFigures:
     if inclusion is None:
         raise ToolError(f"{result.planned.report_path}: the report has no latency section: this apiary is "
                         "older than the latency histograms (report schema_version 2)", EXIT_FAILED)
-    lines = read_interval_log(log_path)
+    lines = read_interval_log(log_path, lambda record: problem(RECORD, record))
     if len(lines) < MIN_INTERVALS:
         raise ToolError(f"{log_path}: {len(lines)} intervals, the queue rule needs at least {MIN_INTERVALS}: "
                         "make the runs longer (e.g. `-- --blocks N`) or --interval shorter", EXIT_FAILED)
-    try:
-        grows_now = queue_grows(lines)
-    except (KeyError, TypeError):
-        raise ToolError(f"{log_path}: a line lacks in_flight, queue_depth or latency.end_to_end.p50_us",
-                        EXIT_FAILED) from None
+    grows_now = queue_grows(lines)
     return RunFigures((report.get("throughput") or {}).get("tx_per_s"), inclusion.get("p50_us"),
                       inclusion.get("p99_us"), len(lines), grows_now)
 
@@ -264,22 +276,16 @@ def plot(trials: Sequence[Trial], search: Search, bound_s: float, path: Path) ->
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    os.replace(tmp, path)
-
-
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        write_figure(fig, path, 110)
+    finally:
+        plt.close(fig)
 
 
 def write_tables(out: Path, trials: Sequence[Trial], search: Search, meta: dict[str, Any]) -> None:
     """The three tables, each replaced whole: a reader never sees one half-written."""
-    _write_text(out / f"{NAME}.csv", to_csv(trials))
-    _write_text(out / f"{NAME}.md", to_markdown(trials, search, meta["bound_s"]))
+    write_text(out / f"{NAME}.csv", to_csv(trials))
+    write_text(out / f"{NAME}.md", to_markdown(trials, search, meta["bound_s"]))
     write_json(out / f"{NAME}.json", dict(meta, status=search.status, max_rate=search.best,
                                           first_failing=search.first_failing,
                                           trials=[dict(t.row(), run_figures=[asdict(r) for r in t.runs])
@@ -293,8 +299,8 @@ def positive_rate(text: str) -> int:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a rate in tx/s, such as 2000") from None
-    if not (math.isfinite(value) and value >= 1):
-        raise argparse.ArgumentTypeError(f"{text}: expected a rate of at least 1 tx/s")
+    if not (math.isfinite(value) and 1 <= value <= APIARY_MAX_RATE):
+        raise argparse.ArgumentTypeError(f"{text}: expected a rate from 1 to {APIARY_MAX_RATE:,} tx/s")
     return round(value)
 
 
@@ -353,7 +359,8 @@ examples:
                    help="stop when the highest passing and lowest failing rates are closer than this (default: 2%%)")
     p.add_argument("--bound", type=positive_seconds, default=DEFAULT_BOUND_S, metavar="SECONDS",
                    help="the largest p99 inclusion latency that passes (default: %(default)s, one block interval)")
-    p.add_argument("--runs", type=whole_number(1), default=1, metavar="N", help="runs per rate, their median counts "
+    p.add_argument("--runs", type=whole_number(1, MAX_PLAN_RUNS), default=1,
+                   metavar="N", help="runs per rate, their median counts "
                    "(default: %(default)s)")
     p.add_argument("--interval", default=DEFAULT_INTERVAL, metavar="TIME",
                    help="apiary's --interval for the interval log (default: %(default)s)")
@@ -361,7 +368,10 @@ examples:
                    help="the apiary binary (default: $APIARY_BIN, else build/release/harness/apiary)")
     p.add_argument("--command", metavar="CMD",
                    help="run this instead of `<apiary> run` (e.g. \"taskset -c 1 build/release/harness/apiary run\")")
-    p.add_argument("--out", metavar="DIR", help="output directory (default: results/find-max-rate-<UTC time>)")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: results/find-max-rate-<UTC time>); "
+                   "it must be new or empty, unless --force")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out directory that has files in it (files of the same name are replaced)")
     p.add_argument("--no-plot", action="store_true", help="skip maxrate.png")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
@@ -375,6 +385,10 @@ def _check(args, passthrough: list[str]) -> None:
     for a in passthrough:
         if a.split("=", 1)[0] in OWN_OPTIONS:
             raise ToolError(f"{a.split('=', 1)[0]}: find-max-rate sets this itself (see --help)")
+
+
+class Stopped(Exception):
+    """A signal stopped the run in hand: the search ends there."""
 
 
 class Trials:
@@ -400,7 +414,7 @@ class Trials:
         outcome = execute(plan, Progress("find-max-rate", plan, quiet=self.args.quiet))
         if outcome.stopped_by is not None:
             self.stopped_by = outcome.stopped_by
-            raise KeyboardInterrupt
+            raise Stopped
         if outcome.failures:
             f = outcome.failures[0]
             why = (f.report or {}).get("error") or "see its output"
@@ -422,14 +436,12 @@ class Trials:
 
 
 def _prepare(args, passthrough) -> tuple[list[str], Path]:
+    out = Outputs().directory("--out", Path(args.out) if args.out else REPO_ROOT / "results" /
+                              f"find-max-rate-{utc_stamp()}", args.force)
     prefix = apiary_command(None if args.command else check_apiary(args.apiary or default_apiary()), args.command)
     effective_config(prefix, passthrough + ["--rate", str(args.low), "--interval", args.interval, "--interval-log",
                                             os.devnull], "the run arguments")
-    out = Path(args.out) if args.out else REPO_ROOT / "results" / f"find-max-rate-{utc_stamp()}"
-    if out.exists() and any(out.iterdir()):
-        raise ToolError(f"--out {out}: exists and is not empty; choose a new directory")
-    out.mkdir(parents=True, exist_ok=True)
-    return prefix, out
+    return prefix, make_directory(out)
 
 
 def _finish(trials: Trials, search: Search, args, out: Path) -> None:
@@ -452,18 +464,19 @@ def _main(argv: Sequence[str]) -> int:
     trials = Trials(prefix, passthrough, args, out, meta)
     search = Search(trials, args.low, args.high, args.precision)
     trials.search = search
-    try:
-        search.run()
-    except KeyboardInterrupt:
-        search.status = "interrupted"
+    with STOP.keeping():   # the rates tried are written, whatever signal comes
+        try:
+            search.run()
+        except Stopped:
+            search.status = "interrupted"
+            _finish(trials, search, args, out)
+            return exit_code_for(trials.stopped_by or signal.SIGINT)
+        except ToolError:
+            search.status = "stopped by a failed run"
+            if trials.done:
+                trials.write()
+            raise
         _finish(trials, search, args, out)
-        return EXIT_SIGTERM if trials.stopped_by == signal.SIGTERM else EXIT_SIGINT
-    except ToolError:
-        search.status = "stopped by a failed run"
-        if trials.done:
-            trials.write()
-        raise
-    _finish(trials, search, args, out)
     return EXIT_OK if search.best is not None else EXIT_FAILED
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,6 +39,7 @@ from . import fleet, latency, metrics, stats
 from .common import (
     EXIT_OK,
     REPO_ROOT,
+    STOP,
     Parser,
     ToolError,
     check_apiary,
@@ -48,15 +48,27 @@ from .common import (
     fmt_number,
     load_avg,
     markdown_table,
+    name_type,
     run_main,
+    split_args,
     utc_iso,
     utc_stamp,
     whole_number,
-    write_json,
-    write_text,
 )
-from .reports import AGGREGATE_KIND, AGGREGATE_NAME, AGGREGATE_VERSION, RunSet, load_set
-from .runner import PlannedRun, Progress, RunResult, apiary_command, effective_config, execute, with_progress_off
+from .inputs import check_file
+from .outputs import Outputs, make_directory, write_json, write_text
+from .reports import AGGREGATE_KIND, AGGREGATE_NAME, AGGREGATE_VERSION, RunSet, input_files, load_set
+from .runner import (
+    MAX_PLAN_RUNS,
+    PlannedRun,
+    Progress,
+    RunResult,
+    apiary_command,
+    check_plan,
+    effective_config,
+    execute,
+    with_progress_off,
+)
 
 SUMMARY_NAME = "summary.md"
 
@@ -225,20 +237,26 @@ progress goes to stderr; the summary (or the comparison) to stdout.
 exit status: 0 all runs completed, 1 a run failed, 2 bad usage, 130/143 interrupted (the
 completed runs are still aggregated). The A/B comparison's verdict does not change it: for a
 gate, run `scripts/compare` on the two directories.""")
-    p.add_argument("--runs", type=whole_number(1), default=5, metavar="N",
+    p.add_argument("--runs", type=whole_number(1, MAX_PLAN_RUNS), default=5, metavar="N",
                    help="runs (per side with --a/--b) (default: %(default)s)")
     p.add_argument("--config", metavar="FILE", help="shorthand for `-- --config FILE`")
     p.add_argument("--a", metavar="ARGS", help="arguments of side A (one string, shell-quoted)")
     p.add_argument("--b", metavar="ARGS", help="arguments of side B (one string, shell-quoted)")
-    p.add_argument("--a-label", default="a", help="name of side A and its directory (default: %(default)s)")
-    p.add_argument("--b-label", default="b", help="name of side B and its directory (default: %(default)s)")
-    p.add_argument("--label", help="name of the set without --a/--b (default: the output directory's name)")
+    p.add_argument("--a-label", type=name_type, default="a",
+                   help="name of side A and its directory (default: %(default)s)")
+    p.add_argument("--b-label", type=name_type, default="b",
+                   help="name of side B and its directory (default: %(default)s)")
+    p.add_argument("--label", type=name_type,
+                   help="name of the set without --a/--b (default: the output directory's name)")
     p.add_argument("--apiary", metavar="BIN",
                    help="the apiary binary (default: $APIARY_BIN, else build/release/harness/apiary)")
     p.add_argument("--command", metavar="CMD",
                    help="run this instead of `<apiary> run` (e.g. \"taskset -c 1 build/release/harness/apiary "
                         "run\"); --report and --progress off are appended")
-    p.add_argument("--out", metavar="DIR", help="output directory (default: results/multirun-<UTC time>)")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: results/multirun-<UTC time>); "
+                   "it must be new or empty, unless --force")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out directory that has files in it (files of the same name are replaced)")
     p.add_argument("--keep-going", action="store_true", help="go on after a failed run (default: stop)")
     p.add_argument("--aggregate", nargs="+", metavar="PATH",
                    help="run nothing: aggregate these reports / directories / aggregate files")
@@ -280,14 +298,23 @@ def _default_out() -> Path:
 
 
 def _aggregate_only(args) -> int:
+    in_place = not args.out and len(args.aggregate) == 1 and Path(args.aggregate[0]).is_dir()
+    plan = Outputs().read("--aggregate", [f for p in args.aggregate for f in input_files(p, refreshing=in_place)])
+    if in_place:   # a directory's own aggregate and summary, written anew from its reports
+        out = Path(args.aggregate[0])
+        plan.file("--aggregate", out / AGGREGATE_NAME)
+        plan.file("--aggregate", out / SUMMARY_NAME)
+    else:
+        out = plan.directory("--out", Path(args.out) if args.out else _default_out(), args.force,
+                             (AGGREGATE_NAME, SUMMARY_NAME))
     rs = load_set(args.aggregate, args.label or "runs")
-    single_dir = len(args.aggregate) == 1 and Path(args.aggregate[0]).is_dir()
-    out = Path(args.out) if args.out else (Path(args.aggregate[0]) if single_dir else _default_out())
+    make_directory(out)
     if not args.label:
         rs.label = out.name
     agg = write_set(rs, out)
     print(summary_markdown(agg, show_all=False), end="")
-    print(f"\naggregate: {out / AGGREGATE_NAME}\nsummary: {out / SUMMARY_NAME}", file=sys.stderr)
+    if not args.quiet:
+        print(f"\naggregate: {out / AGGREGATE_NAME}\nsummary: {out / SUMMARY_NAME}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -302,37 +329,39 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError("--a and --b come together: give both sides")
     if args.a is not None and args.a_label == args.b_label:
         raise ToolError(f"--a-label and --b-label are both {args.a_label!r}: the sides need different names")
+    check_plan(args.runs * (2 if args.a is not None else 1), "--runs")
     common = list(passthrough)
-    for a in common + shlex.split(args.a or "") + shlex.split(args.b or ""):
+    side_a, side_b = split_args("--a", args.a or ""), split_args("--b", args.b or "")
+    for a in common + side_a + side_b:
         if a == "--report" or a.startswith("--report="):
             raise ToolError("--report: multirun names every run's report itself (see --out)")
     if args.config:
-        if not Path(args.config).is_file():
-            raise ToolError(f"--config {args.config}: no such file")
+        check_file("--config", args.config, "a config file")
         common = ["--config", args.config] + common
+    plan = Outputs().read("--config", [args.config] if args.config else [])
+    out = plan.directory("--out", Path(args.out) if args.out else _default_out(), args.force,
+                         (AGGREGATE_NAME, SUMMARY_NAME, "comparison.md", "comparison.json"))
     prefix = apiary_command(None if args.command else check_apiary(args.apiary or default_apiary()),
                             args.command)
     ab = args.a is not None
     if ab:
-        sides = [(args.a_label, common + shlex.split(args.a)), (args.b_label, common + shlex.split(args.b))]
+        sides = [(args.a_label, common + side_a), (args.b_label, common + side_b)]
     else:
         sides = [("run", common)]
     for label, side_args in sides:
         effective_config(prefix, side_args, f"the arguments of {label}" if ab else "the run arguments")
 
-    out = Path(args.out) if args.out else _default_out()
-    if out.exists() and any(out.iterdir()):
-        raise ToolError(f"--out {out}: exists and is not empty; choose a new directory")
     backend = fleet.ClusterBackend.from_args(args)
     try:
-        return _run(args, prefix, sides, ab, out, backend)
+        with STOP.keeping():   # the runs that complete are aggregated, whatever signal comes
+            return _run(args, prefix, sides, ab, out, backend)
     finally:
         if backend is not None:
             backend.close()
 
 
 def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, out: Path, backend) -> int:
-    out.mkdir(parents=True, exist_ok=True)
+    make_directory(out)
     plan = plan_runs(prefix, sides, args.runs, out, nested=ab)
     progress = Progress("multirun", plan, quiet=args.quiet)
     per_machine = " a machine" if backend is not None else ""
@@ -362,6 +391,7 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
     done = [r for r in outcome.results if r.completed]
     where = f" ({fleet.hosts_line(done)})" if backend is not None else ""
     progress.say(f"{len(done)}/{len(plan) * (len(backend.workers) if backend else 1)} runs completed{where} in {out}")
+    outcome.raise_failure()
     return outcome.exit_code
 
 

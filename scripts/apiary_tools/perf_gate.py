@@ -3,20 +3,22 @@
 Steps, each printed as it goes:
 
 1. The base commit (the parent, `HEAD^`, unless --base names another) is checked out in a
-   git worktree under the work directory and its `apiary` built in release mode. A first
-   commit or a shallow clone has no parent: the gate says so and passes.
+   git worktree under the work directory and its `apiary` built in release mode. A base that
+   does not resolve fails the gate, unless --allow-missing-base is given and none can exist
+   here (HEAD is a first commit, or the clone is shallow): then it says so and passes.
 2. Each side generates the same seeded workload with its own binary (`apiary workload`,
    native speed) and replays it under callgrind, counting only the measured function
    (`--toggle-collect=apiary_replay_measured`): the writer loop over the workload on one
    thread. The count is deterministic for a binary, so one run per side is enough.
-   A parent without a replay mode (older than the gate) is reported, and the gate passes.
+   A base that does not build, one without a replay mode (older than the gate) and a replay
+   that fails fail the gate: it never passes because it could not measure.
 3. The verdict (gate.decide): fail when this commit needs more than the threshold (3%)
    more instructions per transaction than its parent.
 4. For information only, a short interleaved wall-time comparison of the full cycle
    (smoke-sized `apiary run`s, A B A B ...): shared CI machines are too noisy to gate on it.
 
-Exit status: 0 passed (or nothing to compare), 1 the gate failed, 2 bad usage or a broken
-current build.
+Exit status: 0 passed (or nothing to compare, when allowed), 1 the gate failed or could not
+measure (the reason on stderr and in --json), 2 bad usage or a broken current build.
 """
 
 from __future__ import annotations
@@ -31,9 +33,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import gate
-from .common import EXIT_FAILED, EXIT_OK, REPO_ROOT, Parser, ToolError, read_json, run_main, whole_number, write_json
+from .common import EXIT_FAILED, EXIT_OK, REPO_ROOT, Parser, ToolError, finite_number, run_main, whole_number
+from .inputs import checked, read_json
+from .metrics import flatten
+from .outputs import Outputs, check_directory, make_directory, write_json
+from .reports import load_report
+from .runner import MAX_PLAN_RUNS
+from .schemas import COUNT, STRING, obj, problem
 
 MEASURED_FUNCTION = "apiary_replay_measured"
+# What the gate reads of `apiary replay --report` (docs/replay.md).
+REPLAY = obj(("result",), result=obj(("transactions", "accepted", "blocks", "state_digest"),
+                                     transactions={"type": "integer", "minimum": 1}, accepted=COUNT, blocks=COUNT,
+                                     state_digest=STRING))
 
 
 def log(message: str) -> None:
@@ -104,7 +116,7 @@ def count_replay(name: str, binary: Path, workload: Path, work: Path, replay_arg
         raise ToolError(f"{name}: the replay under callgrind failed ({p.returncode}): "
                         f"{(p.stderr.strip().splitlines() or [''])[-1]}", EXIT_FAILED)
     ir = gate.callgrind_total_ir(out)
-    result = read_json(report)["result"]
+    result = checked(read_json(report), str(report), lambda d: problem(REPLAY, d), EXIT_FAILED)["result"]
     if ir == 0:
         raise ToolError(f"{name}: callgrind counted nothing in {MEASURED_FUNCTION}", EXIT_FAILED)
     side = {"binary": str(binary), "instructions": ir, "transactions": result["transactions"],
@@ -133,7 +145,11 @@ def wall_comparison(base: Path, current: Path, work: Path, runs: int) -> dict | 
             if p.returncode != 0:
                 log(f"wall time: the {name} run failed ({p.returncode}); skipping the comparison")
                 return None
-            cycle[name].append(read_json(report)["aggregates"]["cycle_us"]["avg"])
+            avg = flatten(load_report(report)).get("aggregates.cycle_us.avg")
+            if avg is None:
+                log(f"wall time: the {name} run's report has no cycle time; skipping the comparison")
+                return None
+            cycle[name].append(avg)
     med = {k: statistics.median(v) for k, v in cycle.items()}
     change = (med["current"] / med["base"] - 1) * 100
     log(f"wall time (information only, {runs} interleaved smoke runs each): full cycle median "
@@ -146,61 +162,99 @@ def parser() -> Parser:
         "CI performance gate: replays the same seeded workload with the parent commit's apiary and "
         "this one's under callgrind and fails when instructions per transaction grew by more than "
         "the threshold. Then prints a short interleaved wall-time comparison, for information."),
-        epilog="Exit status: 0 passed or nothing to compare (first commit, shallow clone, a parent "
-               "without `apiary replay`); 1 the gate failed; 2 bad usage or no current build.")
+        epilog="Exit status: 0 passed (or, with --allow-missing-base, nothing to compare in a first commit or "
+               "a shallow clone); 1 the gate failed, or could not measure (a base that does not resolve or "
+               "does not build, a base without `apiary replay`, a replay that failed): never a pass without a "
+               "measurement; 2 bad usage or no current build.")
     p.add_argument("--base", default="HEAD^", help="the commit to compare against (default: HEAD^, the parent)")
+    p.add_argument("--allow-missing-base", action="store_true",
+                   help="pass, with nothing to compare, when the base cannot exist in this clone: HEAD is the "
+                        "first commit, or the clone is shallow (without it, a base that does not resolve fails)")
     p.add_argument("--apiary", type=Path, default=REPO_ROOT / "build" / "release" / "harness" / "apiary",
                    help="this commit's apiary (default: build/release/harness/apiary)")
-    p.add_argument("--threshold", type=float, default=gate.DEFAULT_THRESHOLD * 100,
+    p.add_argument("--threshold", type=finite_number(0, 1000, "a percentage"),
+                   default=gate.DEFAULT_THRESHOLD * 100,
                    help="the allowed growth in instructions per transaction, in percent (default: 3)")
-    p.add_argument("--transactions", type=whole_number(1), default=20_000, help="workload size (default: 20000)")
-    p.add_argument("--accounts", type=whole_number(1), default=10_000, help="genesis accounts (default: 10000)")
-    p.add_argument("--seed", type=whole_number(), default=1, help="workload seed (default: 1)")
+    p.add_argument("--transactions", type=whole_number(1, 1_000_000_000), default=20_000,
+                   help="workload size (default: 20000)")
+    p.add_argument("--accounts", type=whole_number(1, 10_000_000), default=10_000,
+                   help="genesis accounts (default: 10000)")
+    p.add_argument("--seed", type=whole_number(0, 2**64 - 1), default=1, help="workload seed (default: 1)")
     p.add_argument("--block-size", default="256KiB",
                    help="block size target of the replay, so blocks are produced and applied often (default: 256KiB)")
-    p.add_argument("--wall-runs", type=whole_number(), default=3,
+    p.add_argument("--wall-runs", type=whole_number(0, MAX_PLAN_RUNS), default=3,
                    help="interleaved smoke runs per side for the wall-time information; 0: none (default: 3)")
     p.add_argument("--work", type=Path, default=REPO_ROOT / "build" / "perf-gate",
                    help="where the base worktree, its build and the profiles go (default: build/perf-gate)")
-    p.add_argument("--json", type=Path, help="also write the result as JSON here")
+    p.add_argument("--json", metavar="PATH", help="also write the result as JSON here")
     return p
 
 
 def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    if args.threshold < 0:
-        raise ToolError(f"--threshold {args.threshold}: must not be negative")
     if not args.apiary.is_file():
         raise ToolError(f"--apiary {args.apiary}: no such binary; build the release preset first")
+    Outputs().read("--apiary", [args.apiary]).file("--json", args.json)
+    check_directory("--work", args.work, force=True)   # reused: a base already built there is kept
     if shutil.which("valgrind") is None:
         raise ToolError("valgrind is not installed (scripts/install-deps.sh installs it)")
     result: dict = {"threshold_pct": args.threshold, "base": args.base}
-
-    def finish(code: int) -> int:
+    try:
+        code = _gate(args, result)
+    except ToolError as e:   # the gate failed, or could not measure: the reason is in the result too
+        result.setdefault("status", "failed")
+        result.setdefault("reason", str(e))
         if args.json:
             write_json(args.json, result)
-        return code
+        raise
+    if args.json:
+        write_json(args.json, result)
+    return code
 
+
+def base_cannot_exist() -> str | None:
+    """Why no base can be found in this clone (HEAD is a first commit, or the clone is shallow),
+    or None when the history is all here."""
+    if run(["git", "-C", REPO_ROOT, "rev-parse", "--is-shallow-repository"]).stdout.strip() == "true":
+        return "this clone is shallow"
+    parents = run(["git", "-C", REPO_ROOT, "rev-list", "--parents", "-n", "1", "HEAD"])
+    if parents.returncode == 0 and len(parents.stdout.split()) == 1:
+        return "HEAD is the first commit"
+    return None
+
+
+def _base(args, result: dict) -> Path | None:
+    """The base's apiary, built; None when there is nothing to compare and that is allowed."""
     commit = resolve_commit(args.base)
     if commit is None:
-        result["status"] = "skipped"
-        result["reason"] = f"{args.base} does not exist (a first commit, or a shallow clone)"
-        log(f"nothing to compare: {result['reason']}; passing")
-        return finish(EXIT_OK)
+        why = base_cannot_exist()
+        if why and args.allow_missing_base:
+            result["status"] = "skipped"
+            result["reason"] = f"{args.base} does not exist: {why}"
+            log(f"nothing to compare: {result['reason']}; passing, as --allow-missing-base asks")
+            return None
+        raise ToolError(f"--base {args.base}: not a commit in this clone" +
+                        (f" ({why}; --allow-missing-base passes then)" if why else
+                         " (the history is all here: a typo? --allow-missing-base passes only for a first commit "
+                         "or a shallow clone)"), EXIT_FAILED)
     result["base_commit"] = commit
-    args.work.mkdir(parents=True, exist_ok=True)
+    make_directory(args.work)
     log(f"base {args.base} = {commit[:10]}; building it in {args.work / 'base'}")
     base = build_base(commit, args.work, os.cpu_count() or 2)
     if base is None:
-        result["status"] = "skipped"
-        result["reason"] = "the base commit could not be built"
-        return finish(EXIT_OK)
+        raise ToolError(f"the base commit {commit[:10]} could not be built (its last lines are above); nothing "
+                        "was measured", EXIT_FAILED)
     if run([base, "replay", "--help"]).returncode != 0:
-        result["status"] = "skipped"
-        result["reason"] = "the base commit has no `apiary replay` (it predates the gate)"
-        log(f"nothing to compare: {result['reason']}; passing")
-        return finish(EXIT_OK)
+        raise ToolError(f"the base commit {commit[:10]} has no `apiary replay` (it predates the gate); nothing "
+                        "was measured: give a later --base", EXIT_FAILED)
+    return base
 
+
+def _gate(args, result: dict) -> int:
+    """Measures both sides and decides; a step that fails raises (exit 1), never a pass."""
+    base = _base(args, result)
+    if base is None:
+        return EXIT_OK
     sides = {name: count_side(name, binary, args.work, args)
              for name, binary in (("base", base), ("current", args.apiary))}
     result["sides"] = sides
@@ -209,11 +263,13 @@ def _main(argv: Sequence[str]) -> int:
     verdict = gate.decide(sides["base"]["ir_per_tx"], sides["current"]["ir_per_tx"], args.threshold / 100)
     result["verdict"] = verdict.to_dict()
     result["status"] = "passed" if verdict.passed else "failed"
-    log(verdict.message)
-
     if args.wall_runs > 0:
         result["wall_time"] = wall_comparison(base, args.apiary, args.work, args.wall_runs)
-    return finish(EXIT_OK if verdict.passed else EXIT_FAILED)
+    if not verdict.passed:
+        result["reason"] = verdict.message
+        raise ToolError(verdict.message, EXIT_FAILED)
+    log(verdict.message)
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -30,11 +30,46 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from . import latency as latency_mod  # noqa: E402
-from .common import Parser, ToolError, parse_csv, read_json, run_main  # noqa: E402
-from .reports import Run, RunSet, load_set, measured_blocks  # noqa: E402
+from .common import REPO_ROOT, Parser, ToolError, check_name, parse_csv, run_main, utc_stamp  # noqa: E402
+from .inputs import checked, read_json  # noqa: E402
+from .outputs import Outputs, make_directory, write_figure  # noqa: E402
+from .reports import Run, RunSet, input_files, load_report, load_set, measured_blocks  # noqa: E402
+from .schemas import (  # noqa: E402
+    COUNT,
+    NUMBER_OR_NULL,
+    NUMBERS,
+    RELATIVE_PATH,
+    STRING,
+    STRINGS,
+    SUMMARY,
+    array,
+    obj,
+    problem,
+    report_part,
+    rooted,
+)
 
 MAX_PANELS = 12
 DPI = 110
+SWEEP_KIND, SWEEP_VERSION = "apiary-sweep", 1
+# sweep.json, as scripts/sweep writes it: each point's directory and representative report
+# are paths inside the sweep's directory.
+SWEEP = rooted(obj(
+    ("kind", "version", "param", "values", "points"), kind={"const": SWEEP_KIND}, version={"const": SWEEP_VERSION},
+    created=STRING, param={"type": "string", "pattern": "^[a-z][a-z0-9-]*$"}, values=array(STRING, minItems=1),
+    runs_per_value=COUNT, run_args=STRINGS, load_avg_before=NUMBERS, load_avg_after=NUMBERS,
+    context=report_part("context"),
+    points=array(obj(("value", "dir", "n", "metrics"), value=STRING, x=NUMBER_OR_NULL, dir=RELATIVE_PATH, n=COUNT,
+                     metrics={"type": "object", "additionalProperties": SUMMARY},
+                     representative=RELATIVE_PATH))))
+
+
+def load_sweep(path: Path) -> dict[str, Any]:
+    """A sweep.json, checked."""
+    data = read_json(path)
+    if not isinstance(data, dict) or data.get("kind") != SWEEP_KIND:
+        raise ToolError(f"{path}: not a sweep.json written by scripts/sweep")
+    return checked(data, str(path), lambda d: problem(SWEEP, d))
 
 
 def _grid(n: int) -> tuple[int, int]:
@@ -60,11 +95,11 @@ def _cycles_ms(report: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _save(fig, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return path
+    try:
+        return write_figure(fig, path, DPI)
+    finally:
+        plt.close(fig)
 
 
 def cycle_over_run(series: Sequence[tuple[str, dict[str, Any]]], path: Path) -> Path:
@@ -241,14 +276,12 @@ def sweep_series(sweep: dict[str, Any], base: Path) -> list[tuple[str, dict[str,
         if p.get("representative"):
             report_path = base / p["representative"]
             if report_path.is_file():
-                out.append((f"--{sweep['param']} {p['value']}", read_json(report_path)))
+                out.append((f"--{sweep['param']} {p['value']}", load_report(report_path)))
     return out[:MAX_PANELS]
 
 
 def plot_sweep_dir(sweep_path: Path, out: Path) -> list[Path]:
-    sweep = read_json(sweep_path)
-    if not isinstance(sweep, dict) or sweep.get("kind") != "apiary-sweep":
-        raise ToolError(f"{sweep_path}: not a sweep.json written by scripts/sweep")
+    sweep = load_sweep(sweep_path)
     written = [sweep_figure(sweep, out / f"sweep-{sweep['param']}.png")]
     series = sweep_series(sweep, sweep_path.parent)
     if series:
@@ -268,27 +301,40 @@ def parser() -> Parser:
 examples:
   scripts/plot results/multirun-X/a results/multirun-X/b --out plots/
   scripts/plot results/20260101T000000Z-default.json --out plots/
-  scripts/plot --sweep results/sweep-block-size-20260101T000000Z/sweep.json --out docs/""")
+  scripts/plot --sweep results/sweep-block-size-20260101T000000Z/sweep.json --out docs/ --force
+
+--out must be a new or empty directory unless --force (the figures then replace files of the
+same name and leave the rest).""")
     p.add_argument("inputs", nargs="*", metavar="INPUT", help="reports or multirun directories")
     p.add_argument("--sweep", metavar="SWEEP_JSON", help="redraw the figures of a sweep from its sweep.json")
-    p.add_argument("--out", metavar="DIR", default=".",
-                   help="where the PNG files go (default: the current directory)")
+    p.add_argument("--out", metavar="DIR", help="where the PNG files go (default: results/plot-<UTC time>); it must "
+                   "be new or empty, unless --force")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out directory that has files in it (figures of the same name are replaced)")
     p.add_argument("--labels", metavar="NAME,...", help="panel titles, one per input (default: the file names)")
     return p
 
 
+FIGURES = ("cycle-over-run.png", "cycle-histogram.png", "latency.png")
+
+
 def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    out = Path(args.out)
+    if args.sweep and args.inputs:
+        raise ToolError("--sweep draws from the sweep alone: give no other inputs")
+    if not args.sweep and not args.inputs:
+        raise ToolError("give at least one report or multirun directory (or --sweep)")
+    labels = parse_csv(args.labels) if args.labels else None
+    for label in labels or ():
+        check_name("--labels", label)
+    plan = Outputs().read("INPUT", [f for p in ([args.sweep] if args.sweep else args.inputs) for f in input_files(p)])
+    out = plan.directory("--out", Path(args.out) if args.out else REPO_ROOT / "results" / f"plot-{utc_stamp()}",
+                         args.force, () if args.sweep else FIGURES)
     if args.sweep:
-        if args.inputs:
-            raise ToolError("--sweep draws from the sweep alone: give no other inputs")
-        written = plot_sweep_dir(Path(args.sweep), out)
+        written = plot_sweep_dir(Path(args.sweep), make_directory(out))
     else:
-        if not args.inputs:
-            raise ToolError("give at least one report or multirun directory (or --sweep)")
-        labels = parse_csv(args.labels) if args.labels else None
         series = series_from_inputs(args.inputs, labels)
+        make_directory(out)
         written = [cycle_over_run(series, out / "cycle-over-run.png"),
                    cycle_histogram(series, out / "cycle-histogram.png")]
         if sets := latency_sets(args.inputs, labels):

@@ -13,17 +13,16 @@ has no signals of its own to pass on: it stops its child when the client asks, f
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from types import FrameType
 from typing import IO, Any, Protocol
 
-from .common import EXIT_SIGINT, EXIT_SIGTERM, ToolError
+from .common import STOP, ToolError
 
-FORWARDED = (signal.SIGINT, signal.SIGTERM)
 # After a timeout: how long the child has after its SIGTERM before it is killed.
 GRACE_S = 10.0
 
@@ -37,36 +36,35 @@ class Child(Protocol):
     def send_signal(self, signum: int) -> None: ...
 
 
-def exit_code_for(signum: int) -> int:
-    """The tools' exit status after a signal stopped them: 130 for SIGINT, else 143."""
-    return EXIT_SIGINT if signum == signal.SIGINT else EXIT_SIGTERM
-
-
 class Forwarding:
-    """Inside its `with` block, this process's SIGINT and SIGTERM are noted (the first in
-    `received`, how many in `count`) and passed on, as they are, to the child in hand
-    (`child`, set by `start` or by hand). With once=True only the first is passed on; otherwise
-    every one is, so that a second Ctrl-C makes apiary exit at once, as on a terminal. A signal
-    that came while no child was running is passed on to the next one as soon as it starts.
-    Signal handlers can only be set in the main thread."""
+    """Inside its `with` block, this process's SIGINT and SIGTERM are passed on, as they are, to
+    the child in hand (`child`, set by `start` or by hand), by the tools' one handler
+    (common.STOP, which also notes them: `received` is the first, `count` how many). With
+    once=True only the first is passed on; otherwise every one is, so that a second Ctrl-C makes
+    apiary exit at once, as on a terminal. A signal that came while no child was running (or
+    before the block) is passed on to the next one as soon as it starts. Signal handlers can
+    only be set in the main thread."""
 
     def __init__(self, once: bool = False):
         self.once = once
-        self.received: int | None = None
-        self.count = 0
         self._child: Child | None = None
         self._passed = 0
-        self._old: dict[int, Any] = {}
+        self._stack = contextlib.ExitStack()
 
     def __enter__(self) -> Forwarding:
-        for sig in FORWARDED:
-            self._old[sig] = signal.signal(sig, self._handle)
+        self._stack.enter_context(STOP.forwarding(self._pass_on))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for sig, handler in self._old.items():
-            signal.signal(sig, handler)
-        self._old.clear()
+        self._stack.close()
+
+    @property
+    def received(self) -> int | None:
+        return STOP.received
+
+    @property
+    def count(self) -> int:
+        return STOP.count
 
     @property
     def child(self) -> Child | None:
@@ -76,14 +74,8 @@ class Forwarding:
     def child(self, child: Child | None) -> None:
         self._child = child
         self._passed = 0
-        if child is not None and self.received is not None:
-            self._pass_on(self.received)
-
-    def _handle(self, signum: int, _frame: FrameType | None) -> None:
-        self.count += 1
-        if self.received is None:
-            self.received = signum
-        self._pass_on(signum)
+        if child is not None and STOP.received is not None:
+            self._pass_on(STOP.received)
 
     def _pass_on(self, signum: int) -> None:
         child = self._child

@@ -16,6 +16,7 @@ import argparse
 import base64
 import datetime
 import html
+import os
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,9 @@ from typing import Any
 import markdown as markdown_lib
 
 from . import compare, ladder, latency, multirun, plot, soak, sweep
-from .common import EXIT_OK, Parser, ToolError, read_json, run_main, write_text
+from .common import EXIT_OK, Parser, ToolError, run_main
+from .inputs import read_json
+from .outputs import Outputs, write_text
 from .reports import AGGREGATE_NAME, RunSet, is_aggregate, is_report, load_set
 
 STYLE = """
@@ -127,7 +130,7 @@ def build_multirun(directory: Path) -> Page:
 
 
 def build_ab(directory: Path) -> Page:
-    saved = read_json(directory / "comparison.json")
+    saved = compare.load(directory / "comparison.json")
     labels = [saved["a"]["label"], saved["b"]["label"]]
     cmp = compare.build([str(directory / labels[0])], [str(directory / labels[1])], labels, saved["alpha"],
                         saved["min_effect_pct"], saved["ci_method"], saved["gate"]["metrics"])
@@ -144,7 +147,7 @@ def build_ab(directory: Path) -> Page:
 
 
 def build_sweep(directory: Path) -> Page:
-    data = read_json(directory / sweep.SWEEP_NAME)
+    data = plot.load_sweep(directory / sweep.SWEEP_NAME)
     page = Page(f"apiary sweep of --{data['param']}", f"{directory}; values {', '.join(data['values'])}")
     page.markdown(sweep.table_markdown(data, heading="##"))
     page.heading("Figures")
@@ -159,7 +162,7 @@ def build_sweep(directory: Path) -> Page:
 
 
 def build_ladder(directory: Path) -> Page:
-    data = read_json(directory / "ladder.json")
+    data = ladder.load(directory / "ladder.json")
     meta, steps = data["meta"], data["steps"]
     page = Page(f"apiary ladder ({meta['mode']} mode)", f"{directory}; {meta['machine']}")
     page.markdown(ladder.to_markdown(steps, meta))
@@ -178,7 +181,7 @@ def build_ladder(directory: Path) -> Page:
 
 
 def build_soak(directory: Path) -> Page:
-    analysis = read_json(directory / "soak.json")
+    analysis = soak.load_analysis(directory / "soak.json")
     report_path = directory / "report.json"
     page = Page("apiary soak", f"{directory}; {analysis.get('blocks', '?')} blocks")
     page.markdown(soak.to_markdown(analysis))
@@ -198,6 +201,8 @@ def detect(path: Path) -> tuple[str, Path]:
     """Which kind of output `path` is, and the file or directory its builder takes."""
     if not path.exists():
         raise ToolError(f"{path}: no such file or directory")
+    if not path.is_file() and not path.is_dir():
+        raise ToolError(f"{path}: not a regular file or a directory")
     if path.is_file():
         data = read_json(path)
         if is_report(data):
@@ -218,12 +223,22 @@ def detect(path: Path) -> tuple[str, Path]:
     raise ToolError(f"{path}: no report, multirun, sweep, ladder or soak output in this directory")
 
 
-def write_page(path: Path, out: Path | None = None) -> Path:
+def files_read(source: Path) -> list[Path]:
+    """What a builder may read of `source`: the file, or every file in the directory and in its
+    directories (an A/B's sides, a sweep's values)."""
+    if not source.is_dir():
+        return [source]
+    return [p for p in (*source.iterdir(), *source.glob("*/*")) if p.is_file()]
+
+
+def write_page(path: Path, out: str | os.PathLike | None = None) -> Path:
     kind, source = detect(path)
+    default = source / "report.html" if source.is_dir() else source.with_suffix(".html")
+    target = os.fspath(out) if out is not None else str(default)   # as given: `DIR/` names a directory
+    Outputs().read("PATH", files_read(source)).file("--out", target)
     page = BUILDERS[kind](source)
-    target = out or (source / "report.html" if source.is_dir() else source.with_suffix(".html"))
     write_text(target, page.render())
-    return target
+    return Path(target)
 
 
 def parser() -> Parser:
@@ -242,7 +257,7 @@ def parser() -> Parser:
 exit status: 0 written, 2 bad input.""")
     p.add_argument("path", metavar="PATH", help="a report, or a multirun, sweep, ladder or soak directory "
                    "(or its aggregate.json, sweep.json, ladder.json, soak.json or comparison.json)")
-    p.add_argument("--out", metavar="FILE", type=Path,
+    p.add_argument("--out", metavar="FILE",
                    help="where to write the page (default: report.html in the directory, or the report's "
                         "name with .html)")
     return p

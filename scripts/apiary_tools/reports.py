@@ -14,10 +14,15 @@ way after the reports are gone. Reports of schema_version 1 have none and are st
 
 Only completed runs count: an interrupted or failed report has partial or no statistics. They
 are listed in `skipped` with the reason so the commands can say what they left out.
+
+Every report and aggregate file is checked before its figures are used (check_report against
+the report's schema, check_aggregate against aggregate_schema; schemas.py), and `input_files`
+says which files a set reads, so that no output replaces one (outputs.Outputs).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,13 +30,52 @@ from typing import Any
 
 from . import latency as latency_mod
 from . import metrics
-from .common import ToolError, read_json
+from .common import ToolError, shown_path
+from .inputs import checked, read_json
+from .schemas import (
+    AXIS,
+    COUNT,
+    NONNEG,
+    NUMBER_OR_NULL,
+    NUMBERS,
+    REPORT_VERSIONS,
+    STAGE,
+    STAGE_NAMES,
+    STRING,
+    STRING_OR_NULL,
+    STRINGS,
+    array,
+    obj,
+    problem,
+    report_part,
+    report_problem,
+    rooted,
+)
 
 AGGREGATE_KIND = "apiary-multirun-aggregate"
 AGGREGATE_VERSION = 1
 AGGREGATE_NAME = "aggregate.json"
-# Run reports these tools read: 2 added `latency`; a version 1 report has none.
-REPORT_VERSIONS = (1, 2)
+# What multirun keeps of a run beside its metrics (runner.RunResult.info).
+RUN_INFO = obj(path=STRING_OR_NULL, host=STRING_OR_NULL, label=STRING, index=COUNT, exit_code={"type": "integer"},
+               elapsed_s=NONNEG, load_avg_before={"type": ["array", "null"], "items": NONNEG},
+               start_time=STRING_OR_NULL, commit=STRING_OR_NULL, status=STRING_OR_NULL,
+               retried=array({"type": "object"}))
+
+
+@functools.cache
+def aggregate_schema() -> dict[str, Any]:
+    """An aggregate.json: every run's value of every metric, their summaries, every run's
+    latency bins (checked by latency.stage_from as it reads them)."""
+    summary = {k: NUMBER_OR_NULL for k in ("mean", "median", "stddev", "min", "max", "ci_low", "ci_high")}
+    return rooted(obj(
+        ("kind", "version", "runs", "metrics"), kind={"const": AGGREGATE_KIND}, version={"const": AGGREGATE_VERSION},
+        label=STRING, created=STRING, sources=STRINGS, n_runs=COUNT, runs=array(RUN_INFO),
+        skipped=array(obj(("path", "reason"), path=STRING, reason=STRING)),
+        context=report_part("context"), config=report_part("config"), config_differences={"type": "object"},
+        metrics={"type": "object", "additionalProperties": obj(("values",), values=NUMBERS, runs=array(COUNT), n=COUNT,
+                                                                **summary)},
+        latency=obj(("histogram", "runs"), histogram=AXIS, pooled={"type": "object"},
+                    runs=array(obj(("run",), run=COUNT, **{name: STAGE for name in STAGE_NAMES})))))
 
 
 def is_report(data: Any) -> bool:
@@ -135,7 +179,17 @@ def _run_info(report: dict[str, Any]) -> dict[str, Any]:
             "status": report.get("status")}
 
 
+def check_report(report: Any, path: str | Path) -> dict[str, Any]:
+    """The report, checked against its schema as the tools read it (schemas.report_problem)."""
+    return checked(report, shown_path(str(path)), report_problem)
+
+
+def check_aggregate(data: Any, path: str | Path) -> dict[str, Any]:
+    return checked(data, shown_path(str(path)), lambda d: problem(aggregate_schema(), d))
+
+
 def _add_report(rs: RunSet, path: Path, report: dict[str, Any]) -> None:
+    check_report(report, path)
     if report.get("status") != "completed":
         reason = report.get("status", "unknown status")
         if report.get("error"):
@@ -150,9 +204,8 @@ def _add_report(rs: RunSet, path: Path, report: dict[str, Any]) -> None:
 
 
 def _add_aggregate(rs: RunSet, path: Path, data: dict[str, Any]) -> None:
-    if data.get("version") != AGGREGATE_VERSION:
-        raise ToolError(f"{path}: aggregate version {data.get('version')!r}, expected {AGGREGATE_VERSION}")
-    runs = data.get("runs", [])
+    check_aggregate(data, path)
+    runs = data["runs"]
     per_metric = data.get("metrics", {})
     for name, entry in per_metric.items():
         if len(entry.get("values", [])) != len(entry.get("runs", range(len(runs)))):
@@ -180,6 +233,21 @@ def _reports_in(directory: Path) -> list[Path]:
     return sorted(p for p in directory.glob("*.json") if p.name != AGGREGATE_NAME)
 
 
+def input_files(path: str | Path, refreshing: bool = False) -> list[Path]:
+    """The files that loading `path` into a set reads: a file itself; a directory's reports and
+    its aggregate.json. No output may replace one of them (outputs.Outputs). With refreshing,
+    a directory's aggregate.json beside its reports is left out: `multirun --aggregate DIR`
+    writes it anew from them."""
+    p = Path(path)
+    if not p.is_dir():
+        return [p]
+    reports = _reports_in(p)
+    aggregate = p / AGGREGATE_NAME
+    if (refreshing and reports) or not aggregate.exists():
+        return reports
+    return reports + [aggregate]
+
+
 def _merge_run_info(rs: RunSet, aggregate_path: Path) -> None:
     """What multirun recorded beside a directory's reports (load averages, durations) joins
     the runs read from the reports themselves."""
@@ -188,6 +256,7 @@ def _merge_run_info(rs: RunSet, aggregate_path: Path) -> None:
     data = read_json(aggregate_path)
     if not is_aggregate(data):
         return
+    check_aggregate(data, aggregate_path)
     by_name = {Path(r.get("path") or "").name: r for r in data.get("runs", [])}
     for run in rs.runs:
         extra = by_name.get(Path(run.path or "").name)
@@ -244,7 +313,7 @@ def load_report(path: str | Path) -> dict[str, Any]:
     data = read_json(path)
     if not is_report(data):
         raise ToolError(f"{path}: not an apiary run report (schema_version 1 or 2)")
-    return data
+    return check_report(data, path)
 
 
 def measured_blocks(report: dict[str, Any]) -> list[dict[str, Any]]:

@@ -31,8 +31,20 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from . import proc
-from .common import ToolError, fmt_number, load_avg, read_json
-from .reports import is_report
+from .common import ToolError, exit_code_for, fmt_number, load_avg, split_args
+from .inputs import read_json
+from .outputs import make_directory, open_stream
+from .reports import check_report, is_report
+
+# The most runs one plan holds (multirun's runs × sides, a sweep's values × runs, a ladder's
+# steps × rounds), checked before the plan is built; with --cluster every machine runs it.
+MAX_PLAN_RUNS = 10_000
+
+
+def check_plan(runs: int, what: str) -> None:
+    """Refuses a plan of more than MAX_PLAN_RUNS runs before anything is built or run."""
+    if runs > MAX_PLAN_RUNS:
+        raise ToolError(f"{what}: a plan of {runs:,} runs; at most {MAX_PLAN_RUNS:,} a plan")
 
 
 @dataclass
@@ -89,10 +101,22 @@ class PlanOutcome:
     stopped_by: int | None = None          # the signal that stopped the plan
     failures: list[RunResult] = field(default_factory=list)
 
+    def raise_failure(self) -> None:
+        """The plan's failed runs as the one line a tool ends with, even with --quiet (the
+        progress lines say more): a ToolError with the plan's exit status. Nothing after a
+        signal, which stopped the plan rather than failed it."""
+        if self.stopped_by is not None or not self.failures:
+            return
+        f = self.failures[0]
+        why = (f.report or {}).get("error") or "see its log"
+        more = f"; {len(self.failures) - 1} more failed" if len(self.failures) > 1 else ""
+        raise ToolError(f"{f.planned.label} #{f.planned.index} failed with exit status {f.exit_code}: {why} "
+                        f"(log: {f.planned.log_path}){more}", self.exit_code)
+
     @property
     def exit_code(self) -> int:
         if self.stopped_by is not None:
-            return proc.exit_code_for(self.stopped_by)
+            return exit_code_for(self.stopped_by)
         if self.failures:
             # apiary's 2 means the arguments were wrong: pass that on, it is the user's to fix.
             return 2 if any(f.exit_code == 2 for f in self.failures) else 1
@@ -102,7 +126,7 @@ class PlanOutcome:
 def apiary_command(apiary: str | os.PathLike | None, command: str | None) -> list[str]:
     """The prefix of every run: `<apiary> run`, or a command the user gave (e.g. with taskset)."""
     if command:
-        parts = shlex.split(command)
+        parts = split_args("--command", command)
         if not parts:
             raise ToolError("--command: empty")
         return parts
@@ -183,14 +207,15 @@ class Progress:
 
 
 def read_run_report(path: Path) -> dict[str, Any] | None:
-    """The report a run wrote, or None when it wrote none (or not an apiary report)."""
+    """The report a run wrote, or None when it wrote none (or none the tools can read: the run
+    then counts as failed)."""
     if not path.is_file():
         return None
     try:
         data = read_json(path)
+        return check_report(data, path) if is_report(data) else None
     except ToolError:
         return None
-    return data if is_report(data) else None
 
 
 def _tail(path: Path, lines: int = 5) -> str:
@@ -228,17 +253,17 @@ class LocalBackend:
                 if sigs.received is not None:
                     break
                 progress.starting(number, run)
-                run.report_path.parent.mkdir(parents=True, exist_ok=True)
+                make_directory(run.report_path.parent)
                 before = load_avg()
                 t0 = time.monotonic()
                 args = run.args + ["--report", str(run.report_path)]
                 try:
-                    with open(run.log_path, "w", encoding="utf-8") as log:
+                    with open_stream(run.log_path) as log:
                         log.write("$ " + shlex.join(args) + "\n")
                         log.flush()
                         code = proc.wait(sigs.start(args, stdout=log, stderr=subprocess.STDOUT)).returncode
                 except OSError as e:
-                    raise ToolError(f"{run.log_path}: cannot write the run's output ({e.strerror})") from None
+                    raise ToolError(f"{run.log_path}: cannot write the run's output ({e.strerror})", 1) from None
                 finally:
                     sigs.child = None
                 result = RunResult(run, code, time.monotonic() - t0, before, read_run_report(run.report_path),

@@ -37,20 +37,23 @@ from .common import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_SIGINT,
+    EXIT_SIGTERM,
     REPO_ROOT,
+    STOP,
     Parser,
     ToolError,
     check_apiary,
     default_apiary,
+    finite_number,
     markdown_table,
-    read_interval_log,
-    read_json,
     run_main,
     utc_stamp,
     whole_number,
-    write_json,
-    write_text,
 )
+from .inputs import check_file, checked, read_interval_log, read_json
+from .outputs import Outputs, make_directory, open_stream, write_figure, write_json, write_text
+from .reports import load_report
+from .schemas import COUNT, NONNEG, NUMBER, NUMBER_OR_NULL, PAIR, array, obj, problem
 
 # Blocks after which the first transaction ids expire: Hive's 3,600-second limit, 3-second slots.
 EXPIRY_BLOCKS = 1200
@@ -58,8 +61,85 @@ EXPIRY_BLOCKS = 1200
 BLOCK_RECORD_BYTES = 112
 RC_RESOURCES = ("history_bytes", "market_bytes", "state_bytes", "execution_time")
 MIB = 1024 * 1024
+# apiary run's largest --blocks, --cashout-blocks and --checkpoint-blocks (harness/src/config/options.cpp).
+APIARY_MAX_BLOCKS = 100_000_000
 # How often a line says how far the run is.
 PROGRESS_EVERY_S = 60
+# What the soak writes beside the run's report.json, intervals.jsonl and summary.txt.
+OUTPUTS = ("soak.json", "soak.md", "soak.png")
+KIND, VERSION = "apiary-soak", 1
+
+# What the soak reads of an interval record (docs/report.md; harness/src/cycle/interval_log.cpp).
+RECORD = obj(("t_s", "blocks", "interval_blocks", "transactions", "rss_bytes", "cycle_us", "state", "rc"),
+             t_s=NONNEG, blocks=COUNT, interval_blocks=COUNT, transactions=COUNT, rss_bytes=COUNT,
+             cycle_us={"type": ["object", "null"], "required": ["mean", "max"],
+                       "properties": {"mean": NONNEG, "max": NONNEG}},
+             state={**obj(("comments", "votes", "transactions", "comments_paid"), comments=PAIR, votes=PAIR,
+                          transactions=PAIR, comments_paid=COUNT), "additionalProperties": {"anyOf": [PAIR, COUNT]}},
+             rc=obj(("levels", "rejected", "low_mana_share"), levels=array(NONNEG, minItems=1, maxItems=4),
+                    rejected=COUNT, low_mana_share={"type": ["number", "null"], "minimum": 0, "maximum": 1}))
+SERIES = ("block", "t_s", "rss", "state_bytes", "comments", "votes", "transactions", "cycle_mean", "cycle_max",
+          "low_mana", "rc_rejected_per_block", "rc_levels", "comments_paid")
+# soak.json, as `analyse` writes it and report-html reads it back.
+ANALYSIS = obj(
+    ("records", "blocks", "wall_s", "transactions", "peak_rss_bytes", "steady_from_block", "records_after_windows",
+     "comments_paid", "state_end", "rc", "series"),
+    kind={"const": KIND}, version={"const": VERSION}, records={"type": "integer", "minimum": 2}, blocks=COUNT,
+    wall_s=NONNEG, transactions=COUNT, peak_rss_bytes=COUNT, report_peak_rss_bytes={"type": ["integer", "null"]},
+    cashout_blocks={"type": ["integer", "null"]}, steady_from_block=NONNEG, records_after_windows=COUNT,
+    comments_paid=COUNT, state_end={"type": "object", "additionalProperties": {"anyOf": [PAIR, COUNT]}},
+    rss_after_windows=obj(("min_bytes", "max_bytes"), min_bytes=COUNT, max_bytes=COUNT),
+    cycle_early_late=obj(("records", "early_mean_us", "late_mean_us", "change_pct", "mann_whitney_p"),
+                         records=COUNT, early_mean_us=NUMBER, late_mean_us=NUMBER, change_pct=NUMBER,
+                         mann_whitney_p=NUMBER),
+    report=obj(("status", "cycle_median_us", "cycle_max_us", "cycle_max_block"), status={"type": "string"},
+               cycle_median_us=NUMBER_OR_NULL, cycle_max_us=NUMBER_OR_NULL,
+               cycle_max_block={"type": ["integer", "null"]}),
+    rc=obj(("pools", "low_mana_share_max", "low_mana_share_end", "rejected", "rejected_per_block_max"),
+           pools={"type": "object", "additionalProperties": obj(("start", "end", "min"), start=NUMBER, end=NUMBER,
+                                                                min=NUMBER)},
+           low_mana_share_max=NUMBER_OR_NULL, low_mana_share_end=NUMBER_OR_NULL, rejected=COUNT,
+           rejected_per_block_max=NUMBER),
+    series={**obj(SERIES, rc_levels=array(array(NUMBER, minItems=1, maxItems=4))),
+            "additionalProperties": array(NUMBER_OR_NULL)},
+    **{f"{name}_slope_{part}": NUMBER for name in ("rss", "state_bytes", "cycle_mean_us")
+       for part in ("per_1000_blocks", "stderr")})
+
+
+def record_check():
+    """The check of each interval record: the soak's fields typed, and as many RC pools in
+    every record as in the first."""
+    pools: list[int] = []
+
+    def check(record: Any) -> str | None:
+        why = problem(RECORD, record)
+        if why:
+            return why
+        n = len(record["rc"]["levels"])
+        if pools and pools[0] != n:
+            return f"rc.levels: {n} pools, the first record has {pools[0]}"
+        pools.append(n)
+        return None
+
+    return check
+
+
+def analysis_problem(a: Any) -> str | None:
+    """What is wrong with a soak.json: its schema, and every series as long as the others."""
+    why = problem(ANALYSIS, a)
+    if why:
+        return why
+    lengths = {name: len(a["series"][name]) for name in SERIES}
+    if len(set(lengths.values())) > 1:
+        return f"series: of different lengths ({', '.join(f'{k} {n}' for k, n in lengths.items())})"
+    if len({len(row) for row in a["series"]["rc_levels"]}) > 1:
+        return "series.rc_levels: rows of different lengths"
+    return None
+
+
+def load_analysis(path: Path) -> dict[str, Any]:
+    """A soak.json, checked."""
+    return checked(read_json(path), str(path), analysis_problem)
 
 
 def series(records: list[dict[str, Any]]) -> dict[str, np.ndarray]:
@@ -143,10 +223,12 @@ def analyse(records: list[dict[str, Any]], report: dict | None, cashout_blocks: 
         "rejected_per_block_max": float(s["rc_rejected_per_block"].max()),
     }
     if report:
-        cyc = report["aggregates"]["cycle_us"]
-        out["report"] = {"status": report["status"], "measured_blocks": report["aggregates"]["measured_blocks"],
-                         "in_blocks": report["ledger"]["in_blocks"], "cycle_median_us": cyc.get("median"),
-                         "cycle_max_us": cyc.get("max"), "cycle_max_block": cyc.get("max_block")}
+        aggregates = report.get("aggregates") or {}
+        cyc = aggregates.get("cycle_us") or {}
+        out["report"] = {"status": report["status"], "measured_blocks": aggregates.get("measured_blocks"),
+                         "in_blocks": (report.get("ledger") or {}).get("in_blocks"),
+                         "cycle_median_us": cyc.get("median"), "cycle_max_us": cyc.get("max"),
+                         "cycle_max_block": cyc.get("max_block")}
     out["series"] = {k: [None if np.isnan(v) else round(float(v), 6) for v in a.ravel()] if k != "rc_levels" else
                      a.round(6).tolist() for k, a in s.items()}
     return out
@@ -184,16 +266,17 @@ def to_markdown(a: dict) -> str:
         rows.append([f"mean cycle, first / last {c['records']} records after the windows",
                      f"{c['early_mean_us'] / 1000:,.2f} / {c['late_mean_us'] / 1000:,.2f} ms "
                      f"({c['change_pct']:+.1f}%, Mann-Whitney p = {c['mann_whitney_p']:.3g})"])
-    if "report" in a:
-        r = a["report"]
+    r = a.get("report") or {}
+    if r.get("cycle_median_us") is not None:
         rows.append(["cycle median (report)", f"{r['cycle_median_us'] / 1000:,.2f} ms"])
+    if r.get("cycle_max_us") is not None and r.get("cycle_max_block") is not None:
         rows.append(["slowest cycle (report)", f"{r['cycle_max_us'] / 1000:,.1f} ms at block {r['cycle_max_block']:,}"])
     rc = a["rc"]
     pools = ", ".join(f"{k} {v['start']:.3f} → {v['end']:.3f} (min {v['min']:.3f})" for k, v in rc["pools"].items())
     rows.append(["RC pool levels (pool / equilibrium)", pools])
-    low = rc["low_mana_share_max"]
-    rows.append(["accounts under 10% RC",
-                 "-" if low is None else f"at most {low:.1%}, {rc['low_mana_share_end']:.1%} at the end"])
+    low, end = rc["low_mana_share_max"], rc["low_mana_share_end"]
+    rows.append(["accounts under 10% RC", "-" if low is None else f"at most {low:.1%}" +
+                 ("" if end is None else f", {end:.1%} at the end")])
     rows.append(["RC rejections", f"{rc['rejected']:,} (at most {rc['rejected_per_block_max']:,.1f} per block)"])
     st = a["state_end"]
     rows.append(["state at the end", ", ".join(f"{k} {v[0]:,}" for k, v in st.items() if isinstance(v, list))])
@@ -234,8 +317,10 @@ def plot(a: dict, path: Path) -> None:
         if a.get("steady_from_block"):
             a_.axvline(a["steady_from_block"] / 1000, color="grey", ls=":", lw=1)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        write_figure(fig, path, 100)
+    finally:
+        plt.close(fig)
 
 
 def parser() -> Parser:
@@ -249,18 +334,23 @@ def parser() -> Parser:
                "analysed).")
     p.add_argument("--apiary", type=Path, default=None,
                    help="the apiary binary (default: $APIARY_BIN, else the release build)")
-    p.add_argument("--blocks", type=whole_number(1), default=2000, help="measured blocks (default: 2000)")
+    p.add_argument("--blocks", type=whole_number(1, APIARY_MAX_BLOCKS), default=2000,
+                   help="measured blocks (default: 2000)")
     p.add_argument("--block-size", default=None, help="apiary's --block-size, e.g. 64KiB (default: the config's)")
-    p.add_argument("--cashout-blocks", type=whole_number(1), default=None,
+    p.add_argument("--cashout-blocks", type=whole_number(1, APIARY_MAX_BLOCKS), default=None,
                    help="apiary's --cashout-blocks, the comments' payout window (default: the config's, else "
                         "Hive's 201,600)")
     p.add_argument("--config", type=Path, default=REPO_ROOT / "configs" / "default.toml",
                    help="the run's config (default: configs/default.toml)")
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between interval records (default: 1)")
-    p.add_argument("--checkpoint-blocks", type=whole_number(1), default=None,
+    p.add_argument("--interval", type=finite_number(0.05, 86_400, "seconds"), default=1.0,
+                   help="seconds between interval records, from 0.05 to 86,400 (default: 1)")
+    p.add_argument("--checkpoint-blocks", type=whole_number(1, APIARY_MAX_BLOCKS), default=None,
                    help="a record at least every N blocks, so a crash loses at most N (default: blocks / 200, "
                         "at least 1)")
-    p.add_argument("--out", type=Path, default=None, help="output directory (default: results/soak-<time>)")
+    p.add_argument("--out", type=Path, default=None, help="output directory (default: results/soak-<time>); it "
+                   "must be new or empty, unless --force")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out directory that has files in it (files of the same name are replaced)")
     p.add_argument("--from", dest="from_dir", type=Path, default=None,
                    help="analyse what a soak left in DIR (after a crash, say) instead of running one")
     p.add_argument("extra", nargs="*", help="more `apiary run` arguments (after --)")
@@ -268,9 +358,10 @@ def parser() -> Parser:
     return p
 
 
-def run_soak(args, out: Path) -> tuple[int, int | None, list[str]]:
-    """Runs the soak's apiary (here, or on a worker with --cluster): its exit status, the signal
-    that stopped it (None when none came) and its command line."""
+def run_soak(args, out: Path) -> tuple[int, list[str]]:
+    """Runs the soak's apiary (here, or on a worker with --cluster): its exit status and its
+    command line. A signal to the soak is passed on to it (once: apiary finishes its block and
+    writes its report), and noted (common.STOP): the soak then exits 130 or 143."""
     binary = check_apiary(args.apiary or default_apiary())
     every = args.checkpoint_blocks or max(1, args.blocks // 200)
     cmd = [str(binary), "run", "--config", str(args.config), "--blocks", str(args.blocks), "--name", "soak",
@@ -293,7 +384,7 @@ def run_soak(args, out: Path) -> tuple[int, int | None, list[str]]:
 
     # The run in its own process group: a Ctrl-C reaches only us, and we forward exactly one
     # SIGINT (or SIGTERM); apiary finishes its block and writes its report.
-    with open(out / "summary.txt", "w") as summary, proc.Forwarding(once=True) as signals:
+    with open_stream(out / "summary.txt") as summary, proc.Forwarding(once=True) as signals:
         if backend:
             run: proc.Child = fleet.RemoteProcess(backend, cmd)
             signals.child = run
@@ -305,12 +396,12 @@ def run_soak(args, out: Path) -> tuple[int, int | None, list[str]]:
             summary.write(run.stdout.read())
     if err:
         sys.stderr.write(err)
-    return code, signals.received, cmd
+    return code, cmd
 
 
 def note_progress(log: Path, blocks: int) -> None:
     try:
-        records = read_interval_log(log, partial_tail=True)
+        records = read_interval_log(log, record_check(), partial_tail=True)
     except ToolError:
         return
     if records:
@@ -322,23 +413,31 @@ def note_progress(log: Path, blocks: int) -> None:
 
 def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    if args.interval < 0.05:
-        raise ToolError(f"--interval {args.interval}: expected at least 0.05 seconds")
-    code, stopped_by, cmd = 0, None, None
     if args.from_dir:
         out = args.from_dir
         if not (out / "intervals.jsonl").is_file():
             raise ToolError(f"--from {out}: no intervals.jsonl there")
+        plan = Outputs().read("--from", [out / "intervals.jsonl", out / "report.json"])
+        for output in OUTPUTS:
+            plan.file("--from", out / output)
     else:
-        if not args.config.is_file():
-            raise ToolError(f"--config {args.config}: no such file")
-        out = args.out or REPO_ROOT / "results" / f"soak-{utc_stamp()}"
-        out.mkdir(parents=True, exist_ok=True)
-        code, stopped_by, cmd = run_soak(args, out)
-    report = read_json(out / "report.json") if (out / "report.json").is_file() else None
-    records = read_interval_log(out / "intervals.jsonl", partial_tail=True)
+        check_file("--config", args.config, "a config file")
+        out = Outputs().read("--config", [args.config]).directory(
+            "--out", args.out or REPO_ROOT / "results" / f"soak-{utc_stamp()}", args.force, OUTPUTS)
+    with STOP.keeping():   # what the run logged is analysed, whatever signal comes
+        code, cmd = run_soak(args, make_directory(out)) if not args.from_dir else (0, None)
+        write_analysis(args, out, code, cmd)
+    if code in (EXIT_SIGINT, EXIT_SIGTERM):  # stopped by a signal that came to it, not through us
+        return code
+    return EXIT_OK if code == 0 else EXIT_FAILED
+
+
+def write_analysis(args, out: Path, code: int, cmd: list[str] | None) -> None:
+    """soak.json, soak.md and soak.png from what the run left in `out`."""
+    report = load_report(out / "report.json") if (out / "report.json").is_file() else None
+    records = read_interval_log(out / "intervals.jsonl", record_check(), partial_tail=True)
     cashout = args.cashout_blocks or (report or {}).get("state", {}).get("cashout_blocks")
-    a = analyse(records, report, cashout)
+    a = {"kind": KIND, "version": VERSION, **analyse(records, report, cashout)}
     if cmd:
         a["command"] = cmd
         a["exit_code"] = code
@@ -350,11 +449,6 @@ def _main(argv: Sequence[str]) -> int:
     if report is None:
         print("soak: no report.json: the figures come from the interval log alone", file=sys.stderr)
     print(f"soak: written to {out}", file=sys.stderr)
-    if stopped_by is not None:
-        return proc.exit_code_for(stopped_by)
-    if code in (130, 143):  # stopped by a signal that came to it, not through us
-        return EXIT_SIGINT
-    return EXIT_OK if code == 0 else EXIT_FAILED
 
 
 def main(argv: Sequence[str] | None = None) -> int:

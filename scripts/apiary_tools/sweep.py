@@ -32,6 +32,7 @@ from typing import Any
 from . import fleet, metrics, plot
 from .common import (
     REPO_ROOT,
+    STOP,
     Parser,
     ToolError,
     check_apiary,
@@ -44,11 +45,20 @@ from .common import (
     utc_iso,
     utc_stamp,
     whole_number,
-    write_json,
-    write_text,
 )
+from .inputs import check_file
 from .multirun import glue_values, set_from_results, split_passthrough, write_set
-from .runner import PlannedRun, Progress, apiary_command, effective_config, execute, with_progress_off
+from .outputs import Outputs, make_directory, write_json, write_text
+from .runner import (
+    MAX_PLAN_RUNS,
+    PlannedRun,
+    Progress,
+    apiary_command,
+    check_plan,
+    effective_config,
+    execute,
+    with_progress_off,
+)
 
 HIVE_MAX_BLOCK = 2 * 1024 * 1024
 SWEEP_NAME = "sweep.json"
@@ -169,12 +179,16 @@ exit status: 0, 1 a run failed, 2 bad usage, 130/143 interrupted.""")
     p.add_argument("--param", required=True, metavar="OPTION",
                    help="the `apiary run` option to vary, without dashes: block-size, threads, rate, ...")
     p.add_argument("--values", required=True, metavar="V1,V2,...", help="its values, comma-separated")
-    p.add_argument("--runs", type=whole_number(1), default=3, metavar="N", help="runs per value (default: %(default)s)")
+    p.add_argument("--runs", type=whole_number(1, MAX_PLAN_RUNS), default=3, metavar="N",
+                   help="runs per value (default: %(default)s)")
     p.add_argument("--config", metavar="FILE", help="shorthand for `-- --config FILE`")
     p.add_argument("--apiary", metavar="BIN",
                    help="the apiary binary (default: $APIARY_BIN, else build/release/harness/apiary)")
     p.add_argument("--command", metavar="CMD", help="run this instead of `<apiary> run`")
-    p.add_argument("--out", metavar="DIR", help="output directory (default: results/sweep-<param>-<UTC time>)")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: results/sweep-<param>-<UTC time>); "
+                   "it must be new or empty, unless --force")
+    p.add_argument("--force", action="store_true",
+                   help="write into an --out directory that has files in it (files of the same name are replaced)")
     p.add_argument("--keep-going", action="store_true", help="go on after a failed run (default: stop)")
     p.add_argument("--no-plots", action="store_true", help="write the table only")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -193,24 +207,34 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError("--values: give at least one value")
     if len(set(values)) != len(values):
         raise ToolError(f"--values {args.values}: a value is repeated")
+    check_plan(len(values) * args.runs, "--values and --runs")
     common = list(passthrough)
     if args.config:
+        check_file("--config", args.config, "a config file")
         common = ["--config", args.config] + common
     for a in common:
         if a in (f"--{param}", "--report") or a.startswith((f"--{param}=", "--report=")):
             raise ToolError(f"{a}: the sweep sets this itself; leave it out of the run arguments")
+    out = Outputs().read("--config", [args.config] if args.config else []).directory(
+        "--out", Path(args.out) if args.out else REPO_ROOT / "results" / f"sweep-{param}-{utc_stamp()}", args.force,
+        (SWEEP_NAME, TABLE_NAME))
     prefix = apiary_command(None if args.command else check_apiary(args.apiary or default_apiary()), args.command)
-
-    out = Path(args.out) if args.out else REPO_ROOT / "results" / f"sweep-{param}-{utc_stamp()}"
-    if out.exists() and any(out.iterdir()):
-        raise ToolError(f"--out {out}: exists and is not empty; choose a new directory")
+    directories = {value: f"{param}-{_safe(value)}" for value in values}
+    if len(set(directories.values())) != len(values):
+        raise ToolError(f"--values {args.values}: two values would share a directory "
+                        f"({', '.join(directories.values())})")
     prepared = []
     for value in values:
         run_args, config = value_args(param, value, common, prefix)
-        prepared.append((value, run_args, numeric_x(param, value, config), out / f"{param}-{_safe(value)}"))
+        prepared.append((value, run_args, numeric_x(param, value, config), out / directories[value]))
     backend = fleet.ClusterBackend.from_args(args)
-    out.mkdir(parents=True, exist_ok=True)
+    make_directory(out)
+    with STOP.keeping():   # the runs that complete are aggregated and drawn, whatever signal comes
+        return _run(args, param, values, common, prefix, prepared, out, backend)
 
+
+def _run(args, param: str, values: list[str], common: list[str], prefix: list[str], prepared, out: Path,
+         backend) -> int:
     plan = [PlannedRun(f"{param}={value}", i, prefix + with_progress_off(run_args),
                        directory / f"run-{i:03d}.json")
             for i in range(1, args.runs + 1) for value, run_args, _, directory in prepared]
@@ -231,7 +255,8 @@ def _main(argv: Sequence[str]) -> int:
         if rs is not None and not context:
             context = rs.context
         points.append(point(value, x, directory, out, rs))
-    sweep = {"kind": "apiary-sweep", "version": 1, "created": utc_iso(), "param": param, "values": values,
+    sweep = {"kind": plot.SWEEP_KIND, "version": plot.SWEEP_VERSION, "created": utc_iso(), "param": param,
+             "values": values,
              "runs_per_value": args.runs, "run_args": common, "load_avg_before": before,
              "load_avg_after": load_avg(), "context": context, "points": points}
     write_json(out / SWEEP_NAME, sweep)
@@ -241,6 +266,7 @@ def _main(argv: Sequence[str]) -> int:
     if not args.no_plots and any(p["n"] for p in points):
         for path in plot.plot_sweep_dir(out / SWEEP_NAME, out):
             progress.say(f"figure {path}")
+    outcome.raise_failure()
     return outcome.exit_code
 
 

@@ -4,6 +4,7 @@ build; the end-to-end tests are skipped, saying why, when there is none)."""
 
 import os
 import shlex
+import stat
 import sys
 from pathlib import Path
 
@@ -39,3 +40,29 @@ def fake_command() -> str:
     """A --command for multirun and sweep that runs the fake apiary with this Python."""
     fake = Path(__file__).resolve().parent / "fake_apiary.py"
     return shlex.join([sys.executable, str(fake)])
+
+
+@pytest.fixture
+def char_device(tmp_path) -> Path:
+    """A character device to write to: as root a null device made with mknod in the test's own
+    directory (a tool that replaced it would not replace the machine's /dev/null), else
+    /dev/null itself, which a user cannot replace."""
+    if os.geteuid() != 0:
+        return Path("/dev/null")
+    node = tmp_path / "null-device"
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError as e:
+        pytest.skip(f"cannot make a device node here ({e.strerror})")
+    return node
+
+
+@pytest.fixture
+def fake_binary(tmp_path) -> Path:
+    """An executable that runs the fake apiary, for the tools that take --apiary."""
+    binary = tmp_path / "fake-bin" / "apiary"
+    binary.parent.mkdir()
+    binary.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} "
+                      f"{shlex.quote(str(Path(__file__).resolve().parent / 'fake_apiary.py'))} \"$@\"\n")
+    binary.chmod(0o755)
+    return binary

@@ -193,7 +193,8 @@ def make_report(cycles_us: Sequence[float], tx_per_block: int = 240, name: str =
         "signing": {"enabled": True, "cpu_ms_per_block": 10.0, "bound_us": 5000.0, "cycle_to_bound": 2.0},
         "colony": {"generated": transactions, "accepted": transactions, "rejected": 0, "sink_closed": True,
                    "kinds": [{"kind": "vote", "count": transactions // 4, "share": 0.25},
-                             {"kind": "custom_json", "count": transactions - transactions // 4, "share": 0.75}]},
+                             {"kind": "custom_json", "count": transactions - transactions // 4, "share": 0.75}]
+                   + [{"kind": kind, "count": 0, "share": 0.0} for kind in ("article", "reply", "transfer")]},
         "rejections": {"duplicate": 0, "expired": 0},
         "ledger": {"accepted": transactions, "in_blocks": transactions, "dropped": 0, "pending_at_end": 0},
         "targets": [{"name": "cpu_utilization", "description": "busy", "target": 0.9,
@@ -237,3 +238,21 @@ def write_latency_set(directory: Path, rate: float, runs: int = 5, capacity: flo
         write_report(directory / f"run-{i:03d}.json",
                      make_report(noisy_cycles(20000, i), latency=times, **kwargs))
     return directory
+
+
+# ---- soak interval logs ----------------------------------------------------------------------
+
+def soak_record(block: int, rss: int, comments: int, cycle_us: float, rejected: int = 0, low=0.0):
+    return {"t_s": block * 0.01, "interval_s": 1.0, "blocks": block, "interval_blocks": 100,
+            "transactions": block * 300,
+            "cycle_us": {"mean": cycle_us, "max": cycle_us * 2}, "rss_bytes": rss,
+            "state": {"accounts": [1000, 100_000], "comments": [comments, comments * 300], "votes": [comments * 10, 0],
+                      "transactions": [min(block, 1200) * 300, 0], "object_pool_bytes": 0, "comments_paid": block},
+            "rc": {"levels": [1.0, 1.0, 0.9, 0.8], "rejected": rejected, "low_mana_share": low}}
+
+
+def soak_log(blocks=20_000, window=5_000, step=100, cycle_late=1.0):
+    """RSS and comments grow until the window, then stay; the cycle is 1 ms, times cycle_late in the last half."""
+    return [soak_record(b, 100 * 2**20 + 4096 * min(b, window), 3 * min(b, window),
+                        1000.0 * (cycle_late if b > blocks / 2 else 1.0), rejected=b // 1000, low=0.02)
+            for b in range(step, blocks + 1, step)]

@@ -48,7 +48,7 @@ def test_entry_script_without_venv_says_what_to_do(repo, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--runs", "0"], "--runs: expected a whole number of at least 1, not '0'"),
+    (["--runs", "0"], "--runs: expected a whole number from 1 to 10,000, not '0'"),
     (["--a", "--dedup split"], "come together"),
     (["--a", "x", "--b", "y", "--a-label", "s", "--b-label", "s"], "different names"),
     (["--aggregate", "x", "--config", "c.toml"], "runs nothing"),
@@ -148,7 +148,8 @@ def test_multirun_interrupted(tmp_path, repo, fake_command, sig, code):
     (["--param", "threads", "--values", ""], "at least one value"),
     (["--param", "threads", "--values", "1,1"], "repeated"),
     (["--param", "Block Size", "--values", "1"], "option name"),
-    (["--param", "threads", "--values", "1", "--runs", "0"], "--runs: expected a whole number of at least 1, not '0'"),
+    (["--param", "threads", "--values", "1", "--runs", "0"],
+     "--runs: expected a whole number from 1 to 10,000, not '0'"),
     (["--param", "threads", "--values", "1", "--", "--threads", "2"], "sets this itself"),
     (["--values", "1"], "--param"),
 ])
@@ -165,11 +166,12 @@ def test_plot_bad_usage(tmp_path, capsys):
     assert len(err) == 2 and all(line.startswith("plot: ") for line in err)
 
 
-@pytest.mark.parametrize("text", ["0", "1.5", "-1", "+3", "1e3", "1_000", " 4", "٣", ""])
-def test_a_count_is_ascii_digits_of_at_least_its_minimum(text):
-    with pytest.raises(argparse.ArgumentTypeError, match="expected a whole number of at least 1"):
-        whole_number(1)(text)
+@pytest.mark.parametrize("text", ["0", "1.5", "-1", "+3", "1e3", "1_000", " 4", "٣", "", "10001", "1" + "0" * 5000])
+def test_a_count_is_ascii_digits_within_its_bounds(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="expected a whole number from 1 to 10,000"):
+        whole_number(1, 10_000)(text)
 
 
 def test_a_count_in_range_is_its_number():
-    assert whole_number(1)("7") == 7 and whole_number()("0") == 0 and whole_number(1)("0012") == 12
+    assert whole_number(1, 10)("7") == 7 and whole_number(0, 10)("0") == 0 and whole_number(1, 100)("0012") == 12
+    assert whole_number(1, 10_000)("10000") == 10_000 and whole_number(1, 5)("00000000000000000005") == 5

@@ -135,9 +135,9 @@ def test_ctrl_c_keeps_the_table(tmp_path, repo, fake_command):
 
 @pytest.mark.parametrize("args, message", [
     (["--low", "2000", "--high", "1000"], "not below --high"),
-    (["--low", "0", "--high", "1000"], "at least 1 tx/s"),
+    (["--low", "0", "--high", "1000"], "from 1 to 1,000,000,000 tx/s"),
     (["--low", "x", "--high", "1000"], "expected a rate"),
-    (["--low", "1", "--high", "1000", "--runs", "0"], "--runs: expected a whole number of at least 1, not '0'"),
+    (["--low", "1", "--high", "1000", "--runs", "0"], "--runs: expected a whole number from 1 to 10,000, not '0'"),
     (["--low", "1", "--high", "1000", "--precision", "0"], "above 0"),
     (["--low", "1", "--high", "1000", "--precision", "0.5"], "whole tx/s"),
     (["--low", "1", "--high", "1000", "--bound", "-1"], "seconds above 0"),

@@ -1,11 +1,14 @@
-"""The CI gate driver (apiary_tools.perf_gate): the cases where there is nothing to compare
-must report and pass, and a count that grew must fail. Building a real parent takes
-minutes, so the worktree build is replaced by fakes here; scripts/test.sh runs the real
-gate on every submission."""
+"""The CI gate driver (apiary_tools.perf_gate): it fails closed. A base that does not resolve,
+a base that does not build, a replay that does not run: exit 1 with the reason, never a pass
+because nothing could be measured. --allow-missing-base passes when the base cannot exist in
+this clone (HEAD is a first commit, or the clone is shallow), and only then. A count that grew
+fails. Building a real parent takes minutes, so the worktree build is replaced by fakes here;
+scripts/test.sh runs the real gate on every submission."""
 
 import json
 import os
 import stat
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -21,46 +24,87 @@ def _script(path: Path, body: str) -> Path:
 
 
 @pytest.fixture
-def current(tmp_path) -> Path:
+def current(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setattr(perf_gate.shutil, "which", lambda name: "/usr/bin/" + name)
     return _script(tmp_path / "current-apiary", "exit 0\n")
 
 
-def test_no_parent_reports_and_passes(tmp_path, current, capsys, monkeypatch):
-    monkeypatch.setattr(perf_gate.shutil, "which", lambda name: "/usr/bin/" + name)
+def git_repo(path: Path, commits: int) -> Path:
+    """A repository of `commits` commits, for the gate to resolve its base in."""
+    path.mkdir()
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@t")
+    subprocess.run(["git", "init", "-q", str(path)], check=True, env=env)
+    for i in range(commits):
+        subprocess.run(["git", "-C", str(path), "commit", "-q", "--allow-empty", "-m", f"c{i}"], check=True, env=env)
+    return path
+
+
+def gate(tmp_path, current, *extra) -> tuple[int, dict]:
     out = tmp_path / "gate.json"
-    code = perf_gate.main(["--base", "no-such-revision-anywhere", "--apiary", str(current),
-                           "--work", str(tmp_path / "work"), "--json", str(out)])
-    assert code == 0
-    result = json.loads(out.read_text())
-    assert result["status"] == "skipped" and "first commit" in result["reason"]
-    assert "nothing to compare" in capsys.readouterr().out
+    code = perf_gate.main(["--apiary", str(current), "--work", str(tmp_path / "work"), "--json", str(out),
+                           "--wall-runs", "0", *extra])
+    return code, json.loads(out.read_text())
 
 
-def test_a_parent_without_replay_reports_and_passes(tmp_path, current, capsys, monkeypatch):
+def test_a_base_that_does_not_resolve_fails(tmp_path, current, capsys):
+    code, result = gate(tmp_path, current, "--base", "no-such-revision-anywhere")
+    assert code == 1 and result["status"] == "failed"
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("perf-gate: ") and "no-such-revision-anywhere" in err and "\n" not in err
+    assert "--allow-missing-base" in err
+
+
+@pytest.mark.parametrize("commits, shallow, expected", [(1, False, 0), (2, False, 1), (3, True, 0)],
+                         ids=["first commit", "full clone", "shallow clone"])
+def test_allow_missing_base_passes_only_where_the_base_cannot_exist(commits, shallow, expected, tmp_path, current,
+                                                                     monkeypatch, capsys):
+    repo = git_repo(tmp_path / "origin", commits)
+    if shallow:
+        clone = tmp_path / "clone"
+        subprocess.run(["git", "clone", "-q", "--depth", "1", repo.as_uri(), str(clone)], check=True)
+        repo = clone
+    monkeypatch.setattr(perf_gate, "REPO_ROOT", repo)
+    code, result = gate(tmp_path, current, "--base", "HEAD^" if expected == 0 else "HEAD~5", "--allow-missing-base")
+    assert code == expected
+    assert result["status"] == ("skipped" if expected == 0 else "failed")
+    if expected == 0:
+        assert "nothing to compare" in capsys.readouterr().out
+
+
+def test_a_parent_without_replay_fails(tmp_path, current, monkeypatch, capsys):
     # An apiary from before the gate: CLI11 rejects the unknown subcommand with exit 2.
     old = _script(tmp_path / "old-apiary",
                   'echo "apiary: The following argument was not expected: replay" >&2\nexit 2\n')
-    monkeypatch.setattr(perf_gate.shutil, "which", lambda name: "/usr/bin/" + name)
     monkeypatch.setattr(perf_gate, "resolve_commit", lambda rev: "0" * 40)
     monkeypatch.setattr(perf_gate, "build_base", lambda commit, work, jobs: old)
-    out = tmp_path / "gate.json"
-    code = perf_gate.main(["--apiary", str(current), "--work", str(tmp_path / "work"), "--json", str(out)])
-    assert code == 0
-    result = json.loads(out.read_text())
-    assert result["status"] == "skipped" and "no `apiary replay`" in result["reason"]
+    code, result = gate(tmp_path, current)
+    assert code == 1 and result["status"] == "failed" and "no `apiary replay`" in result["reason"]
+    assert "no `apiary replay`" in capsys.readouterr().err
 
 
-def test_a_base_that_does_not_build_reports_and_passes(tmp_path, current, monkeypatch):
-    monkeypatch.setattr(perf_gate.shutil, "which", lambda name: "/usr/bin/" + name)
+def test_a_base_that_does_not_build_fails(tmp_path, current, monkeypatch, capsys):
     monkeypatch.setattr(perf_gate, "resolve_commit", lambda rev: "0" * 40)
     monkeypatch.setattr(perf_gate, "build_base", lambda commit, work, jobs: None)
-    assert perf_gate.main(["--apiary", str(current), "--work", str(tmp_path / "w")]) == 0
+    code, result = gate(tmp_path, current)
+    assert code == 1 and result["status"] == "failed" and "could not be built" in result["reason"]
+    assert "could not be built" in capsys.readouterr().err
+
+
+def test_a_replay_that_does_not_run_fails(tmp_path, current, monkeypatch, capsys):
+    # It has a replay (its --help works), but its workload cannot be made.
+    broken = _script(tmp_path / "broken-apiary", 'case "$1 $2" in "replay --help") exit 0 ;; esac\n'
+                                                 'echo "apiary workload: out of memory" >&2\nexit 1\n')
+    monkeypatch.setattr(perf_gate, "resolve_commit", lambda rev: "0" * 40)
+    monkeypatch.setattr(perf_gate, "build_base", lambda commit, work, jobs: broken)
+    code, result = gate(tmp_path, current)
+    assert code == 1 and result["status"] == "failed"
+    assert "apiary workload failed" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("base_ir, current_ir, expected", [(1_000_000, 1_020_000, 0), (1_000_000, 1_040_000, 1),
                                                             (1_000_000, 900_000, 0)])
 def test_the_verdict_decides_the_exit_status(tmp_path, current, monkeypatch, base_ir, current_ir, expected):
-    monkeypatch.setattr(perf_gate.shutil, "which", lambda name: "/usr/bin/" + name)
     monkeypatch.setattr(perf_gate, "resolve_commit", lambda rev: "0" * 40)
     base = _script(tmp_path / "base-apiary", "exit 0\n")
     monkeypatch.setattr(perf_gate, "build_base", lambda commit, work, jobs: base)

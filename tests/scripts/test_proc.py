@@ -31,12 +31,12 @@ CHILD = textwrap.dedent("""
 PARENT = textwrap.dedent("""
     import sys
     from apiary_tools import proc
-    from apiary_tools.common import run_main
+    from apiary_tools.common import exit_code_for, run_main
 
     def body(argv):
         with proc.Forwarding() as signals:
             ended = proc.wait(signals.start([sys.executable, "-c", argv[0], argv[1]]), timeout=30)
-        return proc.exit_code_for(signals.received) if signals.received else ended.returncode
+        return exit_code_for(signals.received) if signals.received else ended.returncode
 
     sys.exit(run_main("parent", body, None))
 """)

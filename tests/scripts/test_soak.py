@@ -5,28 +5,13 @@ import json
 
 import pytest
 
-from apiary_tools import report_html, soak
+import fakes
+from apiary_tools import inputs, report_html, soak
 from apiary_tools.common import ToolError
 
 
-def _record(block: int, rss: int, comments: int, cycle_us: float, rejected: int = 0, low=0.0):
-    return {"t_s": block * 0.01, "interval_s": 1.0, "blocks": block, "interval_blocks": 100,
-            "transactions": block * 300,
-            "cycle_us": {"mean": cycle_us, "max": cycle_us * 2}, "rss_bytes": rss,
-            "state": {"accounts": [1000, 100_000], "comments": [comments, comments * 300], "votes": [comments * 10, 0],
-                      "transactions": [min(block, 1200) * 300, 0], "object_pool_bytes": 0, "comments_paid": block},
-            "rc": {"levels": [1.0, 1.0, 0.9, 0.8], "rejected": rejected, "low_mana_share": low}}
-
-
-def _log(blocks=20_000, window=5_000, step=100, cycle_late=1.0):
-    """RSS and comments grow until the window, then stay; the cycle is 1 ms, times cycle_late in the last half."""
-    return [_record(b, 100 * 2**20 + 4096 * min(b, window), 3 * min(b, window),
-                    1000.0 * (cycle_late if b > blocks / 2 else 1.0), rejected=b // 1000, low=0.02)
-            for b in range(step, blocks + 1, step)]
-
-
 def test_slopes_after_the_windows_are_flat_when_the_state_is():
-    a = soak.analyse(_log(), None, 5_000)
+    a = soak.analyse(fakes.soak_log(), None, 5_000)
     assert a["steady_from_block"] == pytest.approx(5_000 + 0.1 * 15_000)
     assert a["rss_slope_per_1000_blocks"] == pytest.approx(0, abs=1e-6)
     assert a["state_bytes_slope_per_1000_blocks"] == pytest.approx(0, abs=1e-6)
@@ -38,7 +23,7 @@ def test_slopes_after_the_windows_are_flat_when_the_state_is():
 
 
 def test_growth_and_a_slower_end_are_found():
-    records = _log(cycle_late=1.5)
+    records = fakes.soak_log(cycle_late=1.5)
     for r in records:
         r["rss_bytes"] += 1024 * r["blocks"]  # a leak of 1 KiB a block
     a = soak.analyse(records, None, 5_000)
@@ -48,7 +33,7 @@ def test_growth_and_a_slower_end_are_found():
 
 
 def test_from_reads_what_a_killed_run_left(tmp_path, capsys):
-    lines = [json.dumps(r) for r in _log(blocks=8_000, window=2_000)]
+    lines = [json.dumps(r) for r in fakes.soak_log(blocks=8_000, window=2_000)]
     # Killed while writing: the last line has no newline.
     (tmp_path / "intervals.jsonl").write_text("\n".join(lines) + "\n" + lines[-1][:40])
     assert soak.main(["--from", str(tmp_path), "--cashout-blocks", "2000"]) == 0
@@ -59,7 +44,8 @@ def test_from_reads_what_a_killed_run_left(tmp_path, capsys):
 
 
 def test_the_html_page_of_a_soak_without_its_report(tmp_path):
-    (tmp_path / "intervals.jsonl").write_text("".join(json.dumps(r) + "\n" for r in _log(blocks=4_000, window=1_000)))
+    log = fakes.soak_log(blocks=4_000, window=1_000)
+    (tmp_path / "intervals.jsonl").write_text("".join(json.dumps(r) + "\n" for r in log))
     assert soak.main(["--from", str(tmp_path), "--cashout-blocks", "1000"]) == 0
     page = report_html.write_page(tmp_path)
     text = page.read_text()
@@ -69,7 +55,7 @@ def test_the_html_page_of_a_soak_without_its_report(tmp_path):
 def test_a_malformed_record_is_one_line(tmp_path):
     (tmp_path / "intervals.jsonl").write_text('{"blocks": 1}\nnot json\n{"blocks": 2}\n')
     with pytest.raises(ToolError, match="intervals.jsonl:2: not a JSON line"):
-        soak.read_interval_log(tmp_path / "intervals.jsonl")
+        inputs.read_interval_log(tmp_path / "intervals.jsonl")
 
 
 def test_a_short_real_soak(tmp_path, apiary_bin, repo):

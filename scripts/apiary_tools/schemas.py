@@ -1,0 +1,287 @@
+"""What the files the tools read must hold, checked before they are used (jsonschema, draft
+2020-12), with the first problem as one line naming the field.
+
+- A run report is checked against apiary's own schema, harness/report.schema.json, read as
+  the tools read reports (`report_problem`): every field present must have the type and
+  range the schema gives, but a field the schema requires may be missing (a report of an
+  older apiary) and one it does not know may be there (a newer one); schema_version 1 is
+  read too. Beside it, what the tools need of a report (REPORT_NEEDS) and the bounds that
+  keep their arithmetic finite and their memory small: a latency histogram of at most
+  MAX_BINS bins, a stage of at most MAX_TRANSACTIONS transactions. The blocks, a million in
+  a long soak, are checked by a loop of their own, from the same schema (`_block_checks`):
+  jsonschema takes 0.2 ms a block; the latency histograms' bins too (`stage_problem`).
+- The tools' own files (an aggregate, a comparison, a sweep, a ladder, a soak, an interval
+  log's records) have their schemas beside the code that writes them, built from the pieces
+  here; `problem(schema, data)` checks any of them.
+
+Formats: "apiary-name" is a label's rule (common.check_name), "apiary-relative-path" a path
+of such names inside the tool's directory: a file that names a directory to read can name
+none outside it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import ValidationError, best_match
+
+from .common import REPO_ROOT, is_name, shown
+
+REPORT_SCHEMA_PATH = REPO_ROOT / "harness" / "report.schema.json"
+REPORT_VERSIONS = (1, 2)
+# A latency histogram's bins (apiary's: 1,047) and a run's transactions in one stage (apiary's
+# largest --transactions): sums over 100,000 runs stay within a 64-bit integer.
+MAX_BINS = 100_000
+MAX_TRANSACTIONS = 10 ** 12
+
+FORMATS = jsonschema.FormatChecker(())
+
+
+@FORMATS.checks("apiary-name")
+def _name_format(value: object) -> bool:
+    return not isinstance(value, str) or is_name(value)
+
+
+@FORMATS.checks("apiary-relative-path")
+def _relative_path_format(value: object) -> bool:
+    return not isinstance(value, str) or all(is_name(part) for part in value.split("/"))
+
+
+# ---- pieces --------------------------------------------------------------------------------------
+
+NUMBER = {"type": "number"}
+NUMBER_OR_NULL = {"type": ["number", "null"]}
+NONNEG = {"type": "number", "minimum": 0}
+COUNT = {"type": "integer", "minimum": 0}
+STRING = {"type": "string"}
+STRING_OR_NULL = {"type": ["string", "null"]}
+STRINGS = {"type": "array", "items": STRING}
+NUMBERS = {"type": "array", "items": NUMBER}
+NAME = {"type": "string", "format": "apiary-name"}
+RELATIVE_PATH = {"type": "string", "format": "apiary-relative-path"}
+PAIR = {"type": "array", "prefixItems": [COUNT, COUNT], "minItems": 2, "maxItems": 2}
+
+
+def obj(required: tuple[str, ...] = (), **properties: Any) -> dict[str, Any]:
+    """An object schema: these properties typed, `required` present, others allowed."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+def array(items: dict[str, Any], **limits: Any) -> dict[str, Any]:
+    return {"type": "array", "items": items, **limits}
+
+
+AXIS = obj(("lowest_ns", "highest_ns", "bins"), lowest_ns={"type": "number", "exclusiveMinimum": 0},
+           highest_ns={"type": "number", "exclusiveMinimum": 0},
+           bins={"type": "integer", "minimum": 1, "maximum": MAX_BINS})
+# A stage's bins, [index, count] pairs, are checked by a loop (stage_problem).
+STAGE = obj(("count", "bins"), count={"type": "integer", "minimum": 0, "maximum": MAX_TRANSACTIONS},
+            mean_us={"type": ["number", "null"], "minimum": 0}, min_us={"type": ["number", "null"], "minimum": 0},
+            max_us={"type": ["number", "null"], "minimum": 0}, bins={"type": "array", "maxItems": MAX_BINS + 2})
+STAGE_NAMES = ("queue_wait", "inclusion", "end_to_end", "rejection")
+# A summary of a metric over runs (stats.Summary), as aggregates and sweeps keep it.
+SUMMARY = obj(("mean",), n=COUNT, mean=NUMBER, median=NUMBER_OR_NULL, stddev=NUMBER_OR_NULL, min=NUMBER_OR_NULL,
+              max=NUMBER_OR_NULL, ci_low=NUMBER_OR_NULL, ci_high=NUMBER_OR_NULL)
+
+
+# ---- the run report ------------------------------------------------------------------------------
+
+def _relaxed(node: Any) -> Any:
+    """The schema as the tools read reports: no field required, unknown fields allowed."""
+    if isinstance(node, dict):
+        return {k: _relaxed(v) for k, v in node.items()
+                if k != "required" and not (k in ("additionalProperties", "unevaluatedProperties") and v is False)}
+    if isinstance(node, list):
+        return [_relaxed(v) for v in node]
+    return node
+
+
+@functools.cache
+def _report_schema() -> dict[str, Any]:
+    with open(REPORT_SCHEMA_PATH, encoding="utf-8") as f:
+        schema = _relaxed(json.load(f))
+    schema["properties"]["schema_version"] = {"enum": list(REPORT_VERSIONS)}
+    return schema
+
+
+def report_part(name: str) -> dict[str, Any]:
+    """A top-level field of the report's schema, relaxed, for the tools' files that keep a copy
+    of it (an aggregate's context and config); the schema that holds it must be `rooted`."""
+    return _report_schema()["properties"][name]
+
+
+def rooted(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool file's schema with the report schema's definitions, which report_part's refer to."""
+    return {**schema, "$defs": _report_schema()["$defs"]}
+
+
+# What the tools need of a report besides its being one, and the bounds of its histograms.
+REPORT_NEEDS = {
+    **obj(("schema_version", "status", "context", "config"),
+          latency=obj(("histogram",), histogram=AXIS, **{name: STAGE for name in STAGE_NAMES})),
+    "if": obj(("status",), status={"const": "completed"}),
+    "then": obj(("aggregates", "blocks"), aggregates=obj(("cycle_us",))),
+}
+
+
+_VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator]] = {}
+
+
+def _validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
+    """One validator per schema (the schemas are the modules' constants)."""
+    held = _VALIDATORS.get(id(schema))
+    if held is None or held[0] is not schema:
+        held = _VALIDATORS[id(schema)] = (schema, jsonschema.Draft202012Validator(schema, format_checker=FORMATS))
+    return held[1]
+
+
+def _field(path: Iterable[Any]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    names: dict[type, str] = {str: "a string", list: "a list", dict: "an object"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _message(error: ValidationError) -> str:
+    kind, value, rule = error.validator, error.instance, error.validator_value
+    if kind == "type":
+        wanted = " or ".join(rule if isinstance(rule, list) else [rule])
+        return f"expected {wanted}, not {_json_type(value)}"
+    if kind == "required":
+        missing = next((r for r in rule if isinstance(value, dict) and r not in value), rule)
+        return f"'{missing}' is missing"
+    if kind in ("enum", "const"):
+        allowed = rule if kind == "enum" else [rule]
+        return f"expected {' or '.join(json.dumps(a) for a in allowed)}, not {shown(json.dumps(value), 40)}"
+    if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        words = {"minimum": "below the minimum", "maximum": "above the maximum",
+                 "exclusiveMinimum": "not above", "exclusiveMaximum": "not below"}[kind]
+        return f"{value:,} is {words} {rule:,}"
+    if kind in ("minItems", "maxItems"):
+        return f"{len(value):,} items, expected {'at least' if kind == 'minItems' else 'at most'} {rule:,}"
+    if kind == "format":
+        what = "a name" if rule == "apiary-name" else "a relative path of names"
+        return f"'{shown(str(value))}': expected {what} (not empty, without control characters, no part starting " \
+               "with '.' or empty)"
+    return shown(error.message, 120)
+
+
+def problem(schema: dict[str, Any], data: Any) -> str | None:
+    """The first problem jsonschema finds in `data`, as `field: what is wrong`; None when none."""
+    error = best_match(_validator(schema).iter_errors(data))
+    if error is None:
+        return None
+    field = _field(error.absolute_path)
+    return f"{field}: {_message(error)}" if field else _message(error)
+
+
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {"integer": (int,), "number": (int, float), "boolean": (bool,)}
+BlockCheck = tuple[str, tuple[type, ...], Any, bool]
+
+
+@functools.cache
+def _block_checks() -> list[BlockCheck]:
+    """(field, Python types, minimum, nullable) of each field of a block, from the schema."""
+    schema = _report_schema()
+    checks: list[BlockCheck] = []
+    for key, spec in schema["properties"]["blocks"]["items"]["properties"].items():
+        if "$ref" in spec:
+            spec = schema["$defs"][spec["$ref"].rsplit("/", 1)[1]] | spec
+        names = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
+        types = tuple(t for n in names if n != "null" for t in _PYTHON_TYPES[n])
+        checks.append((key, types, spec.get("minimum"), "null" in names))
+    return checks
+
+
+# A block's fields the tools read; the others are only checked when present.
+BLOCK_NEEDS = ("num", "warmup", "cycle_us")
+
+
+def _value_problem(value: Any, types: tuple[type, ...], minimum: Any, nullable: bool) -> str | None:
+    if value is None and nullable:
+        return None
+    if not isinstance(value, types) or isinstance(value, bool) != (bool in types):
+        return f"expected {'a boolean' if bool in types else 'a number'}, not {_json_type(value)}"
+    if minimum is not None and value < minimum:
+        return f"{value:,} is below the minimum {minimum:,}"
+    return None
+
+
+def blocks_problem(blocks: Any) -> str | None:
+    """The first problem of a report's blocks, checked by a loop: jsonschema takes 0.2 ms a block."""
+    if not isinstance(blocks, list):
+        return f"blocks: expected an array, not {_json_type(blocks)}"
+    checks = _block_checks()
+    for i, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            return f"blocks[{i}]: expected an object, not {_json_type(block)}"
+        for key, types, minimum, nullable in checks:
+            if key not in block:
+                if key in BLOCK_NEEDS:
+                    return f"blocks[{i}]: '{key}' is missing"
+            elif why := _value_problem(block[key], types, minimum, nullable):
+                return f"blocks[{i}].{key}: {why}"
+    return None
+
+
+def stage_problem(stage: Any, bins: int) -> str | None:
+    """What is wrong with a latency stage's bins on an axis of `bins` bins: each an [index,
+    count] pair of integers, the indexes ascending from -1 (below the axis) to `bins` (above
+    it), each count from 0 to MAX_TRANSACTIONS, and the counts summing to the stage's count.
+    A loop: jsonschema takes 15 ms for a report's."""
+    if not isinstance(stage, dict) or not isinstance(stage.get("bins"), list):
+        return "expected count, mean_us, min_us, max_us and bins"
+    last, total = -2, 0
+    for pair in stage["bins"]:
+        if not (isinstance(pair, list) and len(pair) == 2 and all(type(v) is int for v in pair)):
+            return f"a bin is not an [index, count] pair of integers: {shown(json.dumps(pair), 40)}"
+        index, n = pair
+        if not (last < index <= bins) or not 0 <= n <= MAX_TRANSACTIONS:
+            return f"bin {pair} is out of range or out of order (indexes ascending from -1 to {bins}; a count " \
+                   f"from 0 to {MAX_TRANSACTIONS:,})"
+        last, total = index, total + n
+    if stage.get("count") != total:
+        return f"the bins hold {total:,} transactions, count says {shown(json.dumps(stage.get('count')), 30)}"
+    return None
+
+
+def report_problem(data: Any) -> str | None:
+    """What is wrong with a run report, as the tools read it (see the module's docstring)."""
+    if not isinstance(data, dict):
+        return f"expected an apiary run report (an object), not {_json_type(data)}"
+    rest = dict(data, blocks=[]) if "blocks" in data else dict(data)
+    latency = data.get("latency")
+    if isinstance(latency, dict):   # the bins are latency.stage_from's
+        rest["latency"] = {k: dict(v, bins=[]) if isinstance(v, dict) and isinstance(v.get("bins"), list) else v
+                           for k, v in latency.items()}
+    return problem(_report_schema(), rest) or problem(REPORT_NEEDS, rest) or \
+        (blocks_problem(data["blocks"]) if "blocks" in data else None) or _stages_problem(data)
+
+
+def _stages_problem(data: dict[str, Any]) -> str | None:
+    """The bins of a (schema-checked) report's latency stages."""
+    latency = data.get("latency")
+    if not isinstance(latency, dict):
+        return None
+    for name in STAGE_NAMES:
+        if name in latency and (why := stage_problem(latency[name], latency["histogram"]["bins"])):
+            return f"latency.{name}: {why}"
+    return None
