@@ -79,8 +79,8 @@ def aggregate_schema() -> dict[str, Any]:
 
 
 def is_report(data: Any) -> bool:
-    return isinstance(data, dict) and data.get("schema_version") in REPORT_VERSIONS and "aggregates" in data \
-        and "status" in data
+    return isinstance(data, dict) and data.get("schema_version") in REPORT_VERSIONS and "status" in data \
+        and ("aggregates" in data or data["status"] == "aborted")   # aborted: a hard exit's, nothing measured
 
 
 def is_aggregate(data: Any) -> bool:
@@ -313,6 +313,8 @@ def load_report(path: str | Path) -> dict[str, Any]:
     data = read_json(path)
     if not is_report(data):
         raise ToolError(f"{path}: not an apiary run report (schema_version 1 or 2)")
+    if data["status"] == "aborted":
+        raise ToolError(f"{path}: the run was aborted by a second signal: it kept no measurements")
     return check_report(data, path)
 
 

@@ -111,6 +111,10 @@ def check_series(name, got, values, nums, tol):
 
 
 def check_arithmetic(r):
+    if r["status"] == "aborted":  # a hard exit's: what was run, why it ended, nothing measured
+        check(r["interrupted"] and not r["failed"] and r["error"], "an aborted report's flags or error")
+        check(not {"blocks", "aggregates", "timing"} & set(r), "an aborted report holds measurements")
+        return
     cfg = r["config"]
     blocks = r["blocks"]
     agg = r["aggregates"]

@@ -341,10 +341,11 @@ def signals_hup(args, tmp):
 
 def signals_repeated(args, tmp):
     """The same signal twice at once (GNU timeout's way) is one interrupt: the report is kept;
-    another signal right after the first is the user's second: exit at once, no report."""
+    another signal right after the first is the user's second: exit at once, leaving the report
+    marked aborted (the context and the configuration, nothing measured)."""
     # (Two different signals at once may be handled in either order, on two threads: the exit
     # status is the second one's, 130 or 143.)
-    for second, status, kept in ((signal.SIGINT, (130,), True), (signal.SIGTERM, (130, 143), False)):
+    for second, status, marked in ((signal.SIGINT, (130,), "interrupted"), (signal.SIGTERM, (130, 143), "aborted")):
         report = os.path.join(tmp, "repeated-%d.json" % second)
         proc = subprocess.Popen([args.apiary, "run"] + smoke(args) + ["--blocks", "0", "--report", report],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
@@ -359,13 +360,19 @@ def signals_repeated(args, tmp):
             raise Failure("apiary did not exit within 60 s of two signals") from None
         what = "SIGINT then %s at once" % signal.Signals(second).name
         check(proc.returncode in status, "%s: exit status %d, expected %s" % (what, proc.returncode, status))
-        check(os.path.exists(report) == kept, "%s: the report %s" % (what, "is lost" if kept else "was written"))
-        if kept:
-            r = load_report(args, report)
+        check(os.path.exists(report), "%s: the report is lost" % what)
+        r = load_report(args, report)
+        check(r["status"] == marked, "%s: the report says %s, expected %s" % (what, r["status"], marked))
+        if marked == "interrupted":
             check(r["interrupted"] and r["stop_reason"] == "SIGINT", "%s: report %s" % (what, r["stop_reason"]))
         else:
-            check("second interrupt" in err, "%s: stderr does not say so: %s" % (what, short(err, 300)))
-        print("signals: %s -> exit %d, report %s" % (what, proc.returncode, "kept" if kept else "none"))
+            check(r["interrupted"] and r["stop_reason"] == signal.Signals(proc.returncode - 128).name
+                  and "blocks" not in r and r["config"]["report"] == report,
+                  "%s: the aborted report: %s" % (what, short(json.dumps(r), 300)))
+            check("marked aborted" in err, "%s: stderr does not say so: %s" % (what, short(err, 300)))
+            leftovers = [f for f in os.listdir(tmp) if ".tmp-" in f]
+            check(not leftovers, "%s: temporary files left: %s" % (what, leftovers))
+        print("signals: %s -> exit %d, report %s" % (what, proc.returncode, marked))
 
 
 def signals_genesis(args, tmp):

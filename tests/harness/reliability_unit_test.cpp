@@ -189,6 +189,32 @@ TEST_F(OutputFile, DirectoriesAndDirectoryNamesAreRefusedAndNotCreated) {
   EXPECT_EQ(entries(), 1u);                                            // and nothing else is left
 }
 
+// The report a hard exit leaves: nothing on disk until put(), then the whole file in place
+// (through a link, keeping an existing file's mode), no temporary left; none for a device.
+TEST_F(OutputFile, AStandbyFileAppearsWholeOnlyWhenPut) {
+  write(path("target.json"), "old");
+  ::chmod(path("target.json").c_str(), 0640);
+  fs::create_symlink("target.json", path("report.json"));
+  const standby_file standby(path("report.json"), "{\"status\":");
+  ASSERT_TRUE(standby.ready());
+  EXPECT_EQ(entries(), 2u);  // prepared, not written
+  EXPECT_EQ(read(path("target.json")), "old");
+  const std::string tail = "\"aborted\"}\n";
+  EXPECT_TRUE(standby.put(tail.data(), tail.size()));
+  EXPECT_EQ(read(path("target.json")), "{\"status\":\"aborted\"}\n");
+  EXPECT_TRUE(fs::is_symlink(path("report.json")));
+  EXPECT_EQ(fs::status(path("target.json")).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  EXPECT_EQ(entries(), 2u);  // the link and its target: no temporary
+
+  const standby_file device("/dev/null", "x");
+  EXPECT_FALSE(device.ready());
+  EXPECT_FALSE(device.put("y", 1));
+  const standby_file lost(path("gone/report.json"), "x");  // its directory is not there
+  EXPECT_FALSE(lost.put("y", 1));
+  EXPECT_EQ(entries(), 2u);
+}
+
 TEST_F(OutputFile, DistinctFilesHoweverTheyAreSpelled) {
   write(path("run.toml"), "blocks = 3\n");
   fs::create_symlink("run.toml", path("alias.toml"));

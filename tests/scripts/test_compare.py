@@ -7,6 +7,8 @@ import pytest
 
 import fakes
 from apiary_tools import compare
+from apiary_tools.common import ToolError
+from apiary_tools.reports import load_report
 
 BASE = [20000, 20100, 19900, 20050, 19950]
 
@@ -108,6 +110,22 @@ def test_skipped_runs_are_named(tmp_path):
     cmp = compare.build([str(a)], [str(b)])
     assert cmp.a.n == 5
     assert any("run-009.json" in n and "interrupted" in n for n in cmp.notes())
+
+
+def test_aborted_runs_are_skipped_and_named(tmp_path):
+    """A hard exit's report (status aborted: context and config, nothing measured) is a run
+    that did not complete, named in the notes, never a traceback; read alone, it is refused."""
+    a = fakes.write_set(tmp_path / "a", BASE)
+    full = fakes.make_report([1.0])
+    aborted = {k: full[k] for k in ("schema_version", "name", "context", "config")}
+    aborted.update(status="aborted", interrupted=True, failed=False, stop_reason="SIGTERM",
+                   error="a second signal ended the run at once", report_path="run-010.json")
+    fakes.write_report(tmp_path / "a" / "run-010.json", aborted)
+    cmp = compare.build([str(a)], [str(fakes.write_set(tmp_path / "b", BASE))])
+    assert cmp.a.n == 5
+    assert any("run-010.json" in n and "aborted" in n for n in cmp.notes())
+    with pytest.raises(ToolError, match="aborted by a second signal"):
+        load_report(tmp_path / "a" / "run-010.json")
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -175,6 +175,9 @@ struct run_command {
                 ctx.sanitizer.empty() ? "" : " with " + ctx.sanitizer);
     const progress_mode p = config.out.progress;
     const bool progress = p == progress_mode::on || (p == progress_mode::automatic && isatty(STDERR_FILENO) == 1);
+    // A hard exit (a second signal) leaves the report marked aborted.
+    const standby_file aborted(path, aborted_report_head(config, ctx, path));
+    interrupt_guard signals(&aborted, &aborted_report_tail);
     run_result r = run_cycle_test(config, progress, *log);
     const analysis a = analyze(config, ctx, r);
     log_statistics(*log, r, a);
@@ -195,6 +198,7 @@ struct run_command {
       error_line("run", "the run failed: " + r.error);
     }
     std::string written = path;
+    signals.writing_report();
     try {
       core::out_buffer buf;
       write_report(buf, config, ctx, r, a, path);
@@ -205,6 +209,7 @@ struct run_command {
       status = exit_failed;
     }
     if (!print_out("run", format_summary(config, ctx, r, a, written)) && status == exit_ok) status = exit_failed;
+    if (const int sig = signals.signal_while_writing(); sig != 0) return 128 + sig;
     return status;
   }
 };

@@ -549,7 +549,6 @@ void cycle_test::collect() {
 }
 
 run_result cycle_test::run() {
-  interrupt_guard signals;
   if (!build()) {
     interrupted_in_genesis();
     return std::move(result_);

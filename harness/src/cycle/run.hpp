@@ -2,7 +2,8 @@
 // writer, runs them until a stop condition, shuts them down in order and hands back
 // everything the summary and the report are made of.
 //
-// Signals (signals.hpp: SIGINT, SIGTERM, SIGHUP) stop the run in order and keep its report;
+// Signals (signals.hpp: SIGINT, SIGTERM, SIGHUP; the caller holds the interrupt_guard, so
+// that it covers the report's writing too) stop the run in order and keep its report;
 // one during genesis or the producers' key warm-up stops those within milliseconds (the
 // report then holds no block).
 //

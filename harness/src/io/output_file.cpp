@@ -336,6 +336,40 @@ void save_file(const std::string& path, const core::out_buffer& content) {
   f.commit();
 }
 
+// ---- standby_file -------------------------------------------------------------------------
+
+standby_file::standby_file(const std::string& path, std::string head) : head_(std::move(head)) {
+  if (path.empty() || writes_through(path) || a_directory_name(path)) return;
+  target_ = regular_target(path);
+  temp_ = target_ + ".tmp-" + std::to_string(getpid()) + "-aborted";
+  struct stat st {};
+  if (stat(target_.c_str(), &st) == 0) mode_ = static_cast<int>(st.st_mode & 07777);
+}
+
+bool standby_file::put(const char* tail, std::size_t size) const noexcept {
+  if (!ready()) return false;
+  int fd = open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0 && errno == EEXIST && unlink(temp_.c_str()) == 0)  // this process's own, left over
+    fd = open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) return false;
+  if (mode_ >= 0) (void)fchmod(fd, static_cast<mode_t>(mode_));
+  const auto write_all = [fd](const char* p, std::size_t n) {
+    while (n > 0) {
+      const ssize_t w = ::write(fd, p, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return false;
+      p += w;
+      n -= static_cast<std::size_t>(w);
+    }
+    return true;
+  };
+  const bool written = write_all(head_.data(), head_.size()) && write_all(tail, size) && fsync(fd) == 0;
+  const bool closed = close(fd) == 0;
+  if (written && closed && rename(temp_.c_str(), target_.c_str()) == 0) return true;
+  unlink(temp_.c_str());
+  return false;
+}
+
 std::optional<std::string> check_writable(const std::string& path) { return check_output(path); }
 
 // ---- output_locks -------------------------------------------------------------------------

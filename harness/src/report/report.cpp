@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -134,6 +135,11 @@ struct report_inputs {
 };
 
 // The report's sections, in order; each writes its keys into the top-level object.
+// The report a hard exit leaves (aborted_report_head): it says why and what was run.
+constexpr std::string_view aborted_error =
+    "a second signal ended the run at once: nothing it measured was kept (the first signal stops a run in order "
+    "and keeps its report)";
+
 void write_status(json_out& j, const report_inputs& in) {
   [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.field("schema_version", report_schema_version);
@@ -589,6 +595,35 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   j.field("peak_rss_bytes", r.usage_end.peak_rss_bytes);
   j.end_object();
   out.append("\n");
+}
+
+std::string aborted_report_head(const run_config& c, const run_context& ctx, const std::string& path) {
+  core::out_buffer out;
+  json_out j(out);
+  const run_result r;
+  const analysis a;
+  const report_inputs in{c, ctx, r, a, path};
+  j.begin_object();
+  j.field("schema_version", report_schema_version);
+  j.field("name", c.name);
+  j.field("status", std::string_view("aborted"));
+  j.field("interrupted", true);
+  j.field("failed", false);
+  j.field("error", aborted_error);
+  j.field("report_path", path);
+  write_context(j, in);
+  write_config_section(j, in);
+  j.key("stop_reason");  // the last field: aborted_report_tail() gives its value and the end
+  return {out.data(), out.size()};
+}
+
+std::string_view aborted_report_tail(int signal) noexcept {
+  switch (signal) {
+    case SIGINT: return "\"SIGINT\"}\n";
+    case SIGTERM: return "\"SIGTERM\"}\n";
+    case SIGHUP: return "\"SIGHUP\"}\n";
+    default: return "\"signal\"}\n";
+  }
 }
 
 }  // namespace apiary::harness

@@ -102,6 +102,29 @@ class output_file {
   bool committed_ = false;
 };
 
+// A file written only if it is needed, possibly from a signal handler: the report a hard
+// exit leaves (cycle/signals.hpp). Everything is prepared here (the bytes, the regular file a
+// link leads to, the temporary's name, the mode); put() then only makes system calls, all
+// async-signal-safe: it writes the prepared bytes and a tail to an exclusive temporary beside
+// the target, fsyncs it and renames it into place. A path that writes_through() (a device, a
+// FIFO, a redirected stdout) has no standby: half a report in a pipe is worse than none.
+class standby_file {
+ public:
+  standby_file() = default;  // none: put() returns false
+  standby_file(const std::string& path, std::string head);
+  // Whether put() has somewhere to write.
+  bool ready() const noexcept { return !target_.empty(); }
+  // Writes head + tail into place; whether it is there. Async-signal-safe; leaves no
+  // temporary behind on failure.
+  bool put(const char* tail, std::size_t size) const noexcept;
+
+ private:
+  std::string target_;  // where the file goes (a link's target); empty: none
+  std::string temp_;    // the temporary beside it
+  std::string head_;
+  int mode_ = -1;  // an existing file's permissions, kept; -1: a new file's
+};
+
 // Writes the buffer to path as output_file does: a regular file through an fsync'ed
 // temporary file renamed into place (a reader never sees half a report), a character device
 // or a FIFO written through, anything else refused. Throws std::runtime_error naming the path.
