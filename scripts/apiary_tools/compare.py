@@ -298,6 +298,39 @@ def header(cmp: Comparison) -> list[str]:
     return [HEADER[0], f"A: {cmp.a.label}", f"B: {cmp.b.label}", *HEADER[3:]]
 
 
+def unavailable_counters(rs: RunSet) -> dict[str, str]:
+    """The events a side's runs could not count (no hardware counters), with apiary's reason."""
+    for run in rs.runs:
+        events = ((run.report or {}).get("counters") or {}).get("events") or {}
+        if events:
+            return {name: e.get("reason") or "not available" for name, e in events.items() if not e.get("available")}
+    return {}
+
+
+def counters_markdown(cmp: Comparison) -> list[str]:
+    """Each thread's counts per transaction and its instructions per cycle (`apiary run
+    --counters on`), when both sides have them."""
+    by_name = cmp.by_name
+    names = metrics.per_transaction_counters(by_name)
+    if not names:
+        return []
+    rows = []
+    for name in names:
+        r = by_name[name]
+        thread, _, event = metrics.counter_parts(name) or ("", "", name)
+        rows.append([thread, event, fmt_metric(name, r.change.mean_a), fmt_metric(name, r.change.mean_b),
+                     fmt_pct(r.change.change_pct), _ci_text(r.change), _p_text(r.change),
+                     f"**{r.verdict}**" if r.significant else r.verdict])
+    lines = ["Counters per transaction (`apiary run --counters on`; each thread's own):", "",
+             markdown_table(["thread", "counter", f"A: {cmp.a.label}", f"B: {cmp.b.label}", "change", "95% CI", "p",
+                             "verdict"], rows, "llrrrrrl")]
+    missing = {**unavailable_counters(cmp.a), **unavailable_counters(cmp.b)}
+    if missing:
+        reasons = sorted(set(missing.values()))
+        lines += [f"Not counted: {', '.join(sorted(missing))} ({'; '.join(reasons)}).", ""]
+    return lines
+
+
 def machines_markdown(cmp: Comparison) -> list[str]:
     """Each machine's runs and change in the gate metrics, when the runs came from several."""
     lines = []
@@ -331,8 +364,10 @@ def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") ->
     lines.append("")
     columns = header(cmp)
     key = [r for r in cmp.rows if r.name in metrics.KEY_METRICS]
-    rest = [r for r in cmp.rows if r.name not in metrics.KEY_METRICS]
+    counters = set(metrics.per_transaction_counters(cmp.by_name))   # in a block of their own
+    rest = [r for r in cmp.rows if r.name not in metrics.KEY_METRICS and r.name not in counters]
     lines.append(markdown_table(columns, [_row(r) for r in key], ALIGN))
+    lines += counters_markdown(cmp)
     shown_rest = rest if show_all else [r for r in rest if r.significant]
     if shown_rest:
         title = "All other metrics" if show_all else "Other metrics with a significant change"

@@ -147,6 +147,22 @@ def latency_markdown(agg: dict[str, Any]) -> list[str]:
             markdown_table(header, rows)]
 
 
+def counters_markdown(agg: dict[str, Any]) -> list[str]:
+    """Each thread's counts per transaction and its instructions per cycle over the runs
+    (`apiary run --counters on`), or nothing."""
+    names = metrics.per_transaction_counters(agg["metrics"])
+    if not names:
+        return []
+    rows = []
+    for name in names:
+        e = agg["metrics"][name]
+        thread, _, event = metrics.counter_parts(name) or ("", "", name)
+        rows.append([thread, event, fmt_metric(name, e["mean"]), _ci(e, name), fmt_metric(name, e["min"]),
+                     fmt_metric(name, e["max"]), str(e.get("n", len(e["values"])))])
+    return ["Counters per transaction (`apiary run --counters on`; each thread's own):", "",
+            markdown_table(["thread", "counter", "mean", "95% CI", "min", "max", "runs"], rows, "llrrrrr")]
+
+
 def summary_markdown(agg: dict[str, Any], show_all: bool = True, heading: str = "##") -> str:
     """Key metrics first (cycle, per transaction, throughput, writer shares, CPU), then the rest."""
     ctx, cfg = agg.get("context", {}), agg.get("config", {})
@@ -173,8 +189,10 @@ def summary_markdown(agg: dict[str, Any], show_all: bool = True, heading: str = 
     key = [n for n in names if n in metrics.KEY_METRICS]
     lines.append(markdown_table(header, [row(n) for n in key]))
     lines += latency_markdown(agg)
+    lines += counters_markdown(agg)
     if show_all:
-        rest = [n for n in names if n not in metrics.KEY_METRICS]
+        counters = set(metrics.per_transaction_counters(names))
+        rest = [n for n in names if n not in metrics.KEY_METRICS and n not in counters]
         lines += ["<details><summary>All other metrics</summary>", "",
                   markdown_table(header, [row(n) for n in rest]), "</details>", ""]
     return "\n".join(lines)
