@@ -73,12 +73,8 @@ def search_path() -> list[Path]:
 
 def find_program(name: str) -> str:
     """The path of one of inferno's programs, or one line and exit 2 naming where it looked."""
-    found = shutil.which(name)
-    if found:
-        return found
-    for directory in search_path():
-        candidate = directory / name
-        if candidate.is_file() and os.access(candidate, os.X_OK):
+    for candidate in (shutil.which(name), *(directory / name for directory in search_path())):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return str(candidate)
     raise ToolError(f"{name} is missing (the flame graphs are inferno's, 0.12 or later): scripts/install-deps.sh "
                     "installs it; looked on PATH, in the venv's bin and in ~/.cargo/bin", EXIT_USAGE)
@@ -125,7 +121,8 @@ def profile_dir(run: Run) -> Path:
     tried = [given] if given.is_absolute() else [beside / given, Path.cwd() / given]
     tried = _unique(tried + ([beside / given.name] if given.name else []))
     for candidate in tried:
-        if (candidate / FOLDED_NAME).is_file():
+        folded = candidate / FOLDED_NAME
+        if folded.exists() or folded.is_symlink():   # read_folded refuses what is not a regular file
             return candidate
     missing = "is not there" if not any(c.is_dir() for c in tried) else f"has no {FOLDED_NAME}"
     raise ToolError(f"{where}: its profile (profile.dir {shown_path(section['dir'])}) {missing}; looked in "
