@@ -340,6 +340,51 @@ def one_line(message: str) -> str:
     return shown(" ".join(words), LINE_LIMIT)
 
 
+# ---- symbols for people ---------------------------------------------------------------------
+
+_ANONYMOUS = "(anonymous namespace)"
+_OPERATOR_CHARACTERS = frozenset("<>=!+-*/%^&|~[],")
+
+
+def _operator_end(text: str, i: int) -> int:
+    """Where the name of the operator at `i` (`operator()`, `operator<<=`, ...) ends."""
+    j = i + len("operator")
+    if text.startswith("()", j):
+        return j + 2
+    while j < len(text) and text[j] in _OPERATOR_CHARACTERS:
+        j += 1
+    return j
+
+
+def short_symbol(name: str, limit: int = 100) -> str:
+    """A C++ function's name as a table shows it: template arguments and parameter lists
+    folded to `<…>` and `(…)` (`undo_index<…>::emplace(…)`; an operator's brackets are its
+    name), then cut after `limit` characters."""
+    text, out, depth, i = name.replace(_ANONYMOUS, "\0"), [], 0, 0
+    while i < len(text):
+        c = text[i]
+        if text.startswith("operator", i):
+            end = _operator_end(text, i)
+            if depth == 0:
+                out.append(text[i:end])
+            i = end
+            continue
+        if c in "<(":
+            if depth == 0:
+                out.append(c + "…")
+            depth += 1
+        elif c in ">)" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                out.append(c)
+        elif depth == 0:
+            out.append(c)
+        i += 1
+    if depth == 0:   # brackets that do not balance: the name as it is
+        name = "".join(out).replace("\0", _ANONYMOUS)
+    return name if len(name) <= limit else name[:limit - 1] + "…"
+
+
 # ---- numbers for people ---------------------------------------------------------------------
 
 def is_share(name: str) -> bool:

@@ -29,6 +29,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .common import short_symbol
+
 DEFAULT_THRESHOLD = 0.03
 
 
@@ -294,13 +296,15 @@ class FunctionChange:
 def _moved(base: dict[str, float], current: dict[str, float], top: int) -> list[FunctionChange]:
     rows = [FunctionChange(name, base.get(name, 0.0), current.get(name, 0.0)) for name in base.keys() | current.keys()]
     rows = [r for r in rows if r.change != 0]
-    return sorted(rows, key=lambda r: (-abs(r.change), r.function))[:top]
+    # Of equal changes (a chain of callers passes one on), the deepest first: the smallest count.
+    return sorted(rows, key=lambda r: (-abs(r.change), r.base + r.current, r.function))[:top]
 
 
 def function_changes(base: dict[str, FunctionCost], current: dict[str, FunctionCost], base_transactions: int,
                      current_transactions: int, top: int = TOP_FUNCTIONS) -> dict[str, list[FunctionChange]]:
     """The `top` functions whose own (`self`) and whose inclusive count per transaction moved
-    most between the base and the current build, largest absolute change first; a function
+    most between the base and the current build, largest absolute change first (of equal
+    changes, the function with the smaller count: the callee before its callers); a function
     only one side has counts 0 on the other, and one that owns no count on either side (a
     caller of the measured code) is left out."""
     b_tx = _positive("base transactions", base_transactions)
@@ -317,12 +321,12 @@ def function_changes(base: dict[str, FunctionCost], current: dict[str, FunctionC
 
 
 def changes_text(changes: dict[str, list[FunctionChange]], width: int = 100) -> Iterable[str]:
-    """The function changes as the gate prints them: one table per kind, one function a line."""
+    """The function changes as the gate prints them: one table per kind, one function a line,
+    its name without template arguments and parameters (--json keeps them)."""
     words = {"self": "own instructions (self)", "inclusive": "instructions with their callees (inclusive)"}
     for kind, rows in changes.items():
         if not rows:
             continue
         yield f"functions whose {words[kind]} per transaction moved most (base -> current, change):"
         for r in rows:
-            name = r.function if len(r.function) <= width else r.function[:width - 1] + "…"
-            yield f"  {r.base:>14,.1f} -> {r.current:>14,.1f}  {r.change:>+14,.1f}  {name}"
+            yield f"  {r.base:>12,.1f} -> {r.current:>12,.1f}  {r.change:>+12,.1f}  {short_symbol(r.function, width)}"

@@ -36,7 +36,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import gate
-from .common import EXIT_FAILED, EXIT_OK, REPO_ROOT, Parser, ToolError, finite_number, run_main, shown, whole_number
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    REPO_ROOT,
+    Parser,
+    ToolError,
+    finite_number,
+    run_main,
+    short_symbol,
+    whole_number,
+)
 from .inputs import checked, read_json
 from .metrics import flatten
 from .outputs import Outputs, check_directory, make_directory, write_json
@@ -273,9 +283,10 @@ def _gate(args, result: dict) -> int:
         for line in gate.changes_text(changes or {}):
             log(line)
         message = verdict.message
-        if changes and changes["self"]:
-            top = changes["self"][0]
-            message += f"; most moved: {shown(top.function)} ({top.change:+,.1f} own instructions per transaction)"
+        if changes and changes["self"] and changes["inclusive"]:
+            own, inclusive = changes["self"][0], changes["inclusive"][0]
+            message += (f"; moved most per transaction: {short_symbol(own.function, 80)} ({own.change:+,.1f} own), "
+                        f"{short_symbol(inclusive.function, 80)} ({inclusive.change:+,.1f} with its callees)")
         result["reason"] = message
         raise ToolError(message, EXIT_FAILED)
     log(verdict.message)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_FAILED, EXIT_USAGE, ToolError, markdown_table, shown, shown_path
+from .common import EXIT_FAILED, EXIT_USAGE, ToolError, markdown_table, short_symbol, shown, shown_path
 from .inputs import read_folded
 from .outputs import Outputs, descriptor_of, write_bytes
 from .reports import Run, RunSet
@@ -216,7 +216,7 @@ class ProfileComparison:
             return "–" if value is None else f"{value * 100:.2f}%"
 
         def name(text: str) -> str:
-            cut = shown(text, NAME_LIMIT)
+            cut = shown(short_symbol(text, NAME_LIMIT))
             return f"`{cut}`" if "`" not in cut else cut
 
         rows = [[name(r["function"]), share(r["a_self_share"]), share(r["b_self_share"]),

@@ -264,3 +264,21 @@ def test_function_changes_of_a_function_on_one_side_only(tmp_path):
     rows = gate.function_changes(a, b, 1, 1)["self"]
     assert [(r.function, r.base, r.current) for r in rows] == [("new_check", 0.0, 30.0)]
     assert rows[0].to_dict()["change_pct"] is None
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("apiary::core::undo_index<apiary::core::account_object, boost::multi_index::indexed_by<x, y> >::modify<"
+     "apiary::core::chain::f(int)::{lambda(apiary::core::account_object&)#1}::operator()(int) const>(int&&)",
+     "apiary::core::undo_index<…>::modify<…>(…)"),
+    ("apiary::core::chain::push(std::shared_ptr<apiary::core::full_transaction const> const&, bool)",
+     "apiary::core::chain::push(…)"),
+    ("bool apiary::core::operator<(apiary::core::fixed_bytes<20ul> const&, int)", "bool apiary::core::operator<(…)"),
+    ("std::vector<int>::operator[](unsigned long) const", "std::vector<…>::operator[](…) const"),
+    ("(anonymous namespace)::helper(int)", "(anonymous namespace)::helper(…)"),
+    ("sha256_block_data_order", "sha256_block_data_order"),
+    ("unbalanced<(x", "unbalanced<(x"),
+])
+def test_a_function_name_as_tables_show_it(name, shown):
+    from apiary_tools.common import short_symbol
+    assert short_symbol(name) == shown
+    assert short_symbol("f" * 200, 50) == "f" * 49 + "…"
