@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .common import short_symbol
+from .common import short_symbols
 
 DEFAULT_THRESHOLD = 0.03
 
@@ -328,5 +328,5 @@ def changes_text(changes: dict[str, list[FunctionChange]], width: int = 100) -> 
         if not rows:
             continue
         yield f"functions whose {words[kind]} per transaction moved most (base -> current, change):"
-        for r in rows:
-            yield f"  {r.base:>12,.1f} -> {r.current:>12,.1f}  {r.change:>+12,.1f}  {short_symbol(r.function, width)}"
+        for r, name in zip(rows, short_symbols([r.function for r in rows], width), strict=True):
+            yield f"  {r.base:>12,.1f} -> {r.current:>12,.1f}  {r.change:>+12,.1f}  {name}"

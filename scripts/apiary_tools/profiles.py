@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_FAILED, EXIT_USAGE, ToolError, markdown_table, short_symbol, shown, shown_path
+from .common import EXIT_FAILED, EXIT_USAGE, ToolError, markdown_table, short_symbols, shown, shown_path
 from .inputs import read_folded
 from .outputs import Outputs, descriptor_of, write_bytes
 from .reports import Run, RunSet
@@ -216,12 +216,13 @@ class ProfileComparison:
             return "–" if value is None else f"{value * 100:.2f}%"
 
         def name(text: str) -> str:
-            cut = shown(short_symbol(text, NAME_LIMIT))
+            cut = shown(text, NAME_LIMIT)
             return f"`{cut}`" if "`" not in cut else cut
 
-        rows = [[name(r["function"]), share(r["a_self_share"]), share(r["b_self_share"]),
-                 f"{r['change_pp']:+.2f} pp", share(r.get("a_total_share")), share(r.get("b_total_share"))]
-                for r in self.functions]
+        names = short_symbols([r["function"] for r in self.functions], NAME_LIMIT)
+        rows = [[name(n), share(r["a_self_share"]), share(r["b_self_share"]), f"{r['change_pp']:+.2f} pp",
+                 share(r.get("a_total_share")), share(r.get("b_total_share"))]
+                for r, n in zip(self.functions, names, strict=True)]
         lines = [f"Profile: the functions whose self share moved most ({self.a_label}: {self.a['samples']:,} "
                  f"samples in {self.a['runs']} runs; {self.b_label}: {self.b['samples']:,} in {self.b['runs']}; "
                  "shares of each side's own samples):", ""]

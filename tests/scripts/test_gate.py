@@ -282,3 +282,13 @@ def test_a_function_name_as_tables_show_it(name, shown):
     from apiary_tools.common import short_symbol
     assert short_symbol(name) == shown
     assert short_symbol("f" * 200, 50) == "f" * 49 + "…"
+
+
+def test_names_that_would_look_alike_keep_their_first_template_argument():
+    from apiary_tools.common import short_symbols
+    names = ["a::undo_index<a::account_object, b<c, d> >::undo(int)",
+             "a::undo_index<a::comment_object, b<c, d> >::undo(int)", "a::chain::push(int)",
+             "a::undo_index<f(int), g>::undo()", "a::undo_index<f(long), g>::undo()"]
+    assert short_symbols(names) == ["a::undo_index<a::account_object, …>::undo(…)",
+                                    "a::undo_index<a::comment_object, …>::undo(…)", "a::chain::push(…)",
+                                    "a::undo_index<f(…), …>::undo(…)", "a::undo_index<f(…), …>::undo(…)"]
