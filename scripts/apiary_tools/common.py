@@ -340,6 +340,71 @@ def one_line(message: str) -> str:
     return shown(" ".join(words), LINE_LIMIT)
 
 
+# ---- symbols for people ---------------------------------------------------------------------
+
+_ANONYMOUS = "(anonymous namespace)"
+_OPERATOR_CHARACTERS = frozenset("<>=!+-*/%^&|~[],")
+
+
+def _operator_end(text: str, i: int) -> int:
+    """Where the name of the operator at `i` (`operator()`, `operator<<=`, ...) ends."""
+    j = i + len("operator")
+    if text.startswith("()", j):
+        return j + 2
+    while j < len(text) and text[j] in _OPERATOR_CHARACTERS:
+        j += 1
+    return j
+
+
+def short_symbol(name: str, limit: int = 100, first_argument: bool = False) -> str:
+    """A C++ function's name as a table shows it: template arguments and parameter lists
+    folded to `<…>` and `(…)` (`undo_index<…>::emplace(…)`; an operator's brackets are its
+    name), then cut after `limit` characters. With first_argument, the first argument of each
+    outer template is kept, folded the same way (`undo_index<apiary::core::account_object, …>`)."""
+    text, out, depth, i = name.replace(_ANONYMOUS, "\0"), [], 0, 0
+    kept = False      # the outer bracket open is a template whose first argument is shown
+    keeping = False   # ... and that argument has not ended yet
+    while i < len(text):
+        c = text[i]
+        visible = depth == 0 or (depth == 1 and keeping)
+        if text.startswith("operator", i):
+            end = _operator_end(text, i)
+            if visible:
+                out.append(text[i:end])
+            i = end
+            continue
+        if c in "<(":
+            if depth == 0 and c == "<" and first_argument:
+                out.append(c)
+                kept = keeping = True
+            elif visible:   # folded whole, its closing bracket written now
+                out.append(c + "…" + (">" if c == "<" else ")"))
+            depth += 1
+        elif c in ">)" and depth > 0:
+            depth -= 1
+            if depth == 0 and kept:
+                out.append(c)
+                kept = keeping = False
+        elif visible:
+            if depth == 1 and c == ",":
+                out.append(", …")
+                keeping = False
+            else:
+                out.append(c)
+        i += 1
+    if depth == 0:   # brackets that do not balance: the name as it is
+        name = "".join(out).replace("\0", _ANONYMOUS)
+    return name if len(name) <= limit else name[:limit - 1] + "…"
+
+
+def short_symbols(names: Sequence[str], limit: int = 100) -> list[str]:
+    """short_symbol of each name; names that would look alike keep their first template
+    arguments (two `undo_index<…>::undo(…)` of different objects)."""
+    short = [short_symbol(n, limit) for n in names]
+    return [short_symbol(n, limit, first_argument=True) if short.count(s) > 1 else s for n, s in zip(names, short,
+                                                                                                     strict=True)]
+
+
 # ---- numbers for people ---------------------------------------------------------------------
 
 def is_share(name: str) -> bool:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import latency, metrics, stats
+from . import latency, metrics, profiles, stats
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -46,7 +46,7 @@ from .common import (
     run_main,
 )
 from .inputs import checked, read_json
-from .outputs import Outputs, write_json, write_text
+from .outputs import Outputs, make_directory, write_json, write_text
 from .reports import RunSet, input_files, load_set
 from .schemas import COUNT, NAME, NONNEG, STRING, STRING_OR_NULL, STRINGS, array, obj, problem
 
@@ -72,7 +72,8 @@ SCHEMA = obj(("kind", "version", "a", "b", "alpha", "min_effect_pct", "ci_method
              ci_method={"enum": list(stats.CI_METHODS)}, method=STRING, latency_method=STRING,
              gate=obj(("metrics",), metrics=array(STRING, minItems=1), failed={"type": "boolean"},
                       regressions=STRINGS),
-             config_differences={"type": "object"}, notes=STRINGS, metrics=array({"type": "object"}))
+             config_differences={"type": "object"}, notes=STRINGS, metrics=array({"type": "object"}),
+             profile=profiles.SCHEMA)
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -176,6 +177,7 @@ class Comparison:
     min_effect_pct: float
     ci_method: str
     gate: list[str]
+    profile: profiles.ProfileComparison | None = None   # with --profile
 
     @property
     def by_name(self) -> dict[str, MetricComparison]:
@@ -250,6 +252,7 @@ class Comparison:
                      "regressions": [r.name for r in self.regressions]},
             "notes": self.notes(),
             "metrics": [r.to_dict() for r in self.rows],
+            **({"profile": self.profile.to_dict()} if self.profile else {}),
         }
 
 
@@ -298,6 +301,39 @@ def header(cmp: Comparison) -> list[str]:
     return [HEADER[0], f"A: {cmp.a.label}", f"B: {cmp.b.label}", *HEADER[3:]]
 
 
+def unavailable_counters(rs: RunSet) -> dict[str, str]:
+    """The events a side's runs could not count (no hardware counters), with apiary's reason."""
+    for run in rs.runs:
+        events = ((run.report or {}).get("counters") or {}).get("events") or {}
+        if events:
+            return {name: e.get("reason") or "not available" for name, e in events.items() if not e.get("available")}
+    return {}
+
+
+def counters_markdown(cmp: Comparison) -> list[str]:
+    """Each thread's counts per transaction and its instructions per cycle (`apiary run
+    --counters on`), when both sides have them."""
+    by_name = cmp.by_name
+    names = metrics.per_transaction_counters(by_name)
+    if not names:
+        return []
+    rows = []
+    for name in names:
+        r = by_name[name]
+        thread, _, event = metrics.counter_parts(name) or ("", "", name)
+        rows.append([thread, event, fmt_metric(name, r.change.mean_a), fmt_metric(name, r.change.mean_b),
+                     fmt_pct(r.change.change_pct), _ci_text(r.change), _p_text(r.change),
+                     f"**{r.verdict}**" if r.significant else r.verdict])
+    lines = ["Counters per transaction (`apiary run --counters on`; each thread's own):", "",
+             markdown_table(["thread", "counter", f"A: {cmp.a.label}", f"B: {cmp.b.label}", "change", "95% CI", "p",
+                             "verdict"], rows, "llrrrrrl")]
+    missing = {**unavailable_counters(cmp.a), **unavailable_counters(cmp.b)}
+    if missing:
+        reasons = sorted(set(missing.values()))
+        lines += [f"Not counted: {', '.join(sorted(missing))} ({'; '.join(reasons)}).", ""]
+    return lines
+
+
 def machines_markdown(cmp: Comparison) -> list[str]:
     """Each machine's runs and change in the gate metrics, when the runs came from several."""
     lines = []
@@ -331,8 +367,10 @@ def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") ->
     lines.append("")
     columns = header(cmp)
     key = [r for r in cmp.rows if r.name in metrics.KEY_METRICS]
-    rest = [r for r in cmp.rows if r.name not in metrics.KEY_METRICS]
+    counters = set(metrics.per_transaction_counters(cmp.by_name))   # in a block of their own
+    rest = [r for r in cmp.rows if r.name not in metrics.KEY_METRICS and r.name not in counters]
     lines.append(markdown_table(columns, [_row(r) for r in key], ALIGN))
+    lines += counters_markdown(cmp)
     shown_rest = rest if show_all else [r for r in rest if r.significant]
     if shown_rest:
         title = "All other metrics" if show_all else "Other metrics with a significant change"
@@ -342,6 +380,8 @@ def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") ->
     elif not show_all:
         lines += [f"No other metric changed significantly ({len(rest)} more compared; `--all` lists them).", ""]
     lines += machines_markdown(cmp)
+    if cmp.profile is not None:
+        lines += cmp.profile.markdown()
     for note in cmp.notes():
         lines.append(f"> {note}  ")
     if cmp.notes():
@@ -431,7 +471,8 @@ examples:
   scripts/compare results/base.json results/new.json
   scripts/compare results/multirun-A results/multirun-B --fail-on aggregates.cycle_us.avg,us_per_tx
   scripts/compare results/multirun-A results/multirun-B --fail-on latency.inclusion.p99_us
-  scripts/compare base/aggregate.json new/aggregate.json --json cmp.json --markdown cmp.md""")
+  scripts/compare base/aggregate.json new/aggregate.json --json cmp.json --markdown cmp.md
+  scripts/compare results/multirun-A results/multirun-B --profile --out profile-diff""")
     p.add_argument("a", metavar="A", help="the baseline: a report, a multirun directory or aggregate.json")
     p.add_argument("b", metavar="B", help="the candidate, compared against A")
     p.add_argument("--alpha", type=probability, default=DEFAULT_ALPHA,
@@ -447,6 +488,15 @@ examples:
                    "those with a significant change")
     p.add_argument("--json", metavar="PATH", help="also write the comparison as JSON")
     p.add_argument("--markdown", metavar="PATH", help="also write the Markdown to a file")
+    p.add_argument("--profile", action="store_true",
+                   help="also compare the runs' profiles (`apiary run --profile`, `multirun --profile`): the "
+                        "functions whose self share moved most, each side's summed stacks (a.folded, b.folded), "
+                        "their flame graphs (a.svg, b.svg) and the differential one (profile-diff.svg), written "
+                        "into --out, else beside --json; needs inferno (scripts/install-deps.sh)")
+    p.add_argument("--out", metavar="DIR",
+                   help="with --profile: the directory of the profile's files (new or empty, unless --force)")
+    p.add_argument("--force", action="store_true",
+                   help="with --profile: write into an --out directory that has files in it")
     p.add_argument("--quiet", action="store_true", help="print nothing on stdout (use with --json/--markdown)")
     return p
 
@@ -461,9 +511,20 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError(f"--labels {args.labels}: expected two names separated by a comma")
     for label in labels or ():
         check_name("--labels", label)
+    if (args.out is not None or args.force) and not args.profile:
+        raise ToolError("--out and --force go with --profile: the profile's files are what --out holds")
+    programs = profiles.find_programs() if args.profile else {}
     plan = Outputs().read("A", input_files(args.a)).read("B", input_files(args.b))
     json_path, markdown_path = plan.file("--json", args.json), plan.file("--markdown", args.markdown)
+    profile_dir = profiles.output_dir(args.out, args.json) if args.profile else None
+    if profile_dir is not None:
+        profiles.plan(plan, profile_dir, args.out is not None, args.force)
     cmp = build([args.a], [args.b], labels, args.alpha, args.min_effect, args.ci, gate)
+    if profile_dir is not None:
+        cmp.profile, files = profiles.compare(cmp.a, cmp.b, plan, programs, profile_dir)
+        if json_path is not None:
+            cmp.profile.json_dir = profiles.relative_to(profile_dir, json_path.parent)
+        profiles.write(files, make_directory(profile_dir))
     text = to_markdown(cmp, show_all=args.all)
     if json_path:
         write_json(json_path, cmp.to_dict())

@@ -7,8 +7,11 @@ the total instruction count (event `Ir`) by the transactions processed, and fail
 candidate needs more than `threshold` (3% by default) more instructions per transaction.
 
 This module holds only the pure parts, so they can be tested on constructed input: reading
-the total of an event from a callgrind or cachegrind output file, and the decision. Running
-valgrind and the workload is the driver's job.
+the total of an event from a callgrind or cachegrind output file, the decision, and where the
+instructions moved: each function's self and inclusive count read from the two callgrind
+files (`function_costs`), per transaction, and the functions that moved most
+(`function_changes`), so that a failed gate names its cause. Running valgrind and the
+workload is the driver's job.
 
 Both output formats (valgrind's docs: "Callgrind Format Specification", and cachegrind's
 out-file format) declare the event order in an `events:` line and give the whole program's
@@ -22,7 +25,11 @@ from __future__ import annotations
 
 import math
 import os
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from .common import short_symbols
 
 DEFAULT_THRESHOLD = 0.03
 
@@ -128,3 +135,198 @@ def decide(parent_ir_per_tx: float, current_ir_per_tx: float, threshold: float =
     else:
         message = f"pass: {numbers}, within the allowed +{limit:.2f}%"
     return Verdict(passed, change, parent, current, t, message)
+
+
+# ---- where the instructions went: each function's count in a callgrind file -------------------
+#
+# A callgrind file (valgrind's "Callgrind Format Specification") gives, after `fn=NAME`, cost
+# lines of that function's own code: positions (`positions:`, one for `line`), then one count
+# per event of `events:` (trailing zeros left out; a position may be relative: `+3`, `-2`, `*`).
+# `cfn=NAME` then `calls=COUNT TARGET` announce a call, and the cost line after it is the
+# call's inclusive cost. Names may be compressed: `fn=(12) NAME` defines 12, `fn=(12)` uses it;
+# fn= and cfn= share their numbers, as fl=, fi=, fe=, cfi= and cfl= do, and ob= and cob=.
+
+# How many functions the gate names, by self and by inclusive count.
+TOP_FUNCTIONS = 10
+# Callgrind's name for code it has no symbol for.
+UNKNOWN_FUNCTION = "???"
+# A recursion level, which callgrind names apart (`rec'2`, --separate-recs), counts as its function.
+_RECURSION_LEVEL = re.compile(r"'[0-9]+$")
+_SUBPOSITION = re.compile(r"\*|[+-]?(0x[0-9a-fA-F]+|[0-9]+)")
+_COMPRESSED = re.compile(r"\(([0-9]+)\)(?: (.*))?")
+_LINE = re.compile(r"([a-z]+)([=:])(.*)")
+_NAMESPACES = {"fn": "fn", "cfn": "fn", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl",
+               "ob": "ob", "cob": "ob"}
+
+
+@dataclass
+class FunctionCost:
+    """One function's count of an event: its own code (`own`, callgrind's self) and with
+    everything it calls (`inclusive`)."""
+    own: int = 0
+    inclusive: int = 0
+
+
+class _CallgrindReader:
+    """One pass over a callgrind file, keeping every function's own and call costs."""
+
+    def __init__(self, path: str | os.PathLike, event: str):
+        self.path, self.event = path, event
+        self.names: dict[str, dict[int, str]] = {"fn": {}, "fl": {}, "ob": {}}
+        self.index: int | None = None     # the event's place among a cost line's counts
+        self.positions = 1
+        self.function = UNKNOWN_FUNCTION
+        self.callee: str | None = None
+        self.in_call = False              # the next cost line is a call's inclusive cost
+        self.own: dict[str, int] = {}
+        self.called: dict[str, int] = {}  # what each function's calls to others cost
+        self.totals: list[int] = []
+
+    def error(self, number: int, why: str) -> ParseError:
+        return ParseError(f"{self.path}:{number}: {why}")
+
+    def name(self, kind: str, value: str, number: int) -> str:
+        space = self.names[_NAMESPACES[kind]]
+        compressed = _COMPRESSED.fullmatch(value)
+        if compressed is None:
+            name = value
+        elif compressed.group(2) is not None:
+            name = space[int(compressed.group(1))] = compressed.group(2)
+        elif (known := space.get(int(compressed.group(1)))) is not None:
+            name = known
+        else:
+            raise self.error(number, f"{kind}=({compressed.group(1)}) names a number never given a name")
+        return _RECURSION_LEVEL.sub("", name) if space is self.names["fn"] else name
+
+    def header(self, key: str, value: str, number: int) -> None:
+        if key == "events":
+            events = value.split()
+            if self.event not in events:
+                raise self.error(number, f"event {self.event} was not collected (events: {' '.join(events)})")
+            self.index = events.index(self.event)
+        elif key == "positions":
+            self.positions = max(1, len(value.split()))
+        elif key == "totals":
+            counts = value.split()
+            if not all(c.isdigit() for c in counts):
+                raise self.error(number, f"totals: expected whole numbers, got {value.strip()!r}")
+            self.totals.append(int(counts[self.index]) if self.index is not None and self.index < len(counts)
+                               else 0)
+
+    def specification(self, key: str, value: str, number: int) -> None:
+        if key == "calls":
+            if not value.split() or not value.split()[0].isdigit():
+                raise self.error(number, f"calls={value.strip()!r}: expected a call count and a position")
+            self.in_call = True
+        elif key == "fn":
+            self.function, self.callee = self.name(key, value, number), None
+        elif key == "cfn":
+            self.callee = self.name(key, value, number)
+        elif key in _NAMESPACES:
+            self.name(key, value, number)   # a file's or an object's name, kept for its number
+        # jump=, jcnd= and keys of later formats carry no cost of their own
+
+    def cost(self, line: str, number: int) -> None:
+        tokens = line.split()
+        if self.index is None:
+            raise self.error(number, "a cost line before the `events:` line")
+        if len(tokens) < self.positions or not all(_SUBPOSITION.fullmatch(t) for t in tokens[:self.positions]) \
+                or not all(t.isdigit() for t in tokens[self.positions:]):
+            raise self.error(number, f"not a cost line: {line.strip()[:80]!r}")
+        counts = tokens[self.positions:]
+        value = int(counts[self.index]) if self.index < len(counts) else 0
+        if self.in_call:
+            self.in_call = False
+            if (self.callee or self.function) != self.function:   # a recursive call is counted already
+                self.called[self.function] = self.called.get(self.function, 0) + value
+        else:
+            self.own[self.function] = self.own.get(self.function, 0) + value
+
+    def read(self) -> dict[str, FunctionCost]:
+        with open(self.path, encoding="utf-8", errors="replace") as f:
+            for number, raw in enumerate(f, 1):
+                line = raw.rstrip("\n")
+                if not line.strip() or line.startswith("#"):
+                    continue
+                keyed = _LINE.match(line)
+                if keyed is None:
+                    self.cost(line, number)
+                elif keyed.group(2) == ":":
+                    self.header(keyed.group(1), keyed.group(3), number)
+                else:
+                    self.specification(keyed.group(1), keyed.group(3).strip(), number)
+        if self.index is None:
+            raise ParseError(f"{self.path}: no `events:` line; not callgrind output")
+        if self.in_call:
+            raise ParseError(f"{self.path}: ends after a `calls=` line, without its cost; the file is cut short")
+        own_total = sum(self.own.values())
+        if self.totals and own_total != sum(self.totals):
+            raise ParseError(f"{self.path}: the functions' {self.event} add up to {own_total:,}, its `totals:` say "
+                             f"{sum(self.totals):,}; the file is damaged or cut short")
+        return {name: FunctionCost(self.own.get(name, 0), self.own.get(name, 0) + self.called.get(name, 0))
+                for name in self.own.keys() | self.called.keys()}
+
+
+def function_costs(path: str | os.PathLike, event: str = "Ir") -> dict[str, FunctionCost]:
+    """Every function's own and inclusive count of `event` in a callgrind output file, all its
+    parts added up. A recursive call is not added to its function's inclusive count again, and
+    a function's recursion levels (`rec'2`) are the function; through a cycle of functions
+    (f calls g calls f) an inclusive count counts the cycle's calls twice, as callgrind_annotate's
+    does."""
+    return _CallgrindReader(path, event).read()
+
+
+@dataclass(frozen=True)
+class FunctionChange:
+    """One function's count per transaction, in the base and in the current build."""
+    function: str
+    base: float
+    current: float
+
+    @property
+    def change(self) -> float:
+        return self.current - self.base
+
+    def to_dict(self) -> dict:
+        return {"function": self.function, "base_per_tx": self.base, "current_per_tx": self.current,
+                "change_per_tx": self.change,
+                "change_pct": (self.current / self.base - 1) * 100 if self.base else None}
+
+
+def _moved(base: dict[str, float], current: dict[str, float], top: int) -> list[FunctionChange]:
+    rows = [FunctionChange(name, base.get(name, 0.0), current.get(name, 0.0)) for name in base.keys() | current.keys()]
+    rows = [r for r in rows if r.change != 0]
+    # Of equal changes (a chain of callers passes one on), the deepest first: the smallest count.
+    return sorted(rows, key=lambda r: (-abs(r.change), r.base + r.current, r.function))[:top]
+
+
+def function_changes(base: dict[str, FunctionCost], current: dict[str, FunctionCost], base_transactions: int,
+                     current_transactions: int, top: int = TOP_FUNCTIONS) -> dict[str, list[FunctionChange]]:
+    """The `top` functions whose own (`self`) and whose inclusive count per transaction moved
+    most between the base and the current build, largest absolute change first (of equal
+    changes, the function with the smaller count: the callee before its callers); a function
+    only one side has counts 0 on the other, and one that owns no count on either side (a
+    caller of the measured code) is left out."""
+    b_tx = _positive("base transactions", base_transactions)
+    c_tx = _positive("current transactions", current_transactions)
+    # Callers of the measured code (main, with --toggle-collect) own nothing counted: each would
+    # repeat the measured function's inclusive change.
+    counted = {name for costs in (base, current) for name, c in costs.items() if c.own}
+
+    def per_tx(costs: dict[str, FunctionCost], transactions: float, kind: str) -> dict[str, float]:
+        return {name: (c.own if kind == "self" else c.inclusive) / transactions for name, c in costs.items()
+                if name in counted}
+
+    return {kind: _moved(per_tx(base, b_tx, kind), per_tx(current, c_tx, kind), top) for kind in ("self", "inclusive")}
+
+
+def changes_text(changes: dict[str, list[FunctionChange]], width: int = 100) -> Iterable[str]:
+    """The function changes as the gate prints them: one table per kind, one function a line,
+    its name without template arguments and parameters (--json keeps them)."""
+    words = {"self": "own instructions (self)", "inclusive": "instructions with their callees (inclusive)"}
+    for kind, rows in changes.items():
+        if not rows:
+            continue
+        yield f"functions whose {words[kind]} per transaction moved most (base -> current, change):"
+        for r, name in zip(rows, short_symbols([r.function for r in rows], width), strict=True):
+            yield f"  {r.base:>12,.1f} -> {r.current:>12,.1f}  {r.change:>+12,.1f}  {name}"

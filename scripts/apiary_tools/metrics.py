@@ -9,6 +9,13 @@ keyed by their `name` or `kind` field so a metric keeps its name when a list cha
 `us_per_tx`, the average cycle divided by the average transactions per block, the cost of
 one transaction through the whole cycle and the number to compare across block sizes.
 
+The `counters` section (`apiary run --counters on`) gives each thread's counts per block and
+per transaction, and its instructions per cycle; they are named by the thread, whose place in
+the report's list may change: `counters.writer.per_transaction.task_clock_ns`,
+`counters.producer-0.per_block.page_faults`, `counters.writer.ipc`. A count the machine could
+not take (null: no hardware counters) is no metric. The window's totals grow with the run's
+length and are left out, as is the `profile` section (profiles.py compares profiles).
+
 The `latency` section is not flattened: a run's percentiles averaged over runs are not the
 percentiles of the runs' transactions. Its histograms are merged instead (latency.py), and
 the pooled percentiles are named here like metrics, `latency.<stage>.<p>_us`, so that tables
@@ -22,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-SKIPPED_SECTIONS = frozenset({"config", "context", "blocks", "latency"})
+SKIPPED_SECTIONS = frozenset({"config", "context", "blocks", "latency", "counters", "profile"})
 # Numbers that identify rather than measure: averaging a block number says nothing.
 IDENTIFIER_LEAVES = frozenset({"schema_version", "min_block", "max_block"})
 LIST_KEYS = ("name", "kind")
@@ -72,6 +79,9 @@ SHORT_NAMES = {
 def label(name: str) -> str:
     """A reader's name for a key metric, with the dotted name for the rest."""
     short = SHORT_NAMES.get(name)
+    if short is None and (parts := counter_parts(name)):
+        thread, kind, event = parts
+        short = f"{thread}: {event}" + ("" if kind == "ipc" else " " + kind.replace("_", " "))
     return f"{short} `{name}`" if short else f"`{name}`"
 
 
@@ -96,6 +106,56 @@ def _flatten(value: Any, prefix: str, out: dict[str, float]) -> None:
         out[prefix] = float(value)
 
 
+# ---- counters ---------------------------------------------------------------------------------
+
+# The counters' figures that are metrics, and the events in the order apiary lists them.
+COUNTER_KINDS = ("per_transaction", "per_block")
+COUNTER_EVENTS = ("task_clock_ns", "context_switches", "cpu_migrations", "page_faults", "instructions", "cycles",
+                  "cache_references", "cache_misses", "branch_misses", "llc_misses")
+_COUNTER_NAME = re.compile(r"^counters\.([^.]+)\.(?:(per_transaction|per_block)\.([^.]+)|(ipc))$")
+
+
+def _counters(section: Any, out: dict[str, float]) -> None:
+    if not isinstance(section, dict) or not isinstance(section.get("threads"), list):
+        return
+    for thread in section["threads"]:
+        name = thread.get("name") if isinstance(thread, dict) else None
+        if not isinstance(name, str):
+            continue
+        for kind in COUNTER_KINDS:
+            counts = thread.get(kind)
+            for event, value in (counts.items() if isinstance(counts, dict) else ()):
+                if _is_number(value):
+                    out[f"counters.{name}.{kind}.{event}"] = float(value)
+        if _is_number(thread.get("ipc")):
+            out[f"counters.{name}.ipc"] = float(thread["ipc"])
+
+
+def counter_parts(name: str) -> tuple[str, str, str] | None:
+    """(thread, kind, event) of a counter metric: ("writer", "per_transaction", "cycles"), or
+    (thread, "ipc", "ipc"); None for any other metric."""
+    m = _COUNTER_NAME.match(name)
+    if m is None:
+        return None
+    return (m.group(1), "ipc", "ipc") if m.group(4) else (m.group(1), m.group(2), m.group(3))
+
+
+def counter_order(name: str) -> tuple:
+    """The order counter tables list their rows in: the writer, the producers by number, the
+    main thread, the others; within a thread the events in apiary's order, then ipc."""
+    thread, _, event = counter_parts(name) or ("", "", name)
+    producer = re.fullmatch(r"producer-([0-9]+)", thread)
+    rank = (0, 0) if thread == "writer" else (1, int(producer.group(1))) if producer else \
+        (2, 0) if thread == "main" else (3, 0)
+    place = COUNTER_EVENTS.index(event) if event in COUNTER_EVENTS else len(COUNTER_EVENTS) + (event == "ipc")
+    return rank, thread, place, event
+
+
+def per_transaction_counters(names) -> list[str]:
+    """The counters per transaction and the ipc among `names`, in counter_order."""
+    return sorted((n for n in names if (parts := counter_parts(n)) and parts[1] != "per_block"), key=counter_order)
+
+
 def flatten(report: dict[str, Any]) -> dict[str, float]:
     """Every scalar metric of one report, with `us_per_tx` derived."""
     out: dict[str, float] = {}
@@ -103,6 +163,7 @@ def flatten(report: dict[str, Any]) -> dict[str, float]:
         if key in SKIPPED_SECTIONS or key in IDENTIFIER_LEAVES:
             continue
         _flatten(value, key, out)
+    _counters(report.get("counters"), out)
     cycle = out.get("aggregates.cycle_us.avg")
     per_block = out.get("aggregates.transactions_per_block.avg")
     if cycle is not None and per_block:
@@ -135,6 +196,7 @@ RATE = Direction(HIGHER, "faster", "slower")
 COST = Direction(LOWER, "better", "worse")
 COUNT_BAD = Direction(LOWER, "fewer", "more")
 MEMORY = Direction(LOWER, "smaller", "larger")
+INSTRUCTIONS_PER_CYCLE = Direction(HIGHER, "better", "worse")
 
 # The direction table: the first pattern that matches the dotted name decides. Metrics that
 # match none (totals that grow with run length, shares that only redistribute time, counts of
@@ -158,6 +220,8 @@ DIRECTIONS: tuple[tuple[str, Direction], ...] = (
     (r"^rejections\.", COUNT_BAD),
     (r"^ledger\.dropped$", COUNT_BAD),
     (r"^peak_rss_bytes$", MEMORY),
+    (r"^counters\.[^.]+\.ipc$", INSTRUCTIONS_PER_CYCLE),
+    (r"^counters\.[^.]+\.(per_transaction|per_block)\.", COST),
 )
 _COMPILED = tuple((re.compile(p), d) for p, d in DIRECTIONS)
 

@@ -18,7 +18,10 @@ its own (stats.compare).
 Output directory (default results/multirun-<UTC time>/): run-001.json … (the reports),
 run-001.out … (apiary's summary; its log is run-001.log), aggregate.json (every run's value of every metric and the
 statistics), summary.md. An A/B run puts each side in its own subdirectory and adds
-comparison.md and comparison.json.
+comparison.md and comparison.json. With --profile every run is profiled into run-001.profile/
+beside its report (`apiary run --profile`, given the absolute path), and an A/B's profiles are
+compared beside the comparison (profiles.py): profile-diff.svg, a.svg, b.svg, a.folded,
+b.folded, and the functions that moved in comparison.md and .json.
 
 Exit status: 0 all runs completed; 1 a run failed (its log is named; the aggregate of the
 runs that completed is still written); 2 bad usage (also when apiary rejects the arguments);
@@ -35,8 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from . import compare as compare_mod
-from . import fleet, latency, metrics, stats
+from . import fleet, latency, metrics, profiles, stats
 from .common import (
+    EXIT_FAILED,
     EXIT_OK,
     REPO_ROOT,
     STOP,
@@ -147,6 +151,22 @@ def latency_markdown(agg: dict[str, Any]) -> list[str]:
             markdown_table(header, rows)]
 
 
+def counters_markdown(agg: dict[str, Any]) -> list[str]:
+    """Each thread's counts per transaction and its instructions per cycle over the runs
+    (`apiary run --counters on`), or nothing."""
+    names = metrics.per_transaction_counters(agg["metrics"])
+    if not names:
+        return []
+    rows = []
+    for name in names:
+        e = agg["metrics"][name]
+        thread, _, event = metrics.counter_parts(name) or ("", "", name)
+        rows.append([thread, event, fmt_metric(name, e["mean"]), _ci(e, name), fmt_metric(name, e["min"]),
+                     fmt_metric(name, e["max"]), str(e.get("n", len(e["values"])))])
+    return ["Counters per transaction (`apiary run --counters on`; each thread's own):", "",
+            markdown_table(["thread", "counter", "mean", "95% CI", "min", "max", "runs"], rows, "llrrrrr")]
+
+
 def summary_markdown(agg: dict[str, Any], show_all: bool = True, heading: str = "##") -> str:
     """Key metrics first (cycle, per transaction, throughput, writer shares, CPU), then the rest."""
     ctx, cfg = agg.get("context", {}), agg.get("config", {})
@@ -173,8 +193,10 @@ def summary_markdown(agg: dict[str, Any], show_all: bool = True, heading: str = 
     key = [n for n in names if n in metrics.KEY_METRICS]
     lines.append(markdown_table(header, [row(n) for n in key]))
     lines += latency_markdown(agg)
+    lines += counters_markdown(agg)
     if show_all:
-        rest = [n for n in names if n not in metrics.KEY_METRICS]
+        counters = set(metrics.per_transaction_counters(names))
+        rest = [n for n in names if n not in metrics.KEY_METRICS and n not in counters]
         lines += ["<details><summary>All other metrics</summary>", "",
                   markdown_table(header, [row(n) for n in rest]), "</details>", ""]
     return "\n".join(lines)
@@ -200,14 +222,21 @@ def set_from_results(label: str, results: Sequence[RunResult]) -> RunSet | None:
 
 # ---- running ---------------------------------------------------------------------------------
 
+def profile_dir(report_path: Path) -> Path:
+    """Where a run's profile goes with --profile: beside its report, run-001.profile/, named
+    absolutely so that the report's profile.dir is found wherever the reader stands."""
+    return Path(os.path.abspath(report_path.with_suffix(".profile")))
+
+
 def plan_runs(prefix: list[str], sides: list[tuple[str, list[str]]], runs: int, out: Path,
-              nested: bool) -> list[PlannedRun]:
+              nested: bool, profile: bool = False) -> list[PlannedRun]:
     """Interleaves the sides: run 1 of every side, then run 2 of every side, and so on."""
     plan = []
     for i in range(1, runs + 1):
         for label, args in sides:
-            directory = out / label if nested else out
-            plan.append(PlannedRun(label, i, prefix + with_progress_off(args), directory / f"run-{i:03d}.json"))
+            report = (out / label if nested else out) / f"run-{i:03d}.json"
+            own = ["--profile", str(profile_dir(report))] if profile else []
+            plan.append(PlannedRun(label, i, prefix + with_progress_off(args) + own, report))
     return plan
 
 
@@ -232,7 +261,9 @@ with --cluster every worker (one a machine) runs the whole plan, and the A/B com
 each machine's runs with its own: see docs/fleet.md.
 
 output: DIR/run-NNN.json, .out (what it printed) and .log (its log) per run, DIR/aggregate.json,
-DIR/summary.md; with --a/--b each side in DIR/<label>/ and the comparison in DIR/comparison.md and .json.
+DIR/summary.md; with --a/--b each side in DIR/<label>/ and the comparison in DIR/comparison.md and .json;
+with --profile each run's profile in run-NNN.profile/ and, for an A/B, DIR/profile-diff.svg, a.svg,
+b.svg, a.folded and b.folded.
 progress goes to stderr; the summary (or the comparison) to stdout.
 exit status: 0 all runs completed, 1 a run failed, 2 bad usage, 130/143 interrupted (the
 completed runs are still aggregated). The A/B comparison's verdict does not change it: for a
@@ -265,6 +296,10 @@ gate, run `scripts/compare` on the two directories.""")
     p.add_argument("--min-effect", type=compare_mod.percent, default=compare_mod.DEFAULT_MIN_EFFECT_PCT,
                    metavar="PCT",
                    help="smallest change in percent the A/B comparison calls significant (default: %(default)s)")
+    p.add_argument("--profile", action="store_true",
+                   help="profile every run (`apiary run --profile DIR`, DIR the run's run-NNN.profile/ beside its "
+                        "report) and keep the profiles; with --a/--b also compare them: the functions whose self "
+                        "share moved most, a.folded, b.folded, a.svg, b.svg and profile-diff.svg (needs inferno)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     fleet.add_options(p)
     return p
@@ -335,12 +370,18 @@ def _main(argv: Sequence[str]) -> int:
     for a in common + side_a + side_b:
         if a == "--report" or a.startswith("--report="):
             raise ToolError("--report: multirun names every run's report itself (see --out)")
+        if a == "--profile" or a.startswith("--profile="):
+            raise ToolError("--profile: give it to multirun, which names every run's profile directory itself")
+    if args.profile and args.cluster:
+        raise ToolError("--profile runs on this machine only: a worker's profiles would stay on the worker")
+    programs = profiles.find_programs() if args.profile and args.a is not None else {}
     if args.config:
         check_file("--config", args.config, "a config file")
         common = ["--config", args.config] + common
     plan = Outputs().read("--config", [args.config] if args.config else [])
     out = plan.directory("--out", Path(args.out) if args.out else _default_out(), args.force,
-                         (AGGREGATE_NAME, SUMMARY_NAME, "comparison.md", "comparison.json"))
+                         (AGGREGATE_NAME, SUMMARY_NAME, "comparison.md", "comparison.json",
+                          *(profiles.FILES.values() if programs else ())))
     prefix = apiary_command(None if args.command else check_apiary(args.apiary or default_apiary()),
                             args.command)
     ab = args.a is not None
@@ -354,15 +395,16 @@ def _main(argv: Sequence[str]) -> int:
     backend = fleet.ClusterBackend.from_args(args)
     try:
         with STOP.keeping():   # the runs that complete are aggregated, whatever signal comes
-            return _run(args, prefix, sides, ab, out, backend)
+            return _run(args, prefix, sides, ab, out, backend, programs)
     finally:
         if backend is not None:
             backend.close()
 
 
-def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, out: Path, backend) -> int:
+def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, out: Path, backend,
+         programs: dict[str, str]) -> int:
     make_directory(out)
-    plan = plan_runs(prefix, sides, args.runs, out, nested=ab)
+    plan = plan_runs(prefix, sides, args.runs, out, nested=ab, profile=args.profile)
     progress = Progress("multirun", plan, quiet=args.quiet)
     per_machine = " a machine" if backend is not None else ""
     progress.say(f"{len(plan)} runs{per_machine} into {out} (load average {' '.join(map(str, load_avg()))})")
@@ -380,8 +422,11 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
         write_set(rs, out / label if ab else out, extra)
         sets[label] = rs
 
+    profile_failed = None
     if ab and len(sets) == 2:
         cmp = compare_mod.from_sets(sets[args.a_label], sets[args.b_label], args.alpha, args.min_effect)
+        if programs:
+            profile_failed = compare_profiles(cmp, out, programs, progress)
         text = compare_mod.to_markdown(cmp)
         write_text(out / "comparison.md", text)
         write_json(out / "comparison.json", cmp.to_dict())
@@ -392,7 +437,24 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
     where = f" ({fleet.hosts_line(done)})" if backend is not None else ""
     progress.say(f"{len(done)}/{len(plan) * (len(backend.workers) if backend else 1)} runs completed{where} in {out}")
     outcome.raise_failure()
+    if profile_failed is not None and outcome.stopped_by is None:
+        raise ToolError(f"the profiles were not compared: {profile_failed}", EXIT_FAILED)
     return outcome.exit_code
+
+
+def compare_profiles(cmp: compare_mod.Comparison, out: Path, programs: dict[str, str],
+                     progress: Progress) -> ToolError | None:
+    """The A/B's profiles compared into `out`, beside comparison.json; what went wrong, if
+    anything (the comparison of the metrics is written all the same)."""
+    try:
+        cmp.profile, files = profiles.compare(cmp.a, cmp.b, Outputs(), programs, out)
+        cmp.profile.json_dir = "."
+        profiles.write(files, out)
+    except ToolError as e:
+        progress.say(f"the profiles were not compared: {e}")
+        cmp.profile = None
+        return e
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

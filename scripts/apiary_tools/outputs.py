@@ -215,8 +215,15 @@ class Outputs:
         self.outputs: list[Named] = []
 
     def read(self, option: str, paths: Iterable[str | os.PathLike]) -> Outputs:
+        """Adds inputs; one found only after some outputs were checked (a profile a report
+        names) is checked against them."""
         for p in paths:
-            self.inputs.append(Named(option, os.fspath(p), identify(p)))
+            me = Named(option, os.fspath(p), identify(p))
+            for out in self.outputs:
+                if me.identity.same(out.identity) and not me.identity.device:
+                    raise ToolError(f"{out.option} {shown_path(out.path)}: the same file as {option}, an input "
+                                    f"({shown_path(me.path)}); an output never replaces what the tool reads")
+            self.inputs.append(me)
         return self
 
     def _distinct(self, option: str, path: str) -> None:

@@ -13,7 +13,10 @@ Steps, each printed as it goes:
    A base that does not build, one without a replay mode (older than the gate) and a replay
    that fails fail the gate: it never passes because it could not measure.
 3. The verdict (gate.decide): fail when this commit needs more than the threshold (3%)
-   more instructions per transaction than its parent.
+   more instructions per transaction than its parent. Where they moved is read from the two
+   callgrind files (gate.function_costs): the functions whose own (self) and whose inclusive
+   instructions per transaction changed most, kept in --json always and printed when the gate
+   fails, so that a red CI job names its cause.
 4. For information only, a short interleaved wall-time comparison of the full cycle
    (smoke-sized `apiary run`s, A B A B ...): shared CI machines are too noisy to gate on it.
 
@@ -33,7 +36,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import gate
-from .common import EXIT_FAILED, EXIT_OK, REPO_ROOT, Parser, ToolError, finite_number, run_main, whole_number
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    REPO_ROOT,
+    Parser,
+    ToolError,
+    finite_number,
+    run_main,
+    short_symbol,
+    whole_number,
+)
 from .inputs import checked, read_json
 from .metrics import flatten
 from .outputs import Outputs, check_directory, make_directory, write_json
@@ -119,8 +132,8 @@ def count_replay(name: str, binary: Path, workload: Path, work: Path, replay_arg
     result = checked(read_json(report), str(report), lambda d: problem(REPLAY, d), EXIT_FAILED)["result"]
     if ir == 0:
         raise ToolError(f"{name}: callgrind counted nothing in {MEASURED_FUNCTION}", EXIT_FAILED)
-    side = {"binary": str(binary), "instructions": ir, "transactions": result["transactions"],
-            "accepted": result["accepted"], "blocks": result["blocks"],
+    side = {"binary": str(binary), "callgrind": str(out), "instructions": ir,
+            "transactions": result["transactions"], "accepted": result["accepted"], "blocks": result["blocks"],
             "ir_per_tx": gate.ir_per_tx(ir, result["transactions"]),
             "state_digest": result["state_digest"], "seconds": round(time.monotonic() - t0, 1)}
     say(f"{name}: {ir:,} instructions for {result['transactions']:,} transactions "
@@ -263,13 +276,39 @@ def _gate(args, result: dict) -> int:
     verdict = gate.decide(sides["base"]["ir_per_tx"], sides["current"]["ir_per_tx"], args.threshold / 100)
     result["verdict"] = verdict.to_dict()
     result["status"] = "passed" if verdict.passed else "failed"
+    changes = where_it_moved(sides, result)
     if args.wall_runs > 0:
         result["wall_time"] = wall_comparison(base, args.apiary, args.work, args.wall_runs)
     if not verdict.passed:
-        result["reason"] = verdict.message
-        raise ToolError(verdict.message, EXIT_FAILED)
+        for line in gate.changes_text(changes or {}):
+            log(line)
+        message = verdict.message
+        if changes and changes["self"] and changes["inclusive"]:
+            own, inclusive = changes["self"][0], changes["inclusive"][0]
+            message += (f"; moved most per transaction: {short_symbol(own.function, 80)} ({own.change:+,.1f} own), "
+                        f"{short_symbol(inclusive.function, 80)} ({inclusive.change:+,.1f} with its callees)")
+        result["reason"] = message
+        raise ToolError(message, EXIT_FAILED)
     log(verdict.message)
     return EXIT_OK
+
+
+def where_it_moved(sides: dict, result: dict) -> dict[str, list[gate.FunctionChange]] | None:
+    """The functions whose instructions per transaction moved most, from the two sides'
+    callgrind files, into `result["functions"]`; None (said, and kept in the result) when a file
+    cannot be read: the verdict stands on the totals either way."""
+    if not all(side.get("callgrind") for side in sides.values()):
+        return None
+    try:
+        costs = {name: gate.function_costs(side["callgrind"]) for name, side in sides.items()}
+    except (OSError, gate.ParseError) as e:
+        result["functions_error"] = str(e)
+        log(f"note: where the instructions moved is not known: {e}")
+        return None
+    changes = gate.function_changes(costs["base"], costs["current"], sides["base"]["transactions"],
+                                    sides["current"]["transactions"])
+    result["functions"] = {kind: [r.to_dict() for r in rows] for kind, rows in changes.items()}
+    return changes
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,8 +4,12 @@ It takes a run report (`apiary run --report`), a multirun directory (one set, or
 its comparison), a sweep, a ladder or a soak directory, and writes one HTML file with
 everything inside it: the tool's own tables (the Markdown it writes, rendered), the per-block
 cycle timeline, the latency distribution when the reports have latency histograms (schema 2),
-and the A/B verdicts. The figures are the ones `scripts/plot`, the ladder and the soak draw,
-embedded as PNG; the page loads nothing from anywhere and runs no script.
+the A/B verdicts, the counters per transaction (`apiary run --counters on`) and the flame
+graphs of profiled runs: a run's own, and for an A/B compared with --profile each side's and
+the differential one. The figures are the ones `scripts/plot`, the ladder and the soak draw,
+embedded as PNG, and inferno's flame graphs, embedded as SVG images (an image runs none of
+their script: the interactive files are beside the comparison); the page loads nothing from
+anywhere and runs no script.
 
 Exit status: 0 written, 2 bad input.
 """
@@ -25,9 +29,9 @@ from typing import Any
 
 import markdown as markdown_lib
 
-from . import compare, ladder, latency, multirun, plot, soak, sweep
-from .common import EXIT_OK, Parser, ToolError, run_main
-from .inputs import read_json
+from . import compare, ladder, latency, multirun, plot, profiles, soak, sweep
+from .common import EXIT_OK, Parser, ToolError, is_name, run_main
+from .inputs import read_bytes, read_json
 from .outputs import Outputs, write_text
 from .reports import AGGREGATE_NAME, RunSet, is_aggregate, is_report, load_set
 
@@ -45,6 +49,10 @@ code { font-size: 0.85em; color: #555; } blockquote { color: #555; margin-left: 
 figure { margin: 1rem 0; } figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { color: #666; font-size: 0.85rem; }
 """
+
+
+# The largest flame graph a page embeds (inferno's of a long profile is a few MB).
+MAX_SVG_BYTES = 64 << 20
 
 
 @dataclass
@@ -70,6 +78,20 @@ class Page:
         for data in images:
             self.parts.append(f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
                               f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+
+    def svg(self, path: Path, caption: str) -> None:
+        """Embeds an SVG file (a flame graph) as an image, or says why it cannot."""
+        try:
+            data = read_bytes(path, "an SVG image", MAX_SVG_BYTES)
+        except ToolError as e:
+            self.parts.append(f"<p>{html.escape(caption)}: not shown ({html.escape(str(e))})</p>")
+            return
+        if b"<svg" not in data[:4096]:
+            self.parts.append(f"<p>{html.escape(caption)}: not shown ({html.escape(path.name)} is not SVG)</p>")
+            return
+        encoded = base64.b64encode(data).decode("ascii")
+        self.parts.append(f'<figure><img alt="{html.escape(caption)}" src="data:image/svg+xml;base64,{encoded}">'
+                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
     def render(self) -> str:
         created = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -100,6 +122,40 @@ def latency_part(page: Page, sets: Sequence[tuple[str, RunSet]]) -> None:
                     "percentile distribution of each stage, the runs' histograms merged")
 
 
+def run_flame_graph(page: Page, rs: RunSet) -> None:
+    """The flame graph `apiary run --profile` drew of one run (the set's representative one)."""
+    profiled = [run for run in rs.runs if run.report and run.report.get("profile")]
+    if not profiled:
+        return
+    run = plot.representative(rs) if len(profiled) == len(rs.runs) else profiled[0]
+    page.heading("Profile")
+    try:
+        directory = profiles.profile_dir(run)
+    except ToolError as e:
+        page.parts.append(f"<p>not shown: {html.escape(str(e))}</p>")
+        return
+    page.svg(directory / "flamegraph.svg", f"{Path(run.path or '?').stem}: where the measured window's samples "
+             "went, all threads (apiary run --profile)")
+
+
+def ab_flame_graphs(page: Page, directory: Path, saved: dict[str, Any]) -> None:
+    """The flame graphs `compare --profile` (or `multirun --profile`) wrote beside the comparison."""
+    profile = saved.get("profile")
+    if not profile:
+        return
+    page.heading("Profiles: B against A")
+    given = profile.get("dir", ".")
+    if given != "." and not all(is_name(part) for part in given.split("/")):   # as every path a tool file names
+        page.parts.append(f"<p>The flame graphs are in {html.escape(given)}, outside the comparison's directory: "
+                          "not embedded.</p>")
+        return
+    where, files = directory / given, profile["files"]
+    page.svg(where / files["diff_svg"], f"{saved['b']['label']} against {saved['a']['label']}: widths from B's "
+             "samples; red where B has more of them than A, blue where fewer")
+    for side in ("a", "b"):
+        page.svg(where / files[f"{side}_svg"], f"{side.upper()}: {saved[side]['label']}, its runs' samples summed")
+
+
 def run_series(rs: RunSet, limit: int = plot.MAX_PANELS) -> list[tuple[str, dict[str, Any]]]:
     return [(Path(r.path or "?").stem, r.report) for r in rs.runs if r.report][:limit]
 
@@ -116,6 +172,7 @@ def build_run(path: Path) -> Page:
     timeline(page, run_series(rs))
     page.figure(lambda p: plot.cycle_histogram(run_series(rs), p), "distribution of the full block cycle")
     latency_part(page, [(rs.label, rs)])
+    run_flame_graph(page, rs)
     return page
 
 
@@ -126,6 +183,7 @@ def build_multirun(directory: Path) -> Page:
     page.markdown(multirun.summary_markdown(multirun.aggregate(rs), show_all=False, heading="###"))
     timeline(page, run_series(rs))
     latency_part(page, [(rs.label, rs)])
+    run_flame_graph(page, rs)
     return page
 
 
@@ -134,6 +192,8 @@ def build_ab(directory: Path) -> Page:
     labels = [saved["a"]["label"], saved["b"]["label"]]
     cmp = compare.build([str(directory / labels[0])], [str(directory / labels[1])], labels, saved["alpha"],
                         saved["min_effect_pct"], saved["ci_method"], saved["gate"]["metrics"])
+    if saved.get("profile"):
+        cmp.profile = profiles.ProfileComparison.from_dict(saved["profile"], labels[0], labels[1])
     page = Page(f"apiary A/B: {labels[1]} against {labels[0]}", f"{directory}; {cmp.a.n} and {cmp.b.n} runs")
     page.heading("Verdicts")
     page.markdown(compare.to_markdown(cmp, heading="###"))
@@ -143,6 +203,7 @@ def build_ab(directory: Path) -> Page:
     shown = [(rs.label, plot.representative(rs)) for rs in (cmp.a, cmp.b)]
     timeline(page, [(f"{label}: {Path(run.path or '?').stem}", run.full_report()) for label, run in shown])
     latency_part(page, [(cmp.a.label, cmp.a), (cmp.b.label, cmp.b)])
+    ab_flame_graphs(page, directory, saved)
     return page
 
 

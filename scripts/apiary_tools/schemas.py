@@ -9,7 +9,9 @@
   keep their arithmetic finite and their memory small: a latency histogram of at most
   MAX_BINS bins, a stage of at most MAX_TRANSACTIONS transactions. The blocks, a million in
   a long soak, are checked by a loop of their own, from the same schema (`_block_checks`):
-  jsonschema takes 0.2 ms a block; the latency histograms' bins too (`stage_problem`).
+  jsonschema takes 0.2 ms a block; the latency histograms' bins too (`stage_problem`). The
+  sections of `apiary run --counters` and `--profile` are checked by the tools' own schemas
+  (COUNTERS, PROFILE), by what the tools read of them.
 - The tools' own files (an aggregate, a comparison, a sweep, a ladder, a soak, an interval
   log's records) have their schemas beside the code that writes them, built from the pieces
   here; `problem(schema, data)` checks any of them.
@@ -131,6 +133,28 @@ REPORT_NEEDS = {
 }
 
 
+# The sections `apiary run --counters on` and `--profile DIR` add, as the tools read them. The
+# tools check them themselves: the report's schema may not have them yet. A thread's and an
+# event's name become parts of a metric's name (`counters.writer.per_transaction.cycles`), so
+# they are words: letters, digits, `_` and `-`, at most 64 characters.
+MAX_THREADS = 4096
+MAX_EVENTS = 64
+WORD = {"type": "string", "pattern": "^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$"}
+_COUNTS = {"type": "object", "propertyNames": WORD, "maxProperties": MAX_EVENTS,
+           "additionalProperties": {"type": ["number", "null"], "minimum": 0}}
+COUNTERS = {"type": ["object", "null"], "properties": {
+    "enabled": {"type": "boolean"}, "unavailable": STRING_OR_NULL,
+    "events": {"type": "object", "propertyNames": WORD, "maxProperties": MAX_EVENTS,
+               "additionalProperties": obj(available={"type": "boolean"}, reason=STRING_OR_NULL)},
+    "threads": array(obj(("name",), name=WORD, tid=COUNT, window=_COUNTS, per_block=_COUNTS, per_transaction=_COUNTS,
+                         ipc={"type": ["number", "null"], "minimum": 0}), maxItems=MAX_THREADS)}}
+# A profile's directory as `apiary run --profile` was given it: a path of at most 4,096 bytes.
+PROFILE = {"type": ["object", "null"], "properties": {
+    "dir": {"type": "string", "minLength": 1, "maxLength": 4096, "pattern": "^[^\\x00-\\x1f]*$"},
+    "samples": COUNT, "frequency_hz": {"type": ["number", "null"], "exclusiveMinimum": 0}}}
+REPORT_SECTIONS = obj(counters=COUNTERS, profile=PROFILE)
+
+
 _VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator]] = {}
 
 
@@ -177,6 +201,10 @@ def _message(error: ValidationError) -> str:
         return f"{value:,} is {words} {rule:,}"
     if kind in ("minItems", "maxItems"):
         return f"{len(value):,} items, expected {'at least' if kind == 'minItems' else 'at most'} {rule:,}"
+    if kind == "pattern" and rule == WORD["pattern"]:
+        return f"'{shown(str(value))}': expected a word (letters, digits, '_' and '-', at most 64 characters)"
+    if kind == "pattern":
+        return f"'{shown(str(value))}': has a control character"
     if kind == "format":
         what = "a name" if rule == "apiary-name" else "a relative path of names"
         return f"'{shown(str(value))}': expected {what} (not empty, without control characters, no part starting " \
@@ -272,8 +300,20 @@ def report_problem(data: Any) -> str | None:
     if isinstance(latency, dict):   # the bins are latency.stage_from's
         rest["latency"] = {k: dict(v, bins=[]) if isinstance(v, dict) and isinstance(v.get("bins"), list) else v
                            for k, v in latency.items()}
-    return problem(_report_schema(), rest) or problem(REPORT_NEEDS, rest) or \
-        (blocks_problem(data["blocks"]) if "blocks" in data else None) or _stages_problem(data)
+    return problem(_report_schema(), rest) or problem(REPORT_NEEDS, rest) or problem(REPORT_SECTIONS, rest) or \
+        _threads_problem(rest) or (blocks_problem(data["blocks"]) if "blocks" in data else None) or \
+        _stages_problem(data)
+
+
+def _threads_problem(data: dict[str, Any]) -> str | None:
+    """A thread named twice in the counters: its figures would be one metric."""
+    threads = (data.get("counters") or {}).get("threads") or []
+    seen: set[str] = set()
+    for i, thread in enumerate(threads):
+        if thread["name"] in seen:
+            return f"counters.threads[{i}].name: '{thread['name']}' is given twice"
+        seen.add(thread["name"])
+    return None
 
 
 def _stages_problem(data: dict[str, Any]) -> str | None:

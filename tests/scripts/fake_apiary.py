@@ -1,14 +1,17 @@
 """A stand-in for `apiary run` that multirun and sweep can drive in tests of their failure and
 interrupt paths, which the real binary cannot be made to hit on cue.
 
-It takes apiary's --report, --print-config, --progress, --rate, --interval and
---interval-log options and ignores the rest; it writes a constructed report (fakes.make_report,
+It takes apiary's --report, --print-config, --progress, --rate, --interval, --interval-log,
+--counters and --profile options and ignores the rest; it writes a constructed report (fakes.make_report,
 schema_version 2) whose cycle time depends on the run's number (taken from the report's
 name, run-NNN.json) and whose latency follows fakes.load_model: a node that includes
 FAKE_APIARY_CAPACITY tx/s, so that below it the p99 inclusion latency stays well under a
 second and the backlog is flat, and at or above it the p99 exceeds a block interval (3 s) and
 the backlog grows. With --interval-log it writes FAKE_APIARY_INTERVALS lines of the interval
-log at once (no waiting). Environment:
+log at once (no waiting); with --counters on the report's counters (fakes.counters_section,
+no hardware counts), with --profile DIR a profile in DIR (fakes.write_profile) and the
+report's profile section. `--fake-slow FUNCTION` plants a slowdown: twice that function's
+samples in the profile, and 10% more of the writer's task clock a transaction. Environment:
   FAKE_APIARY_FAIL_RUN=N     run N writes a failed report and exits 1
   FAKE_APIARY_HANG_RUN=N     run N waits for SIGINT/SIGTERM, writes an interrupted report, exits 130/143
   FAKE_APIARY_CYCLE_US       the base cycle time (default 20000)
@@ -89,6 +92,20 @@ def with_latency(report, argv, run, log_path):
     return report
 
 
+def with_counters_and_profile(report, argv, run):
+    """The counters and the profile, when asked for, with the slowdown --fake-slow plants."""
+    slow = option(argv, "--fake-slow")
+    if option(argv, "--counters") == "on":
+        aggregates = report["aggregates"]
+        report["counters"] = fakes.counters_section(int(aggregates["transactions_per_block"]["avg"]),
+                                                    aggregates["measured_blocks"], 4000.0 * (1.1 if slow else 1.0),
+                                                    seed=run)
+    if "--profile" in argv:
+        given = option(argv, "--profile")
+        report["profile"] = fakes.write_profile(Path(given), fakes.folded_stacks(slow=slow, seed=run), given)
+    return report
+
+
 def main(argv):
     if "--print-config" in argv:
         return print_config(argv)
@@ -132,6 +149,7 @@ def main(argv):
         print("apiary run: injected failure", file=sys.stderr)
         return 1
     report = with_latency(fakes.make_report(cycles), argv, run, option(argv, "--interval-log"))
+    with_counters_and_profile(report, argv, run)
     fakes.write_report(report_path, report)
     print(json.dumps({"fake": True, "run": run}))
     return 0

@@ -240,6 +240,129 @@ def write_latency_set(directory: Path, rate: float, runs: int = 5, capacity: flo
     return directory
 
 
+# ---- counters and profiles -------------------------------------------------------------------
+
+THREADS = ("writer", "producer-0", "producer-1", "main")
+SOFTWARE_EVENTS = ("task_clock_ns", "context_switches", "cpu_migrations", "page_faults")
+HARDWARE_EVENTS = ("instructions", "cycles", "cache_references", "cache_misses", "branch_misses", "llc_misses")
+# Each thread's counts per transaction against the writer's, and the hardware counts of a writer
+# transaction of 4 µs (none on a VM without hardware counters).
+THREAD_SHARE = {"writer": 1.0, "producer-0": 0.6, "producer-1": 0.6, "main": 0.05}
+HARDWARE_PER_TX = {"instructions": 11_000.0, "cycles": 9_000.0, "cache_references": 300.0, "cache_misses": 40.0,
+                   "branch_misses": 20.0, "llc_misses": 10.0}
+
+
+def counters_section(tx_per_block: int, blocks: int, writer_ns_per_tx: float = 4000.0, hardware: bool = False,
+                     seed: int = 0) -> dict:
+    """The report's `counters` as `apiary run --counters on` writes it: every thread's software
+    events; the hardware ones null, as on a VM, unless `hardware`. Each thread's counts are
+    within ±1% of THREAD_SHARE times the writer's."""
+    rng = np.random.default_rng(seed)
+    reason = None if hardware else "perf_event_open: not supported"
+    events = {e: {"available": True, "reason": None} for e in SOFTWARE_EVENTS}
+    events.update({e: {"available": hardware, "reason": reason} for e in HARDWARE_EVENTS})
+    transactions = tx_per_block * blocks
+    threads = []
+    for i, name in enumerate(THREADS):
+        scale = THREAD_SHARE[name] * (1 + 0.01 * rng.uniform(-1, 1))
+        per_tx: dict = {"task_clock_ns": writer_ns_per_tx * scale, "context_switches": 0.01 * scale,
+                        "cpu_migrations": 0.001 * scale, "page_faults": 0.05 * scale}
+        per_tx.update({e: HARDWARE_PER_TX[e] * scale if hardware else None for e in HARDWARE_EVENTS})
+        window = {e: None if v is None else round(v * transactions) for e, v in per_tx.items()}
+        window.update(voluntary_switches=round(0.008 * scale * transactions),
+                      involuntary_switches=round(0.002 * scale * transactions))
+        threads.append({"name": name, "tid": 1000 + i, "window": window,
+                        "per_block": {e: None if v is None else v * tx_per_block for e, v in per_tx.items()},
+                        "per_transaction": per_tx,
+                        "ipc": per_tx["instructions"] / per_tx["cycles"] if hardware else None})
+    return {"enabled": True, "unavailable": None if hardware else f"hardware events: {reason}", "events": events,
+            "threads": threads}
+
+
+_LOOP = "writer;apiary::queen::writer_loop"
+_PUSH = _LOOP + ";apiary::core::chain::push"
+_PRODUCE = _LOOP + ";apiary::queen::block_producer::produce"
+# The stacks of a core-only run as `apiary run --profile` folds them, each with its share of
+# the samples.
+STACKS = {
+    _PUSH + ";apiary::core::chain::apply_vote": 0.16,
+    _PUSH + ";apiary::core::chain::find_comment": 0.11,
+    _PUSH + ";apiary::core::dedup_index::contains": 0.10,
+    _PUSH + ";apiary::core::chain::find_account": 0.07,
+    _PUSH + ";apiary::core::json::validate": 0.03,
+    _PUSH: 0.04,
+    _PRODUCE + ";apiary::core::transaction_index::insert": 0.08,
+    _PRODUCE + ";apiary::core::merkle_root;sha256_block_data_order": 0.04,
+    _LOOP: 0.03,
+    "producer-0;apiary::colony::producer::run;apiary::colony::build_transaction": 0.08,
+    "producer-0;apiary::colony::producer::run;apiary::colony::build_transaction;sha256_block_data_order": 0.04,
+    "producer-1;apiary::colony::producer::run;apiary::colony::build_transaction": 0.08,
+    "producer-1;apiary::colony::producer::run;apiary::colony::build_transaction;sha256_block_data_order": 0.04,
+    "main;apiary::harness::drain_outbox;free": 0.10,
+}
+
+
+def folded_stacks(samples: int = 20_000, slow: str | None = None, factor: float = 2.0, seed: int = 0) -> dict:
+    """A run's folded stacks: STACKS' shares of `samples`, each within ±3%; with `slow`, the
+    stacks whose leaf is that function have `factor` times their samples (a planted slowdown)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for stack, share in STACKS.items():
+        n = share * samples * (1 + 0.03 * rng.uniform(-1, 1))
+        if slow is not None and stack.rsplit(";", 1)[-1] == slow:
+            n *= factor
+        out[stack] = max(1, round(n))
+    return out
+
+
+def folded_text(stacks: dict) -> str:
+    return "".join(f"{stack} {count}\n" for stack, count in sorted(stacks.items()))
+
+
+def write_profile(directory: Path, stacks: dict, given: str | None = None) -> dict:
+    """What `apiary run --profile DIR` writes in DIR (the flame graph a stand-in), and the
+    report's `profile` section, whose `dir` is DIR as given on the command line."""
+    (directory / "threads").mkdir(parents=True, exist_ok=True)
+    (directory / "window.folded").write_text(folded_text(stacks), encoding="utf-8")
+    per_thread: dict = {}
+    for stack, count in stacks.items():
+        thread, _, rest = stack.partition(";")
+        per_thread.setdefault(thread, {})[rest] = count
+    for thread, thread_stacks in per_thread.items():
+        (directory / "threads" / f"{thread}.folded").write_text(folded_text(thread_stacks), encoding="utf-8")
+    (directory / "flamegraph.svg").write_text(
+        '<?xml version="1.0" standalone="no"?><svg version="1.1" width="1200" height="60" '
+        'xmlns="http://www.w3.org/2000/svg"><rect x="0" y="0" width="1200" height="60" fill="#e8a33d"/>'
+        '<text x="10" y="35">fake flame graph</text></svg>\n', encoding="utf-8")
+    total = sum(stacks.values())
+    leaves: dict = {}
+    for stack, count in stacks.items():
+        leaf = stack.rsplit(";", 1)[-1]
+        leaves[leaf] = leaves.get(leaf, 0) + count
+    top = [{"function": f, "self_share": n / total, "self_samples": n}
+           for f, n in sorted(leaves.items(), key=lambda kv: -kv[1])[:10]]
+    (directory / "top.tsv").write_text("function\tself_share\ttotal_share\tself_samples\ttotal_samples\n" + "".join(
+        f"{t['function']}\t{t['self_share']:.4f}\t0\t{t['self_samples']}\t0\n" for t in top), encoding="utf-8")
+    return {"dir": given if given is not None else str(directory), "samples": total, "frequency_hz": 999,
+            "threads": {t: {"samples": sum(s.values())} for t, s in per_thread.items()}, "top": top, "cost": {}}
+
+
+def write_profiled_set(directory: Path, means: Sequence[float], slow: str | None = None, hardware: bool = False,
+                       writer_ns_per_tx: float = 4000.0, seed: int = 0, **kwargs) -> Path:
+    """write_set's runs with counters and a profile each (in run-NNN.profile/ beside the report,
+    its `dir` relative to the report's directory); `slow` plants a slowdown in that function."""
+    for i, m in enumerate(means, 1):
+        report = make_report(noisy_cycles(m, i), **kwargs)
+        blocks = report["aggregates"]["measured_blocks"]
+        tx = report["aggregates"]["transactions_per_block"]["avg"]
+        report["counters"] = counters_section(int(tx), blocks, writer_ns_per_tx * (1 + 0.005 * (i - 3)), hardware,
+                                              seed * 100 + i)
+        name = f"run-{i:03d}.profile"
+        report["profile"] = write_profile(directory / name, folded_stacks(slow=slow, seed=seed * 100 + i), name)
+        write_report(directory / f"run-{i:03d}.json", report)
+    return directory
+
+
 # ---- soak interval logs ----------------------------------------------------------------------
 
 def soak_record(block: int, rss: int, comments: int, cycle_us: float, rejected: int = 0, low=0.0):

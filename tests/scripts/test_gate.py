@@ -122,3 +122,173 @@ def test_decide_rejects_nonsense(args):
 def test_ir_per_tx_rejects_nonsense():
     with pytest.raises(ValueError):
         gate.ir_per_tx(100, 0)
+
+
+# ---- where the instructions went: function costs from callgrind files -------------------------
+
+# The specification's extended example, names compressed: main calls func1 once and func2
+# three times, func1 calls func2 twice.
+EXTENDED = """# callgrind format
+events: Instructions Ir
+fl=(1) file1.c
+fn=(1) main
+16 0 20
+cfn=(2) func1
+calls=1 50
+16 0 400
+cfi=(2) file2.c
+cfn=(3) func2
+calls=3 20
+16 0 400
+fn=(2)
+51 0 100
+cfi=(2)
+cfn=(3)
+calls=2 20
+51 0 300
+fl=(2)
+fn=(3)
+20 0 700
+totals: 0 820
+"""
+
+
+def test_function_costs_of_the_specifications_example(tmp_path):
+    costs = gate.function_costs(write(tmp_path, EXTENDED))
+    assert {name: (c.own, c.inclusive) for name, c in costs.items()} == {
+        "main": (20, 820), "func1": (100, 400), "func2": (700, 700)}
+
+
+def test_recursion_is_one_function_counted_once(tmp_path):
+    # As callgrind writes it (--separate-recs=2): rec calls rec'2, which calls itself.
+    text = """events: Ir
+fn=(1) outer
+1 10
+cfn=(2) rec
+calls=1 5
+1 300
+fn=(2)
+5 6
+cfn=(3) rec'2
+calls=1 5
+5 294
+cfn=(4) leaf
+calls=1 9
+5 50
+fn=(3)
+5 244
+cfn=(3)
+calls=19 *
+* 200
+fn=(4)
+9 50
+"""
+    costs = gate.function_costs(write(tmp_path, text))
+    assert (costs["rec"].own, costs["rec"].inclusive) == (250, 300)
+    assert "rec'2" not in costs and costs["outer"].inclusive == 310
+
+
+def test_instruction_positions_relative_and_hex(tmp_path):
+    text = """positions: instr line
+events: Dr Ir
+fn=(7) f
+0x401000 12 1 3
++3 * 0 4
+-2 +1 2
+cfn=(8) g
+calls=2 0x402000 20
++5 * 0 40
+fn=(8)
+0x402000 20 9 40
+"""
+    costs = gate.function_costs(write(tmp_path, text))
+    assert (costs["f"].own, costs["f"].inclusive) == (7, 47)
+    assert costs["g"].own == 40
+
+
+def test_parts_add_up(tmp_path):
+    text = "events: Ir\npart: 1\nfn=(1) f\n1 5\ntotals: 5\npart: 2\nfn=(1)\n1 7\nfn=(2) g\n2 1\ntotals: 8\n"
+    costs = gate.function_costs(write(tmp_path, text))
+    assert (costs["f"].own, costs["g"].own) == (12, 1)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("fn=(1) f\n1 5\n", ":2: a cost line before the `events:` line"),
+    ("events: Ir\nfn=(3)\n1 5\n", ":2: fn=(3) names a number never given a name"),
+    ("events: Ir\nfn=f\n1 five\n", ":3: not a cost line"),
+    ("events: Ir\nfn=f\ncfn=g\ncalls=1 2\n", "ends after a `calls=` line"),
+    ("events: Ir\nfn=f\n1 5\ntotals: 9\n", "add up to 5, its `totals:` say 9"),
+    ("events: Dr\nfn=f\n1 5\n", ":1: event Ir was not collected"),
+    ("fn=f\n", "no `events:` line"),
+])
+def test_bad_callgrind_files(tmp_path, text, message):
+    with pytest.raises(gate.ParseError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        gate.function_costs(write(tmp_path, text))
+
+
+def callgrind_of(functions: dict[str, int], calls: dict[str, list[tuple[str, int]]]) -> str:
+    """A callgrind file of these functions' own counts, and calls with their inclusive costs."""
+    lines = ["events: Ir"]
+    for name, own in functions.items():
+        lines += [f"fn={name}", f"1 {own}"]
+        for callee, cost in calls.get(name, []):
+            lines += [f"cfn={callee}", "calls=1 1", f"1 {cost}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_function_changes_name_the_planted_function_first(tmp_path):
+    base = {"measured": 100, "push": 2_000, "find_comment": 1_000, "apply": 3_000}
+    slow = dict(base, find_comment=1_600, apply=2_950)   # a planted slowdown, and a little noise
+
+    def costs(own):   # measured calls push and apply, push calls find_comment
+        calls = {"measured": [("push", own["push"] + own["find_comment"]), ("apply", own["apply"])],
+                 "push": [("find_comment", own["find_comment"])]}
+        return gate.function_costs(write(tmp_path, callgrind_of(own, calls), f"{id(own)}.out"))
+
+    changes = gate.function_changes(costs(base), costs(slow), 10, 10)
+    assert [r.function for r in changes["self"]] == ["find_comment", "apply"]
+    assert changes["self"][0].to_dict() == {"function": "find_comment", "base_per_tx": 100.0,
+                                            "current_per_tx": 160.0, "change_per_tx": 60.0,
+                                            "change_pct": pytest.approx(60.0)}
+    assert [r.function for r in changes["inclusive"]][:3] == ["find_comment", "push", "measured"]
+    text = list(gate.changes_text(changes))
+    assert text[0].startswith("functions whose own instructions (self) per transaction moved most")
+    assert text[1].split() == ["100.0", "->", "160.0", "+60.0", "find_comment"]
+    # more transactions on one side: compared per transaction
+    assert gate.function_changes(costs(base), costs(base), 10, 20)["self"][0].change == pytest.approx(-150)
+
+
+def test_function_changes_of_a_function_on_one_side_only(tmp_path):
+    a = gate.function_costs(write(tmp_path, callgrind_of({"f": 10}, {}), "a.out"))
+    b = gate.function_costs(write(tmp_path, callgrind_of({"f": 10, "new_check": 30}, {}), "b.out"))
+    rows = gate.function_changes(a, b, 1, 1)["self"]
+    assert [(r.function, r.base, r.current) for r in rows] == [("new_check", 0.0, 30.0)]
+    assert rows[0].to_dict()["change_pct"] is None
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("apiary::core::undo_index<apiary::core::account_object, boost::multi_index::indexed_by<x, y> >::modify<"
+     "apiary::core::chain::f(int)::{lambda(apiary::core::account_object&)#1}::operator()(int) const>(int&&)",
+     "apiary::core::undo_index<…>::modify<…>(…)"),
+    ("apiary::core::chain::push(std::shared_ptr<apiary::core::full_transaction const> const&, bool)",
+     "apiary::core::chain::push(…)"),
+    ("bool apiary::core::operator<(apiary::core::fixed_bytes<20ul> const&, int)", "bool apiary::core::operator<(…)"),
+    ("std::vector<int>::operator[](unsigned long) const", "std::vector<…>::operator[](…) const"),
+    ("(anonymous namespace)::helper(int)", "(anonymous namespace)::helper(…)"),
+    ("sha256_block_data_order", "sha256_block_data_order"),
+    ("unbalanced<(x", "unbalanced<(x"),
+])
+def test_a_function_name_as_tables_show_it(name, shown):
+    from apiary_tools.common import short_symbol
+    assert short_symbol(name) == shown
+    assert short_symbol("f" * 200, 50) == "f" * 49 + "…"
+
+
+def test_names_that_would_look_alike_keep_their_first_template_argument():
+    from apiary_tools.common import short_symbols
+    names = ["a::undo_index<a::account_object, b<c, d> >::undo(int)",
+             "a::undo_index<a::comment_object, b<c, d> >::undo(int)", "a::chain::push(int)",
+             "a::undo_index<f(int), g>::undo()", "a::undo_index<f(long), g>::undo()"]
+    assert short_symbols(names) == ["a::undo_index<a::account_object, …>::undo(…)",
+                                    "a::undo_index<a::comment_object, …>::undo(…)", "a::chain::push(…)",
+                                    "a::undo_index<f(…), …>::undo(…)", "a::undo_index<f(…), …>::undo(…)"]

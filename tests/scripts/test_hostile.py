@@ -74,6 +74,24 @@ class Scene:
         output.with_name(output.name + ".tmp").symlink_to(victim)
         return output
 
+    def profiled(self, folded: str | bytes | None = None, spoil_report: Callable[[dict], None] | None = None,
+                 fifo: bool = False) -> list[str]:
+        """Two sets of counted and profiled runs (pa, pb), pb's run-002 spoiled: its window.folded
+        replaced by `folded` (or a FIFO), its report changed by `spoil_report`."""
+        a = fakes.write_profiled_set(self.root / "pa", [20000, 20100])
+        b = fakes.write_profiled_set(self.root / "pb", [21000, 21100], slow="apiary::core::chain::find_comment")
+        folded_path = b / "run-002.profile" / "window.folded"
+        if folded is not None:
+            folded_path.write_bytes(folded if isinstance(folded, bytes) else folded.encode())
+        if fifo:
+            folded_path.unlink()
+            os.mkfifo(folded_path)
+        if spoil_report is not None:
+            report = json.loads((b / "run-002.json").read_text())
+            spoil_report(report)
+            (b / "run-002.json").write_text(json.dumps(report))
+        return [str(a), str(b)]
+
     def soak_dir(self, lines: list[str] | None = None, report: str | None = None) -> Path:
         path = self.root / "soak"
         path.mkdir()
@@ -168,6 +186,39 @@ CASES += [
     ("plot", "--out a directory with files", lambda s: [str(s.a), "--out", str(s.busy_dir())]),
     ("plot", "--labels a path", lambda s: [str(s.a), "--labels", "a/b", "--out", str(s.root / "f")]),
     ("multirun", "--aggregate --out a file", lambda s: ["--aggregate", str(s.a), "--out", str(s.a_file())]),
+]
+
+# ---- counters and profiles -------------------------------------------------------------------------
+
+def _out(s: Scene) -> list[str]:
+    return ["--profile", "--out", str(s.root / "profile")]
+
+
+CASES += [
+    ("compare", "profile: a folded line without a count", lambda s: s.profiled("writer;main;f\n") + _out(s)),
+    ("compare", "profile: a folded count past 10^12", lambda s: s.profiled("writer;f 1" + "0" * 13 + "\n") + _out(s)),
+    ("compare", "profile: a folded line of 2 MB", lambda s: s.profiled("w;" + "f" * 2_000_000 + " 1\n") + _out(s)),
+    ("compare", "profile: a folded file not text", lambda s: s.profiled(bytes(range(256))) + _out(s)),
+    ("compare", "profile: a folded FIFO", lambda s: s.profiled(fifo=True) + _out(s)),
+    ("compare", "profile: no samples", lambda s: (args := s.profiled("writer;f 0\n"), Path(
+        args[1], "run-001.profile", "window.folded").write_text(""), args)[2] + _out(s)),
+    ("compare", "profile: dir missing", lambda s: s.profiled(
+        spoil_report=lambda r: r["profile"].update(dir="gone")) + _out(s)),
+    ("compare", "profile: dir with a control character", lambda s: s.profiled(
+        spoil_report=lambda r: r["profile"].update(dir="run-002\n.profile")) + _out(s)),
+    ("compare", "profile: dir a number", lambda s: s.profiled(
+        spoil_report=lambda r: r["profile"].update(dir=7)) + _out(s)),
+    ("compare", "profile: --out an input directory", lambda s: s.profiled() + ["--profile", "--out",
+                                                                                str(s.root / "pa")]),
+    ("compare", "profile: nowhere to write", lambda s: s.profiled() + ["--profile"]),
+    ("compare", "counters: a thread named as a path", lambda s: s.profiled(
+        spoil_report=lambda r: r["counters"]["threads"][0].update(name="../x"))),
+    ("compare", "counters: per_transaction a list", lambda s: s.profiled(
+        spoil_report=lambda r: r["counters"]["threads"][0].update(per_transaction=[1, 2]))),
+    ("compare", "counters: ipc NaN", lambda s: (args := s.profiled(), Path(args[1], "run-002.json").write_text(
+        Path(args[1], "run-002.json").read_text().replace('"ipc": null', '"ipc": NaN', 1)), args)[2]),
+    ("multirun", "--profile given to the runs", lambda s: ["--command", s.fake_command, "--profile", "--out",
+                                                           str(s.root / "o"), "--", "--profile", "x"]),
 ]
 
 # ---- runs ----------------------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ scripts/test.sh runs the real gate on every submission."""
 
 import json
 import os
+import re
+import shutil
 import stat
 import subprocess
 import textwrap
@@ -136,3 +138,66 @@ def test_a_real_count_of_the_current_binary(tmp_path, apiary_bin):
     b = perf_gate.count_side("current", apiary_bin, tmp_path, args)
     assert a["instructions"] == b["instructions"] > 0
     assert a["transactions"] == 300 and a["blocks"] >= 1
+
+
+# A stand-in for `apiary` under the real callgrind: `replay --help` and `workload` succeed,
+# `replay ... --report PATH` runs apiary_replay_measured (the function the gate counts) over
+# 100 transactions and writes the replay's report. Built with -DSLOW, find_comment does 400
+# more steps a transaction: the planted cause the gate must name.
+STAND_IN = r"""
+#include <stdio.h>
+#include <string.h>
+#ifndef SLOW
+#define SLOW 0
+#endif
+static volatile unsigned long sink;
+__attribute__((noinline)) static void find_comment(int t) { for (int i = 0; i < 200 + SLOW; ++i) sink += i ^ t; }
+__attribute__((noinline)) static void push(int t) { for (int i = 0; i < 300; ++i) sink += i * t; find_comment(t); }
+__attribute__((noinline)) static void produce_block(void) { for (int i = 0; i < 5000; ++i) sink ^= i; }
+__attribute__((noinline)) void apiary_replay_measured(int transactions) {
+  for (int t = 0; t < transactions; ++t) push(t);
+  produce_block();
+}
+int main(int argc, char** argv) {
+  if (argc < 2 || strcmp(argv[1], "replay") != 0) return 0;
+  for (int i = 2; i + 1 < argc; ++i) {
+    if (strcmp(argv[i], "--report") == 0) {
+      apiary_replay_measured(100);
+      FILE* f = fopen(argv[i + 1], "w");
+      if (!f) return 1;
+      fprintf(f, "{\"result\": {\"transactions\": 100, \"accepted\": 100, \"blocks\": 1, \"state_digest\": \"d\"}}\n");
+      return fclose(f) == 0 ? 0 : 1;
+    }
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(not (shutil.which("valgrind") and shutil.which("cc")), reason="needs valgrind and a C compiler")
+def test_a_failed_gate_names_the_function_that_grew(tmp_path, current, monkeypatch, capsys):
+    """The whole gate under the real callgrind, on a stand-in built twice: the current build
+    has a slower find_comment, and the failed gate names it first, on stdout, in its one line
+    on stderr and in --json."""
+    source = tmp_path / "stand_in.c"
+    source.write_text(STAND_IN)
+    binaries = {}
+    for name, flags in (("base", []), ("current", ["-DSLOW=400"])):
+        binaries[name] = tmp_path / f"{name}-apiary"
+        subprocess.run(["cc", "-O1", "-g", *flags, "-o", str(binaries[name]), str(source)], check=True)
+    monkeypatch.setattr(perf_gate, "resolve_commit", lambda rev: "0" * 40)
+    monkeypatch.setattr(perf_gate, "build_base", lambda commit, work, jobs: binaries["base"])
+    code, result = gate(tmp_path, binaries["current"], "--transactions", "100")
+    captured = capsys.readouterr()
+    assert code == 1 and result["status"] == "failed"
+    moved = result["functions"]["self"]
+    assert moved[0]["function"] == "find_comment" and moved[0]["change_per_tx"] > 400
+    assert moved[0]["current_per_tx"] > moved[0]["base_per_tx"] > 0
+    inclusive = [r["function"] for r in result["functions"]["inclusive"]]
+    assert inclusive[:3] == ["find_comment", "push", "apiary_replay_measured"]   # the callee first
+    table = captured.out[captured.out.index("functions whose own instructions"):].splitlines()
+    assert table[1].split()[-1] == "find_comment"
+    err = captured.err.strip()
+    assert "\n" not in err and err.startswith("perf-gate: FAIL")
+    assert re.search(r"moved most per transaction: find_comment \(\+[0-9,.]+ own\), find_comment \(\+[0-9,.]+ with "
+                     r"its callees\)", err), err

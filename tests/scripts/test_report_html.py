@@ -79,6 +79,31 @@ def test_multirun_ab_page(tmp_path):
     assert "Verdicts" in text and "<strong>slower</strong>" in text and "Transaction latency" in text
 
 
+def test_multirun_ab_page_with_counters_and_profiles(tmp_path):
+    """An A/B whose runs were counted and profiled, compared with --profile: the page holds the
+    counters' table, the functions that moved, and the three flame graphs as SVG images."""
+    out = tmp_path / "multirun"
+    fakes.write_profiled_set(out / "a", [20000, 20100, 19900, 20050])
+    fakes.write_profiled_set(out / "b", [20000, 20100, 19900, 20050], slow="apiary::core::chain::find_comment",
+                             writer_ns_per_tx=4400, seed=1)
+    assert compare.main([str(out / "a"), str(out / "b"), "--labels", "a,b", "--profile", "--json",
+                         str(out / "comparison.json"), "--quiet"]) == 0
+    text = check_page(report_html.write_page(out), tmp_path, min_images=5)
+    assert text.count('src="data:image/svg+xml;base64,') == 3
+    assert "Counters per transaction" in text and "<td>task_clock_ns</td>" in text
+    functions = text[text.index("Profile: the functions whose self share moved most"):]
+    assert functions.index("find_comment") < functions.index("apply_vote")
+    assert "Profiles: B against A" in text and "not shown" not in text
+
+
+def test_run_page_with_its_flame_graph(tmp_path):
+    out = fakes.write_profiled_set(tmp_path / "set", [20000])
+    page = report_html.write_page(out / "run-001.json", tmp_path / "run.html")
+    text = check_page(page, tmp_path, min_images=3)
+    assert text.count('src="data:image/svg+xml;base64,') == 1 and "apiary run --profile" in text
+    assert "| writer | task_clock_ns |" not in text and "<td>writer</td>" in text
+
+
 def test_ladder_page(tmp_path, repo):
     binary = tmp_path / "apiary"
     binary.write_text(f"#!/bin/sh\nexec {sys.executable} {repo / 'tests' / 'scripts' / 'fake_apiary.py'} \"$@\"\n")
