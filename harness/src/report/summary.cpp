@@ -122,7 +122,7 @@ void append_counters(std::string& s, const counter_results& k, const analysis& a
     else
       s += "task clock n/a, ";
     if (const auto& v = t.per_block[switches])
-      append(s, "{:.2f} switches/block, ", *v);
+      append(s, "{:.{}f} switches/block, ", *v, *v < 100 ? 2 : 0);
     else
       s += "switches n/a, ";
     if (const auto& v = t.per_transaction[instructions])
