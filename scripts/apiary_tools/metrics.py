@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 SKIPPED_SECTIONS = frozenset({"config", "context", "blocks", "latency"})
-# Numbers that identify rather than measure: averaging a block number says nothing.
-IDENTIFIER_LEAVES = frozenset({"schema_version", "min_block", "max_block"})
+# Numbers that identify rather than measure: averaging a block number (or a thread id) says nothing.
+IDENTIFIER_LEAVES = frozenset({"schema_version", "min_block", "max_block", "tid"})
 LIST_KEYS = ("name", "kind")
 
 # The metrics tables show first, in this order; the rest follow alphabetically.
@@ -158,6 +158,9 @@ DIRECTIONS: tuple[tuple[str, Direction], ...] = (
     (r"^rejections\.", COUNT_BAD),
     (r"^ledger\.dropped$", COUNT_BAD),
     (r"^peak_rss_bytes$", MEMORY),
+    # A thread's CPU time, switches, faults and misses per block or per transaction: less is
+    # better. Its window's totals grow with the run; its IPC has no better side of its own.
+    (r"^counters\.threads\.[^.]+\.per_(block|transaction)\.", COST),
 )
 _COMPILED = tuple((re.compile(p), d) for p, d in DIRECTIONS)
 
