@@ -1,5 +1,7 @@
 #include "apiary/colony/colony.hpp"
 
+#include <unistd.h>
+
 #include <ctime>
 
 #include <algorithm>
@@ -74,6 +76,7 @@ struct alignas(64) worker {
   std::uint32_t resume_at_most = 0;
   std::uint64_t cpu_at_start = 0;
   std::thread thread;
+  std::atomic<int> tid{0};  // gettid(), published as the thread starts
 
   counter generated;
   counter submitted;
@@ -249,6 +252,13 @@ bool colony::finished() const {
   return true;
 }
 
+std::vector<int> colony::thread_ids() const {
+  std::vector<int> ids;
+  ids.reserve(workers_.size());
+  for (const auto& w : workers_) ids.push_back(w->tid.load(std::memory_order_acquire));
+  return ids;
+}
+
 std::optional<std::string> colony::error() const {
   core::lock_guard lock(error_mutex_);
   if (!error_) return std::nullopt;
@@ -309,6 +319,7 @@ std::vector<block_plan> colony::block_plans() const {
 // ---- the producer thread ------------------------------------------------------------------
 
 void colony::producer_thread(worker& w) {
+  w.tid.store(static_cast<int>(::gettid()), std::memory_order_release);
   w.cpu_at_start = detail::thread_cpu_ns();
   try {
     prepare(w);

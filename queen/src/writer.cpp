@@ -1,5 +1,7 @@
 #include "apiary/queen/writer.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 
 #include "apiary/core/base/check.hpp"
@@ -89,6 +91,7 @@ writer_breakdown writer::breakdown_now() const {
 }
 
 void writer::serve() noexcept {
+  thread_id_.store(static_cast<int>(::gettid()), std::memory_order_release);
   start_ns_ = steady_now_ns();
   try {
     loop();

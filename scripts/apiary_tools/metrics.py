@@ -31,7 +31,7 @@ from typing import Any
 
 SKIPPED_SECTIONS = frozenset({"config", "context", "blocks", "latency", "counters", "profile"})
 # Numbers that identify rather than measure: averaging a block number says nothing.
-IDENTIFIER_LEAVES = frozenset({"schema_version", "min_block", "max_block"})
+IDENTIFIER_LEAVES = frozenset({"schema_version", "min_block", "max_block", "tid"})
 LIST_KEYS = ("name", "kind")
 
 # The metrics tables show first, in this order; the rest follow alphabetically.

@@ -96,10 +96,12 @@ SUMMARY = obj(("mean",), n=COUNT, mean=NUMBER, median=NUMBER_OR_NULL, stddev=NUM
 # ---- the run report ------------------------------------------------------------------------------
 
 def _relaxed(node: Any) -> Any:
-    """The schema as the tools read reports: no field required, unknown fields allowed."""
+    """The schema as the tools read reports: no field required, unknown fields allowed (also
+    under a map whose keys the schema lists, as the counters' events: a newer apiary's)."""
     if isinstance(node, dict):
         return {k: _relaxed(v) for k, v in node.items()
-                if k != "required" and not (k in ("additionalProperties", "unevaluatedProperties") and v is False)}
+                if k not in ("required", "propertyNames")
+                and not (k in ("additionalProperties", "unevaluatedProperties") and v is False)}
     if isinstance(node, list):
         return [_relaxed(v) for v in node]
     return node

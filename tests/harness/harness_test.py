@@ -192,6 +192,7 @@ def check_arithmetic(r):
         check(close(s["cycle_to_bound"], agg["cycle_us"]["avg"] / s["bound_us"], 1e-4), "signing.cycle_to_bound")
     check_cpu_split(r)
     check_targets(r)
+    check_counters(r)
 
     # The colony: per-kind counts add up; every submitted transaction answered, by the chain or
     # (the run stopped before the writer pushed it) with shutdown; none left in flight.
@@ -258,6 +259,49 @@ def check_cpu_split(r):
     rest = sp["process_ms_per_block"] - sp["signing_ms_per_block"] - sp["core_ms_per_block"]
     check(close(sp["harness_ms_per_block"], rest, 1e-5), "split.harness_ms_per_block is not the rest")
     check(close(sp["harness_share"], rest / sp["process_ms_per_block"], 1e-5), "split.harness_share")
+
+
+COUNTER_EVENTS = ("task_clock_ns", "context_switches", "cpu_migrations", "page_faults", "instructions", "cycles",
+                  "cache_references", "cache_misses", "branch_misses", "llc_misses")
+
+
+def check_counters(r):
+    """The per-thread counters: the section --counters asks for, one entry per thread, an event null exactly where it
+    is not counted, and per_block and per_transaction the window's counts over the measured blocks and over the
+    transactions in them."""
+    k, cfg = r["counters"], r["config"]
+    check(k["enabled"] == cfg["counters"], "counters.enabled %s with --counters %s" % (k["enabled"], cfg["counters"]))
+    if not k["enabled"]:
+        check(k["unavailable"] is None and k["events"] == {} and k["threads"] == [], "--counters off: %s" % k)
+        return
+    check(set(k["events"]) == set(COUNTER_EVENTS), "counters.events: %s" % sorted(k["events"]))
+    for name, e in k["events"].items():
+        check(e["available"] or e["reason"], "counters.events.%s: not available and no reason" % name)
+    if k["unavailable"] is not None:
+        check(k["threads"] == [], "counters unavailable (%s) but threads listed" % k["unavailable"])
+        return
+    names = ["writer"] + ["producer-%d" % t for t in range(cfg["threads"])] + ["main"]
+    check([t["name"] for t in k["threads"]] == names, "counters.threads: %s" % [t["name"] for t in k["threads"]])
+    tids = [t["tid"] for t in k["threads"]]
+    check(len(set(tids)) == len(tids) and min(tids) > 0, "counters: thread ids %s" % tids)
+    blocks, transactions = r["aggregates"]["measured_blocks"], r["throughput"]["transactions"]
+    for t in k["threads"]:
+        for name in COUNTER_EVENTS:
+            count, per_block, per_tx = t["window"][name], t["per_block"][name], t["per_transaction"][name]
+            if not k["events"][name]["available"]:
+                check(count is None and per_block is None and per_tx is None,
+                      "%s: %s is not counted but has figures" % (t["name"], name))
+                continue
+            check(count is not None, "%s: %s is available but has no count" % (t["name"], name))
+            for got, n, what in ((per_block, blocks, "per_block"), (per_tx, transactions, "per_transaction")):
+                check((got is None) == (n == 0), "%s: %s.%s is %s over %d" % (t["name"], what, name, got, n))
+                if n:
+                    check(close(got * n, count, 1e-6 + 1e-9 * count),
+                          "%s: %s.%s %r x %d is not the window's %d" % (t["name"], what, name, got, n, count))
+        w = t["window"]
+        ipc = w["instructions"] / w["cycles"] if w["instructions"] is not None and w["cycles"] else None
+        check((t["ipc"] is None) == (ipc is None) and (ipc is None or close(t["ipc"], ipc, 1e-9)),
+              "%s: ipc %s, instructions / cycles %s" % (t["name"], t["ipc"], ipc))
 
 
 def check_targets(r):

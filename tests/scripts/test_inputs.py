@@ -72,6 +72,8 @@ BAD_REPORTS = [
     ("bin past the axis", {"latency__inclusion__bins__0__0": 5000}, "latency.inclusion"),
     ("status unknown", {"status": "finished"}, "status"),
     ("context not an object", {"context": "here"}, "context"),
+    ("counters' ipc a string", {"counters": {"threads": [{"name": "writer", "ipc": "high"}]}},
+     "counters.threads[0].ipc"),
 ]
 
 
@@ -89,6 +91,38 @@ def test_a_bad_report_is_one_line_naming_the_file_and_the_field(case, changes, f
     assert report_html.main([str(a / "run-002.json")]) == 2
     assert field in one_error(capsys, "report-html")
     assert not (a / "gb.json").exists() and not (a / "run-002.html").exists()
+
+
+COUNTER_EVENTS = ("task_clock_ns", "context_switches", "cpu_migrations", "page_faults", "instructions", "cycles",
+                  "cache_references", "cache_misses", "branch_misses", "llc_misses")
+
+
+def counters_section(events=COUNTER_EVENTS) -> dict:
+    """A counters section as apiary writes it: the software events counted, the hardware ones not."""
+    hardware = set(events) - {"task_clock_ns", "context_switches", "cpu_migrations", "page_faults"}
+    why = "not supported by this machine (perf_event_open: No such file or directory)"
+    window = {e: None if e in hardware else 1000 for e in events}
+    rates = {e: None if e in hardware else 10.0 for e in events}
+    return {"enabled": True, "unavailable": None,
+            "events": {e: {"available": e not in hardware, "reason": why if e in hardware else None} for e in events},
+            "threads": [{"name": "writer", "tid": 101, "window": window | {"voluntary_switches": 3,
+                                                                            "involuntary_switches": 1},
+                         "per_block": rates, "per_transaction": rates, "ipc": None}]}
+
+
+@pytest.mark.parametrize("counters", ["this apiary's", "an older apiary's (none)", "a newer apiary's (one more event)"])
+def test_a_report_is_read_with_the_counters_of_any_apiary(counters, sides, capsys):
+    """The counters section as this apiary writes it, a report from before it, and one with an event a newer
+    apiary counts all read: the tools read the report's schema relaxed (apiary_tools.schemas)."""
+    a, b = sides
+    report = json.loads(report_text())
+    if counters == "this apiary's":
+        report["counters"] = counters_section()
+    elif counters.startswith("a newer"):
+        report["counters"] = counters_section(COUNTER_EVENTS + ("stalled_cycles",))
+    (a / "run-002.json").write_text(json.dumps(report))
+    assert compare.main([str(a), str(b), "--quiet"]) in (0, 1)
+    assert capsys.readouterr().err == ""
 
 
 def test_a_key_given_twice_is_refused(sides, capsys):

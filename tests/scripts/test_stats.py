@@ -110,6 +110,12 @@ def test_flatten_names_and_skips():
     assert not any(k.startswith(("config.", "context.", "blocks.")) for k in m)
     assert "aggregates.cycle_us.min_block" not in m and "schema_version" not in m
     assert "colony.sink_closed" not in m and "targets.cpu_utilization.met" not in m
+    # the counters' threads by name, without their thread ids
+    report["counters"] = {"enabled": True, "threads": [{"name": "writer", "tid": 4242, "window": {"task_clock_ns": 7},
+                                                        "per_transaction": {"task_clock_ns": 0.5}}]}
+    m = metrics.flatten(report)
+    assert m["counters.writer.per_transaction.task_clock_ns"] == 0.5
+    assert not any(k.endswith(".tid") or ".window." in k for k in m) and "counters.enabled" not in m
 
 
 def test_key_metrics_come_first():
@@ -124,3 +130,6 @@ def test_direction_table():
     assert metrics.direction("writer.unknown_share").better == metrics.LOWER
     assert metrics.direction("throughput.transactions") is None
     assert metrics.direction("writer.wait_work_share") is None
+    assert metrics.direction("counters.writer.per_transaction.task_clock_ns").better == metrics.LOWER
+    assert metrics.direction("counters.producer-0.per_block.llc_misses").better == metrics.LOWER
+    assert metrics.direction("counters.writer.ipc").better == metrics.HIGHER

@@ -459,6 +459,11 @@ void bind_outputs(option_binder& b, run_config& c) {
   b.toggle("audit", c.audit,
            "After the run, check the state's invariants (supply, undo sessions, dedup index, block sizes and ids, "
            "accepted = included + pending); a violation fails the run. Records every accepted transaction's id");
+  b.toggle("counters", c.counters,
+           "Per-thread performance counters over the measured window (perf_event_open: task clock, context switches, "
+           "CPU migrations, page faults, and instructions, cycles and cache and branch misses where the machine has "
+           "them) of the writer, each producer and the main thread; costs one read() a block on the writer and about "
+           "a microsecond of kernel time per context switch of a counted thread");
   b.choice("progress", o.progress, progress_mode_names,
            "Live progress line on stderr: auto (when stderr is a terminal), on or off");
   b.choice("log-level", o.log, log_level_names,

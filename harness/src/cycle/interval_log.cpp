@@ -55,6 +55,40 @@ void write_stage(json_out& j, const latency_summary& s) {
   j.end_object();
 }
 
+// Each counted thread's counts as an object of the ones it has (an event not counted is left
+// out: the report names it), keyed by the thread's name.
+void write_counters(json_out& j, const std::vector<named_counts>& threads) {
+  j.key("counters");
+  j.begin_object();
+  for (const named_counts& t : threads) {
+    j.key(t.thread);
+    j.begin_object();
+    for (std::size_t e = 0; e < counter_event_count; ++e)
+      if (const auto& v = t.counts.events[e]) j.field(counter_events[e].name, *v);
+    if (const auto& v = t.counts.voluntary_switches) j.field("voluntary_switches", *v);
+    if (const auto& v = t.counts.involuntary_switches) j.field("involuntary_switches", *v);
+    j.end_object();
+  }
+  j.end_object();
+}
+
+// apiary_thread_<event>{thread="..."}: each counted thread's counts over the last interval.
+void prometheus_counters(std::string& out, const std::vector<named_counts>& threads) {
+  const auto gauge = [&](std::string_view name, const auto& value_of) {
+    out += fmt::format(
+        "# HELP apiary_thread_{0} The thread's {0} over the last interval (perf_event_open).\n"
+        "# TYPE apiary_thread_{0} gauge\n",
+        name);
+    for (const named_counts& t : threads)
+      if (const std::optional<std::uint64_t> v = value_of(t.counts))
+        out += fmt::format("apiary_thread_{}{{thread=\"{}\"}} {}\n", name, t.thread, *v);
+  };
+  for (std::size_t e = 0; e < counter_event_count; ++e)
+    gauge(counter_events[e].name, [e](const thread_counts& c) { return c.events[e]; });
+  gauge("voluntary_switches", [](const thread_counts& c) { return c.voluntary_switches; });
+  gauge("involuntary_switches", [](const thread_counts& c) { return c.involuntary_switches; });
+}
+
 }  // namespace
 
 std::string interval_json(const interval_record& r) {
@@ -115,6 +149,7 @@ std::string interval_json(const interval_record& r) {
   j.field("rejected", r.rc.rejected);
   j.field_or_null("low_mana_share", r.rc_low_share >= 0, r.rc_low_share, 4);
   j.end_object();
+  if (!r.counters.empty()) write_counters(j, r.counters);
   j.end_object();
   return std::string(buf.data(), buf.size()) + "\n";
 }
@@ -160,6 +195,7 @@ std::string prometheus_text(const interval_record& r) {
   single("queue_depth", "gauge", "Transactions in the writer queue.", r.queue_depth);
   single("in_flight", "gauge", "Transactions submitted whose outcome has not come yet.", r.in_flight);
   single("resident_memory_bytes", "gauge", "Resident memory of the apiary process.", r.rss_bytes);
+  if (!r.counters.empty()) prometheus_counters(out, r.counters);
   return out;
 }
 

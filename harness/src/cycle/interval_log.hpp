@@ -9,7 +9,9 @@
 // memory; the state's object counts and bytes at its last block (chain::census), the RC
 // pools' levels and rejections so far, and the share of accounts under low_mana_percent of
 // their RC, estimated from low_mana_samples accounts at the interval's first block (a walk
-// over every account would lengthen a block's cycle).
+// over every account would lengthen a block's cycle). With --counters, each counted thread's
+// counts over the interval (thread_counters.hpp), read by the main thread as it writes the
+// record.
 #pragma once
 
 #include <cstdint>
@@ -17,11 +19,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/core/chain/rc.hpp"
 #include "apiary/harness/cycle/block_figures.hpp"
 #include "apiary/harness/cycle/latency.hpp"
+#include "apiary/harness/cycle/thread_counters.hpp"
 #include "apiary/queen/block_stats.hpp"
 
 namespace apiary::harness {
@@ -42,6 +47,12 @@ struct interval_blocks {
   }
 };
 
+// One counted thread's counts over an interval.
+struct named_counts {
+  std::string_view thread;  // "writer", "producer-0", ..., "main": the counters' own names
+  thread_counts counts;
+};
+
 struct interval_record {
   double t_s = 0;         // since the writer started
   double interval_s = 0;  // this interval's length
@@ -58,7 +69,8 @@ struct interval_record {
   std::int64_t rss_bytes = 0;
   core::state_census state;
   core::rc_status rc;
-  double rc_low_share = -1;  // < 0: not sampled yet
+  double rc_low_share = -1;            // < 0: not sampled yet
+  std::vector<named_counts> counters;  // empty: --counters off or unavailable
 };
 
 std::string interval_json(const interval_record& r);    // one line, with its newline

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "apiary/core/base/clock.hpp"
@@ -142,6 +143,32 @@ bool stop_limits::on_block(const queen::block_record& r, const core::chain&) {
   if (limits_.transactions != 0 && measured_transactions_ >= limits_.transactions) {
     reason_.store(stop_reason::transactions);
     return false;
+  }
+  return true;
+}
+
+// ---- counter_sampler ----
+
+bool counter_sampler::on_block(const queen::block_record&, const core::chain&) {
+  if (seen_++ == 0) missed_ = !set_.wait_ready(std::chrono::seconds(1));
+  if (missed_ || seen_ < warmup_) return true;
+  if (seen_ == warmup_) {
+    set_.read_edge(start_);
+    return true;
+  }
+  set_.read_group(writer_, writer_end_);
+  if (stop_.reason() != stop_reason::none && !end_taken_.load(std::memory_order_relaxed)) {
+    set_.read_edge(end_);
+    end_taken_.store(true, std::memory_order_release);
+  }
+  return true;
+}
+
+bool counter_sampler::wait_end(std::chrono::milliseconds limit) const {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!end_taken_.load(std::memory_order_acquire)) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
   return true;
 }

@@ -17,6 +17,7 @@
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/run_result.hpp"
+#include "apiary/harness/cycle/thread_counters.hpp"
 #include "apiary/queen/block_observer.hpp"
 #include "apiary/queen/writer.hpp"
 #include "cycle/interval_log.hpp"
@@ -142,6 +143,50 @@ class stop_limits final : public queen::block_observer {
   std::uint32_t seen_ = 0;
   std::uint64_t measured_transactions_ = 0;
   std::atomic<stop_reason> reason_{stop_reason::none};
+};
+
+// The per-thread counters' window edges (thread_counters.hpp), on the writer thread, where
+// the window's edges are. Its first block waits until the main thread has opened the groups
+// (microseconds after the writer starts; at most a second, else it counts nothing). From the
+// last warm-up block on, per block: one read() of the writer's own group into a fixed buffer
+// (a few µs), the window's end should this block be the last. At the last warm-up block, and
+// at a measured block after which a block or transaction limit ends the run (it follows the
+// stop observer), every thread's group and /proc switch counts (tens of µs a thread). The
+// main thread reads the edges after the writer is joined, and end_taken() before it stops
+// the producers.
+class counter_sampler final : public queen::block_observer {
+ public:
+  counter_sampler(std::uint32_t warmup_blocks, const thread_counters& set, std::size_t writer, const stop_limits& stop)
+      : warmup_(warmup_blocks),
+        set_(set),
+        writer_(writer),
+        stop_(stop),
+        start_(set.make_edge()),
+        end_(set.make_edge()) {}
+  std::string_view name() const override { return "counters"; }
+  bool on_block(const queen::block_record& r, const core::chain& chain) override;
+
+  // Main thread: waits until the writer has taken the end edge of every thread, at most
+  // `limit`; whether it has.
+  bool wait_end(std::chrono::milliseconds limit) const;
+  // After join: the edges (taken: false when the run never reached them), the writer's last
+  // reading, and whether the groups were open in time.
+  const counter_edge& start() const { return start_; }
+  const counter_edge& end() const { return end_; }
+  const group_reading& writer_end() const { return writer_end_; }
+  bool missed() const { return missed_; }
+
+ private:
+  const std::uint32_t warmup_;
+  const thread_counters& set_;
+  const std::size_t writer_;
+  const stop_limits& stop_;
+  std::uint32_t seen_ = 0;
+  bool missed_ = false;  // the groups were not open by the first block
+  counter_edge start_;
+  counter_edge end_;
+  group_reading writer_end_;
+  std::atomic<bool> end_taken_{false};
 };
 
 }  // namespace apiary::harness

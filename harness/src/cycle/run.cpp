@@ -115,6 +115,18 @@ struct run_observers {
   std::unique_ptr<block_log> log;
   std::unique_ptr<colony_feed> colony;
   std::unique_ptr<stop_limits> stop;
+  std::unique_ptr<counter_sampler> counters;  // only with --counters on; after stop, whose reason it reads
+};
+
+// --counters: the groups (thread_counters.hpp), one slot per thread: the writer, the
+// producers, the main thread. The main thread opens them in start() and reads its own edges;
+// the counter sampler reads the window's edges on the writer thread.
+struct run_counters {
+  std::unique_ptr<thread_counters> set;
+  counter_edge start;     // without warm-up, the window opens with the writer: read then
+  counter_edge end;       // when the main thread stopped the run itself
+  counter_edge interval;  // at the last interval record
+  std::size_t main_slot() const { return set->size() - 1; }
 };
 
 // The readers of the settled stream besides the latency histograms (settled.hpp), each only
@@ -138,6 +150,10 @@ class cycle_test {
   void interrupted_in_genesis();
   void start_colony();
   void start();
+  void open_counters();
+  void open_writer_counters();
+  void take_counter_end(stop_reason why);
+  counter_results counter_window() const;
   void wait_for_stop();
   stop_reason poll(poll_state& s, std::int64_t now);
   bool stalled(poll_state& s, std::int64_t now);
@@ -170,6 +186,7 @@ class cycle_test {
   run_readers readers_;
   settled_stream settled_;
   std::unique_ptr<interval_outputs> intervals_;
+  run_counters perf_;  // the counter sampler reads its groups
   std::unique_ptr<core::chain> chain_;
   std::unique_ptr<queen::writer_queue> queue_;
   std::unique_ptr<colony::colony> colony_;
@@ -243,9 +260,26 @@ void cycle_test::build_writer() {
   b.log = std::make_unique<block_log>(log_, *writer_);
   b.colony = std::make_unique<colony_feed>(*colony_);
   b.stop = std::make_unique<stop_limits>(config_);
+  if (config_.counters) {
+    std::vector<std::string> names{"writer"};
+    for (std::uint32_t t = 0; t < config_.colony.threads; ++t) names.push_back("producer-" + std::to_string(t));
+    names.emplace_back("main");
+    perf_.set = std::make_unique<thread_counters>(std::move(names));
+    b.counters = std::make_unique<counter_sampler>(config_.stop.warmup_blocks, *perf_.set, 0, *b.stop);
+  }
   for (queen::block_observer* each : std::initializer_list<queen::block_observer*>{
-           b.window.get(), b.intervals.get(), b.log.get(), b.colony.get(), b.stop.get()})
+           b.window.get(), b.intervals.get(), b.log.get(), b.colony.get(), b.stop.get(), b.counters.get()})
     if (each != nullptr) writer_->observe(*each);
+}
+
+// --counters on a run whose threads never ran to be counted: the section says why.
+counter_results counters_not_run(const run_config& c, const std::string& why) {
+  counter_results out;
+  out.enabled = c.counters;
+  if (!c.counters) return out;
+  out.unavailable = why;
+  for (event_availability& e : out.events) e = {false, why};
+  return out;
 }
 
 // A signal during genesis: nothing else was built, nothing ran; the report says so.
@@ -259,6 +293,7 @@ void cycle_test::interrupted_in_genesis() {
   result_.colony_total.threads = config_.colony.threads;
   result_.colony_threads.resize(config_.colony.threads);
   result_.usage_end = read_usage();
+  result_.counters = counters_not_run(config_, "the run stopped during genesis, before its threads started");
   log_.info("stopping: {} during genesis", to_string(result_.stopped_by));
 }
 
@@ -302,11 +337,85 @@ void cycle_test::start() {
     result_.window_start.colony = colony_->stats();
     counters_.window_start_ns.store(run_start_ns_, std::memory_order_relaxed);
   }
+  open_counters();
   if (interrupt_signal() == 0) {
     writer_->start();
     log_.info("run '{}': {} producer threads, blocks of {} bytes", config_.name, config_.colony.threads,
               config_.writer.block_size);
   }
+  open_writer_counters();
+}
+
+// ---- the per-thread counters (main thread) ----
+
+// The main thread's and the producers' groups, before the writer starts: the writer's first
+// block waits for the groups, so open as few as possible after it has started.
+void cycle_test::open_counters() {
+  if (!perf_.set) return;
+  thread_counters& set = *perf_.set;
+  set.open(perf_.main_slot(), static_cast<int>(::gettid()));
+  const std::vector<int> producers = colony_->thread_ids();
+  for (std::size_t t = 0; t < producers.size(); ++t) set.open(1 + t, producers[t]);
+}
+
+void cycle_test::open_writer_counters() {
+  if (!perf_.set) return;
+  thread_counters& set = *perf_.set;
+  // The writer publishes its thread id as it starts serving, microseconds after start().
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (writer_->thread_id() == 0 && interrupt_signal() == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::yield();
+  if (writer_->thread_id() != 0) set.open(0, writer_->thread_id());
+  perf_.interval = set.make_edge();
+  // Without warm-up the window opens now: its edge before the writer's first reading.
+  if (config_.stop.warmup_blocks != 0) set.mark_ready();
+  set.read_edge(perf_.interval);
+  if (config_.stop.warmup_blocks == 0) {
+    perf_.start = perf_.interval;
+    set.mark_ready();
+  }
+}
+
+// When a block or transaction limit ends the run, the writer takes every thread's end edge at
+// that block (the counter sampler): wait for it before the producers stop. Otherwise the
+// main thread takes it now, before it stops anything.
+void cycle_test::take_counter_end(stop_reason why) {
+  if (!perf_.set) return;
+  const bool by_writer = why == stop_reason::blocks || why == stop_reason::transactions;
+  if (by_writer && observers_.counters->wait_end(std::chrono::seconds(1))) return;
+  perf_.end = perf_.set->make_edge();
+  perf_.set->read_edge(perf_.end);
+}
+
+// After join: each thread's counts over the measured window; an event not every thread
+// counts is null for all.
+counter_results cycle_test::counter_window() const {
+  counter_results out;
+  out.enabled = config_.counters;
+  if (!perf_.set) return out;
+  const thread_counters& set = *perf_.set;
+  for (std::size_t e = 0; e < counter_event_count; ++e) out.events[e] = set.availability(e);
+  const counter_sampler& sampler = *observers_.counters;
+  const counter_edge& start = config_.stop.warmup_blocks == 0 ? perf_.start : sampler.start();
+  const counter_edge& end = sampler.end().taken ? sampler.end() : perf_.end;
+  if (!set.unavailable().empty())
+    out.unavailable = set.unavailable();
+  else if (sampler.missed())
+    out.unavailable = "the counters were not open when the first block completed";
+  else if (result_.measured_blocks == 0 || !start.taken || !end.taken)
+    out.unavailable = "no measured window";
+  if (!out.unavailable.empty()) return out;
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    // The writer's own reading at its last measured block; the end edge's when the writer
+    // failed inside that block's observers, before the sampler's turn.
+    const bool writer = i == 0 && sampler.writer_end().nr != 0;
+    const group_reading& last = writer ? sampler.writer_end() : end.groups[i];
+    counted_thread t{set.name(i), set.tid(i), set.counts(i, start.groups[i], last, start.switches[i], end.switches[i])};
+    for (std::size_t e = 0; e < counter_event_count; ++e)
+      if (!out.events[e].available) t.window.events[e].reset();
+    out.threads.push_back(std::move(t));
+  }
+  return out;
 }
 
 // ---- wait for a stop condition (main thread) ----
@@ -402,6 +511,7 @@ void cycle_test::wait_for_stop() {
       std::this_thread::sleep_for(look_every);
   }
   if (result_.stopped_by == stop_reason::none) result_.stopped_by = why;
+  take_counter_end(why);
   progress_.finish();
   if (s.machine_sampled) result_.machine_end = {read_machine_usage(), read_usage()};
   log_.info("stopping: {}", to_string(result_.stopped_by));
@@ -446,6 +556,16 @@ void cycle_test::write_interval(const interval_sample& s, std::int64_t now, bool
   r.queue_depth = queue_->size();
   r.in_flight = colony_->stats().in_flight;
   r.rss_bytes = current_rss_bytes();
+  if (perf_.set && perf_.interval.taken && perf_.set->unavailable().empty()) {
+    // Each counted thread over the interval, from the main thread's reading at the last record.
+    const thread_counters& set = *perf_.set;
+    counter_edge now_edge = set.make_edge();
+    set.read_edge(now_edge);
+    for (std::size_t i = 0; i < set.size(); ++i)
+      r.counters.push_back({set.name(i), set.counts(i, perf_.interval.groups[i], now_edge.groups[i],
+                                                    perf_.interval.switches[i], now_edge.switches[i])});
+    perf_.interval = std::move(now_edge);
+  }
   try {
     intervals_->write(r);
   } catch (const std::exception& e) {
@@ -545,6 +665,7 @@ void cycle_test::collect() {
   }
   write_dumps();
   if (config_.audit) run_audit();
+  result_.counters = counter_window();
   result_.usage_end = read_usage();
 }
 
@@ -575,6 +696,7 @@ run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& lo
   failed.status = run_status::failed;
   failed.stopped_by = stop_reason::error;
   failed.usage_end = read_usage();
+  failed.counters = counters_not_run(c, "the run failed before its threads were counted");
   return failed;
 }
 

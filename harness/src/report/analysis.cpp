@@ -139,12 +139,29 @@ cpu_split split_cpu(std::int64_t process_ns, std::int64_t signing_ns, std::int64
   return s;
 }
 
+thread_counter_rates counter_rates(const thread_counts& window, std::uint32_t blocks, std::uint64_t transactions) {
+  thread_counter_rates rates;
+  for (std::size_t e = 0; e < counter_event_count; ++e) {
+    const std::optional<std::uint64_t>& v = window.events[e];
+    if (!v) continue;
+    if (blocks != 0) rates.per_block[e] = static_cast<double>(*v) / blocks;
+    if (transactions != 0) rates.per_transaction[e] = static_cast<double>(*v) / static_cast<double>(transactions);
+  }
+  const auto& instructions = window.events[counter_event_index("instructions")];
+  const auto& cycles = window.events[counter_event_index("cycles")];
+  if (instructions && cycles && *cycles != 0)
+    rates.ipc = static_cast<double>(*instructions) / static_cast<double>(*cycles);
+  return rates;
+}
+
 analysis analyze(const run_config& c, const run_context& ctx, const run_result& r) {
   analysis a;
   analyze_blocks(a, r);
   if (a.measured_blocks != 0) analyze_window(a, c, ctx, r);
   analyze_machine(a, r);
   if (a.measured_blocks != 0) check_targets(a, c);
+  for (const counted_thread& t : r.counters.threads)
+    a.counters.push_back(counter_rates(t.window, a.measured_blocks, a.measured_transactions));
   return a;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "apiary/colony/mix.hpp"
@@ -303,6 +304,79 @@ void write_writer(json_out& j, const report_inputs& in) {
   j.end_object();
 }
 
+// Each event's figure keyed by the event's name, null where not counted, into the open object.
+template <class T>
+void write_event_fields(json_out& j, const std::array<std::optional<T>, counter_event_count>& v) {
+  for (std::size_t e = 0; e < counter_event_count; ++e) {
+    j.key(counter_events[e].name);
+    if (!v[e])
+      j.null();
+    else if constexpr (std::is_same_v<T, double>)
+      j.exact(*v[e]);
+    else
+      j.value(*v[e]);
+  }
+}
+
+// The per-thread counters (thread_counters.hpp) over the measured window.
+void write_counters(json_out& j, const report_inputs& in) {
+  [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
+  const counter_results& k = r.counters;
+  j.key("counters");
+  j.begin_object();
+  j.field("enabled", k.enabled);
+  j.key("unavailable");
+  j.text_or_null(k.unavailable);
+  j.key("events");
+  j.begin_object();
+  for (std::size_t e = 0; k.enabled && e < counter_event_count; ++e) {
+    j.key(counter_events[e].name);
+    j.begin_object();
+    j.field("available", k.events[e].available);
+    j.key("reason");
+    j.text_or_null(k.events[e].reason);
+    j.end_object();
+  }
+  j.end_object();
+  j.key("threads");
+  j.begin_array();
+  for (std::size_t i = 0; i < k.threads.size(); ++i) {
+    const counted_thread& t = k.threads[i];
+    j.begin_object();
+    j.field("name", t.name);
+    j.field("tid", t.tid);
+    const auto count = [&j](std::string_view key, const std::optional<std::uint64_t>& v) {
+      j.key(key);
+      if (v)
+        j.value(*v);
+      else
+        j.null();
+    };
+    j.key("window");
+    j.begin_object();
+    write_event_fields(j, t.window.events);
+    count("voluntary_switches", t.window.voluntary_switches);
+    count("involuntary_switches", t.window.involuntary_switches);
+    j.end_object();
+    j.key("per_block");
+    j.begin_object();
+    write_event_fields(j, a.counters[i].per_block);
+    j.end_object();
+    j.key("per_transaction");
+    j.begin_object();
+    write_event_fields(j, a.counters[i].per_transaction);
+    j.end_object();
+    j.key("ipc");
+    if (a.counters[i].ipc)
+      j.exact(*a.counters[i].ipc);
+    else
+      j.null();
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+}
+
 void write_signing(json_out& j, const report_inputs& in) {
   [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   j.key("signing");
@@ -577,6 +651,7 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   write_aggregates(j, in);
   write_cpu(j, in);
   write_writer(j, in);
+  write_counters(j, in);
   write_signing(j, in);
   write_colony(j, in);
   write_ledger(j, in);

@@ -1,6 +1,9 @@
 #include "report/summary.hpp"
 
+#include <algorithm>
 #include <iterator>
+#include <utility>
+#include <vector>
 
 #include <spdlog/fmt/fmt.h>
 
@@ -100,6 +103,49 @@ void append_cpu(std::string& s, const run_config& c, const run_context& ctx, con
            a.signing_ms_per_block, us_text(a.signing_bound_us), ctx.cores, a.cycle_to_signing_bound);
 }
 
+// One line per counted thread, and one naming what was not counted and why (grouped by reason).
+void append_counters(std::string& s, const counter_results& k, const analysis& a) {
+  if (!k.enabled) return;
+  if (!k.unavailable.empty()) {
+    append(s, "Counters: unavailable: {}\n", k.unavailable);
+    return;
+  }
+  constexpr std::size_t task_clock = counter_event_index("task_clock_ns");
+  constexpr std::size_t switches = counter_event_index("context_switches");
+  constexpr std::size_t instructions = counter_event_index("instructions");
+  s += "Counters per thread over the measured window:\n";
+  for (std::size_t i = 0; i < k.threads.size(); ++i) {
+    const thread_counter_rates& t = a.counters[i];
+    append(s, "  {}: ", k.threads[i].name);
+    if (const auto& v = t.per_transaction[task_clock])
+      append(s, "{:.1f} µs task clock/tx, ", *v / 1e3);
+    else
+      s += "task clock n/a, ";
+    if (const auto& v = t.per_block[switches])
+      append(s, "{:.{}f} switches/block, ", *v, *v < 100 ? 2 : 0);
+    else
+      s += "switches n/a, ";
+    if (const auto& v = t.per_transaction[instructions])
+      append(s, "{} instructions/tx", grouped(static_cast<std::uint64_t>(*v + 0.5)));
+    else
+      s += "instructions n/a";
+    if (t.ipc) append(s, ", IPC {:.2f}", *t.ipc);
+    s += "\n";
+  }
+  // The events not counted, those of one reason together.
+  std::vector<std::pair<std::string, std::string>> missing;  // reason, events
+  for (std::size_t e = 0; e < counter_event_count; ++e) {
+    if (k.events[e].available) continue;
+    auto it =
+        std::find_if(missing.begin(), missing.end(), [&](const auto& m) { return m.first == k.events[e].reason; });
+    if (it == missing.end()) it = missing.insert(missing.end(), {k.events[e].reason, {}});
+    it->second += (it->second.empty() ? "" : ", ") + std::string(counter_events[e].name);
+  }
+  for (std::size_t m = 0; m < missing.size(); ++m)
+    append(s, "{}{}: {}", m == 0 ? "  not counted: " : "; ", missing[m].second, missing[m].first);
+  if (!missing.empty()) s += "\n";
+}
+
 void append_colony(std::string& s, const colony::colony_stats& k) {
   append(s, "Colony: {} generated", grouped(k.generated));
   if (k.injected != 0) append(s, " and {} faulty (--faults)", grouped(k.injected));
@@ -195,6 +241,7 @@ std::string format_summary(const run_config& c, const run_context& ctx, const ru
     append_throughput(s, a);
     append_cpu(s, c, ctx, a);
   }
+  append_counters(s, r.counters, a);
   append_colony(s, r.colony_total);
   append_latency(s, r.latency);
   append_outcome(s, r, a);

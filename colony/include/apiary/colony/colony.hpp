@@ -12,7 +12,7 @@
 //                                       together; start() returns once they have started
 //   3. after every block, from the thread that owns the chain (the writer):
 //        c.on_block(head, {block's transactions, pending_after})
-//      from any thread, at any time: c.stats(), c.finished()
+//      from any thread, at any time: c.stats(), c.finished(), c.thread_ids()
 //   4. c.request_stop(); c.join();      join() rethrows the first exception a producer
 //                                       thread ended with (the run failed); with
 //                                       --submit async it then waits for the async tasks,
@@ -165,6 +165,10 @@ class colony {
   std::vector<colony_stats> thread_stats() const;
   // Every producer thread has returned (stopped, finished its transactions, or failed).
   bool finished() const;
+  // Each producer thread's Linux thread id (gettid()), in thread order, published as the
+  // thread starts (so every one once start() has returned); 0 for one not started. For a
+  // harness that counts the threads by their ids (perf_event_open).
+  std::vector<int> thread_ids() const;
   bool stop_requested() const { return stop_.load(); }
   // The message of the exception a producer thread ended with, if one did.
   std::optional<std::string> error() const;

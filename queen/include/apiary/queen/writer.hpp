@@ -30,7 +30,7 @@
 //
 // Thread safety: start/serve_here/request_stop/join from the controlling thread; the block
 // observers and the completions run on the writer thread; results (records, breakdown,
-// observer costs, error) are read after join() or serve_here().
+// observer costs, error) are read after join() or serve_here(); thread_id() from any thread.
 #pragma once
 
 #include <atomic>
@@ -104,6 +104,10 @@ class writer {
   writer_breakdown breakdown_now() const;
   bool failed() const { return error_ != nullptr; }
   std::string error_message() const;
+  // The Linux thread id (gettid()) of the thread that serves the queue, published as it
+  // starts serving (start() or serve_here()); 0 before. For a harness that counts the
+  // writer's thread by its id (perf_event_open); the writer itself does nothing with it.
+  int thread_id() const { return thread_id_.load(std::memory_order_acquire); }
 
  private:
   // The writer's whole work on whichever thread serves the queue (start() or serve_here()):
@@ -139,6 +143,7 @@ class writer {
   std::thread thread_;
   bool ran_ = false;  // controlling thread: start() or serve_here() was called
   std::atomic<bool> stop_{false};
+  std::atomic<int> thread_id_{0};
 
   // Writer-thread state.
   queue_batch batch_;           // taken from the queue

@@ -79,6 +79,8 @@ struct run_config {
   std::uint32_t max_block_size = core::chain_limits::max_block_size;
   outputs out;
   bool audit = false;  // check the state's invariants after the run (audit.hpp)
+  // Per-thread performance counters over the measured window (cycle/thread_counters.hpp).
+  bool counters = true;
 
   // Testing only (a hidden option): the stop observer throws at this block, so the failure
   // path can be exercised end to end. 0: never.

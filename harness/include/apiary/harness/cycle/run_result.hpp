@@ -15,6 +15,7 @@
 #include "apiary/harness/cycle/audit.hpp"
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/cycle/latency.hpp"
+#include "apiary/harness/cycle/thread_counters.hpp"
 #include "apiary/queen/block_observer.hpp"
 #include "apiary/queen/block_stats.hpp"
 
@@ -62,6 +63,23 @@ struct window_edge {
 struct machine_sample {
   machine_usage machine;
   process_usage process;
+};
+
+// The per-thread counters over the measured window (thread_counters.hpp): the writer's from
+// the last warm-up block to the last measured block; the other threads' from the last warm-up
+// block to the last measured block when a block or transaction limit ended the run, else to
+// when the main thread saw the stop (within 50 ms of it). The analysis derives the rates.
+struct counted_thread {
+  std::string name;  // "writer", "producer-0", ..., "main"
+  int tid = 0;
+  thread_counts window;
+};
+
+struct counter_results {
+  bool enabled = false;     // --counters
+  std::string unavailable;  // why nothing was counted; "" when something was
+  std::array<event_availability, counter_event_count> events{};
+  std::vector<counted_thread> threads;  // empty when unavailable or off
 };
 
 struct run_result {
@@ -113,6 +131,7 @@ struct run_result {
   core::rc_status rc;       // the chain's resource credits at the end
   double rc_low_share = 0;  // accounts under 10% of their RC at the end
   core::state_census state;
+  counter_results counters;
 };
 
 // Where the report of this run goes: the configured path, or results/<start>-<name>.json.

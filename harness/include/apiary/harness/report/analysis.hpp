@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,17 @@ struct cpu_split {
 // The parts from the window's totals (ns): process CPU, the colony's signing CPU, the
 // writer's transaction and block time, over `blocks` measured blocks.
 cpu_split split_cpu(std::int64_t process_ns, std::int64_t signing_ns, std::int64_t core_ns, std::uint32_t blocks);
+
+// One counted thread's window counts (run_result::counters) per measured block and per
+// transaction included in those blocks, and its instructions per cycle; nullopt where the
+// count is missing or there is nothing to divide by.
+struct thread_counter_rates {
+  std::array<std::optional<double>, counter_event_count> per_block{};
+  std::array<std::optional<double>, counter_event_count> per_transaction{};
+  std::optional<double> ipc;
+};
+
+thread_counter_rates counter_rates(const thread_counts& window, std::uint32_t blocks, std::uint64_t transactions);
 
 struct analysis {
   std::uint32_t measured_blocks = 0;
@@ -105,6 +117,9 @@ struct analysis {
   std::uint64_t dropped = 0;
 
   std::vector<target_check> targets;
+
+  // Each counted thread's rates, in the order of run_result::counters.threads.
+  std::vector<thread_counter_rates> counters;
 };
 
 analysis analyze(const run_config& c, const run_context& ctx, const run_result& r);
