@@ -44,7 +44,7 @@ def writer_busy_ms(r):
     return w["total_ms"] - w["wait_work_ms"] - w["wait_lock_ms"]
 
 
-def check_writer_task_clock(r):
+def check_writer_task_clock(r, quiet):
     """The writer's task clock against its busy time.
 
     The task clock is the CPU time the kernel gave the writer thread between the counter sampler's two readings:
@@ -57,14 +57,19 @@ def check_writer_task_clock(r):
     (the futex calls and the switches: CPU time inside the idle time). The run makes both small: one producer,
     unsigned, so that the writer and the producer each have a CPU (the main thread wakes every 50 ms), and the
     writer waits for work about half the time in a few hundred waits a second. (In a signed run it waits 1,500
-    times a second, and their CPU puts its task clock about 20% above its busy time.) On a machine nothing else
-    uses the two agree within 10%. Returns the ratio."""
+    times a second, and their CPU puts its task clock about 20% above its busy time.) On a `quiet` machine, one
+    nothing else uses, the two agree within 10%. Where other processes take CPUs the writer is preempted, and only
+    the upper bound holds: a task clock above it would be another thread's (the producer runs all the time).
+    Returns the ratio."""
     busy = writer_busy_ms(r)
     task = r["counters"]["threads"][0]["window"]["task_clock_ns"] / 1e6
     ratio = task / busy
-    ht.check(abs(ratio - 1) <= 0.10, "the writer's task clock %.1f ms is %.3fx its busy time %.1f ms (total %.1f, "
-             "waiting for work %.1f, for locks %.1f)" % (task, ratio, busy, r["writer"]["total_ms"],
-                                                         r["writer"]["wait_work_ms"], r["writer"]["wait_lock_ms"]))
+    ht.check(1 - ratio <= 0.10 or not quiet, "the writer's task clock %.1f ms is %.3fx its busy time %.1f ms "
+             "(total %.1f, waiting for work %.1f, for locks %.1f)" % (task, ratio, busy, r["writer"]["total_ms"],
+                                                                     r["writer"]["wait_work_ms"],
+                                                                     r["writer"]["wait_lock_ms"]))
+    ht.check(ratio - 1 <= 0.10, "the writer's task clock %.1f ms is %.3fx its busy time %.1f ms: more CPU than "
+             "wall time" % (task, ratio, busy))
     return ratio
 
 
@@ -159,16 +164,16 @@ def mode_window(args, schema):
                   "take CPUs too)" % args.sanitizer)
             return
         others = r["cpu"]["other_processes_share"]
-        if others is not None and others <= QUIET:
-            ratio = check_writer_task_clock(r)
+        quiet = others is not None and others <= QUIET
+        ratio = check_writer_task_clock(r, quiet)
+        if quiet:
             print("window: the writer's task clock is %.3fx its busy time (run %d)" % (ratio, attempt))
             return
-        busy_machine.append(others)
-    # Preempted by other processes, the writer is busy (wall time) without running (CPU time): no comparison.
-    print("window: the writer's task clock not compared with its busy time: other processes took %s of the "
-          "machine in the %d runs (more than %.0f%%)"
-          % (", ".join("%.0f%%" % (100 * o) if o is not None else "an unknown share" for o in busy_machine),
-             ATTEMPTS, 100 * QUIET))
+        busy_machine.append("%.0f%% (%.2fx)" % (100 * others, ratio) if others is not None else "?")
+    # Preempted by other processes, the writer is busy (wall time) without running (CPU time): the lower bound
+    # cannot be held on such a machine.
+    print("window: the writer's task clock held only to at most 1.1x its busy time: other processes took %s of the "
+          "machine in the %d runs (more than %.0f%%)" % (", ".join(busy_machine), ATTEMPTS, 100 * QUIET))
 
 
 def mode_off(args, schema):

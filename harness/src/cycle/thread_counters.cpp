@@ -55,7 +55,7 @@ std::string paranoid_text() {
 }
 
 std::string open_error(int err) {
-  const std::string what = std::string("perf_event_open: ") + std::strerror(err);
+  std::string what = std::string("perf_event_open: ") + std::strerror(err);
   switch (err) {
     case ENOENT:
     case EOPNOTSUPP:
@@ -170,8 +170,8 @@ counter_group& counter_group::operator=(counter_group&& o) noexcept {
 }
 
 void counter_group::close() noexcept {
-  // The siblings before the leader.
-  for (auto fd = fds_.rbegin(); fd != fds_.rend(); ++fd) ::close(*fd);
+  // A sibling outlives its closed leader as an event of its own until it is closed too.
+  for (const int fd : fds_) ::close(fd);
   fds_.clear();
 }
 
