@@ -80,7 +80,7 @@ def check_files(d, report, stdout):
         svg = f.read()
     check(svg.startswith("<?xml") and "<svg" in svg and "push_burst" in svg, "flamegraph.svg is not the window's")
     check(os.path.getsize(os.path.join(d, "perf.data")) == p["cost"]["data_bytes"] > 0, "perf.data's size")
-    line = "Profile: %s: %s samples at 999 Hz; most self time: " % (d, format(p["samples"], ","))
+    line = "Profile: %s: %s samples at %d Hz; most self time: " % (d, format(p["samples"], ","), p["frequency_hz"])
     check(line in stdout, "the summary has no line %r:\n%s" % (line, stdout))
     return window
 

@@ -4,7 +4,10 @@
 // whole of it with the real perf.
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <chrono>
 #include <map>
@@ -125,6 +128,14 @@ TEST(ChildProcess, AChildOverItsTimeIsKilled) {
   ASSERT_EQ(c.start({{sh, "-c", "exit 0"}, -1, -1, -1, {}, false}), std::nullopt);
   const child_exit e = c.wait(std::chrono::seconds(30));
   EXPECT_TRUE(e.exited_ok()) << e.describe();
+}
+
+TEST(ChildProcess, ABatchChildIsScheduledSo) {
+  child_process c;
+  ASSERT_EQ(c.start({{find_program("sleep"), "5"}, -1, -1, -1, {}, false, true}), std::nullopt);
+  EXPECT_EQ(sched_getscheduler(c.pid()), SCHED_BATCH);
+  c.signal(SIGKILL);
+  EXPECT_TRUE(c.wait(std::chrono::seconds(30)).killed_by(SIGKILL));
 }
 
 TEST(ChildProcess, PassesDescriptorsAtFixedNumbersAndClosesTheRest) {

@@ -170,7 +170,10 @@ std::optional<std::string> profile_session::start() {
                                       "-N",  // no copies of the binaries in ~/.debug
                                       "-o",
                                       path("perf.data")};
-  const auto problem = perf_.start({argv, -1, perf_messages_.fd(), perf_messages_.fd(), {control[0], ack[1]}, true});
+  // SCHED_BATCH: the window's edges wake perf without handing it the writer's CPU, and so do
+  // the samples it drains during the window.
+  const auto problem =
+      perf_.start({argv, -1, perf_messages_.fd(), perf_messages_.fd(), {control[0], ack[1]}, true, true});
   close(control[0]);
   close(ack[1]);
   if (problem) return problem;

@@ -37,7 +37,7 @@ namespace apiary::harness {
 
 class profile_session {
  public:
-  static constexpr unsigned frequency_hz = 999;
+  static constexpr unsigned frequency_hz = 499;
 
   // Whether --profile can work here: perf and the flame graph tools found (find_program),
   // and perf allowed to record this process. The error line, or nullopt.

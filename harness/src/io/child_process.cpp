@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
@@ -190,6 +191,12 @@ std::optional<std::string> child_process::start(const spawn_request& r) {
   if (rc != 0) {
     pid_ = -1;
     return "cannot run " + r.argv[0] + ": " + std::strerror(rc);
+  }
+  // Set from here: posix_spawnattr_setschedpolicy() takes only SCHED_OTHER, FIFO and RR.
+  // Best effort: the child runs as it would without it.
+  if (r.batch) {
+    const sched_param priority{};
+    (void)sched_setscheduler(pid_, SCHED_BATCH, &priority);
   }
   return std::nullopt;
 }

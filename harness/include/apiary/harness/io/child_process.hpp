@@ -63,6 +63,9 @@ struct spawn_request {
   int err = -1;                   // standard error; -1: /dev/null
   std::vector<int> pass;          // passed as descriptors 3, 4, ... in this order
   bool own_group = false;         // a process group of its own: the terminal's Ctrl-C is not its
+  // SCHED_BATCH: the child's CPU share is the same, but when something wakes it, it does not
+  // preempt the thread that runs, so waking it costs that thread a system call, not its CPU.
+  bool batch = false;
 };
 
 class child_process {
