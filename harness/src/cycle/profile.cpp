@@ -134,12 +134,9 @@ profile_session::~profile_session() {
 std::string profile_session::path(std::string_view name) const { return (fs::path(dir_) / name).string(); }
 
 std::optional<std::string> profile_session::start() {
-  // DIR holds one run's profile: nothing of an earlier one stays beside it.
+  // perf would keep an earlier perf.data as perf.data.old.
   std::error_code ec;
-  for (std::string_view name : profile_files) fs::remove(path(name), ec);
-  if (fs::is_directory(path("threads"), ec))
-    for (const fs::directory_entry& e : fs::directory_iterator(path("threads"), ec))
-      if (e.path().extension() == ".folded") fs::remove(e.path(), ec);
+  fs::remove(path("perf.data"), ec);
   int control[2];
   int ack[2];
   if (pipe2(control, O_CLOEXEC) != 0) return std::string("cannot make a pipe: ") + std::strerror(errno);
@@ -189,6 +186,12 @@ std::optional<std::string> profile_session::start() {
     const std::string said = perf_messages_.last_line();
     return *late + (said.empty() ? "" : ": " + said);
   }
+  // DIR holds one run's profile: nothing of an earlier one stays beside it.
+  for (std::string_view name : profile_files)
+    if (name != "perf.data") fs::remove(path(name), ec);
+  if (fs::is_directory(path("threads"), ec))
+    for (const fs::directory_entry& e : fs::directory_iterator(path("threads"), ec))
+      if (e.path().extension() == ".folded") fs::remove(e.path(), ec);
   return std::nullopt;
 }
 
