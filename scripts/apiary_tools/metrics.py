@@ -9,6 +9,9 @@ keyed by their `name` or `kind` field so a metric keeps its name when a list cha
 `us_per_tx`, the average cycle divided by the average transactions per block, the cost of
 one transaction through the whole cycle and the number to compare across block sizes.
 
+The `profile` section (`apiary run --profile`) is not flattened either: its top functions
+are a ranking, not quantities to average, and a run without it would lack them.
+
 The `latency` section is not flattened: a run's percentiles averaged over runs are not the
 percentiles of the runs' transactions. Its histograms are merged instead (latency.py), and
 the pooled percentiles are named here like metrics, `latency.<stage>.<p>_us`, so that tables
@@ -22,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-SKIPPED_SECTIONS = frozenset({"config", "context", "blocks", "latency"})
+SKIPPED_SECTIONS = frozenset({"config", "context", "blocks", "latency", "profile"})
 # Numbers that identify rather than measure: averaging a block number says nothing.
 IDENTIFIER_LEAVES = frozenset({"schema_version", "min_block", "max_block"})
 LIST_KEYS = ("name", "kind")

@@ -110,6 +110,10 @@ def test_flatten_names_and_skips():
     assert not any(k.startswith(("config.", "context.", "blocks.")) for k in m)
     assert "aggregates.cycle_us.min_block" not in m and "schema_version" not in m
     assert "colony.sink_closed" not in m and "targets.cpu_utilization.met" not in m
+    # --profile's section ranks functions: nothing to average over runs
+    report["profile"] = {"samples": 5000, "threads": {"writer": 3000},
+                         "top": [{"function": "f", "self_share": 0.1, "total_share": 0.2}]}
+    assert not any(k.startswith("profile.") for k in metrics.flatten(report))
 
 
 def test_key_metrics_come_first():
