@@ -21,6 +21,7 @@
 #include "apiary/colony/token_bucket.hpp"
 #include "apiary/core/base/check.hpp"
 #include "apiary/core/base/clock.hpp"
+#include "apiary/core/base/thread_name.hpp"
 #include "apiary/core/protocol/serialize.hpp"
 
 namespace apiary::colony {
@@ -320,6 +321,8 @@ std::vector<block_plan> colony::block_plans() const {
 
 void colony::producer_thread(worker& w) {
   w.tid.store(static_cast<int>(::gettid()), std::memory_order_release);
+  // A profile's name for it (apiary run --profile); named before start() returns.
+  core::name_this_thread("producer-" + std::to_string(w.index));
   w.cpu_at_start = detail::thread_cpu_ns();
   try {
     prepare(w);

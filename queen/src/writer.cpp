@@ -6,6 +6,7 @@
 
 #include "apiary/core/base/check.hpp"
 #include "apiary/core/base/clock.hpp"
+#include "apiary/core/base/thread_name.hpp"
 
 namespace apiary::queen {
 
@@ -41,6 +42,7 @@ void writer::start() {
   APIARY_CHECK(!ran_);
   ran_ = true;
   thread_ = std::thread([this] { serve(); });
+  core::name_thread(thread_, "writer");  // a profile's name for it (apiary run --profile)
 }
 
 void writer::serve_here() {

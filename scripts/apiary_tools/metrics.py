@@ -15,6 +15,8 @@ the report's list may change: `counters.writer.per_transaction.task_clock_ns`,
 `counters.producer-0.per_block.page_faults`, `counters.writer.ipc`. A count the machine could
 not take (null: no hardware counters) is no metric. The window's totals grow with the run's
 length and are left out, as is the `profile` section (profiles.py compares profiles).
+The `profile` section (`apiary run --profile`) is not flattened either: its top functions
+are a ranking, not quantities to average, and a run without it would lack them.
 
 The `latency` section is not flattened: a run's percentiles averaged over runs are not the
 percentiles of the runs' transactions. Its histograms are merged instead (latency.py), and

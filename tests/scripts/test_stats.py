@@ -116,6 +116,10 @@ def test_flatten_names_and_skips():
     m = metrics.flatten(report)
     assert m["counters.writer.per_transaction.task_clock_ns"] == 0.5
     assert not any(k.endswith(".tid") or ".window." in k for k in m) and "counters.enabled" not in m
+    # --profile's section ranks functions: nothing to average over runs
+    report["profile"] = {"samples": 5000, "threads": {"writer": 3000},
+                         "top": [{"function": "f", "self_share": 0.1, "total_share": 0.2}]}
+    assert not any(k.startswith("profile.") for k in metrics.flatten(report))
 
 
 def test_key_metrics_come_first():

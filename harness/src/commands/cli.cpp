@@ -26,6 +26,7 @@
 #include "apiary/harness/replay/replay.hpp"
 #include "apiary/harness/report/analysis.hpp"
 #include "commands/parse_errors.hpp"
+#include "cycle/profile.hpp"
 #include "cycle/progress.hpp"
 #include "cycle/run.hpp"
 #include "cycle/signals.hpp"
@@ -147,16 +148,35 @@ struct run_command {
         {o.log_file.empty() ? "the log file (beside the report)" : "--log-file", log_file, output_use::stream},
         {"--interval-log", o.interval_log, output_use::stream},
         {"--prometheus-textfile", o.prometheus_textfile}};
-    if (auto problem = check_not_a_directory_of({"--hgrm-dir", o.hgrm_dir}, written))
-      return usage_error("run", *problem);
+    for (const named_path& dir : {named_path{"--hgrm-dir", o.hgrm_dir}, named_path{"--profile", o.profile_dir}})
+      if (auto problem = check_not_a_directory_of(dir, written)) return usage_error("run", *problem);
     if (!o.hgrm_dir.empty())
       for (const auto& [name, stage] : latency_stage_names)
         written.push_back({"--hgrm-dir", hgrm_path(o.hgrm_dir, stage)});
+    if (!o.profile_dir.empty()) {
+      if (auto problem = profile_usable(o.profile_dir)) return usage_error("run", *problem);
+      for (const std::string& file : profile_session::output_paths(o.profile_dir))
+        written.push_back({"--profile", file});
+    }
     if (!outputs_usable("run", {{"--config", config.config_file}}, written)) return exit_usage;
     output_locks locks;
     if (auto problem = locks.take(written)) return usage_error("run", *problem);
+    // perf starts before genesis, disabled: the run opens and closes its window.
+    std::unique_ptr<profile_session> profile;
+    if (!o.profile_dir.empty()) {
+      profile = std::make_unique<profile_session>(o.profile_dir);
+      if (auto problem = profile->start())
+        return usage_error("run", "--profile " + shown_path(o.profile_dir) + ": " + *problem);
+    }
     run_log log(o.log, log_file);
-    return execute(ctx, path, log, log_file);
+    return execute(ctx, path, log, log_file, profile.get());
+  }
+
+  // --profile DIR: the tools there, DIR a directory that can be written; the error line.
+  static std::optional<std::string> profile_usable(const std::string& dir) {
+    if (auto problem = profile_session::check_tools()) return "--profile " + shown_path(dir) + ": " + *problem;
+    if (auto problem = profile_session::check_directory(dir)) return "--profile: " + *problem;
+    return std::nullopt;
   }
 
   // --log-file, else none for a report written through a device or a FIFO (there is no
@@ -168,7 +188,8 @@ struct run_command {
     return writes_through(report) ? std::string() : log_path_for(report);
   }
 
-  int execute(const run_context& ctx, const std::string& path, run_log& log, const std::string& log_file) {
+  int execute(const run_context& ctx, const std::string& path, run_log& log, const std::string& log_file,
+              profile_session* profile) {
     log->info("apiary {} ({} build, commit {}): {}", ctx.version, ctx.build_type, ctx.commit, ctx.command_line);
     if (!measuring_build(ctx))
       log->warn("a {} build{}: its times are not the ones to quote", ctx.build_type,
@@ -178,7 +199,12 @@ struct run_command {
     // A hard exit (a second signal) leaves the report marked aborted.
     const standby_file aborted(path, aborted_report_head(config, ctx, path));
     interrupt_guard signals(&aborted, &aborted_report_tail);
-    run_result r = run_cycle_test(config, progress, *log);
+    run_result r = run_cycle_test(config, progress, *log, profile);
+    if (profile != nullptr) {
+      // After the measurement: perf stops, and its record becomes the profile's files.
+      log->info("profile: writing {}", config.out.profile_dir);
+      r.profile = profile->finish("apiary run '" + config.name + "', commit " + ctx.commit + ": the measured window");
+    }
     const analysis a = analyze(config, ctx, r);
     log_statistics(*log, r, a);
     log.close();
@@ -190,6 +216,12 @@ struct run_command {
       error_line("run", "the log " + (log_file.empty() ? std::string("on stderr") : shown_path(log_file)) +
                             " could not be written (" + std::to_string(log.write_errors()) +
                             " failed writes): " + log.first_write_error());
+      if (status == exit_ok) status = exit_failed;
+    }
+    if (!r.profile.error.empty()) {
+      const std::string problem = "--profile " + shown_path(r.profile.dir) + ": " + r.profile.error;
+      log.file_only(spdlog::level::err, problem);
+      error_line("run", problem);
       if (status == exit_ok) status = exit_failed;
     }
     if (r.status == run_status::failed) {

@@ -491,6 +491,11 @@ void bind_outputs(option_binder& b, run_config& c) {
          "Write each latency stage's histogram there as <stage>.hgrm (HdrHistogram's percentile distribution, "
          "microseconds)",
          "none", check_path);
+  b.text("profile", o.profile_dir, "DIR",
+         "Profile the measured window's CPU with perf (every thread, 499 Hz) and write there perf.data, "
+         "window.folded, threads/<thread>.folded, top.tsv and flamegraph.svg; needs perf and inferno's flame graph "
+         "tools (scripts/install-deps.sh)",
+         "none", check_path);
 }
 
 }  // namespace

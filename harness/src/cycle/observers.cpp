@@ -13,6 +13,13 @@ colony::head_info head_of(const core::chain& chain) {
   return {chain.head_block_num(), chain.head_block_id(), chain.head_block_time()};
 }
 
+stop_reason limit_reached(const stop_conditions& s, std::uint32_t measured_blocks,
+                          std::uint64_t measured_transactions) {
+  if (s.blocks != 0 && measured_blocks >= s.blocks) return stop_reason::blocks;
+  if (s.transactions != 0 && measured_transactions >= s.transactions) return stop_reason::transactions;
+  return stop_reason::none;
+}
+
 // ---- window_counter ----
 
 void window_counter::snapshot(window_edge& e, std::int64_t writer_ns) {
@@ -29,12 +36,16 @@ bool window_counter::on_block(const queen::block_record& r, const core::chain&) 
     if (seen_ == warmup_) {
       snapshot(start_, r.completed_ns);
       counters_.window_start_ns.store(now, std::memory_order_relaxed);
+      if (profile_ != nullptr) profile_->open_window();
     }
     counters_.warmup_blocks.store(seen_, std::memory_order_relaxed);
   } else {
     measured_transactions_ += r.transactions;
     snapshot(end_, r.completed_ns);
     measured_blocks_ = seen_ - warmup_;
+    // The last measured block (the stop observer ends the loop after it): the window ends.
+    if (profile_ != nullptr && limit_reached(stop_, measured_blocks_, measured_transactions_) != stop_reason::none)
+      profile_->close_window();
     counters_.measured_transactions.store(measured_transactions_, std::memory_order_relaxed);
     counters_.measured_blocks.store(measured_blocks_, std::memory_order_relaxed);
   }
@@ -136,15 +147,10 @@ bool stop_limits::on_block(const queen::block_record& r, const core::chain&) {
     throw std::runtime_error("injected failure at block " + std::to_string(r.num) + " (--fail-at-block)");
   if (++seen_ <= warmup_) return true;
   measured_transactions_ += r.transactions;
-  if (limits_.blocks != 0 && seen_ - warmup_ >= limits_.blocks) {
-    reason_.store(stop_reason::blocks);
-    return false;
-  }
-  if (limits_.transactions != 0 && measured_transactions_ >= limits_.transactions) {
-    reason_.store(stop_reason::transactions);
-    return false;
-  }
-  return true;
+  const stop_reason why = limit_reached(limits_, seen_ - warmup_, measured_transactions_);
+  if (why == stop_reason::none) return true;
+  reason_.store(why);
+  return false;
 }
 
 // ---- counter_sampler ----

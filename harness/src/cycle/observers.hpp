@@ -21,22 +21,37 @@
 #include "apiary/queen/block_observer.hpp"
 #include "apiary/queen/writer.hpp"
 #include "cycle/interval_log.hpp"
+#include "cycle/profile.hpp"
 #include "cycle/progress.hpp"
 
 namespace apiary::harness {
 
 colony::head_info head_of(const core::chain& chain);
 
+// The stop condition counted in blocks that the measured blocks so far meet: --blocks, or
+// --transactions over the measured blocks; stop_reason::none when neither.
+stop_reason limit_reached(const stop_conditions& s, std::uint32_t measured_blocks, std::uint64_t measured_transactions);
+
 // The measured window: counts the blocks, takes the window's edges (usage, the writer's time
 // split, the colony's counts) at the last warm-up block and at every measured block, and
-// keeps the progress counters. Per block: a few relaxed stores, and for a measured block a
-// getrusage and the colony's counters (a few hundred ns). The main thread reads the counters
-// while the run goes, the edges and measured_blocks() after the writer is joined.
+// keeps the progress counters. With --profile it also opens the profile at the last warm-up
+// block and closes it at the block that meets a stop limit (profile.hpp: one write to perf's
+// control pipe each, a few microseconds, twice a run). Per block: a few relaxed stores, and
+// for a measured block a getrusage and the colony's counters (a few hundred ns). The main
+// thread reads the counters while the run goes, the edges and measured_blocks() after the
+// writer is joined.
 class window_counter final : public queen::block_observer {
  public:
-  window_counter(std::uint32_t warmup_blocks, const queen::writer& w, const colony::colony& k,
-                 progress_counters& counters, window_edge& start, window_edge& end)
-      : warmup_(warmup_blocks), writer_(w), colony_(k), counters_(counters), start_(start), end_(end) {}
+  window_counter(const stop_conditions& stop, const queen::writer& w, const colony::colony& k,
+                 progress_counters& counters, window_edge& start, window_edge& end, profile_session* profile)
+      : stop_(stop),
+        warmup_(stop.warmup_blocks),
+        writer_(w),
+        colony_(k),
+        counters_(counters),
+        start_(start),
+        end_(end),
+        profile_(profile) {}
   std::string_view name() const override { return "window"; }
   bool on_block(const queen::block_record& r, const core::chain& chain) override;
   std::uint32_t measured_blocks() const { return measured_blocks_; }
@@ -44,12 +59,14 @@ class window_counter final : public queen::block_observer {
  private:
   void snapshot(window_edge& e, std::int64_t writer_ns);
 
+  const stop_conditions stop_;
   const std::uint32_t warmup_;
   const queen::writer& writer_;
   const colony::colony& colony_;
   progress_counters& counters_;
   window_edge& start_;
   window_edge& end_;
+  profile_session* const profile_;  // --profile; else null
   std::uint32_t seen_ = 0;
   std::uint32_t measured_blocks_ = 0;
   std::uint64_t measured_transactions_ = 0;

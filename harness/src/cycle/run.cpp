@@ -139,8 +139,8 @@ struct run_readers {
 
 class cycle_test {
  public:
-  cycle_test(const run_config& c, bool progress, spdlog::logger& log)
-      : config_(c), log_(log), progress_(c, progress, progress && isatty(STDERR_FILENO) == 1) {}
+  cycle_test(const run_config& c, bool progress, spdlog::logger& log, profile_session* profile)
+      : config_(c), log_(log), profile_(profile), progress_(c, progress, progress && isatty(STDERR_FILENO) == 1) {}
 
   run_result run();
 
@@ -172,6 +172,7 @@ class cycle_test {
 
   const run_config& config_;
   spdlog::logger& log_;
+  profile_session* const profile_;  // --profile; else null
   progress_line progress_;
   progress_counters counters_;
   run_result result_;
@@ -254,8 +255,8 @@ void cycle_test::build_writer() {
 
   intervals_ = std::make_unique<interval_outputs>(o.interval_log, o.prometheus_textfile);
   run_observers& b = observers_;
-  b.window = std::make_unique<window_counter>(config_.stop.warmup_blocks, *writer_, *colony_, counters_,
-                                              result_.window_start, result_.window_end);
+  b.window = std::make_unique<window_counter>(config_.stop, *writer_, *colony_, counters_, result_.window_start,
+                                              result_.window_end, profile_);
   if (intervals_->enabled()) b.intervals = std::make_unique<interval_sampler>(*writer_, o.checkpoint_blocks);
   b.log = std::make_unique<block_log>(log_, *writer_);
   b.colony = std::make_unique<colony_feed>(*colony_);
@@ -336,10 +337,14 @@ void cycle_test::start() {
     result_.window_start.usage = read_usage();
     result_.window_start.colony = colony_->stats();
     counters_.window_start_ns.store(run_start_ns_, std::memory_order_relaxed);
+    if (profile_ != nullptr && interrupt_signal() == 0) profile_->open_window();
   }
   open_counters();
   if (interrupt_signal() == 0) {
     writer_->start();
+    // Every thread of the run is started and named (the producers name themselves before
+    // the colony's start returns, the writer is named by its start): the profile's names.
+    if (profile_ != nullptr) profile_->name_threads();
     log_.info("run '{}': {} producer threads, blocks of {} bytes", config_.name, config_.colony.threads,
               config_.writer.block_size);
   }
@@ -512,6 +517,8 @@ void cycle_test::wait_for_stop() {
   }
   if (result_.stopped_by == stop_reason::none) result_.stopped_by = why;
   take_counter_end(why);
+  // A stop the main thread makes (duration, a signal, a failure) ends the window here.
+  if (profile_ != nullptr) profile_->close_window();
   progress_.finish();
   if (s.machine_sampled) result_.machine_end = {read_machine_usage(), read_usage()};
   log_.info("stopping: {}", to_string(result_.stopped_by));
@@ -683,10 +690,10 @@ run_result cycle_test::run() {
 
 }  // namespace
 
-run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log) {
+run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log, profile_session* profile) {
   run_result failed;
   try {
-    cycle_test test(c, progress, log);
+    cycle_test test(c, progress, log, profile);
     return test.run();
   } catch (const std::exception& e) {
     failed.error = e.what();

@@ -10,7 +10,8 @@
 // Threads: the calling (main) thread waits, polls for signals, the duration and failures,
 // draws the progress line, drains the settled stream (settled.hpp: latency, dumps, audit)
 // and writes the interval records; the writer thread runs the block observers
-// (observers.hpp), which only count, snapshot and notify (no I/O); the colony's producer
+// (observers.hpp), which only count, snapshot and notify (no I/O but --profile's two
+// writes to perf's control pipe); the colony's producer
 // threads produce.
 //
 // Shutdown, in this order: writer.request_stop() (the block in hand is finished), colony
@@ -25,6 +26,7 @@
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/cycle/run_result.hpp"
+#include "cycle/profile.hpp"
 
 namespace apiary::harness {
 
@@ -33,6 +35,8 @@ std::string report_path(const run_config& c, const run_context& ctx);
 // Runs the test. Never throws: a failure is a result with status failed and the error.
 // `progress`: draw the live progress line on stderr.
 // `log`: where the run's log lines go (run_log.hpp).
-run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log);
+// `profile`: --profile's session, started (profile.hpp): the run opens and closes its
+// window and names its threads; the caller finishes it. Null without --profile.
+run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log, profile_session* profile = nullptr);
 
 }  // namespace apiary::harness

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "apiary/core/base/thread_name.hpp"
+
 namespace apiary::harness {
 
 namespace {
@@ -32,7 +34,8 @@ spdlog::level::level_enum to_spdlog(log_level l) {
 }  // namespace
 
 run_log::run_log(log_level console, const std::string& file) {
-  pool_ = std::make_shared<spdlog::details::thread_pool>(queue_messages, 1);
+  // The thread that writes the log, named for a profile (apiary run --profile).
+  pool_ = std::make_shared<spdlog::details::thread_pool>(queue_messages, 1, [] { core::name_this_thread("log"); });
   std::vector<spdlog::sink_ptr> sinks;
   auto err = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   err->set_level(to_spdlog(console));

@@ -635,6 +635,52 @@ void write_latency(json_out& j, const report_inputs& in) {
   j.end_object();
 }
 
+// --profile (profile.hpp): null without it.
+void write_profile(json_out& j, const report_inputs& in) {
+  const profile_result& p = in.r.profile;
+  j.key("profile");
+  if (p.dir.empty()) {
+    j.null();
+    return;
+  }
+  const double samples = p.samples == 0 ? 1.0 : static_cast<double>(p.samples);
+  j.begin_object();
+  j.field("dir", p.dir);
+  j.field("samples", p.samples);
+  j.field("frequency_hz", p.frequency_hz);
+  j.field("window_opened", p.window_opened);
+  j.key("threads");
+  j.begin_object();
+  for (const auto& [name, n] : p.threads) j.field(name, n);
+  j.end_object();
+  j.key("top");
+  j.begin_array();
+  for (const function_samples& f : p.top) {
+    j.begin_object();
+    j.field("function", f.name);
+    j.field("self_share", static_cast<double>(f.self) / samples, 6);
+    j.field("total_share", static_cast<double>(f.total) / samples, 6);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("cost");
+  j.begin_object();
+  const double perf_cpu_s = sec(p.perf_user_ns + p.perf_system_ns);
+  j.field("perf_cpu_s", perf_cpu_s, 6);
+  j.field("perf_user_s", sec(p.perf_user_ns), 6);
+  j.field("perf_system_s", sec(p.perf_system_ns), 6);
+  const double capacity_s = in.a.window_s * in.ctx.cores;
+  j.field_or_null("perf_cpu_share", capacity_s > 0, perf_cpu_s / capacity_s, 6);
+  j.field("control_writes", p.control_writes);
+  j.field("control_us", us(p.control_ns), 3);
+  j.field("postprocess_s", sec(p.postprocess_ns), 6);
+  j.field("data_bytes", p.data_bytes);
+  j.end_object();
+  j.key("error");
+  j.text_or_null(p.error);
+  j.end_object();
+}
+
 }  // namespace
 
 void write_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const run_result& r,
@@ -660,6 +706,7 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   write_state(j, in);
   write_targets(j, in);
   write_audit(j, in);
+  write_profile(j, in);
   j.key("log");
   j.begin_object();
   j.key("file");

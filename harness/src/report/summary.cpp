@@ -207,6 +207,22 @@ void append_outcome(std::string& s, const run_result& r, const analysis& a) {
   }
 }
 
+// --profile: where it went, its samples and the three functions that took most of them.
+void append_profile(std::string& s, const profile_result& p) {
+  if (p.dir.empty()) return;
+  append(s, "Profile: {}: ", p.dir);
+  if (!p.window_opened) {
+    s += "no samples (the run stopped before its measured window)\n";
+    return;
+  }
+  append(s, "{} samples at {} Hz", grouped(p.samples), p.frequency_hz);
+  for (std::size_t i = 0; i < p.top.size() && i < 3 && p.samples != 0; ++i)
+    append(s, "{}{} {}", i == 0 ? "; most self time: " : ", ", short_function_name(p.top[i].name),
+           pct(static_cast<double>(p.top[i].self) / static_cast<double>(p.samples)));
+  if (!p.error.empty()) append(s, "; FAILED: {}", p.error);
+  s += "\n";
+}
+
 // Hive's colony prints these per producer thread at the end.
 void log_colony_thread(spdlog::logger& log, std::size_t t, const colony::colony_stats& k) {
   log.info("Production stats for thread colony-{}", t);
@@ -245,6 +261,7 @@ std::string format_summary(const run_config& c, const run_context& ctx, const ru
   append_colony(s, r.colony_total);
   append_latency(s, r.latency);
   append_outcome(s, r, a);
+  append_profile(s, r.profile);
   if (!report_path.empty()) append(s, "Report: {}\n", report_path);
   return s;
 }

@@ -63,6 +63,9 @@ struct outputs {
   std::string interval_log;
   std::string prometheus_textfile;
   std::string hgrm_dir;  // each latency stage's histogram as <stage>.hgrm; empty: none
+  // A CPU profile of the measured window (perf record, folded stacks, a flame graph) in this
+  // directory (harness/src/cycle/profile.hpp); empty: none.
+  std::string profile_dir;
 };
 
 struct run_config {
