@@ -207,15 +207,16 @@ class Progress:
 
 
 def read_run_report(path: Path) -> dict[str, Any] | None:
-    """The report a run wrote, or None when it wrote none (or none the tools can read: the run
-    then counts as failed)."""
+    """The report a run wrote, or None when it wrote none. One the tools cannot read is a
+    stand-in with status "unreadable" and the reason as its error: the run counts as failed,
+    and its failure says why."""
     if not path.is_file():
         return None
     try:
         data = read_json(path)
         return check_report(data, path) if is_report(data) else None
-    except ToolError:
-        return None
+    except ToolError as e:
+        return {"status": "unreadable", "error": str(e)}
 
 
 def _tail(path: Path, lines: int = 5) -> str:

@@ -344,7 +344,7 @@ def write_profile(directory: Path, stacks: dict, given: str | None = None) -> di
     (directory / "top.tsv").write_text("function\tself_share\ttotal_share\tself_samples\ttotal_samples\n" + "".join(
         f"{t['function']}\t{t['self_share']:.4f}\t0\t{t['self_samples']}\t0\n" for t in top), encoding="utf-8")
     return {"dir": given if given is not None else str(directory), "samples": total, "frequency_hz": 999,
-            "threads": {t: {"samples": sum(s.values())} for t, s in per_thread.items()}, "top": top, "cost": {}}
+            "threads": {t: sum(s.values()) for t, s in per_thread.items()}, "top": top, "cost": {}}
 
 
 def write_profiled_set(directory: Path, means: Sequence[float], slow: str | None = None, hardware: bool = False,
