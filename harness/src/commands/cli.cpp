@@ -200,12 +200,13 @@ struct run_command {
     const standby_file aborted(path, aborted_report_head(config, ctx, path));
     interrupt_guard signals(&aborted, &aborted_report_tail);
     run_result r = run_cycle_test(config, progress, *log, profile);
+    const analysis a = analyze(config, ctx, r);
     if (profile != nullptr) {
       // After the measurement: perf stops, and its record becomes the profile's files.
       log->info("profile: writing {}", config.out.profile_dir);
-      r.profile = profile->finish("apiary run '" + config.name + "', commit " + ctx.commit + ": the measured window");
+      r.profile = profile->finish("apiary run '" + config.name + "', commit " + ctx.commit + ": the measured window",
+                                  a.window_s);
     }
-    const analysis a = analyze(config, ctx, r);
     log_statistics(*log, r, a);
     log.close();
     r.log_file = log_file;

@@ -2,12 +2,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -169,8 +169,7 @@ std::optional<std::string> profile_session::start() {
                                       path("perf.data")};
   // SCHED_BATCH: the window's edges wake perf without handing it the writer's CPU, and so do
   // the samples it drains during the window.
-  const auto problem =
-      perf_.start({argv, -1, perf_messages_.fd(), perf_messages_.fd(), {control[0], ack[1]}, true, true});
+  auto problem = perf_.start({argv, -1, perf_messages_.fd(), perf_messages_.fd(), {control[0], ack[1]}, true, true});
   close(control[0]);
   close(ack[1]);
   if (problem) return problem;
@@ -246,7 +245,7 @@ void profile_session::stop_perf(profile_result& r) {
   r.data_bytes = ec ? 0 : size;
 }
 
-void profile_session::write_profile(profile_result& r, const std::string& title) {
+void profile_session::write_profile(profile_result& r, const std::string& title, double window_s) {
   window_stacks w;
   if (r.window_opened) {
     const pipeline_result p = run_pipeline({{find_program(perf_program), "script", "-i", path("perf.data"),
@@ -258,7 +257,8 @@ void profile_session::write_profile(profile_result& r, const std::string& title)
       return;
     }
     w = stacks_by_thread(p.out, thread_names_, getpid());
-    if (w.samples == 0) r.error = "perf recorded no samples in the measured window";
+    if (w.samples == 0 && window_s >= 1.0)
+      r.error = "perf recorded no samples in the measured window (" + std::to_string(window_s) + " s)";
   }
   r.samples = w.samples;
   r.threads.assign(w.thread_samples.begin(), w.thread_samples.end());
@@ -290,7 +290,7 @@ void profile_session::write_profile(profile_result& r, const std::string& title)
   }
 }
 
-profile_result profile_session::finish(const std::string& title) {
+profile_result profile_session::finish(const std::string& title, double window_s) {
   profile_result r;
   r.dir = dir_;
   r.frequency_hz = frequency_hz;
@@ -305,7 +305,7 @@ profile_result profile_session::finish(const std::string& title) {
   }
   try {
     stop_perf(r);
-    if (r.error.empty()) write_profile(r, title);
+    if (r.error.empty()) write_profile(r, title, window_s);
   } catch (const std::exception& e) {
     if (r.error.empty()) r.error = e.what();
   }

@@ -67,14 +67,15 @@ class profile_session {
   void name_threads();
 
   // After the run: stops perf and writes the profile's files; never throws. `title` heads
-  // the flame graph.
-  profile_result finish(const std::string& title);
+  // the flame graph; `window_s`: the measured window's length (a window of a second or more
+  // without a sample means perf recorded nothing: an error; a shorter one may have none).
+  profile_result finish(const std::string& title, double window_s);
 
  private:
   enum class window_state { before, open, closed };
   void send(std::string_view command) APIARY_REQUIRES(mutex_);
   void stop_perf(profile_result& r);
-  void write_profile(profile_result& r, const std::string& title);
+  void write_profile(profile_result& r, const std::string& title, double window_s);
   std::string path(std::string_view name) const;
 
   const std::string dir_;

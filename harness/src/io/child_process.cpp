@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
-#include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -53,14 +53,14 @@ std::string find_program(std::string_view name) {
     // An empty PATH entry is the current directory.
     const std::string_view dir = colon == 0 || dirs.empty() ? std::string_view(".") : dirs.substr(0, colon);
     if (path != nullptr) {
-      const std::string candidate = std::string(dir) + "/" + std::string(name);
+      std::string candidate = std::string(dir) + "/" + std::string(name);
       if (executable_file(candidate)) return candidate;
     }
     if (colon == std::string_view::npos) break;
     dirs.remove_prefix(colon + 1);
   }
   if (!tools_directory().empty()) {
-    const std::string candidate = std::string(tools_directory()) + "/" + std::string(name);
+    std::string candidate = std::string(tools_directory()) + "/" + std::string(name);
     if (executable_file(candidate)) return candidate;
   }
   return {};

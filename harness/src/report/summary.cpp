@@ -216,7 +216,7 @@ void append_profile(std::string& s, const profile_result& p) {
     return;
   }
   append(s, "{} samples at {} Hz", grouped(p.samples), p.frequency_hz);
-  for (std::size_t i = 0; i < p.top.size() && i < 3 && p.samples != 0; ++i)
+  for (std::size_t i = 0; i < p.top.size() && i < 3 && p.top[i].self != 0; ++i)
     append(s, "{}{} {}", i == 0 ? "; most self time: " : ", ", short_function_name(p.top[i].name),
            pct(static_cast<double>(p.top[i].self) / static_cast<double>(p.samples)));
   if (!p.error.empty()) append(s, "; FAILED: {}", p.error);
