@@ -155,16 +155,15 @@ struct run_command {
         written.push_back({"--hgrm-dir", hgrm_path(o.hgrm_dir, stage)});
     if (!o.profile_dir.empty()) {
       if (auto problem = profile_usable(o.profile_dir)) return usage_error("run", *problem);
-      for (const std::string& file : profile_session::output_paths(o.profile_dir))
-        written.push_back({"--profile", file});
+      for (const std::string& file : profiler::output_paths(o.profile_dir)) written.push_back({"--profile", file});
     }
     if (!outputs_usable("run", {{"--config", config.config_file}}, written)) return exit_usage;
     output_locks locks;
     if (auto problem = locks.take(written)) return usage_error("run", *problem);
     // perf starts before genesis, disabled: the run opens and closes its window.
-    std::unique_ptr<profile_session> profile;
+    std::unique_ptr<profiler> profile;
     if (!o.profile_dir.empty()) {
-      profile = std::make_unique<profile_session>(o.profile_dir);
+      profile = std::make_unique<profiler>(o.profile_dir);
       if (auto problem = profile->start())
         return usage_error("run", "--profile " + shown_path(o.profile_dir) + ": " + *problem);
     }
@@ -174,8 +173,8 @@ struct run_command {
 
   // --profile DIR: the tools there, DIR a directory that can be written; the error line.
   static std::optional<std::string> profile_usable(const std::string& dir) {
-    if (auto problem = profile_session::check_tools()) return "--profile " + shown_path(dir) + ": " + *problem;
-    if (auto problem = profile_session::check_directory(dir)) return "--profile: " + *problem;
+    if (auto problem = profiler::check_tools()) return "--profile " + shown_path(dir) + ": " + *problem;
+    if (auto problem = profiler::check_directory(dir)) return "--profile: " + *problem;
     return std::nullopt;
   }
 
@@ -189,7 +188,7 @@ struct run_command {
   }
 
   int execute(const run_context& ctx, const std::string& path, run_log& log, const std::string& log_file,
-              profile_session* profile) {
+              profiler* profile) {
     log->info("apiary {} ({} build, commit {}): {}", ctx.version, ctx.build_type, ctx.commit, ctx.command_line);
     if (!measuring_build(ctx))
       log->warn("a {} build{}: its times are not the ones to quote", ctx.build_type,

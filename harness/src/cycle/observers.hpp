@@ -43,7 +43,7 @@ stop_reason limit_reached(const stop_conditions& s, std::uint32_t measured_block
 class window_counter final : public queen::block_observer {
  public:
   window_counter(const stop_conditions& stop, const queen::writer& w, const colony::colony& k,
-                 progress_counters& counters, window_edge& start, window_edge& end, profile_session* profile)
+                 progress_counters& counters, window_edge& start, window_edge& end, profiler* profile)
       : stop_(stop),
         warmup_(stop.warmup_blocks),
         writer_(w),
@@ -66,7 +66,7 @@ class window_counter final : public queen::block_observer {
   progress_counters& counters_;
   window_edge& start_;
   window_edge& end_;
-  profile_session* const profile_;  // --profile; else null
+  profiler* const profile_;  // --profile; else null
   std::uint32_t seen_ = 0;
   std::uint32_t measured_blocks_ = 0;
   std::uint64_t measured_transactions_ = 0;

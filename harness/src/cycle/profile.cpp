@@ -81,7 +81,7 @@ void write_text(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-std::optional<std::string> profile_session::check_tools() {
+std::optional<std::string> profiler::check_tools() {
   std::vector<std::string> missing;
   for (std::string_view name : {perf_program, collapse_program, flamegraph_program})
     if (find_program(name).empty()) missing.emplace_back(name);
@@ -98,7 +98,7 @@ std::optional<std::string> profile_session::check_tools() {
   return std::nullopt;
 }
 
-std::optional<std::string> profile_session::check_directory(const std::string& dir) {
+std::optional<std::string> profiler::check_directory(const std::string& dir) {
   struct stat st {};
   if (stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
     return shown_path(dir) + ": not a directory (the profile is a directory of files)";
@@ -114,15 +114,15 @@ std::optional<std::string> profile_session::check_directory(const std::string& d
   return std::nullopt;
 }
 
-std::vector<std::string> profile_session::output_paths(const std::string& dir) {
+std::vector<std::string> profiler::output_paths(const std::string& dir) {
   std::vector<std::string> out;
   for (std::string_view name : profile_files) out.push_back((fs::path(dir) / name).string());
   return out;
 }
 
-profile_session::profile_session(std::string dir) : dir_(std::move(dir)) {}
+profiler::profiler(std::string dir) : dir_(std::move(dir)) {}
 
-profile_session::~profile_session() {
+profiler::~profiler() {
   if (perf_.started() && !perf_.ended()) {
     perf_.signal(SIGINT);
     perf_.wait(perf_end_limit);
@@ -131,9 +131,9 @@ profile_session::~profile_session() {
   if (ack_ >= 0) close(ack_);
 }
 
-std::string profile_session::path(std::string_view name) const { return (fs::path(dir_) / name).string(); }
+std::string profiler::path(std::string_view name) const { return (fs::path(dir_) / name).string(); }
 
-std::optional<std::string> profile_session::start() {
+std::optional<std::string> profiler::start() {
   // perf would keep an earlier perf.data as perf.data.old.
   std::error_code ec;
   fs::remove(path("perf.data"), ec);
@@ -194,7 +194,7 @@ std::optional<std::string> profile_session::start() {
   return std::nullopt;
 }
 
-void profile_session::send(std::string_view command) {
+void profiler::send(std::string_view command) {
   const std::int64_t t0 = core::steady_now_ns();
   const ssize_t n = write(control_, command.data(), command.size());
   const int err = errno;
@@ -205,7 +205,7 @@ void profile_session::send(std::string_view command) {
                      (n < 0 ? std::strerror(err) : "a short write");
 }
 
-void profile_session::open_window() noexcept {
+void profiler::open_window() noexcept {
   core::lock_guard lock(mutex_);
   if (window_ != window_state::before) return;
   send("enable\n");
@@ -213,13 +213,13 @@ void profile_session::open_window() noexcept {
   opened_ = true;
 }
 
-void profile_session::close_window() noexcept {
+void profiler::close_window() noexcept {
   core::lock_guard lock(mutex_);
   if (window_ == window_state::open) send("disable\n");
   window_ = window_state::closed;
 }
 
-void profile_session::name_threads() {
+void profiler::name_threads() {
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator("/proc/self/task", ec)) {
     const std::string id = e.path().filename().string();
@@ -230,7 +230,7 @@ void profile_session::name_threads() {
   }
 }
 
-void profile_session::stop_perf(profile_result& r) {
+void profiler::stop_perf(profile_result& r) {
   if (!perf_.started()) return;
   if (!perf_.ended()) perf_.signal(SIGINT);  // perf writes perf.data out and ends
   const child_exit e = perf_.wait(perf_end_limit);
@@ -245,7 +245,7 @@ void profile_session::stop_perf(profile_result& r) {
   r.data_bytes = ec ? 0 : size;
 }
 
-void profile_session::write_profile(profile_result& r, const std::string& title, double window_s) {
+void profiler::write_profile(profile_result& r, const std::string& title, double window_s) {
   window_stacks w;
   if (r.window_opened) {
     const pipeline_result p = run_pipeline({{find_program(perf_program), "script", "-i", path("perf.data"),
@@ -290,7 +290,7 @@ void profile_session::write_profile(profile_result& r, const std::string& title,
   }
 }
 
-profile_result profile_session::finish(const std::string& title, double window_s) {
+profile_result profiler::finish(const std::string& title, double window_s) {
   profile_result r;
   r.dir = dir_;
   r.frequency_hz = frequency_hz;

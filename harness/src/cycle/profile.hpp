@@ -35,7 +35,7 @@
 
 namespace apiary::harness {
 
-class profile_session {
+class profiler {
  public:
   static constexpr unsigned frequency_hz = 499;
 
@@ -47,11 +47,11 @@ class profile_session {
   // The files a profile writes in `dir` whose names are known before the run.
   static std::vector<std::string> output_paths(const std::string& dir);
 
-  explicit profile_session(std::string dir);
+  explicit profiler(std::string dir);
   // A perf still running is stopped and waited for.
-  ~profile_session();
-  profile_session(const profile_session&) = delete;
-  profile_session& operator=(const profile_session&) = delete;
+  ~profiler();
+  profiler(const profiler&) = delete;
+  profiler& operator=(const profiler&) = delete;
 
   // Before genesis: removes the files of an earlier profile from DIR, starts perf and waits
   // until it records (disabled). The error line, or nullopt.

@@ -139,7 +139,7 @@ struct run_readers {
 
 class cycle_test {
  public:
-  cycle_test(const run_config& c, bool progress, spdlog::logger& log, profile_session* profile)
+  cycle_test(const run_config& c, bool progress, spdlog::logger& log, profiler* profile)
       : config_(c), log_(log), profile_(profile), progress_(c, progress, progress && isatty(STDERR_FILENO) == 1) {}
 
   run_result run();
@@ -172,7 +172,7 @@ class cycle_test {
 
   const run_config& config_;
   spdlog::logger& log_;
-  profile_session* const profile_;  // --profile; else null
+  profiler* const profile_;  // --profile; else null
   progress_line progress_;
   progress_counters counters_;
   run_result result_;
@@ -690,7 +690,7 @@ run_result cycle_test::run() {
 
 }  // namespace
 
-run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log, profile_session* profile) {
+run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log, profiler* profile) {
   run_result failed;
   try {
     cycle_test test(c, progress, log, profile);

@@ -35,8 +35,8 @@ std::string report_path(const run_config& c, const run_context& ctx);
 // Runs the test. Never throws: a failure is a result with status failed and the error.
 // `progress`: draw the live progress line on stderr.
 // `log`: where the run's log lines go (run_log.hpp).
-// `profile`: --profile's session, started (profile.hpp): the run opens and closes its
+// `profile`: --profile's profiler, started (profile.hpp): the run opens and closes its
 // window and names its threads; the caller finishes it. Null without --profile.
-run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log, profile_session* profile = nullptr);
+run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log, profiler* profile = nullptr);
 
 }  // namespace apiary::harness
