@@ -15,8 +15,8 @@
 #include "apiary/harness/cycle/audit.hpp"
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/cycle/latency.hpp"
-#include "apiary/harness/cycle/thread_counters.hpp"
 #include "apiary/harness/cycle/profile_result.hpp"
+#include "apiary/harness/cycle/thread_counters.hpp"
 #include "apiary/queen/block_observer.hpp"
 #include "apiary/queen/block_stats.hpp"
 
