@@ -94,7 +94,7 @@ def mode_window(args, schema):
             f.write("earlier\n")
     report_path = os.path.join(args.work_dir, "profile-window.json")
     # Under a sanitizer everything is slower: fewer accounts keep genesis long beside the window.
-    accounts = "100000" if not args.sanitizer else "20000"
+    accounts = "100000" if not args.sanitizer else "60000"
     p = h.run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", "smoke.toml"),
                             "--accounts", accounts, "--sign", "off", "--block-size", "2MiB-256",
                             "--blocks", "15", "--audit", "on", "--report", report_path, "--profile", d])
