@@ -2,10 +2,11 @@
 # Installs what apiary needs to build, test and run on Debian 12 (clang, its sanitizer and
 # libFuzzer runtimes and llvm-symbolizer are for the fuzz targets; clang-format and
 # clang-tidy for scripts/lint; chromium for the test of scripts/report-html's pages; perf for
-# `apiary run --profile`), then builds the Python venv for scripts/, installs inferno's flame
-# graph tools into it, and the Node packages of the conformance test. Safe to run again: it
-# installs only what is missing and rebuilds the venv only when scripts/requirements.lock
-# changes.
+# `apiary run --profile`; ccache for the builds of other commits that scripts/multirun --base
+# and scripts/bisect make; PostgreSQL for the test of scripts/history's server path), then
+# builds the Python venv for scripts/, installs inferno's flame graph tools into it, and the
+# Node packages of the conformance test. Safe to run again: it installs only what is missing
+# and rebuilds the venv only when scripts/requirements.lock changes.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,7 +18,7 @@ packages=(
   libsecp256k1-dev libssl-dev
   python3 python3-venv nodejs npm valgrind linux-perf
   clang libclang-rt-14-dev llvm clang-format clang-tidy
-  chromium
+  chromium ccache postgresql
 )
 
 sudo_cmd=()
