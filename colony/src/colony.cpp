@@ -651,8 +651,8 @@ std::vector<colony_stats> colony::thread_stats() const {
     s.in_flight_late_resumes = w.late_resumes.get();
     s.in_flight_peak = w.in_flight_peak.get();
     if (const std::int64_t held = w.held_since_ns.load(std::memory_order_relaxed); held != 0)
-      s.held_ongoing_ns = static_cast<std::uint64_t>(
-          std::max<std::int64_t>(0, detail::ns_since_epoch(detail::steady::now()) - held));
+      s.held_ongoing_ns =
+          static_cast<std::uint64_t>(std::max<std::int64_t>(0, detail::ns_since_epoch(detail::steady::now()) - held));
     s.sink_closed = w.sink_closed.load();
     all.push_back(s);
   }

@@ -34,7 +34,8 @@ def mode_starved(args, schema):
     v, s = r["validity"], r["schedule"]
     check(v["valid"] is False, "a starved generator's run is valid: %s" % v)
     check(len(v["reasons"]) == 1 and "fell behind its schedule of 1000000" in v["reasons"][0], str(v["reasons"]))
-    check(s is not None and s["behind"] and s["behind_s"] > 1.0, "schedule: %s" % {k: s[k] for k in s if k != "intervals"})
+    summary = {k: s[k] for k in s if k != "intervals"} if s else s
+    check(s is not None and s["behind"] and s["behind_s"] > 1.0, "schedule: %s" % summary)
     check(s["worst_fall_behind"] > 0.5, "the generator made less than half its schedule: %s" % s["worst_fall_behind"])
     last = s["intervals"][-1]
     check(last["generator_lag_ms"] > 1000 and last["held_ms"] < last["lag_ms"] / 2,

@@ -109,7 +109,8 @@ schedule_trace trace(double rate, std::uint32_t threads, int quarters, Achieved 
 }
 
 TEST(Schedule, AGeneratorOnScheduleIsValid) {
-  const schedule_trace t = trace(2000, 2, 40, [](int) { return 1.0; }, [](int) { return 0.0; });
+  const schedule_trace t = trace(
+      2000, 2, 40, [](int) { return 1.0; }, [](int) { return 0.0; });
   const schedule_analysis a = analyze_schedule(t, 0, 10'000 * ms);
   ASSERT_TRUE(a.traced);
   EXPECT_FALSE(a.behind);
@@ -150,7 +151,10 @@ TEST(Schedule, ABriefOrOutOfWindowFallIsNotCounted) {
       5000, 1, 40, [](int q) { return q == 9 || q == 10 || q > 32 ? 0.6 : 1.0; }, [](int) { return 0.0; });
   const schedule_analysis a = analyze_schedule(t, 0, 8'000 * ms);
   EXPECT_FALSE(a.behind) << a.worst_fall_behind;
-  EXPECT_FALSE(analyze_schedule(trace(5000, 1, 40, [](int) { return 1.0; }, [](int) { return 0.0; }), 0, 0).behind);
+  EXPECT_FALSE(analyze_schedule(trace(
+                                    5000, 1, 40, [](int) { return 1.0; }, [](int) { return 0.0; }),
+                                0, 0)
+                   .behind);
 }
 
 TEST(Schedule, NotATpsRun) { EXPECT_FALSE(analyze_schedule({}, 0, 1000 * ms).traced); }

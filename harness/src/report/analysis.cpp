@@ -95,8 +95,7 @@ void analyze_machine(analysis& a, const run_result& r) {
   a.machine_busy_share =
       std::clamp(static_cast<double>(m1.machine.busy_ticks - m0.machine.busy_ticks) / total, 0.0, 1.0);
   a.other_processes_share = std::clamp(a.machine_busy_share - ours / total, 0.0, 1.0);
-  a.steal_share =
-      std::clamp(static_cast<double>(m1.machine.steal_ticks - m0.machine.steal_ticks) / total, 0.0, 1.0);
+  a.steal_share = std::clamp(static_cast<double>(m1.machine.steal_ticks - m0.machine.steal_ticks) / total, 0.0, 1.0);
 }
 
 // The measured blocks' cycle series, for its steadiness.

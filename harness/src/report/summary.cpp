@@ -86,7 +86,8 @@ void append_validity(std::string& s, const analysis& a) {
   const schedule_analysis& sc = a.schedule;
   if (!sc.traced || sc.intervals.empty()) return;
   const schedule_interval& last = sc.intervals.back();
-  append(s, "Schedule: {:.0f} tx/s; behind it by {:.0f} ms at the end, {:.0f} ms of it held back by the system under test",
+  append(s,
+         "Schedule: {:.0f} tx/s; behind it by {:.0f} ms at the end, {:.0f} ms of it held back by the system under test",
          sc.rate, last.lag_ms, last.held_ms);
   if (sc.worst_fall_behind > 0)
     append(s, "; the generator's own lag grew at most {} of a second (at {:.1f} s)", pct(sc.worst_fall_behind),

@@ -35,7 +35,8 @@ void add_intervals(schedule_analysis& a, const schedule_trace& t) {
     x.interval_s = seconds(s.t_ns - from->t_ns);
     x.intended = t.rate * x.interval_s;
     x.submitted = s.submitted - from->submitted;
-    const double lag_s = (t.rate * seconds(s.t_ns - first.t_ns) - static_cast<double>(s.submitted - first.submitted)) / t.rate;
+    const double lag_s =
+        (t.rate * seconds(s.t_ns - first.t_ns) - static_cast<double>(s.submitted - first.submitted)) / t.rate;
     x.lag_ms = lag_s * 1e3;
     x.held_ms = seconds(s.held_ns - first.held_ns) / t.threads * 1e3;
     x.generator_lag_ms = own_lag_s(t, s) * 1e3;
@@ -108,14 +109,15 @@ std::string pct(double share) { return fmt::format("{:.1f}%", share * 100); }
 
 void machine_warnings(validity& v, const machine_tuning& tuning, double steal_share, double other_share) {
   if (!tuning.governor.empty() && tuning.governor != "performance")
-    v.warnings.push_back(fmt::format("the CPU frequency governor is '{}', not 'performance': the clock moves with the load",
-                                     tuning.governor));
+    v.warnings.push_back(fmt::format(
+        "the CPU frequency governor is '{}', not 'performance': the clock moves with the load", tuning.governor));
   if (tuning.boost.value_or(false))
     v.warnings.push_back("frequency boost is on: the clock depends on temperature and on the other cores' load");
   if (tuning.smt.value_or(false))
     v.warnings.push_back("SMT is on: a sibling hardware thread can share a core with a measured thread");
   if (steal_share > 0.02)
-    v.warnings.push_back(fmt::format("the hypervisor took {} of the CPUs while measuring (steal time)", pct(steal_share)));
+    v.warnings.push_back(
+        fmt::format("the hypervisor took {} of the CPUs while measuring (steal time)", pct(steal_share)));
   if (other_share > 0.05)
     v.warnings.push_back(fmt::format("other processes took {} of the machine while measuring", pct(other_share)));
 }

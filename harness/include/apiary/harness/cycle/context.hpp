@@ -13,7 +13,7 @@ namespace apiary::harness {
 // The machine's settings that move results (read from /sys at the start): each unknown where
 // the kernel does not expose it (a virtual machine often has no cpufreq).
 struct machine_tuning {
-  std::string governor;      // cpufreq scaling governor of CPU 0 ("performance", ...); "" unknown
+  std::string governor;       // cpufreq scaling governor of CPU 0 ("performance", ...); "" unknown
   std::optional<bool> boost;  // frequency boost (turbo) enabled
   std::optional<bool> smt;    // simultaneous multithreading active
 };

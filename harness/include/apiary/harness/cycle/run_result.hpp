@@ -135,7 +135,7 @@ struct run_result {
   core::state_census state;
   counter_results counters;
   schedule_trace schedule;  // tps runs: the colony against its schedule
-  profile_result profile;  // --profile; profile.dir is empty without it
+  profile_result profile;   // --profile; profile.dir is empty without it
 };
 
 // Where the report of this run goes: the configured path, or results/<start>-<name>.json.

@@ -63,7 +63,7 @@ inline constexpr double steadiness_min_trend = 0.10;  // of the mean, over the w
 
 struct steadiness {
   bool checked = false;
-  std::string not_checked;  // why not
+  std::string not_checked;         // why not
   std::uint32_t change_block = 0;  // the first block after the change Pettitt's test places
   double p_value = 1;
   double shift = 0;  // median after / median before - 1
