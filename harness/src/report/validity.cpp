@@ -112,9 +112,9 @@ void machine_warnings(validity& v, const machine_tuning& tuning, double steal_sh
     v.warnings.push_back(fmt::format(
         "the CPU frequency governor is '{}', not 'performance': the clock moves with the load", tuning.governor));
   if (tuning.boost.value_or(false))
-    v.warnings.push_back("frequency boost is on: the clock depends on temperature and on the other cores' load");
+    v.warnings.emplace_back("frequency boost is on: the clock depends on temperature and on the other cores' load");
   if (tuning.smt.value_or(false))
-    v.warnings.push_back("SMT is on: a sibling hardware thread can share a core with a measured thread");
+    v.warnings.emplace_back("SMT is on: a sibling hardware thread can share a core with a measured thread");
   if (steal_share > 0.02)
     v.warnings.push_back(
         fmt::format("the hypervisor took {} of the CPUs while measuring (steal time)", pct(steal_share)));
