@@ -12,12 +12,14 @@ interval (Welch's t over the two segments' per-commit values, stats.compare) and
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from otava.analysis import compute_change_points
 from sqlalchemy.engine import Connection
 
@@ -28,7 +30,9 @@ from .history_db import Filters, metrics_of, select_results
 DEFAULT_MAX_PVALUE = 0.001
 DEFAULT_MIN_MAGNITUDE_PCT = 0.0
 WINDOW = 50          # otava's sliding window, in commits
-MIN_POINTS = 6       # fewer commits than this: no detection (no segment of 3 on each side)
+MIN_SEGMENT = 3      # a segment shorter than this is an outlier (a run a neighbour slowed), not a change
+MIN_POINTS = 2 * MIN_SEGMENT   # fewer commits than this: no detection
+REFINE = 5           # how far (in commits) a change point may move to where the two sides' means differ most
 
 
 @dataclass
@@ -104,6 +108,46 @@ def build_series(conn: Connection, f: Filters) -> list[Series]:
     return out
 
 
+def _without_short_segments(values: np.ndarray, indices: list[int]) -> list[int]:
+    """The change points left when every segment shorter than MIN_SEGMENT is merged into the
+    neighbouring segment whose median is nearer its own: an outlier (a run a neighbour slowed)
+    is no segment of its own."""
+    indices = sorted(set(indices))
+    while True:
+        bounds = [0, *indices, len(values)]
+        short = next((k for k in range(len(bounds) - 1) if bounds[k + 1] - bounds[k] < MIN_SEGMENT), None)
+        if short is None:
+            return indices
+        if short == 0 or short == len(bounds) - 2:
+            drop = bounds[1] if short == 0 else bounds[-2]
+        else:
+            own = np.median(values[bounds[short]:bounds[short + 1]])
+            left = np.median(values[bounds[short - 1]:bounds[short]])
+            right = np.median(values[bounds[short + 1]:bounds[short + 2]])
+            drop = bounds[short] if abs(own - left) <= abs(own - right) else bounds[short + 1]
+        indices.remove(drop)
+
+
+def _refined(values: np.ndarray, indices: list[int]) -> list[int]:
+    """Each change point moved (by up to REFINE commits, between its neighbours) to the split
+    with the least absolute deviation from the two segments' medians (robust to the long right
+    tail of shared machines): E-Divisive places a change by a distance statistic that is coarse
+    on its own."""
+    out = list(indices)
+    for k in range(len(out)):
+        start = out[k - 1] if k else 0
+        end = out[k + 1] if k + 1 < len(out) else len(values)
+        lo, hi = max(start + MIN_SEGMENT, out[k] - REFINE), min(end - MIN_SEGMENT, out[k] + REFINE)
+        if lo <= hi:
+            out[k] = min(range(lo, hi + 1), key=functools.partial(_deviation, values, start, end=end))
+    return out
+
+
+def _deviation(values: np.ndarray, start: int, split: int, end: int) -> float:
+    a, b = values[start:split], values[split:end]
+    return float(np.abs(a - np.median(a)).sum() + np.abs(b - np.median(b)).sum())
+
+
 def detect(s: Series, max_pvalue: float = DEFAULT_MAX_PVALUE,
            min_magnitude_pct: float = DEFAULT_MIN_MAGNITUDE_PCT) -> list[ChangePoint]:
     """The series' change points, oldest first, each at least min_magnitude_pct in size."""
@@ -111,15 +155,18 @@ def detect(s: Series, max_pvalue: float = DEFAULT_MAX_PVALUE,
         return []
     found, _ = compute_change_points(s.values, window_len=WINDOW, max_pvalue=max_pvalue,
                                      min_magnitude=min_magnitude_pct / 100)
-    indices = [cp.index for cp in found]
+    pvalues = {int(cp.index): float(cp.stats.pvalue) for cp in found}
+    values = np.asarray(s.values, dtype=float)
+    kept = _without_short_segments(values, list(pvalues))
     out = []
-    for i, cp in enumerate(found):
-        start = indices[i - 1] if i else 0
-        end = indices[i + 1] if i + 1 < len(indices) else len(s.values)
-        change = stats.compare(s.values[start:cp.index], s.values[cp.index:end], ci_method="welch")
-        if change.change_pct is not None and abs(change.change_pct) < min_magnitude_pct:
-            continue
-        out.append(ChangePoint(s, cp.index, change, float(cp.stats.pvalue)))
+    for i, (index, moved) in enumerate(zip(kept, _refined(values, kept), strict=True)):
+        start = kept[i - 1] if i else 0
+        end = kept[i + 1] if i + 1 < len(kept) else len(values)
+        change = stats.compare(s.values[start:moved], s.values[moved:end], ci_method="welch")
+        if change.p_value is None or change.p_value > max_pvalue or \
+                (change.change_pct is not None and abs(change.change_pct) < min_magnitude_pct):
+            continue   # what is left of a change once its outliers were merged away
+        out.append(ChangePoint(s, moved, change, pvalues[index]))
     return out
 
 

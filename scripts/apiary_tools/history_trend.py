@@ -69,7 +69,8 @@ def page(series: Sequence[Series], points: dict[int, list[ChangePoint]], source:
     for s in series:
         found = points[id(s)]
         p.heading(f"{s.metric} ({s.kind}, configuration {(s.config or '-')[:10]})")
-        p.parts.append(f"<figure>{figure_svg(s, found)}<figcaption>{html.escape(metrics_mod.label(s.metric))}: "
+        name = html.escape(metrics_mod.SHORT_NAMES.get(s.metric, s.metric))
+        p.parts.append(f"<figure>{figure_svg(s, found)}<figcaption>{name}: "
                        f"{len(s.commits)} commits, {sum(s.counts)} results; dashed lines: change points, "
                        "orange: each segment's mean</figcaption></figure>")
         p.markdown(_table(found) if found else "No change point.")
