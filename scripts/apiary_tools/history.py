@@ -73,6 +73,17 @@ def ingest(engine: Engine, paths: Sequence[Path], say=print) -> tuple[list[int],
     return added, skipped
 
 
+def record_entries(target: str, entries: Sequence[db.Entry], tool: str) -> None:
+    """Results a tool made in memory (the perf gate's) into the history, in one transaction."""
+    engine = db.open_history(target)
+    try:
+        with engine.begin() as conn:
+            added = [i for i in (db.insert(conn, e, utc_iso()) for e in entries) if i is not None]
+    finally:
+        engine.dispose()
+    print(f"{tool}: {len(added)} result(s) ingested into the history {db.shown_target(target)}", file=sys.stderr)
+
+
 def record(target: str | None, paths: Sequence[str | Path], tool: str) -> None:
     """What a tool calls after writing its result: ingests it when --history was given."""
     if target is None:
