@@ -261,10 +261,22 @@ def _filter_options(p: argparse.ArgumentParser, detecting: bool) -> None:
 
 def parser() -> Parser:
     p = Parser(prog="history", description=(
-        "The results history: a SQLite file or a PostgreSQL database of every result the tools write (runs, "
-        "multirun sets, comparisons, ladders, soaks, perf gates), their metrics and latency histograms, by "
-        "commit, configuration and machine; and the change points of each metric over commits. "
-        "docs/history.md explains."))
+        "The results history: a SQLite file or a PostgreSQL database of every result the tools write\n"
+        "(runs, multirun sets, comparisons, ladders, soaks, perf gates), their metrics and latency\n"
+        "histograms, by commit, configuration and machine; and the change points of each metric over\n"
+        "commits. docs/history.md explains."),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="""examples:
+  scripts/history ingest results/                         every result under results/ (walked)
+  scripts/history list --kind multirun --metric aggregates.cycle_us.avg
+  scripts/history detect --metric ir_per_tx --min-magnitude 2
+  scripts/history trend --out trend.html
+  scripts/multirun --runs 5 --config configs/smoke.toml --history   ingests the set it wrote
+  APIARY_HISTORY=postgresql://ci@db.example/apiary scripts/history list
+
+every subcommand takes --history PATH|URL (default $APIARY_HISTORY, else results/history.sqlite);
+`scripts/history COMMAND --help` lists its options.
+exit status: 0 done, 1 the history cannot be opened, 2 bad usage.""")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     commands = {
         "ingest": "add results: report files, multirun/compare/ladder/soak directories, perf-gate results "

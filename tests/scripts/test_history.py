@@ -6,6 +6,7 @@ errors."""
 import json
 import shlex
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 
@@ -166,3 +167,26 @@ def test_one_line_errors(tmp_path, capsys):
     (tmp_path / "junk.sqlite").write_text("not a database")
     assert history.main(["list", "--history", str(tmp_path / "junk.sqlite")]) == 1
     assert capsys.readouterr().err.startswith("history: --history ")
+
+
+def test_a_real_run_s_report(tmp_path, apiary_bin, repo):
+    """A report of the real binary: its figures and histograms read back as it wrote them."""
+    report = tmp_path / "smoke.json"
+    subprocess.run([str(apiary_bin), "run", "--config", str(repo / "configs" / "smoke.toml"), "--blocks", "6",
+                    "--progress", "off", "--report", str(report)], check=True, capture_output=True)
+    target = str(tmp_path / "h.sqlite")
+    assert history.main(["ingest", "--history", target, str(report)]) == 0
+    data = json.loads(report.read_text())
+    engine = db.open_history(target)
+    with engine.connect() as conn:
+        (row,) = db.select_results(conn, db.Filters())
+        values = db.metrics_of(conn, [row["id"]])[row["id"]]
+        hists = db.histograms_of(conn, row["id"])
+    engine.dispose()
+    assert row["commit"] == data["context"]["commit"] and row["machine"] == data["context"]["hostname"]
+    assert values["aggregates.cycle_us.avg"] == data["aggregates"]["cycle_us"]["avg"]
+    writer = next(t for t in data["counters"]["threads"] if t["name"] == "writer")
+    assert values["counters.writer.per_transaction.task_clock_ns"] == writer["per_transaction"]["task_clock_ns"]
+    for stage in ("queue_wait", "inclusion", "end_to_end"):
+        assert hists[stage]["counts"] == data["latency"][stage]["bins"]
+        assert values[f"latency.{stage}.p99_us"] == pytest.approx(data["latency"][stage]["p99_us"], rel=0.011)
