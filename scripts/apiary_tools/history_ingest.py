@@ -94,6 +94,20 @@ def _latency(entry: Entry, stages: dict[str, latency_mod.Stage]) -> None:
 
 # ---- one kind each ----------------------------------------------------------------------------
 
+def _set_validity(rs: RunSet, data: dict[str, Any]) -> tuple[bool, list[str]]:
+    """A set is invalid when its file says so or when one of its runs' reports does."""
+    valid, reasons = validity(data)
+    for run in rs.runs:
+        if run.report == data:
+            continue   # a lone report: its validity is the result's
+        run_valid, why = validity(run.report or {})
+        if not run_valid:
+            valid = False
+            name = Path(run.path or "a run").name
+            reasons += [f"{name}: {r}" for r in why] or [f"{name}: invalid"]
+    return valid, reasons
+
+
 def _set_entry(kind: str, rs: RunSet, source: Path, label: str, data: dict[str, Any]) -> Entry:
     """A run or a multirun set: each metric's mean over the runs, their histograms merged."""
     if rs.n == 0:
@@ -102,7 +116,7 @@ def _set_entry(kind: str, rs: RunSet, source: Path, label: str, data: dict[str, 
     entry = Entry(kind=kind, source=str(source), label=label, time=_file_time(source))
     hosts = rs.machines()
     _from_context(entry, rs.context, rs.config, ",".join(hosts) if hosts != ["?"] else None)
-    entry.valid, entry.reasons = validity(data)
+    entry.valid, entry.reasons = _set_validity(rs, data)
     for name in rs.metric_names():
         values = rs.values(name)
         entry.metrics[name] = sum(values) / len(values)
@@ -212,6 +226,8 @@ def kind_of(data: Any) -> str | None:
         return kinds[data["kind"]]
     if "meta" in data and "steps" in data:
         return "ladder"   # written before ladder.json had a kind
+    if "threshold_pct" in data and "sides" in data:
+        return "perf-gate"   # written before the gate's result had a kind (and a commit)
     return None
 
 

@@ -234,8 +234,8 @@ def _finish(args, result: dict) -> None:
     --history); then the result as JSON, JUnit XML and Markdown, as asked."""
     target = perf_gate_ci.history_target(args)
     if target and "sides" in result:
-        result["history"] = perf_gate_ci.check_history(target, result, args.json or f"perf-gate:{result['commit']}",
-                                                       args.threshold, args.recent)
+        source = str(Path(args.json).resolve()) if args.json else f"perf-gate:{result['commit']}"
+        result["history"] = perf_gate_ci.check_history(target, result, source, args.threshold, args.recent)
         log(result["history"]["message"])
     if args.json:
         write_json(args.json, result)

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 import fakes
 import histories
-from apiary_tools import history
+from apiary_tools import history, multirun
 from apiary_tools import history_db as db
 from apiary_tools import history_ingest as ingest_mod
 
@@ -110,6 +110,22 @@ def test_a_report_s_figures_and_histograms(tmp_path):
     assert (row["kind"], row["commit"], row["machine"], row["valid"]) == ("run", "abcdef0", "testhost", False)
     assert json.loads(row["validity_reasons"]) == ["the machine was busy"]
     assert json.loads(row["environment"])["cpu_model"] == "Test CPU @ 2.50GHz"
+
+
+def test_a_set_with_an_invalid_run_is_invalid(tmp_path):
+    fakes.write_set(tmp_path / "set", [20000, 20100, 19900])
+    report = json.loads((tmp_path / "set" / "run-002.json").read_text())
+    report["validity"] = {"valid": False, "reasons": ["load average 3.1 above 1.5"]}
+    fakes.write_report(tmp_path / "set" / "run-002.json", report)
+    target = str(tmp_path / "h.sqlite")
+    assert multirun.main(["--aggregate", str(tmp_path / "set"), "--history", target]) == 0
+    engine = db.open_history(target)
+    with engine.connect() as conn:
+        (row,) = db.select_results(conn, db.Filters())
+        assert db.select_results(conn, db.Filters(include_invalid=False)) == []
+    engine.dispose()
+    assert (row["kind"], row["valid"]) == ("multirun", False)
+    assert json.loads(row["validity_reasons"]) == ["run-002.json: load average 3.1 above 1.5"]
 
 
 def test_the_config_digest_ignores_key_order_and_output_names():
