@@ -512,6 +512,8 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError(f"--labels {args.labels}: expected two names separated by a comma")
     for label in labels or ():
         check_name("--labels", label)
+    if args.history and not args.json:
+        raise ToolError("--history ingests the comparison's JSON: give --json PATH too")
     if (args.out is not None or args.force) and not args.profile:
         raise ToolError("--out and --force go with --profile: the profile's files are what --out holds")
     programs = profiles.find_programs() if args.profile else {}

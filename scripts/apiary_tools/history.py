@@ -135,7 +135,7 @@ def _list(engine: Engine, args) -> int:
 
 
 def _result(conn, rid: int) -> dict[str, Any]:
-    rows = [r for r in db.select_results(conn, db.Filters()) if r["id"] == rid]
+    rows = db.select_results(conn, db.Filters(result_id=rid))
     if not rows:
         raise ToolError(f"no result {rid} in the history")
     r = rows[0]

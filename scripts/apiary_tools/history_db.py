@@ -239,11 +239,14 @@ class Filters:
     since: str | None = None
     config: str | None = None
     include_invalid: bool = True
+    result_id: int | None = None
 
 
 def select_results(conn: Connection, f: Filters) -> list[dict[str, Any]]:
     """The results the filters keep, oldest ingestion first."""
     q = sa.select(results).order_by(results.c.id)
+    if f.result_id is not None:
+        q = q.where(results.c.id == f.result_id)
     if f.kind:
         q = q.where(results.c.kind == f.kind)
     if f.commit:

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 import fakes
 import histories
-from apiary_tools import history, multirun
+from apiary_tools import compare, history, multirun
 from apiary_tools import history_db as db
 from apiary_tools import history_ingest as ingest_mod
 
@@ -180,6 +180,8 @@ def test_one_line_errors(tmp_path, capsys):
     assert history.main(["list", "--history", "postgresql://u:secret@/db?host=/nonexistent"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "secret" not in err
+    assert compare.main(["a", "b", "--history", target]) == 2
+    assert "give --json PATH too" in capsys.readouterr().err
     (tmp_path / "junk.sqlite").write_text("not a database")
     assert history.main(["list", "--history", str(tmp_path / "junk.sqlite")]) == 1
     assert capsys.readouterr().err.startswith("history: --history ")
