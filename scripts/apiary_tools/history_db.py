@@ -27,10 +27,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from .common import REPO_ROOT, ToolError, shown
-
-DEFAULT_HISTORY = REPO_ROOT / "results" / "history.sqlite"
-ENVIRONMENT_VARIABLE = "APIARY_HISTORY"
+from .common import ToolError, shown
 
 meta = sa.MetaData()
 schema_version = sa.Table("schema_version", meta, sa.Column("version", sa.Integer, nullable=False))

@@ -22,16 +22,20 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import Engine
+
+from . import history_db as db
 from . import latency as latency_mod
 from . import metrics as metrics_mod
-from .common import ToolError, shown_path
+from .common import ToolError, shown, shown_path, utc_iso
 from .history_db import Entry
 from .inputs import read_json
+from .perf_gate_ci import PERF_GATE_KIND
 from .reports import AGGREGATE_NAME, RunSet, is_aggregate, is_report, load_set
 
 # Options that name or place a run's outputs: they do not change what is measured, so two runs
@@ -42,7 +46,6 @@ OUTPUT_OPTIONS = frozenset({
     "dump-block-limit"})
 # What a report's context says about who ran it rather than where: not the environment.
 NOT_ENVIRONMENT = frozenset({"commit", "hostname", "command_line", "start_time", "seed", "chain_id"})
-PERF_GATE_KIND = "apiary-perf-gate"
 COMPARISON_NAME = "comparison.json"
 KINDS = ("run", "multirun", "compare", "ladder", "soak", "perf-gate")
 
@@ -275,3 +278,26 @@ def result_files(path: Path) -> Iterator[Path]:
     for sub in sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")):
         if os.access(sub, os.R_OK | os.X_OK):
             yield from result_files(sub)
+
+
+def ingest_paths(engine: Engine, paths: Sequence[Path], say=print) -> tuple[list[int], list[str]]:
+    """Every result under `paths` into the history, each file in its own transaction; the new
+    results' ids and the skipped files, each with its reason."""
+    added: list[int] = []
+    skipped: list[str] = []
+    for top in paths:
+        if not top.exists():
+            raise ToolError(f"{shown(str(top))}: no such file or directory")
+        for path in result_files(top.resolve()):
+            try:
+                entries = entries_of_file(path)
+            except Skipped as e:
+                skipped.append(f"{path}: {e}")
+                continue
+            with engine.begin() as conn:
+                ids = [db.insert(conn, entry, utc_iso()) for entry in entries]
+            new = [i for i in ids if i is not None]
+            added.extend(new)
+            say(f"{path}: {len(new)} result(s) added" + (f", {len(ids) - len(new)} already there"
+                                                          if len(new) != len(ids) else ""))
+    return added, skipped

@@ -22,12 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from . import history
-from . import history_db as db
-from . import history_detect as detect_mod
 from .common import fmt_number, markdown_table, short_symbol, utc_iso, whole_number
-from .history_ingest import PERF_GATE_KIND, perf_gate_entries
 from .outputs import write_text
 
+PERF_GATE_KIND = "apiary-perf-gate"   # the result's `kind`, by which the history knows it
 METRIC = "ir_per_tx"
 DEFAULT_RECENT = 10
 RESULT_VERSION = 1
@@ -53,7 +51,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
 
 
 def history_target(args) -> str | None:
-    return args.history or os.environ.get(db.ENVIRONMENT_VARIABLE) or None
+    return args.history or os.environ.get(history.ENVIRONMENT_VARIABLE) or None
 
 
 def check_history(target: str, result: dict[str, Any], source: str, threshold_pct: float,
@@ -61,6 +59,9 @@ def check_history(target: str, result: dict[str, Any], source: str, threshold_pc
     """Ingests the measured result (from `source`: its --json, or a name) and checks the newest
     segment of its series: the check's record (`passed`, `message`, the change's figures), kept
     in the result as `history`."""
+    from . import history_db as db  # the tables and the detection only with a history
+    from . import history_detect as detect_mod
+    from .history_ingest import perf_gate_entries
     entries = perf_gate_entries(Path(source), result)
     history.record_entries(target, entries, "perf-gate")
     engine = db.open_history(target)

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 import fakes
 import histories
-from apiary_tools import compare, history, multirun
+from apiary_tools import compare, history_cli, multirun
 from apiary_tools import history_db as db
 from apiary_tools import history_ingest as ingest_mod
 
@@ -43,7 +43,7 @@ def fake_command():
 def exported(target: str) -> list[dict]:
     """Every result and its metrics, without what differs between two ingestions (ids, times)."""
     engine = db.open_history(target)
-    rows = json.loads(history.export_text(engine, "json", db.Filters()))
+    rows = json.loads(history_cli.export_text(engine, "json", db.Filters()))
     engine.dispose()
     for row in rows:
         del row["id"]
@@ -53,7 +53,7 @@ def exported(target: str) -> list[dict]:
 def test_every_kind_is_ingested_by_the_tools_and_by_a_walk(tree, tmp_path, capsys):
     out, by_tools = tree
     walked = str(tmp_path / "walked.sqlite")
-    assert history.main(["ingest", "--history", walked, str(out)]) == 0
+    assert history_cli.main(["ingest", "--history", walked, str(out)]) == 0
     err = capsys.readouterr().err
     # What is not a result is named, with why.
     assert "aborted.json: the run is aborted" in err and "truncated.json: " in err
@@ -62,7 +62,7 @@ def test_every_kind_is_ingested_by_the_tools_and_by_a_walk(tree, tmp_path, capsy
     # The tools ingested the same, but the lone report, which no tool wrote.
     assert [r for r in rows if r["kind"] != "run"] == exported(by_tools)
     # A second ingestion adds nothing.
-    assert history.main(["ingest", "--history", walked, str(out)]) == 0
+    assert history_cli.main(["ingest", "--history", walked, str(out)]) == 0
     assert "0 result(s) added" in capsys.readouterr().err
     assert len(exported(walked)) == len(rows)
     # One result per multirun side, per ladder step, per comparison.
@@ -78,7 +78,7 @@ def test_postgresql_reads_back_the_same_figures(tree, tmp_path):
     with histories.postgres_server() as url:
         for target in (lite, url):
             engine = db.open_history(target)
-            added, skipped = history.ingest(engine, [out], lambda _: None)
+            added, skipped = ingest_mod.ingest_paths(engine, [out], lambda _: None)
             engine.dispose()
             # a report, 3 multirun sets, 2 comparisons (the A/B's and compare's), 8 ladder steps, a soak, a gate
             assert len(added) == 16 and len(skipped) == 2
@@ -95,7 +95,7 @@ def test_a_report_s_figures_and_histograms(tmp_path):
     report["validity"] = {"valid": False, "reasons": ["the machine was busy"]}
     path = fakes.write_report(tmp_path / "r.json", report)
     target = str(tmp_path / "h.sqlite")
-    assert history.main(["ingest", "--history", target, str(path)]) == 0
+    assert history_cli.main(["ingest", "--history", target, str(path)]) == 0
     engine = db.open_history(target)
     with engine.connect() as conn:
         (row,) = db.select_results(conn, db.Filters())
@@ -144,7 +144,7 @@ def test_a_version_1_history_is_migrated_when_opened(tmp_path):
         conn.execute("INSERT INTO results (kind, \"commit\", source, label, valid, ingested) "
                      "VALUES ('run', 'abc1234', 'old.json', '', 1, '2026-01-01T00:00:00Z')")
         conn.execute("INSERT INTO metrics VALUES (1, 'aggregates.cycle_us.avg', 123.0)")
-    assert history.main(["list", "--history", target]) == 0
+    assert history_cli.main(["list", "--history", target]) == 0
     with sqlite3.connect(target) as conn:
         assert conn.execute("SELECT version FROM schema_version").fetchall() == [(db.VERSION,)]
         assert {"histograms", "histogram_bins"} <= {r[0] for r in conn.execute(
@@ -155,35 +155,35 @@ def test_a_version_1_history_is_migrated_when_opened(tmp_path):
 
 def test_list_show_and_export(tree, capsys, tmp_path):
     _, by_tools = tree
-    assert history.main(["list", "--history", by_tools, "--kind", "ladder",
+    assert history_cli.main(["list", "--history", by_tools, "--kind", "ladder",
                          "--metric", "cycle_ms.mean"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 9 and "cycle_ms.mean" in lines[0] and "keep-alive" in lines[2]
-    assert history.main(["show", "--history", by_tools, "1"]) == 0
+    assert history_cli.main(["show", "--history", by_tools, "1"]) == 0
     shown = capsys.readouterr().out
     assert "kind: multirun" in shown and "aggregates.cycle_us.avg = " in shown and "histogram inclusion:" in shown
     csv_path = tmp_path / "all.csv"
-    assert history.main(["export", "--history", by_tools, "--format", "csv", "--out", str(csv_path)]) == 0
+    assert history_cli.main(["export", "--history", by_tools, "--format", "csv", "--out", str(csv_path)]) == 0
     text = csv_path.read_text().splitlines()
     assert text[0] == "id,kind,commit,config_digest,machine,time,source,label,valid,metric,value"
     assert any(",perf-gate," in line and ",ir_per_tx,12345.5" in line for line in text)
 
 
 def test_one_line_errors(tmp_path, capsys):
-    assert history.main(["list", "--history", "mysql://x/y"]) == 2
+    assert history_cli.main(["list", "--history", "mysql://x/y"]) == 2
     assert "a file path or a postgresql:// URL" in capsys.readouterr().err
     target = str(tmp_path / "h.sqlite")
-    assert history.main(["show", "--history", target, "7"]) == 2
+    assert history_cli.main(["show", "--history", target, "7"]) == 2
     assert "no result 7 in the history" in capsys.readouterr().err
-    assert history.main(["ingest", "--history", target, str(tmp_path / "missing")]) == 2
+    assert history_cli.main(["ingest", "--history", target, str(tmp_path / "missing")]) == 2
     assert "no such file or directory" in capsys.readouterr().err
-    assert history.main(["list", "--history", "postgresql://u:secret@/db?host=/nonexistent"]) == 1
+    assert history_cli.main(["list", "--history", "postgresql://u:secret@/db?host=/nonexistent"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "secret" not in err
     assert compare.main(["a", "b", "--history", target]) == 2
     assert "give --json PATH too" in capsys.readouterr().err
     (tmp_path / "junk.sqlite").write_text("not a database")
-    assert history.main(["list", "--history", str(tmp_path / "junk.sqlite")]) == 1
+    assert history_cli.main(["list", "--history", str(tmp_path / "junk.sqlite")]) == 1
     assert capsys.readouterr().err.startswith("history: --history ")
 
 
@@ -193,7 +193,7 @@ def test_a_real_run_s_report(tmp_path, apiary_bin, repo):
     subprocess.run([str(apiary_bin), "run", "--config", str(repo / "configs" / "smoke.toml"), "--blocks", "6",
                     "--progress", "off", "--report", str(report)], check=True, capture_output=True)
     target = str(tmp_path / "h.sqlite")
-    assert history.main(["ingest", "--history", target, str(report)]) == 0
+    assert history_cli.main(["ingest", "--history", target, str(report)]) == 0
     data = json.loads(report.read_text())
     engine = db.open_history(target)
     with engine.connect() as conn:

@@ -7,12 +7,14 @@ import json
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
 import histories
 from apiary_tools import history_db as db
 from apiary_tools import perf_gate, perf_gate_ci
+from apiary_tools.history_ingest import perf_gate_entries
 from test_perf_gate import STAND_IN
 
 HEAD = "f" * 40
@@ -28,7 +30,7 @@ def planted_gate_history(target: str, before: float, after: float, n_before: int
         for i, v in enumerate(values):
             data = histories.perf_gate_result(f"c{i:03d}", v * (before if i < n_before else after))
             data["config"] = {"transactions": 100, "accounts": 10000, "seed": 1, "block_size": "256KiB"}
-            for entry in perf_gate_ci.perf_gate_entries(perf_gate_ci.Path(f"planted/{i}"), data):
+            for entry in perf_gate_entries(Path(f"planted/{i}"), data):
                 db.insert(conn, entry, "2026-01-01T00:00:00Z")
     engine.dispose()
 

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 import histories
-from apiary_tools import history
+from apiary_tools import history_cli
 from apiary_tools import history_db as db
 from apiary_tools import history_detect as detect_mod
 from test_report_html import check_page
@@ -20,7 +20,7 @@ METRIC = "aggregates.cycle_us.avg"
 
 
 def changes(capsys, target: str, *extra: str) -> list[str]:
-    assert history.main(["detect", "--history", target, "--metric", METRIC, *extra]) == 0
+    assert history_cli.main(["detect", "--history", target, "--metric", METRIC, *extra]) == 0
     return [line for line in capsys.readouterr().out.splitlines() if line]
 
 
@@ -89,7 +89,7 @@ def test_the_trend_page(tmp_path, capsys):
     histories.plant(target, histories.noisy_series(60, seed=0, step_at=40, step=0.10))
     histories.plant(target, histories.noisy_series(30, seed=3), metric="ir_per_tx", kind="perf-gate", prefix="g")
     page = tmp_path / "trend.html"
-    assert history.main(["trend", "--history", target, "--out", str(page)]) == 0
+    assert history_cli.main(["trend", "--history", target, "--out", str(page)]) == 0
     text = check_page(page, tmp_path, min_images=0)
     assert text.count("<svg") == 2 and "c040" in text and "No change point." in text
     assert "<img" not in text
@@ -97,14 +97,14 @@ def test_the_trend_page(tmp_path, capsys):
 
 def test_detect_and_trend_errors(tmp_path, capsys):
     target = str(tmp_path / "h.sqlite")
-    assert history.main(["detect", "--history", target]) == 2
+    assert history_cli.main(["detect", "--history", target]) == 2
     assert "no series in the history" in capsys.readouterr().err
-    assert history.main(["detect", "--history", target, "--max-pvalue", "2"]) == 2
-    assert history.main(["trend", "--history", target]) == 2
+    assert history_cli.main(["detect", "--history", target, "--max-pvalue", "2"]) == 2
+    assert history_cli.main(["trend", "--history", target]) == 2
     assert "--out" in capsys.readouterr().err
     histories.plant(target, [1.0, 2.0, 3.0])
     (tmp_path / "a-dir").mkdir()
-    assert history.main(["trend", "--history", target, "--out", str(tmp_path / "a-dir")]) == 2
+    assert history_cli.main(["trend", "--history", target, "--out", str(tmp_path / "a-dir")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
 
 
@@ -113,6 +113,6 @@ def test_export_json_holds_what_detect_reads(tmp_path):
     target = str(tmp_path / "h.sqlite")
     histories.plant(target, [1.0, 2.0])
     engine = db.open_history(target)
-    rows = json.loads(history.export_text(engine, "json", db.Filters()))
+    rows = json.loads(history_cli.export_text(engine, "json", db.Filters()))
     engine.dispose()
     assert [(r["commit"], r["metrics"][METRIC]) for r in rows] == [("c000", 1.0), ("c001", 2.0)]
