@@ -19,6 +19,9 @@ Steps, each printed as it goes:
    fails, so that a red CI job names its cause.
 4. For information only, a short interleaved wall-time comparison of the full cycle
    (smoke-sized `apiary run`s, A B A B ...): shared CI machines are too noisy to gate on it.
+5. With $APIARY_HISTORY (or --history), this commit's count goes into the results history and
+   the gate also fails on a change point at the head of its series; --junit and --markdown
+   write the reports a CI system shows (perf_gate_ci.py, docs/ci.md).
 
 Exit status: 0 passed (or nothing to compare, when allowed), 1 the gate failed or could not
 measure (the reason on stderr and in --json), 2 bad usage or a broken current build.
