@@ -72,20 +72,29 @@ def test_every_kind_is_ingested_by_the_tools_and_by_a_walk(tree, tmp_path, capsy
     assert gate["metrics"]["ir_per_tx"] == 12_345.5 and gate["commit"] == "abcdef0"
 
 
-def test_postgresql_reads_back_the_same_figures(tree, tmp_path):
+@pytest.fixture
+def postgres_url():
+    """A PostgreSQL server of the test's own (initdb in a temporary directory, a Unix socket
+    there), stopped and removed after the test."""
+    with histories.postgres_server() as url:
+        yield url
+
+
+def test_postgresql_reads_back_the_same_figures(tree, tmp_path, postgres_url):
     out, _ = tree
     lite = str(tmp_path / "h.sqlite")
-    with histories.postgres_server() as url:
-        for target in (lite, url):
-            engine = db.open_history(target)
-            added, skipped = ingest_mod.ingest_paths(engine, [out], lambda _: None)
-            engine.dispose()
-            # a report, 3 multirun sets, 2 comparisons (the A/B's and compare's), 8 ladder steps, a soak, a gate
-            assert len(added) == 16 and len(skipped) == 2
-        assert exported(url) == exported(lite)
-        with sa.create_engine(db.engine_url(url)).connect() as conn:
-            assert conn.execute(sa.text("SELECT version FROM schema_version")).scalar() == db.VERSION
-            bins = conn.execute(sa.text("SELECT count(*) FROM histogram_bins")).scalar()
+    for target in (lite, postgres_url):
+        engine = db.open_history(target)
+        added, skipped = ingest_mod.ingest_paths(engine, [out], lambda _: None)
+        engine.dispose()
+        # a report, 3 multirun sets, 2 comparisons (the A/B's and compare's), 8 ladder steps, a soak, a gate
+        assert len(added) == 16 and len(skipped) == 2
+    assert exported(postgres_url) == exported(lite)
+    engine = sa.create_engine(db.engine_url(postgres_url))
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT version FROM schema_version")).scalar() == db.VERSION
+        bins = conn.execute(sa.text("SELECT count(*) FROM histogram_bins")).scalar()
+    engine.dispose()
     with sqlite3.connect(lite) as conn:
         assert conn.execute("SELECT count(*) FROM histogram_bins").fetchone()[0] == bins > 0
 
