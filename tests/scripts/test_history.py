@@ -5,6 +5,7 @@ errors."""
 
 import json
 import shlex
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -217,3 +218,22 @@ def test_a_real_run_s_report(tmp_path, apiary_bin, repo):
     for stage in ("queue_wait", "inclusion", "end_to_end"):
         assert hists[stage]["counts"] == data["latency"][stage]["bins"]
         assert values[f"latency.{stage}.p99_us"] == pytest.approx(data["latency"][stage]["p99_us"], rel=0.011)
+
+
+def test_a_signal_keeps_the_results_ingested_before_it(tmp_path, repo):
+    """Each file is one transaction: SIGINT during a long ingestion ends it with 130, and every
+    result added before it is there whole (all its metrics), none half-written."""
+    for i in range(300):
+        fakes.write_report(tmp_path / "many" / f"r{i:03d}.json", fakes.make_report(fakes.noisy_cycles(20000, i)))
+    target = tmp_path / "h.sqlite"
+    proc = subprocess.Popen([str(repo / "scripts" / "history"), "ingest", "--history", str(target),
+                             str(tmp_path / "many")], stderr=subprocess.PIPE, text=True)
+    seen = [proc.stderr.readline() for _ in range(3)]   # three files in
+    proc.send_signal(signal.SIGINT)
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=60) == 130 and all("result(s) added" in line for line in seen)
+    assert rest.strip().splitlines()[-1] == "history: stopped by SIGINT"
+    with sqlite3.connect(target) as conn:
+        added = conn.execute("SELECT count(*) FROM results").fetchone()[0]
+        per_result = {n for (n,) in conn.execute("SELECT count(*) FROM metrics GROUP BY result_id")}
+    assert 3 <= added < 300 and len(per_result) == 1
