@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import latency, metrics, profiles, stats
+from . import history, latency, metrics, profiles, stats
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -498,6 +498,7 @@ examples:
     p.add_argument("--force", action="store_true",
                    help="with --profile: write into an --out directory that has files in it")
     p.add_argument("--quiet", action="store_true", help="print nothing on stdout (use with --json/--markdown)")
+    history.add_history_option(p)
     return p
 
 
@@ -511,6 +512,8 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError(f"--labels {args.labels}: expected two names separated by a comma")
     for label in labels or ():
         check_name("--labels", label)
+    if args.history and not args.json:
+        raise ToolError("--history ingests the comparison's JSON: give --json PATH too")
     if (args.out is not None or args.force) and not args.profile:
         raise ToolError("--out and --force go with --profile: the profile's files are what --out holds")
     programs = profiles.find_programs() if args.profile else {}
@@ -532,6 +535,7 @@ def _main(argv: Sequence[str]) -> int:
         write_text(markdown_path, text)
     if not args.quiet:
         print(text, end="")
+    history.record(args.history, [json_path] if json_path else [], "compare")
     if cmp.regressions:   # on stderr too, so that --quiet hides no failure
         raise ToolError("the gate failed: " + "; ".join(f"{r.name} {r.verdict} ({fmt_pct(r.change.change_pct)})"
                                                         for r in cmp.regressions), EXIT_FAILED)

@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from . import fleet, metrics, perf_gate, stats
+from . import fleet, history, metrics, perf_gate, stats
 from .common import (
     EXIT_OK,
     REPO_ROOT,
@@ -437,6 +437,7 @@ def parser() -> Parser:
                         "(needs valgrind) (default: on)")
     p.add_argument("extra", nargs="*", help="more `apiary run` arguments (after --)")
     fleet.add_options(p)
+    history.add_history_option(p)
     return p
 
 
@@ -487,6 +488,7 @@ def _run(args, binary: Path, base: list[str], out: Path, runs: int, max_runs: in
     plot(rows, out / "ladder.png", f"apiary ladder ({args.mode})")
     print(md)
     print(f"ladder: written to {out}", file=sys.stderr)
+    history.record(args.history, [out / "ladder.json"], "ladder")
     outcome.raise_failure()
     return outcome.exit_code
 

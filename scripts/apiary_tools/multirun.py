@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from . import compare as compare_mod
-from . import fleet, latency, metrics, profiles, stats
+from . import fleet, history, latency, metrics, profiles, stats
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -302,6 +302,7 @@ gate, run `scripts/compare` on the two directories.""")
                         "share moved most, a.folded, b.folded, a.svg, b.svg and profile-diff.svg (needs inferno)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     fleet.add_options(p)
+    history.add_history_option(p)
     return p
 
 
@@ -347,6 +348,7 @@ def _aggregate_only(args) -> int:
     if not args.label:
         rs.label = out.name
     agg = write_set(rs, out)
+    history.record(args.history, [out], "multirun")
     print(summary_markdown(agg, show_all=False), end="")
     if not args.quiet:
         print(f"\naggregate: {out / AGGREGATE_NAME}\nsummary: {out / SUMMARY_NAME}", file=sys.stderr)
@@ -436,6 +438,7 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
     done = [r for r in outcome.results if r.completed]
     where = f" ({fleet.hosts_line(done)})" if backend is not None else ""
     progress.say(f"{len(done)}/{len(plan) * (len(backend.workers) if backend else 1)} runs completed{where} in {out}")
+    history.record(args.history, [out] if sets else [], "multirun")
     outcome.raise_failure()
     if profile_failed is not None and outcome.stopped_by is None:
         raise ToolError(f"the profiles were not compared: {profile_failed}", EXIT_FAILED)

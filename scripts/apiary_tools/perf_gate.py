@@ -19,6 +19,9 @@ Steps, each printed as it goes:
    fails, so that a red CI job names its cause.
 4. For information only, a short interleaved wall-time comparison of the full cycle
    (smoke-sized `apiary run`s, A B A B ...): shared CI machines are too noisy to gate on it.
+5. With $APIARY_HISTORY (or --history), this commit's count goes into the results history and
+   the gate also fails on a change point at the head of its series; --junit and --markdown
+   write the reports a CI system shows (perf_gate_ci.py, docs/ci.md).
 
 Exit status: 0 passed (or nothing to compare, when allowed), 1 the gate failed or could not
 measure (the reason on stderr and in --json), 2 bad usage or a broken current build.
@@ -35,7 +38,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import gate
+from . import gate, perf_gate_ci
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -200,6 +203,7 @@ def parser() -> Parser:
     p.add_argument("--work", type=Path, default=REPO_ROOT / "build" / "perf-gate",
                    help="where the base worktree, its build and the profiles go (default: build/perf-gate)")
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON here")
+    perf_gate_ci.add_options(p)
     return p
 
 
@@ -207,22 +211,38 @@ def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     if not args.apiary.is_file():
         raise ToolError(f"--apiary {args.apiary}: no such binary; build the release preset first")
-    Outputs().read("--apiary", [args.apiary]).file("--json", args.json)
+    plan = Outputs().read("--apiary", [args.apiary])
+    for option in ("--json", "--junit", "--markdown"):
+        plan.file(option, getattr(args, option[2:]))
     check_directory("--work", args.work, force=True)   # reused: a base already built there is kept
     if shutil.which("valgrind") is None:
         raise ToolError("valgrind is not installed (scripts/install-deps.sh installs it)")
     result: dict = {"threshold_pct": args.threshold, "base": args.base}
+    perf_gate_ci.describe(result, args, resolve_commit("HEAD"))
     try:
         code = _gate(args, result)
     except ToolError as e:   # the gate failed, or could not measure: the reason is in the result too
         result.setdefault("status", "failed")
         result.setdefault("reason", str(e))
-        if args.json:
-            write_json(args.json, result)
+        _finish(args, result)
         raise
+    _finish(args, result)
+    if not result.get("history", {}).get("passed", True):
+        raise ToolError(result["history"]["message"], EXIT_FAILED)
+    return code
+
+
+def _finish(args, result: dict) -> None:
+    """A measured result into the history and its newest segment checked (with $APIARY_HISTORY or
+    --history); then the result as JSON, JUnit XML and Markdown, as asked."""
+    target = perf_gate_ci.history_target(args)
+    if target and "sides" in result:
+        source = str(Path(args.json).resolve()) if args.json else f"perf-gate:{result['commit']}"
+        result["history"] = perf_gate_ci.check_history(target, result, source, args.threshold, args.recent)
+        log(result["history"]["message"])
     if args.json:
         write_json(args.json, result)
-    return code
+    perf_gate_ci.write_reports(result, args.junit, args.markdown)
 
 
 def base_cannot_exist() -> str | None:

@@ -61,6 +61,7 @@ class Page:
     title: str
     subtitle: str
     parts: list[str] = field(default_factory=list)
+    tool: str = "report-html"   # the tool that writes the page, named at its top
 
     def heading(self, text: str) -> None:
         self.parts.append(f"<h2>{html.escape(text)}</h2>")
@@ -100,7 +101,7 @@ class Page:
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f"<title>{html.escape(self.title)}</title><style>{STYLE}</style></head><body>",
             f"<h1>{html.escape(self.title)}</h1>",
-            f'<p class="meta">{html.escape(self.subtitle)}; written {created} by scripts/report-html</p>',
+            f'<p class="meta">{html.escape(self.subtitle)}; written {created} by scripts/{self.tool}</p>',
             *self.parts, "</body></html>", ""])
 
 

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps
 
-from . import fleet, proc
+from . import fleet, history, proc
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -355,6 +355,7 @@ def parser() -> Parser:
                    help="analyse what a soak left in DIR (after a crash, say) instead of running one")
     p.add_argument("extra", nargs="*", help="more `apiary run` arguments (after --)")
     fleet.add_options(p)  # --cluster: the run on one worker of the cluster
+    history.add_history_option(p)
     return p
 
 
@@ -442,6 +443,7 @@ def write_analysis(args, out: Path, code: int, cmd: list[str] | None) -> None:
         a["command"] = cmd
         a["exit_code"] = code
     write_json(out / "soak.json", a)
+    history.record(args.history, [out / "soak.json"], "soak")
     md = to_markdown(a)
     write_text(out / "soak.md", md)
     plot(a, out / "soak.png")

@@ -235,7 +235,7 @@ def _permutation_p(strata: list[tuple[np.ndarray, np.ndarray]], observed: float)
     ratios = [_stratum_ratios(p, n, rng) for p, n in zip(pooled, sizes, strict=True)]
     null: np.ndarray
     if exact:  # every combination of the machines' relabelings
-        null = functools.reduce(np.add, np.ix_(*ratios)).ravel()
+        null: np.ndarray = functools.reduce(np.add, np.ix_(*ratios)).ravel()
     else:      # the k-th random relabeling of every machine together
         null = np.sum(ratios, axis=0)
     null = null / len(ratios) - 1.0
