@@ -47,7 +47,7 @@ from .common import (
 )
 from .inputs import checked, read_json
 from .outputs import Outputs, make_directory, write_json, write_text
-from .reports import RunSet, input_files, load_set
+from .reports import RunSet, add_include_invalid, input_files, load_set
 from .schemas import COUNT, NAME, NONNEG, STRING, STRING_OR_NULL, STRINGS, array, obj, problem
 
 DEFAULT_ALPHA = 0.05
@@ -395,13 +395,14 @@ def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") ->
 
 def build(a_paths: Sequence[str], b_paths: Sequence[str], labels: Sequence[str] | None = None,
           alpha: float = DEFAULT_ALPHA, min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT,
-          ci_method: str = "bootstrap", gate: Sequence[str] = DEFAULT_GATE) -> Comparison:
+          ci_method: str = "bootstrap", gate: Sequence[str] = DEFAULT_GATE,
+          include_invalid: bool = False) -> Comparison:
     if not labels:
         labels = [_default_label(a_paths), _default_label(b_paths)]
         if labels[0] == labels[1]:  # run-001.json against run-001.json: say which directory
             labels = [_default_label(a_paths, parent=True), _default_label(b_paths, parent=True)]
-    a = load_set(a_paths, labels[0])
-    b = load_set(b_paths, labels[1])
+    a = load_set(a_paths, labels[0], include_invalid)
+    b = load_set(b_paths, labels[1], include_invalid)
     return from_sets(a, b, alpha, min_effect_pct, ci_method, gate)
 
 
@@ -484,6 +485,7 @@ examples:
     p.add_argument("--ci", choices=stats.CI_METHODS, default="bootstrap",
                    help="how the confidence interval of the change is computed (default: %(default)s)")
     p.add_argument("--labels", metavar="A,B", help="names for the two sides (default: from the paths)")
+    add_include_invalid(p)
     p.add_argument("--all", action="store_true", help="list every metric, not only the key ones and "
                    "those with a significant change")
     p.add_argument("--json", metavar="PATH", help="also write the comparison as JSON")
@@ -522,7 +524,7 @@ def _main(argv: Sequence[str]) -> int:
     profile_dir = profiles.output_dir(args.out, args.json) if args.profile else None
     if profile_dir is not None:
         profiles.plan(plan, profile_dir, args.out is not None, args.force)
-    cmp = build([args.a], [args.b], labels, args.alpha, args.min_effect, args.ci, gate)
+    cmp = build([args.a], [args.b], labels, args.alpha, args.min_effect, args.ci, gate, args.include_invalid)
     if profile_dir is not None:
         cmp.profile, files = profiles.compare(cmp.a, cmp.b, plan, programs, profile_dir)
         if json_path is not None:

@@ -136,9 +136,10 @@ def run_entries(path: Path, data: dict[str, Any]) -> list[Entry]:
 
 
 def multirun_entries(path: Path, data: dict[str, Any]) -> list[Entry]:
-    """An aggregate.json, with the reports beside it when they are there."""
+    """An aggregate.json, with the reports beside it when they are there: the runs the set
+    counted (an invalid run only when it was asked to count them)."""
     directory = path.parent
-    rs = load_set([directory], data.get("label", "set"))
+    rs = load_set([directory], data.get("label", "set"), bool(data.get("include_invalid", True)))
     return [_set_entry("multirun", rs, path, str(data.get("label", "")), data)]
 
 

@@ -61,7 +61,16 @@ from .common import (
 )
 from .inputs import check_file
 from .outputs import Outputs, make_directory, write_json, write_text
-from .reports import AGGREGATE_KIND, AGGREGATE_NAME, AGGREGATE_VERSION, RunSet, input_files, load_set
+from .reports import (
+    AGGREGATE_KIND,
+    AGGREGATE_NAME,
+    AGGREGATE_VERSION,
+    RunSet,
+    add_include_invalid,
+    add_path,
+    input_files,
+    load_set,
+)
 from .runner import (
     MAX_PLAN_RUNS,
     PlannedRun,
@@ -109,6 +118,7 @@ def aggregate(rs: RunSet, extra: dict[str, Any] | None = None, base: Path | None
         "n_runs": rs.n,
         "runs": [dict(run.info, path=_relative(run.path, base)) for run in rs.runs],
         "skipped": rs.skipped,
+        "include_invalid": rs.include_invalid,   # whether runs marked invalid were counted
         "context": rs.context,
         "config": rs.config,
         "config_differences": rs.config_differences(),
@@ -209,15 +219,16 @@ def write_set(rs: RunSet, out_dir: Path, extra: dict[str, Any] | None = None) ->
     return agg
 
 
-def set_from_results(label: str, results: Sequence[RunResult]) -> RunSet | None:
-    """The set of the completed runs, with what the runner knows about each (load, duration)."""
-    done = [r for r in results if r.completed]
-    if not done:
-        return None
-    rs = load_set([r.planned.report_path for r in done], label)
-    for run, result in zip(rs.runs, done, strict=True):
-        run.info.update(result.info())
-    return rs
+def set_from_results(label: str, results: Sequence[RunResult], include_invalid: bool = False) -> RunSet | None:
+    """The set of the completed runs (the valid ones, unless include_invalid), with what the
+    runner knows about each (load, duration)."""
+    done = {str(r.planned.report_path): r for r in results if r.completed}
+    rs = RunSet(label=label, include_invalid=include_invalid)
+    for path in done:
+        add_path(rs, Path(path))
+    for run in rs.runs:
+        run.info.update(done[str(run.path)].info())
+    return rs if rs.n else None
 
 
 # ---- running ---------------------------------------------------------------------------------
@@ -289,6 +300,7 @@ gate, run `scripts/compare` on the two directories.""")
     p.add_argument("--force", action="store_true",
                    help="write into an --out directory that has files in it (files of the same name are replaced)")
     p.add_argument("--keep-going", action="store_true", help="go on after a failed run (default: stop)")
+    add_include_invalid(p)
     p.add_argument("--aggregate", nargs="+", metavar="PATH",
                    help="run nothing: aggregate these reports / directories / aggregate files")
     p.add_argument("--alpha", type=compare_mod.probability, default=compare_mod.DEFAULT_ALPHA,
@@ -343,7 +355,7 @@ def _aggregate_only(args) -> int:
     else:
         out = plan.directory("--out", Path(args.out) if args.out else _default_out(), args.force,
                              (AGGREGATE_NAME, SUMMARY_NAME))
-    rs = load_set(args.aggregate, args.label or "runs")
+    rs = load_set(args.aggregate, args.label or "runs", args.include_invalid)
     make_directory(out)
     if not args.label:
         rs.label = out.name
@@ -417,9 +429,9 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
     sets: dict[str, RunSet] = {}
     for label, _ in sides:
         rs = set_from_results(label if ab else (args.label or out.name),
-                              [r for r in outcome.results if r.planned.label == label])
+                              [r for r in outcome.results if r.planned.label == label], args.include_invalid)
         if rs is None:
-            progress.say(f"{label}: no completed runs, nothing to aggregate")
+            progress.say(f"{label}: no completed{'' if args.include_invalid else ', valid'} runs, nothing to aggregate")
             continue
         write_set(rs, out / label if ab else out, extra)
         sets[label] = rs

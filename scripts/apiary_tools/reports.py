@@ -22,6 +22,7 @@ says which files a set reads, so that no output replaces one (outputs.Outputs).
 
 from __future__ import annotations
 
+import argparse
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -119,8 +120,9 @@ class RunSet:
     config: dict[str, Any] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
     # A run its report marks invalid (validity.valid false: the load generator fell behind its
-    # schedule) is skipped like an incomplete one, unless asked for (--include-invalid).
-    include_invalid: bool = False
+    # schedule) is skipped like an incomplete one when the set is to give a verdict (compare,
+    # multirun, sweep), unless asked for (--include-invalid); shown or recorded, it counts.
+    include_invalid: bool = True
 
     @property
     def n(self) -> int:
@@ -304,7 +306,7 @@ def add_path(rs: RunSet, path: Path) -> None:
                         f"{AGGREGATE_NAME}")
 
 
-def load_set(paths: Iterable[str | Path], label: str, include_invalid: bool = False) -> RunSet:
+def load_set(paths: Iterable[str | Path], label: str, include_invalid: bool = True) -> RunSet:
     """A set from report files, aggregate files and directories; at least one completed run
     (and valid, unless include_invalid)."""
     rs = RunSet(label=label, include_invalid=include_invalid)
@@ -315,6 +317,13 @@ def load_set(paths: Iterable[str | Path], label: str, include_invalid: bool = Fa
         raise ToolError(f"{label}: no completed{'' if include_invalid else ', valid'} runs in {', '.join(rs.sources)}"
                         + (f" (skipped {why})" if why else ""))
     return rs
+
+
+def add_include_invalid(p: argparse.ArgumentParser) -> None:
+    """The option of the tools whose sets give verdicts."""
+    p.add_argument("--include-invalid", action="store_true",
+                   help="count the runs whose reports are marked invalid (validity.valid false: the load generator "
+                        "fell behind its schedule); by default they are skipped and named")
 
 
 def load_report(path: str | Path) -> dict[str, Any]:

@@ -123,19 +123,28 @@ def test_a_report_s_figures_and_histograms(tmp_path):
 
 
 def test_a_set_with_an_invalid_run_is_invalid(tmp_path):
+    """multirun leaves an invalid run out of its set, so the set it records is valid; asked to count
+    it (--include-invalid), the set is invalid and names the run."""
     fakes.write_set(tmp_path / "set", [20000, 20100, 19900])
     report = json.loads((tmp_path / "set" / "run-002.json").read_text())
     report["validity"] = {"valid": False, "reasons": ["load average 3.1 above 1.5"]}
     fakes.write_report(tmp_path / "set" / "run-002.json", report)
     target = str(tmp_path / "h.sqlite")
     assert multirun.main(["--aggregate", str(tmp_path / "set"), "--history", target]) == 0
-    engine = db.open_history(target)
-    with engine.connect() as conn:
-        (row,) = db.select_results(conn, db.Filters())
-        assert db.select_results(conn, db.Filters(include_invalid=False)) == []
-    engine.dispose()
-    assert (row["kind"], row["valid"]) == ("multirun", False)
-    assert json.loads(row["validity_reasons"]) == ["run-002.json: load average 3.1 above 1.5"]
+    aggregate = json.loads((tmp_path / "set" / "aggregate.json").read_text())
+    assert aggregate["n_runs"] == 2 and "invalid: load average" in aggregate["skipped"][0]["reason"]
+    with_invalid = str(tmp_path / "with-invalid.sqlite")
+    assert multirun.main(["--aggregate", str(tmp_path / "set"), "--include-invalid", "--force",
+                          "--history", with_invalid]) == 0
+    rows = []
+    for path in (target, with_invalid):
+        engine = db.open_history(path)
+        with engine.connect() as conn:
+            (row,) = db.select_results(conn, db.Filters())
+            rows.append(row)
+        engine.dispose()
+    assert [(r["kind"], r["valid"]) for r in rows] == [("multirun", True), ("multirun", False)]
+    assert json.loads(rows[1]["validity_reasons"]) == ["run-002.json: load average 3.1 above 1.5"]
 
 
 def test_the_config_digest_ignores_key_order_and_output_names():
