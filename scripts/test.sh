@@ -60,5 +60,8 @@ stage "fuzz (libFuzzer: seeds replayed, then 10 s per target)"
 scripts/fuzz-smoke.sh
 
 stage "performance gate (instructions per transaction against the parent commit)"
-scripts/perf-gate
+# For the CI system beside the log: a JUnit report and a Markdown summary. With
+# $APIARY_HISTORY (a file the CI job caches, or a postgresql:// URL) the gate also ingests its
+# count and fails on a change point at the head (docs/ci.md).
+scripts/perf-gate --junit build/perf-gate/junit.xml --markdown build/perf-gate/summary.md
 stage "done"
