@@ -11,7 +11,10 @@ the backlog grows. With --interval-log it writes FAKE_APIARY_INTERVALS lines of 
 log at once (no waiting); with --counters on the report's counters (fakes.counters_section,
 no hardware counts), with --profile DIR a profile in DIR (fakes.write_profile) and the
 report's profile section. `--fake-slow FUNCTION` plants a slowdown: twice that function's
-samples in the profile, and 10% more of the writer's task clock a transaction. Environment:
+samples in the profile, and 10% more of the writer's task clock a transaction. `workload --out F
+--transactions N` writes N into F, and `replay --workload F --report R` writes a replay report of
+N transactions and, under the fake valgrind (tests/scripts/fake_valgrind/, which sets
+FAKE_CALLGRIND_OUT), a callgrind file of 1,000 instructions a transaction. Environment:
   FAKE_APIARY_FAIL_RUN=N     run N writes a failed report and exits 1
   FAKE_APIARY_HANG_RUN=N     run N waits for SIGINT/SIGTERM, writes an interrupted report, exits 130/143
   FAKE_APIARY_CYCLE_US       the base cycle time (default 20000)
@@ -20,6 +23,7 @@ samples in the profile, and 10% more of the writer's task clock a transaction. E
   FAKE_APIARY_FAIL_ABOVE=R   a run at a rate above R fails (exit 1)
   FAKE_APIARY_HANG_ABOVE=R   a run at a rate above R hangs as FAKE_APIARY_HANG_RUN does
   FAKE_APIARY_COMMIT         the report's context.commit (default abcdef0)
+  FAKE_APIARY_SLOWDOWN=F     a planted slowdown: the cycle time and the replay's instructions times F
 On a cluster worker (the tests of fleet.py) the run's own arguments steer it by host, $APIARY_HOST:
   --fake-commit C            the report's context.commit is C
   --fail-on-host H           on host H the run fails (exit 1)
@@ -106,7 +110,29 @@ def with_counters_and_profile(report, argv, run):
     return report
 
 
+def slowdown():
+    return float(os.environ.get("FAKE_APIARY_SLOWDOWN", "1"))
+
+
+def replay(argv):
+    """`apiary replay`: its report, and under the fake valgrind the callgrind file."""
+    if "--help" in argv:
+        return 0
+    transactions = int(Path(option(argv, "--workload")).read_text(encoding="utf-8"))
+    result = {"transactions": transactions, "accepted": transactions, "blocks": 10, "state_digest": "fake"}
+    Path(option(argv, "--report")).write_text(json.dumps({"result": result}), encoding="utf-8")
+    out = os.environ.get("FAKE_CALLGRIND_OUT")
+    if out:
+        Path(out).write_text(f"events: Ir\nsummary: {round(transactions * 1000 * slowdown())}\n", encoding="utf-8")
+    return 0
+
+
 def main(argv):
+    if argv[:1] == ["workload"]:
+        Path(option(argv, "--out")).write_text(option(argv, "--transactions", "1000"), encoding="utf-8")
+        return 0
+    if argv[:1] == ["replay"]:
+        return replay(argv)
     if "--print-config" in argv:
         return print_config(argv)
     commit = option(argv, "--fake-commit", os.environ.get("FAKE_APIARY_COMMIT", "abcdef0"))
@@ -121,7 +147,7 @@ def main(argv):
     report_path = Path(argv[argv.index("--report") + 1])
     m = re.search(r"run-(\d+)", report_path.name)
     run = int(m.group(1)) if m else 1
-    base = float(os.environ.get("FAKE_APIARY_CYCLE_US", "20000"))
+    base = float(os.environ.get("FAKE_APIARY_CYCLE_US", "20000")) * slowdown()
     cycles = fakes.noisy_cycles(base * (1 + 0.002 * run), run)
 
     def above(variable):

@@ -1,0 +1,186 @@
+"""scripts/bisect and the builds of other commits (builds.py), end to end over a small git
+repository made here: six commits, the fourth of which plants a slowdown. Each commit's
+"build" writes a launcher of the fake apiary (fake_apiary.py) with that commit's slowdown
+(FAKE_APIARY_SLOWDOWN, from the file `slowdown`): 1.10 from the fourth commit on, which the
+fake reports as 10% more replay instructions a transaction (counted by the fake valgrind,
+fake_valgrind/valgrind, first on PATH) and a 10% longer cycle. Every build and every replay
+appends a line to a log, so that the tests see what was reused."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from apiary_tools.builds import Builds
+from apiary_tools.common import ToolError
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+FAKE = HERE / "fake_apiary.py"
+PLANTED = 3   # the fourth commit (0-based)
+
+
+def git(repo: Path, *args: str) -> str:
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@example.org")
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
+                          env=env).stdout.strip()
+
+
+@pytest.fixture
+def history(tmp_path) -> tuple[Path, list[str]]:
+    """The synthetic repository and its six commits, oldest first."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / ".gitignore").write_text("build/\n")
+    commits = []
+    for i in range(6):
+        (repo / "slowdown").write_text("1.10\n" if i >= PLANTED else "1.00\n")
+        (repo / "notes.txt").write_text(f"change {i}\n")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", f"change {i}" + (": the planted slowdown" if i == PLANTED else ""))
+        commits.append(git(repo, "rev-parse", "HEAD"))
+    return repo, commits
+
+
+def build_command(log: Path) -> str:
+    """A build: the fake apiary's launcher with the commit's slowdown; a line in `log` each time."""
+    script = log.with_name("build.sh")
+    script.write_text(f"""set -e
+git rev-parse HEAD >> {shlex.quote(str(log))}
+mkdir -p "$APIARY_BUILD_DIR/harness"
+printf '#!/bin/sh\\nFAKE_APIARY_SLOWDOWN=%s exec {shlex.join([sys.executable, str(FAKE)])} "$@"\\n' \\
+    "$(cat slowdown)" > "$APIARY_BUILD_DIR/harness/apiary"
+chmod +x "$APIARY_BUILD_DIR/harness/apiary"
+""")
+    return f"sh {shlex.quote(str(script))}"
+
+
+def bisect(repo: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PATH=f"{HERE / 'fake_valgrind'}{os.pathsep}{os.environ['PATH']}",
+               FAKE_VALGRIND_LOG=str(tmp_path / "replays.log"))
+    return subprocess.run([str(REPO / "scripts" / "bisect"), "--repo", str(repo), "--build-command",
+                           build_command(tmp_path / "builds.log"), *args],
+                          capture_output=True, text=True, env=env, timeout=300)
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_bisect_finds_the_planted_commit_and_confirms_it(history, tmp_path):
+    repo, commits = history
+    out = tmp_path / "out"
+    p = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[-1], "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    state = json.loads((out / "bisect.json").read_text())
+    result = state["result"]
+    assert result["status"] == "found" and result["culprit"] == commits[PLANTED]
+    values = {row["commit"]: row["value"] for row in result["evidence"]}
+    assert values[commits[0]] == 1000 and values[commits[-1]] == 1100
+    assert all(values[c] == (1100 if i >= PLANTED else 1000) for i, c in enumerate(commits) if c in values)
+    assert len(values) < len(commits)   # a binary search: not every commit was measured
+    culprit_row = next(r for r in result["evidence"] if r["commit"] == commits[PLANTED])
+    assert culprit_row["verdict"] == "bad: the culprit" and culprit_row["change_pct"] == pytest.approx(10)
+    decision = result["confirmation"]["decision"]
+    assert decision["verdict"] == "slower" and decision["change"] == pytest.approx(0.10, abs=0.01)
+    assert len(set(lines(tmp_path / "builds.log"))) == len(lines(tmp_path / "builds.log"))  # each built once
+    table = (out / "bisect.md").read_text()
+    assert commits[PLANTED][:10] in table and "the planted slowdown" in table and "**slower**" in table
+    assert p.stdout == table
+
+
+def test_a_rerun_with_the_same_out_reuses_what_was_measured(history, tmp_path):
+    repo, commits = history
+    out = tmp_path / "out"
+    first = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[-1], "--out", str(out), "--max-pairs", "0")
+    assert first.returncode == 0, first.stderr
+    assert "confirmation" not in json.loads((out / "bisect.json").read_text())["result"]
+    builds, replays = lines(tmp_path / "builds.log"), lines(tmp_path / "replays.log")
+    assert builds and len(replays) == len(builds)
+    again = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[-1], "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert lines(tmp_path / "builds.log") == builds and lines(tmp_path / "replays.log") == replays
+    assert again.stderr.count("measured before") == len(replays)
+    result = json.loads((out / "bisect.json").read_text())["result"]
+    assert result["culprit"] == commits[PLANTED] and result["confirmation"]["decision"]["verdict"] == "slower"
+    pairs = len(result["confirmation"]["pairs"])
+    third = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[-1], "--out", str(out))
+    assert third.returncode == 0, third.stderr
+    assert len(json.loads((out / "bisect.json").read_text())["result"]["confirmation"]["pairs"]) == pairs
+    assert "confirmation pair" not in third.stderr
+
+
+def test_a_range_without_a_slowdown_is_refused(history, tmp_path):
+    repo, commits = history
+    out = tmp_path / "out"
+    p = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[PLANTED - 1], "--out", str(out))
+    assert p.returncode == 1
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("bisect: nothing to bisect:") and "+0.00%" in last and "threshold of 3%" in last
+    assert json.loads((out / "bisect.json").read_text())["result"]["status"] == "nothing to bisect"
+    assert p.stdout == ""
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--good", "nosuchref", "--bad", "HEAD"], "--good nosuchref: not a commit of"),
+    (["--good", "HEAD", "--bad", "HEAD~2"], "has no commits after --good"),
+    (["--good", "HEAD~2", "--bad", "HEAD", "--metric", "aggregates.transactions"], "no better direction"),
+    (["--good", "HEAD~2", "--bad", "HEAD", "--threshold", "0"], "expected a percentage above 0"),
+])
+def test_bad_usage_is_one_line_and_exit_2(history, tmp_path, args, message):
+    repo, _ = history
+    p = bisect(repo, tmp_path, *args, "--out", str(tmp_path / "out"))
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and message in p.stderr, p.stderr
+    assert not lines(tmp_path / "builds.log")
+
+
+def test_a_state_measured_otherwise_is_not_mixed_in(history, tmp_path):
+    repo, commits = history
+    out = tmp_path / "out"
+    refused = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[PLANTED - 1], "--out", str(out))
+    assert refused.returncode == 1
+    p = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[-1], "--out", str(out), "--metric", "cycle")
+    assert p.returncode == 2 and "holds a bisection measured otherwise" in p.stderr
+
+
+# ---- builds.py ---------------------------------------------------------------------------------
+
+def test_a_build_is_kept_by_commit_and_concurrent_requests_build_once(history, tmp_path):
+    repo, commits = history
+    log = tmp_path / "builds.log"
+    said: list[str] = []
+    builds = Builds(repo, command=build_command(log) + " && sleep 1", say=said.append)
+    binaries: list[Path] = []
+    threads = [threading.Thread(target=lambda: binaries.append(builds.build(commits[1]))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert lines(log) == [commits[1]]
+    assert len(set(binaries)) == 1
+    assert binaries[0] == repo / "build" / "commits" / commits[1] / "build" / "harness" / "apiary"
+    assert any("waiting" in s for s in said)
+    assert builds.build("HEAD~4") == binaries[0] and lines(log) == [commits[1]]   # a ref resolves to its commit
+    src = repo / "build" / "commits" / commits[1] / "src"
+    assert git(src, "rev-parse", "HEAD") == commits[1] and git(repo, "status", "--porcelain") == ""
+
+
+def test_a_failed_build_names_the_commit_and_its_log(history):
+    repo, commits = history
+    builds = Builds(repo, command="echo compiling; exit 3", say=lambda _: None)
+    with pytest.raises(ToolError) as e:
+        builds.build(commits[2])
+    log = repo / "build" / "commits" / commits[2] / "build.log"
+    assert str(e.value) == f"commit {commits[2][:10]}: the build failed; its log is {log}"
+    assert e.value.code == 1 and "compiling" in log.read_text()
+    with pytest.raises(ToolError, match="left no harness/apiary"):
+        Builds(repo, command="true", say=lambda _: None).build(commits[2])
