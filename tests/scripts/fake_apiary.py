@@ -1,5 +1,6 @@
 """A stand-in for `apiary run` that multirun and sweep can drive in tests of their failure and
-interrupt paths, which the real binary cannot be made to hit on cue.
+interrupt paths, which the real binary cannot be made to hit on cue (and for `apiary workload`
+and `apiary replay`, which bisect and perf-gate drive: see replay()).
 
 It takes apiary's --report, --print-config, --progress, --rate, --interval, --interval-log,
 --counters and --profile options and ignores the rest; it writes a constructed report (fakes.make_report,
@@ -11,10 +12,7 @@ the backlog grows. With --interval-log it writes FAKE_APIARY_INTERVALS lines of 
 log at once (no waiting); with --counters on the report's counters (fakes.counters_section,
 no hardware counts), with --profile DIR a profile in DIR (fakes.write_profile) and the
 report's profile section. `--fake-slow FUNCTION` plants a slowdown: twice that function's
-samples in the profile, and 10% more of the writer's task clock a transaction. `workload --out F
---transactions N` writes N into F, and `replay --workload F --report R` writes a replay report of
-N transactions and, under the fake valgrind (tests/scripts/fake_valgrind/, which sets
-FAKE_CALLGRIND_OUT), a callgrind file of 1,000 instructions a transaction. Environment:
+samples in the profile, and 10% more of the writer's task clock a transaction. Environment:
   FAKE_APIARY_FAIL_RUN=N     run N writes a failed report and exits 1
   FAKE_APIARY_HANG_RUN=N     run N waits for SIGINT/SIGTERM, writes an interrupted report, exits 130/143
   FAKE_APIARY_CYCLE_US       the base cycle time (default 20000)
@@ -23,7 +21,6 @@ FAKE_CALLGRIND_OUT), a callgrind file of 1,000 instructions a transaction. Envir
   FAKE_APIARY_FAIL_ABOVE=R   a run at a rate above R fails (exit 1)
   FAKE_APIARY_HANG_ABOVE=R   a run at a rate above R hangs as FAKE_APIARY_HANG_RUN does
   FAKE_APIARY_COMMIT         the report's context.commit (default abcdef0)
-  FAKE_APIARY_SLOWDOWN=F     a planted slowdown: the cycle time and the replay's instructions times F
 On a cluster worker (the tests of fleet.py) the run's own arguments steer it by host, $APIARY_HOST:
   --fake-commit C            the report's context.commit is C
   --fail-on-host H           on host H the run fails (exit 1)
@@ -79,6 +76,28 @@ def print_config(argv):
     return 0
 
 
+def workload(argv):
+    """`apiary workload --out F --transactions N`: F holds N."""
+    Path(option(argv, "--out")).write_text(option(argv, "--transactions", "1000"), encoding="utf-8")
+    return 0
+
+
+def replay(argv):
+    """`apiary replay --workload F --report R`: a replay report of the workload's transactions
+    and, under the fake valgrind (tests/scripts/fake_valgrind/, which sets FAKE_CALLGRIND_OUT),
+    a callgrind file of $FAKE_APIARY_INSTRUCTIONS (default 1000) instructions a transaction."""
+    if "--help" in argv:
+        return 0
+    transactions = int(Path(option(argv, "--workload")).read_text(encoding="utf-8"))
+    result = {"transactions": transactions, "accepted": transactions, "blocks": 10, "state_digest": "fake"}
+    Path(option(argv, "--report")).write_text(json.dumps({"result": result}), encoding="utf-8")
+    out = os.environ.get("FAKE_CALLGRIND_OUT")
+    if out:
+        per_transaction = float(os.environ.get("FAKE_APIARY_INSTRUCTIONS", "1000"))
+        Path(out).write_text(f"events: Ir\nsummary: {round(transactions * per_transaction)}\n", encoding="utf-8")
+    return 0
+
+
 def with_latency(report, argv, run, log_path):
     """The latency section, the throughput and the interval log of a run at the --rate given."""
     rate = rate_of(argv)
@@ -110,29 +129,7 @@ def with_counters_and_profile(report, argv, run):
     return report
 
 
-def slowdown():
-    return float(os.environ.get("FAKE_APIARY_SLOWDOWN", "1"))
-
-
-def replay(argv):
-    """`apiary replay`: its report, and under the fake valgrind the callgrind file."""
-    if "--help" in argv:
-        return 0
-    transactions = int(Path(option(argv, "--workload")).read_text(encoding="utf-8"))
-    result = {"transactions": transactions, "accepted": transactions, "blocks": 10, "state_digest": "fake"}
-    Path(option(argv, "--report")).write_text(json.dumps({"result": result}), encoding="utf-8")
-    out = os.environ.get("FAKE_CALLGRIND_OUT")
-    if out:
-        Path(out).write_text(f"events: Ir\nsummary: {round(transactions * 1000 * slowdown())}\n", encoding="utf-8")
-    return 0
-
-
 def main(argv):
-    if argv[:1] == ["workload"]:
-        Path(option(argv, "--out")).write_text(option(argv, "--transactions", "1000"), encoding="utf-8")
-        return 0
-    if argv[:1] == ["replay"]:
-        return replay(argv)
     if "--print-config" in argv:
         return print_config(argv)
     commit = option(argv, "--fake-commit", os.environ.get("FAKE_APIARY_COMMIT", "abcdef0"))
@@ -147,7 +144,7 @@ def main(argv):
     report_path = Path(argv[argv.index("--report") + 1])
     m = re.search(r"run-(\d+)", report_path.name)
     run = int(m.group(1)) if m else 1
-    base = float(os.environ.get("FAKE_APIARY_CYCLE_US", "20000")) * slowdown()
+    base = float(os.environ.get("FAKE_APIARY_CYCLE_US", "20000"))
     cycles = fakes.noisy_cycles(base * (1 + 0.002 * run), run)
 
     def above(variable):
@@ -182,4 +179,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit({"workload": workload, "replay": replay}.get(sys.argv[1] if len(sys.argv) > 1 else "", main)(sys.argv[1:]))

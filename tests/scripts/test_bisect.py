@@ -1,9 +1,9 @@
 """scripts/bisect and the builds of other commits (builds.py), end to end over a small git
 repository made here: six commits, the fourth of which plants a slowdown. Each commit's
-"build" writes a launcher of the fake apiary (fake_apiary.py) with that commit's slowdown
-(FAKE_APIARY_SLOWDOWN, from the file `slowdown`): 1.10 from the fourth commit on, which the
-fake reports as 10% more replay instructions a transaction (counted by the fake valgrind,
-fake_valgrind/valgrind, first on PATH) and a 10% longer cycle. Every build and every replay
+"build" writes a launcher of the fake apiary (fake_apiary.py) with that commit's settings
+(the file `fake.env`): from the fourth commit on, 10% more replay instructions a transaction
+(FAKE_APIARY_INSTRUCTIONS, counted by the fake valgrind, fake_valgrind/valgrind, first on
+PATH) and a 10% longer cycle (FAKE_APIARY_CYCLE_US). Every build and every replay
 appends a line to a log, so that the tests see what was reused."""
 
 from __future__ import annotations
@@ -43,7 +43,9 @@ def history(tmp_path) -> tuple[Path, list[str]]:
     (repo / ".gitignore").write_text("build/\n")
     commits = []
     for i in range(6):
-        (repo / "slowdown").write_text("1.10\n" if i >= PLANTED else "1.00\n")
+        slow = i >= PLANTED
+        (repo / "fake.env").write_text(f"FAKE_APIARY_INSTRUCTIONS={1100 if slow else 1000} "
+                                       f"FAKE_APIARY_CYCLE_US={22000 if slow else 20000}\n")
         (repo / "notes.txt").write_text(f"change {i}\n")
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", f"change {i}" + (": the planted slowdown" if i == PLANTED else ""))
@@ -52,13 +54,13 @@ def history(tmp_path) -> tuple[Path, list[str]]:
 
 
 def build_command(log: Path) -> str:
-    """A build: the fake apiary's launcher with the commit's slowdown; a line in `log` each time."""
+    """A build: the fake apiary's launcher with the commit's settings; a line in `log` each time."""
     script = log.with_name("build.sh")
     script.write_text(f"""set -e
 git rev-parse HEAD >> {shlex.quote(str(log))}
 mkdir -p "$APIARY_BUILD_DIR/harness"
-printf '#!/bin/sh\\nFAKE_APIARY_SLOWDOWN=%s exec {shlex.join([sys.executable, str(FAKE)])} "$@"\\n' \\
-    "$(cat slowdown)" > "$APIARY_BUILD_DIR/harness/apiary"
+printf '#!/bin/sh\\n%s exec {shlex.join([sys.executable, str(FAKE)])} "$@"\\n' \\
+    "$(cat fake.env)" > "$APIARY_BUILD_DIR/harness/apiary"
 chmod +x "$APIARY_BUILD_DIR/harness/apiary"
 """)
     return f"sh {shlex.quote(str(script))}"
