@@ -104,7 +104,7 @@ class Measure:
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on: a state measured otherwise is not reused."""
         if self.metric == INSTRUCTIONS:
-            d = perf_gate.parser().parse_args([])
+            d = perf_gate.gate_settings()
             return {"metric": self.metric, "transactions": d.transactions, "accounts": d.accounts,
                     "seed": d.seed, "block_size": d.block_size}
         return {"metric": self.metric, "runs": self.runs, "run_args": self.run_args}
@@ -112,11 +112,7 @@ class Measure:
     def value(self, binary: Path, work: Path) -> float:
         make_directory(work)
         if self.metric == INSTRUCTIONS:
-            d = perf_gate.parser().parse_args([])
-            workload = perf_gate.make_workload("replay", binary, work / "replay.workload", d.transactions, d.seed,
-                                               d.accounts)
-            side = perf_gate.count_replay(work.name, binary, workload, work, ["--block-size", d.block_size], say)
-            return float(side["ir_per_tx"])
+            return float(perf_gate.count_side(work.name, binary, work, perf_gate.gate_settings(), say)["ir_per_tx"])
         values = run_values(binary, self.run_args, self.metric, [work / f"run-{i:03d}.json"
                                                                  for i in range(1, self.runs + 1)])
         return sum(values) / len(values)

@@ -118,10 +118,10 @@ class Builds:
     def is_built(self, sha: str) -> bool:
         return (self.root / sha / BUILT_MARK).is_file() and self.binary(sha).is_file()
 
-    def build(self, ref: str) -> Path:
+    def build(self, ref: str, option: str = "ref") -> Path:
         """The apiary of `ref`, built if it is not yet; ToolError (exit 1) naming the commit and
-        its log when the build fails."""
-        sha = resolve(self.repo, ref)
+        its log when the build fails (exit 2, naming `option`, when `ref` is no commit)."""
+        sha = resolve(self.repo, ref, option)
         if self.is_built(sha):
             self.say(f"{sha[:10]}: built already ({self.binary(sha)})")
             return self.binary(sha)

@@ -186,3 +186,50 @@ def test_a_failed_build_names_the_commit_and_its_log(history):
     assert e.value.code == 1 and "compiling" in log.read_text()
     with pytest.raises(ToolError, match="left no harness/apiary"):
         Builds(repo, command="true", say=lambda _: None).build(commits[2])
+
+
+# ---- multirun with a binary per side -------------------------------------------------------------
+
+def launcher(path: Path, cycle_us: int, instructions: int) -> Path:
+    path.write_text(f"#!/bin/sh\nFAKE_APIARY_CYCLE_US={cycle_us} FAKE_APIARY_INSTRUCTIONS={instructions} exec "
+                    f"{shlex.join([sys.executable, str(FAKE)])} \"$@\"\n")
+    path.chmod(0o755)
+    return path
+
+
+def multirun(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PATH=f"{HERE / 'fake_valgrind'}{os.pathsep}{os.environ['PATH']}")
+    return subprocess.run([str(REPO / "scripts" / "multirun"), *args], capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def test_multirun_runs_a_binary_a_side_and_counts_each_ones_instructions(tmp_path):
+    a, b = launcher(tmp_path / "a", 20000, 1000), launcher(tmp_path / "b", 22000, 1100)
+    out = tmp_path / "out"
+    p = multirun(tmp_path, "--a-apiary", str(a), "--b-apiary", str(b), "--runs", "3", "--out", str(out),
+                 "--config", str(REPO / "configs" / "smoke.toml"))
+    assert p.returncode == 0, p.stderr
+    runs = [json.loads(line) for line in (out / "a" / "run-001.out").read_text().splitlines()[1:]]
+    assert runs == [{"fake": True, "run": 1}]
+    assert (out / "a" / "run-001.out").read_text().startswith(f"$ {a} run")
+    assert (out / "b" / "run-002.out").read_text().startswith(f"$ {b} run")
+    data = json.loads((out / "comparison.json").read_text())
+    sides = data["instructions"]["sides"]
+    assert sides["a"]["ir_per_tx"] == 1000 and sides["b"]["ir_per_tx"] == 1100
+    assert data["instructions"]["change_pct"] == pytest.approx(10)
+    cycle = next(m for m in data["metrics"] if m["metric"] == "aggregates.cycle_us.avg")
+    assert cycle["change_pct"] == pytest.approx(10, abs=0.5)
+    text = (out / "comparison.md").read_text()
+    assert "Instructions per transaction" in text and "b against a +10.00%" in text and p.stdout == text
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--base", "HEAD", "--a-apiary", "x"], "give --base or --a-apiary, not both"),
+    (["--b-apiary", "B", "--command", "true"], "--command replaces the binary"),
+    (["--base", "no-such-ref-anywhere"], "--base no-such-ref-anywhere: not a commit of"),
+    (["--aggregate", "x", "--base", "HEAD"], "--aggregate runs nothing"),
+])
+def test_multirun_binaries_bad_usage(tmp_path, args, message):
+    b = launcher(tmp_path / "B", 20000, 1000)
+    p = multirun(tmp_path, *[str(b) if x == "B" else x for x in args], "--out", str(tmp_path / "out"))
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and message in p.stderr, p.stderr
