@@ -33,7 +33,9 @@ measured is kept in DIR for the next run).
 from __future__ import annotations
 
 import argparse
+import shlex
 import shutil
+import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,7 +48,6 @@ from .common import (
     EXIT_FAILED,
     EXIT_OK,
     REPO_ROOT,
-    Interrupted,
     Parser,
     ToolError,
     finite_number,
@@ -62,8 +63,7 @@ from .common import (
 from .compare import DEFAULT_ALPHA, probability
 from .inputs import check_file, read_json
 from .outputs import check_directory, make_directory, write_json, write_text
-from .reports import load_report
-from .runner import PlannedRun, Progress, execute, with_progress_off
+from .runner import with_progress_off
 from .sequential import Sequential
 
 STATE_NAME = "bisect.json"
@@ -120,18 +120,25 @@ class Measure:
 
 def run_values(binary: Path, run_args: list[str], metric: str, reports: list[Path],
                label: str = "run") -> list[float]:
-    """`apiary run` once per report path, in order; the metric of each."""
-    plan = [PlannedRun(label, i, [str(binary), "run"] + with_progress_off(run_args), report)
-            for i, report in enumerate(reports, 1)]
-    outcome = execute(plan, Progress("bisect", plan))
-    outcome.raise_failure()
-    if outcome.stopped_by is not None:
-        raise Interrupted(outcome.stopped_by)
+    """`apiary run` once per report path, in order, what it printed beside the report (.out);
+    the metric of each. The report is read without the current schema's checks (reports.py): an
+    older commit's apiary writes an older report, and only the metric is wanted of it."""
     values = []
     for report in reports:
-        value = metrics.flatten(load_report(report)).get(metric)
-        if value is None:
-            raise ToolError(f"{report}: the report has no {metric}", EXIT_FAILED)
+        make_directory(report.parent)
+        log = report.with_suffix(".out")
+        cmd = [str(binary), "run", *with_progress_off(run_args), "--report", str(report)]
+        with open(log, "w", encoding="utf-8") as out:
+            out.write("$ " + shlex.join(cmd) + "\n")
+            out.flush()
+            code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+        if code != 0:
+            raise ToolError(f"{label}: `apiary run` failed with exit status {code} (log: {log})", EXIT_FAILED)
+        data = read_json(report)
+        value = metrics.flatten(data).get(metric) if isinstance(data, dict) else None
+        if not isinstance(value, (int, float)) or value <= 0:
+            raise ToolError(f"{report}: the report has no positive {metric}", EXIT_FAILED)
+        say(f"{label} {report.stem}: {metrics.label(metric)} {fmt_number(value)}")
         values.append(float(value))
     return values
 
