@@ -138,7 +138,7 @@ def run_values(binary: Path, run_args: list[str], metric: str, reports: list[Pat
         value = metrics.flatten(data).get(metric) if isinstance(data, dict) else None
         if not isinstance(value, (int, float)) or value <= 0:
             raise ToolError(f"{report}: the report has no positive {metric}", EXIT_FAILED)
-        say(f"{label} {report.stem}: {metrics.label(metric)} {fmt_number(value)}")
+        say(f"{label} {report.stem}: {metric} {fmt_number(value)}")
         values.append(float(value))
     return values
 
