@@ -36,7 +36,11 @@ def git(repo: Path, *args: str) -> str:
 
 @pytest.fixture
 def history(tmp_path) -> tuple[Path, list[str]]:
-    """The synthetic repository and its six commits, oldest first."""
+    return make_history(tmp_path)
+
+
+def make_history(tmp_path: Path, broken: int | None = None) -> tuple[Path, list[str]]:
+    """The synthetic repository and its six commits, oldest first; commit `broken` does not build."""
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
@@ -47,6 +51,9 @@ def history(tmp_path) -> tuple[Path, list[str]]:
         (repo / "fake.env").write_text(f"FAKE_APIARY_INSTRUCTIONS={1100 if slow else 1000} "
                                        f"FAKE_APIARY_CYCLE_US={22000 if slow else 20000}\n")
         (repo / "notes.txt").write_text(f"change {i}\n")
+        (repo / "broken").unlink(missing_ok=True)
+        if i == broken:
+            (repo / "broken").write_text("a syntax error\n")
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", f"change {i}" + (": the planted slowdown" if i == PLANTED else ""))
         commits.append(git(repo, "rev-parse", "HEAD"))
@@ -58,6 +65,7 @@ def build_command(log: Path) -> str:
     script = log.with_name("build.sh")
     script.write_text(f"""set -e
 git rev-parse HEAD >> {shlex.quote(str(log))}
+if [ -e broken ]; then echo "error: $(cat broken)"; exit 1; fi
 mkdir -p "$APIARY_BUILD_DIR/harness"
 printf '#!/bin/sh\\n%s exec {shlex.join([sys.executable, str(FAKE)])} "$@"\\n' \\
     "$(cat fake.env)" > "$APIARY_BUILD_DIR/harness/apiary"
@@ -130,6 +138,22 @@ def test_a_range_without_a_slowdown_is_refused(history, tmp_path):
     assert last.startswith("bisect: nothing to bisect:") and "+0.00%" in last and "threshold of 3%" in last
     assert json.loads((out / "bisect.json").read_text())["result"]["status"] == "nothing to bisect"
     assert p.stdout == ""
+
+
+def test_a_commit_that_does_not_build_is_skipped(tmp_path):
+    repo, commits = make_history(tmp_path, broken=PLANTED - 1)
+    out = tmp_path / "out"
+    p = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[-1], "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    result = json.loads((out / "bisect.json").read_text())["result"]
+    assert result["status"] == "ambiguous" and result["candidates"] == commits[PLANTED - 1:PLANTED + 1]
+    assert "confirmation" not in result
+    skipped = next(r for r in result["evidence"] if r["commit"] == commits[PLANTED - 1])
+    log = repo / "build" / "commits" / commits[PLANTED - 1] / "build.log"
+    assert skipped["verdict"] == "skipped" and skipped["error"] == f"commit {commits[PLANTED - 1][:10]}: the " \
+        f"build failed; its log is {log}"
+    assert "error: a syntax error" in log.read_text()
+    assert f"the culprit is one of the 2 commits after {commits[PLANTED - 2][:10]}" in p.stdout
 
 
 @pytest.mark.parametrize("args, message", [
