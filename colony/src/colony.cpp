@@ -38,6 +38,10 @@ std::uint64_t thread_cpu_ns() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
+std::int64_t ns_since_epoch(steady::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
 std::uint64_t elapsed_ns(steady::time_point since) {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(steady::now() - since).count());
@@ -94,6 +98,9 @@ struct alignas(64) worker {
   std::array<counter, brake_count> brake_ns;
   counter late_resumes;
   counter in_flight_peak;
+  // While the thread is held (in-flight brake or waiting for an outcome): when that wait
+  // began (steady clock, ns); 0 otherwise. Read by thread_stats() for held_ongoing_ns.
+  std::atomic<std::int64_t> held_since_ns{0};
   std::atomic<bool> sink_closed{false};
   std::atomic<bool> finished{false};
 
@@ -398,6 +405,7 @@ void colony::pause(core::mutex& m, core::condition_variable& cv) {
 bool colony::wait_in_flight(worker& w, std::uint32_t at_most, brake b) {
   if (w.in_flight.load() <= at_most) return true;
   const auto since = detail::steady::now();
+  w.held_since_ns.store(detail::ns_since_epoch(since), std::memory_order_relaxed);
   if (config_.wait_for_work_ms && b == brake::in_flight) {
     // Hive's way: pause, then check, until few enough are left (completions do not wake it).
     do pause(w.mutex, w.cv);
@@ -409,6 +417,7 @@ bool colony::wait_in_flight(worker& w, std::uint32_t at_most, brake b) {
     w.wake_at.store(-1);
   }
   w.add_wait(b, since);
+  w.held_since_ns.store(0, std::memory_order_relaxed);
   if (b == brake::in_flight && w.in_flight.load() == 0 && !stop_.load()) w.late_resumes.add(1);
   return !stop_.load();
 }
@@ -641,6 +650,9 @@ std::vector<colony_stats> colony::thread_stats() const {
     s.result_wait = brake_of(brake::result);
     s.in_flight_late_resumes = w.late_resumes.get();
     s.in_flight_peak = w.in_flight_peak.get();
+    if (const std::int64_t held = w.held_since_ns.load(std::memory_order_relaxed); held != 0)
+      s.held_ongoing_ns =
+          static_cast<std::uint64_t>(std::max<std::int64_t>(0, detail::ns_since_epoch(detail::steady::now()) - held));
     s.sink_closed = w.sink_closed.load();
     all.push_back(s);
   }

@@ -51,6 +51,7 @@ colony_stats& colony_stats::operator+=(const colony_stats& o) {
   add(budget_brake, o.budget_brake);
   add(tps_brake, o.tps_brake);
   add(result_wait, o.result_wait);
+  held_ongoing_ns += o.held_ongoing_ns;
   in_flight_late_resumes += o.in_flight_late_resumes;
   in_flight_peak = std::max(in_flight_peak, o.in_flight_peak);
   sink_closed = sink_closed || o.sink_closed;

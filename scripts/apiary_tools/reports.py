@@ -118,6 +118,9 @@ class RunSet:
     context: dict[str, Any] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
+    # A run its report marks invalid (validity.valid false: the load generator fell behind its
+    # schedule) is skipped like an incomplete one, unless asked for (--include-invalid).
+    include_invalid: bool = False
 
     @property
     def n(self) -> int:
@@ -195,6 +198,11 @@ def _add_report(rs: RunSet, path: Path, report: dict[str, Any]) -> None:
         if report.get("error"):
             reason += f": {report['error']}"
         rs.skipped.append({"path": str(path), "reason": reason})
+        return
+    validity = report.get("validity") or {}
+    if validity.get("valid") is False and not rs.include_invalid:
+        reasons = "; ".join(validity.get("reasons") or ["no reason given"])
+        rs.skipped.append({"path": str(path), "reason": f"invalid: {reasons}"})
         return
     if not rs.context:
         rs.context = report.get("context", {})
@@ -296,14 +304,15 @@ def add_path(rs: RunSet, path: Path) -> None:
                         f"{AGGREGATE_NAME}")
 
 
-def load_set(paths: Iterable[str | Path], label: str) -> RunSet:
-    """A set from report files, aggregate files and directories; at least one completed run."""
-    rs = RunSet(label=label)
+def load_set(paths: Iterable[str | Path], label: str, include_invalid: bool = False) -> RunSet:
+    """A set from report files, aggregate files and directories; at least one completed run
+    (and valid, unless include_invalid)."""
+    rs = RunSet(label=label, include_invalid=include_invalid)
     for p in paths:
         add_path(rs, Path(p))
     if rs.n == 0:
         why = "; ".join(f"{s['path']}: {s['reason']}" for s in rs.skipped[:3])
-        raise ToolError(f"{label}: no completed runs in {', '.join(rs.sources)}"
+        raise ToolError(f"{label}: no completed{'' if include_invalid else ', valid'} runs in {', '.join(rs.sources)}"
                         + (f" (skipped {why})" if why else ""))
     return rs
 

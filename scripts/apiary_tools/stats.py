@@ -233,6 +233,7 @@ def _permutation_p(strata: list[tuple[np.ndarray, np.ndarray]], observed: float)
     exact = total <= EXACT_PERMUTATIONS
     rng = None if exact else np.random.default_rng(BOOTSTRAP_SEED)
     ratios = [_stratum_ratios(p, n, rng) for p, n in zip(pooled, sizes, strict=True)]
+    null: np.ndarray
     if exact:  # every combination of the machines' relabelings
         null = functools.reduce(np.add, np.ix_(*ratios)).ravel()
     else:      # the k-th random relabeling of every machine together

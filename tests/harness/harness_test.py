@@ -193,6 +193,7 @@ def check_arithmetic(r):
     check_cpu_split(r)
     check_targets(r)
     check_counters(r)
+    check_validity(r)
 
     # The colony: per-kind counts add up; every submitted transaction answered, by the chain or
     # (the run stopped before the writer pushed it) with shutdown; none left in flight.
@@ -231,6 +232,29 @@ def check_arithmetic(r):
     check(led["in_blocks"] == led["accepted"] - led["pending_at_end"] - led["dropped"],
           "in blocks %d != accepted %d - pending %d - dropped %d"
           % (led["in_blocks"], led["accepted"], led["pending_at_end"], led["dropped"]))
+
+
+def check_validity(r):
+    """The validity section agrees with the schedule's and the steadiness' own figures (validity.hpp): invalid
+    exactly when the generator fell behind, a reason for that, a warning for a changed level; each schedule
+    interval's generator lag is its lag less the time held back, and the intervals follow each other."""
+    v, s, w = r["validity"], r["schedule"], r["validity"]["steadiness"]
+    behind = s is not None and s["behind"]
+    check(v["valid"] == (not behind), "valid %s but the schedule behind %s" % (v["valid"], behind))
+    check(len(v["reasons"]) == (1 if behind else 0), "reasons: %s" % v["reasons"])
+    check(w["level_changed"] == (any("changes level" in x for x in v["warnings"])), "steadiness against warnings")
+    check(w["checked"] == (w["not_checked"] is None), "steadiness: checked and not_checked disagree")
+    tps = r["config"]["rate"] not in ("infinite", "block")
+    check(s is None if not tps else (s is not None or r["throughput"]["window_s"] == 0),
+          "a schedule section outside a tps run, or none in one with a measured window")
+    if s is None:
+        return
+    t = 0.0
+    for x in s["intervals"]:
+        check(close(x["generator_lag_ms"], x["lag_ms"] - x["held_ms"], 0.003), "generator_lag_ms != lag - held: %s" % x)
+        check(close(x["t_s"] - t, x["interval_s"], 0.002), "the intervals do not follow each other: %s" % x)
+        t = x["t_s"]
+    check(not s["behind"] or s["worst_fall_behind"] > s["limit"], "behind without falling behind by the limit")
 
 
 def check_cpu_split(r):

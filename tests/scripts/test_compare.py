@@ -8,7 +8,7 @@ import pytest
 import fakes
 from apiary_tools import compare
 from apiary_tools.common import ToolError
-from apiary_tools.reports import load_report
+from apiary_tools.reports import load_report, load_set
 
 BASE = [20000, 20100, 19900, 20050, 19950]
 
@@ -126,6 +126,21 @@ def test_aborted_runs_are_skipped_and_named(tmp_path):
     assert any("run-010.json" in n and "aborted" in n for n in cmp.notes())
     with pytest.raises(ToolError, match="aborted by a second signal"):
         load_report(tmp_path / "a" / "run-010.json")
+
+
+def test_invalid_runs_stay_out_of_verdicts_unless_asked(tmp_path):
+    """A report marked invalid (validity.valid false: its load generator fell behind its schedule)
+    is skipped and named with its reason; asked for, it counts."""
+    a = fakes.write_set(tmp_path / "a", BASE)
+    invalid = fakes.make_report([50.0])
+    invalid["validity"] = {"valid": False, "reasons": ["the load generator fell behind its schedule"], "warnings": []}
+    fakes.write_report(tmp_path / "a" / "run-010.json", invalid)
+    cmp = compare.build([str(a)], [str(fakes.write_set(tmp_path / "b", BASE))])
+    assert cmp.a.n == 5
+    assert any("run-010.json" in n and "invalid: the load generator fell behind" in n for n in cmp.notes())
+    assert load_set([a], "a", include_invalid=True).n == 6
+    with pytest.raises(ToolError, match="no completed, valid runs"):
+        load_set([tmp_path / "a" / "run-010.json"], "a")
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -62,7 +62,33 @@ std::int64_t to_ns(const timeval& tv) {
   return static_cast<std::int64_t>(tv.tv_sec) * 1'000'000'000 + static_cast<std::int64_t>(tv.tv_usec) * 1000;
 }
 
+// The first line of a /sys file; "" when it cannot be read.
+std::string first_line(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::optional<bool> flag_file(const char* path, const char* on) {
+  const std::string v = first_line(path);
+  if (v.empty()) return std::nullopt;
+  return v == on;
+}
+
 }  // namespace
+
+machine_tuning read_machine_tuning() {
+  machine_tuning t;
+  t.governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  // acpi-cpufreq and amd-pstate say whether boost is on; intel_pstate says whether it is off.
+  t.boost = flag_file("/sys/devices/system/cpu/cpufreq/boost", "1");
+  if (!t.boost)
+    if (const std::optional<bool> no_turbo = flag_file("/sys/devices/system/cpu/intel_pstate/no_turbo", "1"))
+      t.boost = !*no_turbo;
+  t.smt = flag_file("/sys/devices/system/cpu/smt/active", "1");
+  return t;
+}
 
 run_context collect_context(int argc, const char* const* argv) {
   run_context c;
@@ -79,6 +105,7 @@ run_context collect_context(int argc, const char* const* argv) {
     if (i != 0) c.command_line += ' ';
     c.command_line += argv[i];
   }
+  c.tuning = read_machine_tuning();
   c.start = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(c.start);
   c.start_time = format_time(t, "%Y-%m-%dT%H:%M:%SZ");
@@ -105,6 +132,7 @@ machine_usage read_machine_usage() {
   std::int64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
   if (!(in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq) || cpu != "cpu") return m;
   if (!(in >> steal)) steal = 0;
+  m.steal_ticks = steal;
   m.busy_ticks = user + nice + system + irq + softirq + steal;
   m.total_ticks = m.busy_ticks + idle + iowait;
   m.valid = true;

@@ -332,6 +332,11 @@ void cycle_test::start() {
     result_.colony_start_ns = core::steady_now_ns() - c0;
   }
   run_start_ns_ = core::steady_now_ns();
+  if (config_.colony.rate == colony::rate_mode::tps) {
+    result_.schedule.rate = config_.colony.tps_limit;
+    result_.schedule.threads = config_.colony.threads;
+    sample_schedule(result_.schedule, 0, colony_->stats());
+  }
   if (config_.stop.warmup_blocks == 0) {
     // No warm-up: the window opens with the writer (whose breakdown starts at zero).
     result_.window_start.usage = read_usage();
@@ -503,6 +508,7 @@ void cycle_test::wait_for_stop() {
   while ((why = poll(s, core::steady_now_ns())) == stop_reason::none) {
     const std::int64_t now = core::steady_now_ns();
     progress_.update(counters_, now);
+    sample_schedule(result_.schedule, now - run_start_ns_, colony_->stats());
     track(now, false);
     if (result_.status == run_status::failed) {
       why = stop_reason::error;
@@ -521,6 +527,8 @@ void cycle_test::wait_for_stop() {
   if (profile_ != nullptr) profile_->close_window();
   progress_.finish();
   if (s.machine_sampled) result_.machine_end = {read_machine_usage(), read_usage()};
+  if (!result_.schedule.samples.empty())
+    result_.schedule.samples.push_back(schedule_sample_of(core::steady_now_ns() - run_start_ns_, colony_->stats()));
   log_.info("stopping: {}", to_string(result_.stopped_by));
 }
 

@@ -95,6 +95,28 @@ void analyze_machine(analysis& a, const run_result& r) {
   a.machine_busy_share =
       std::clamp(static_cast<double>(m1.machine.busy_ticks - m0.machine.busy_ticks) / total, 0.0, 1.0);
   a.other_processes_share = std::clamp(a.machine_busy_share - ours / total, 0.0, 1.0);
+  a.steal_share = std::clamp(static_cast<double>(m1.machine.steal_ticks - m0.machine.steal_ticks) / total, 0.0, 1.0);
+}
+
+// The measured blocks' cycle series, for its steadiness.
+steadiness check_cycle(const run_result& r) {
+  const block_figure& cycle = block_figures[block_figure_index("cycle_us")];
+  std::vector<double> values;
+  std::vector<std::uint32_t> nums;
+  for (std::size_t i = std::min<std::size_t>(r.warmup_blocks, r.blocks.size()); i < r.blocks.size(); ++i)
+    if (const std::optional<double> v = cycle.of(r.blocks[i])) {
+      values.push_back(*v);
+      nums.push_back(r.blocks[i].num);
+    }
+  return check_steadiness(values, nums);
+}
+
+void judge(analysis& a, const run_context& ctx, const run_result& r) {
+  if (a.measured_blocks != 0)
+    a.schedule = analyze_schedule(r.schedule, r.window_start.writer_ns, r.window_end.writer_ns);
+  a.steady = check_cycle(r);
+  a.verdict = judge_validity(a.schedule, a.steady, ctx.tuning, a.machine_known ? a.steal_share : -1,
+                             a.machine_known ? a.other_processes_share : -1);
 }
 
 // The project's targets, where they apply: full 2 MB blocks of the typical mix, signed, in
@@ -162,6 +184,7 @@ analysis analyze(const run_config& c, const run_context& ctx, const run_result& 
   if (a.measured_blocks != 0) check_targets(a, c);
   for (const counted_thread& t : r.counters.threads)
     a.counters.push_back(counter_rates(t.window, a.measured_blocks, a.measured_transactions));
+  judge(a, ctx, r);
   return a;
 }
 

@@ -159,6 +159,7 @@ void write_context(json_out& j, const report_inputs& in) {
   j.key("context");
   j.begin_object();
   write_context_fields(j, ctx);
+  write_tuning(j, ctx.tuning);
   j.field("seed", c.colony.seed);
   {
     const core::chain_id id = c.chain.chain;
@@ -251,6 +252,7 @@ void write_cpu(json_out& j, const report_inputs& in) {
     j.value(a.other_processes_share, 6);
   else
     j.null();
+  j.field_or_null("steal_share", a.machine_known, a.steal_share, 6);
   j.field("run_user_s", sec(r.usage_end.user_ns), 6);
   j.field("run_system_s", sec(r.usage_end.system_ns), 6);
   j.field("ms_per_block", a.cpu_ms_per_block, 6);
@@ -692,6 +694,7 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   write_status(j, in);
   write_context(j, in);
   write_config_section(j, in);
+  write_validity(j, a);
   write_timing(j, in);
   write_blocks(j, in);
   write_aggregates(j, in);
@@ -700,6 +703,7 @@ void write_report(core::out_buffer& out, const run_config& c, const run_context&
   write_counters(j, in);
   write_signing(j, in);
   write_colony(j, in);
+  write_schedule(j, a);
   write_ledger(j, in);
   write_latency(j, in);
   write_rc(j, in);

@@ -4,6 +4,7 @@
 
 #include "apiary/harness/config/options.hpp"
 #include "apiary/harness/cycle/context.hpp"
+#include "apiary/harness/report/analysis.hpp"
 #include "io/json_out.hpp"
 
 namespace apiary::harness {
@@ -13,5 +14,11 @@ void write_option(json_out& j, const config_entry& o);
 
 // The run_context fields (cpu_model ... start_time), into the object being written.
 void write_context_fields(json_out& j, const run_context& ctx);
+
+// Defined in report_validity.cpp: `"tuning": {...}` of the context, and the report's
+// `validity` and `schedule` sections (validity.hpp).
+void write_tuning(json_out& j, const machine_tuning& t);
+void write_validity(json_out& j, const analysis& a);
+void write_schedule(json_out& j, const analysis& a);
 
 }  // namespace apiary::harness

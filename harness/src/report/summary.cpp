@@ -77,6 +77,24 @@ void append_throughput(std::string& s, const analysis& a) {
          pct(a.unknown_share));
 }
 
+// Whether the figures can be used (validity.hpp), and a tps run's schedule.
+void append_validity(std::string& s, const analysis& a) {
+  if (a.verdict.valid)
+    s += a.schedule.traced ? "  valid: yes, the load generator kept to its schedule\n" : "  valid: yes\n";
+  for (const std::string& why : a.verdict.reasons) append(s, "  INVALID: {}\n", why);
+  for (const std::string& w : a.verdict.warnings) append(s, "  warning: {}\n", w);
+  const schedule_analysis& sc = a.schedule;
+  if (!sc.traced || sc.intervals.empty()) return;
+  const schedule_interval& last = sc.intervals.back();
+  append(s,
+         "Schedule: {:.0f} tx/s; behind it by {:.0f} ms at the end, {:.0f} ms of it held back by the system under test",
+         sc.rate, last.lag_ms, last.held_ms);
+  if (sc.worst_fall_behind > 0)
+    append(s, "; the generator's own lag grew at most {} of a second (at {:.1f} s)", pct(sc.worst_fall_behind),
+           sc.worst_at_s);
+  s += "\n";
+}
+
 // The process's CPU: how busy, the bound it puts on the cycle, where it went; the signing bound.
 void append_cpu(std::string& s, const run_config& c, const run_context& ctx, const analysis& a) {
   append(s, "CPU: {} of {} cores busy while measuring", pct(a.cpu_utilization), ctx.cores);
@@ -84,9 +102,6 @@ void append_cpu(std::string& s, const run_config& c, const run_context& ctx, con
     append(s, " (the machine {} busy, {} of it by other processes)", pct(a.machine_busy_share),
            pct(a.other_processes_share));
   s += "\n";
-  if (a.machine_known && a.other_processes_share > 0.05)
-    append(s, "  warning: other processes took {} of the machine while measuring; the times are not comparable\n",
-           pct(a.other_processes_share));
   if (a.cpu_bound_us > 0) {
     append(s, "Process CPU: {:.1f} ms per block, a bound of {} per cycle on {} cores", a.cpu_ms_per_block,
            us_text(a.cpu_bound_us), ctx.cores);
@@ -252,6 +267,7 @@ std::string format_summary(const run_config& c, const run_context& ctx, const ru
                            const std::string& report_path) {
   std::string s;
   append_header(s, c, ctx, r, a);
+  if (a.measured_blocks != 0) append_validity(s, a);
   append_cycle(s, a);
   if (a.measured_blocks != 0) {
     append_throughput(s, a);

@@ -71,6 +71,9 @@ struct colony_stats {
   brake_totals budget_brake;     // block budget exhausted, waiting for the next block
   brake_totals tps_brake;        // waiting for a token
   brake_totals result_wait;      // sync submission: waiting for each outcome
+  // The in-flight brake's and outcome waits still going on when the stats were read: their
+  // time so far (the totals above count a wait once it ends). 0 after join.
+  std::uint64_t held_ongoing_ns = 0;
   // In-flight brakes released only once nothing was in flight: the writer had worked off
   // the thread's whole backlog while it waited (Hive's "late unlocks"; its wait was too long).
   std::uint64_t in_flight_late_resumes = 0;

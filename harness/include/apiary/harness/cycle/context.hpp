@@ -5,9 +5,19 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace apiary::harness {
+
+// The machine's settings that move results (read from /sys at the start): each unknown where
+// the kernel does not expose it (a virtual machine often has no cpufreq).
+struct machine_tuning {
+  std::string governor;       // cpufreq scaling governor of CPU 0 ("performance", ...); "" unknown
+  std::optional<bool> boost;  // frequency boost (turbo) enabled
+  std::optional<bool> smt;    // simultaneous multithreading active
+};
+machine_tuning read_machine_tuning();
 
 struct run_context {
   std::string cpu_model;   // /proc/cpuinfo "model name"; "unknown" elsewhere
@@ -22,6 +32,7 @@ struct run_context {
   std::chrono::system_clock::time_point start;
   std::string start_time;     // ISO 8601 UTC: 2026-11-21T15:00:51Z
   std::string start_compact;  // for file names: 20261121T150051Z
+  machine_tuning tuning;
 };
 
 run_context collect_context(int argc, const char* const* argv);
@@ -48,6 +59,7 @@ struct machine_usage {
   bool valid = false;            // false where /proc/stat is missing
   std::int64_t busy_ticks = 0;   // user, nice, system, irq, softirq, steal
   std::int64_t total_ticks = 0;  // busy plus idle and iowait
+  std::int64_t steal_ticks = 0;  // taken by the hypervisor for other guests
 };
 machine_usage read_machine_usage();
 long clock_ticks_per_second();

@@ -16,6 +16,7 @@
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/cycle/latency.hpp"
 #include "apiary/harness/cycle/profile_result.hpp"
+#include "apiary/harness/cycle/schedule.hpp"
 #include "apiary/harness/cycle/thread_counters.hpp"
 #include "apiary/queen/block_observer.hpp"
 #include "apiary/queen/block_stats.hpp"
@@ -133,7 +134,8 @@ struct run_result {
   double rc_low_share = 0;  // accounts under 10% of their RC at the end
   core::state_census state;
   counter_results counters;
-  profile_result profile;  // --profile; profile.dir is empty without it
+  schedule_trace schedule;  // tps runs: the colony against its schedule
+  profile_result profile;   // --profile; profile.dir is empty without it
 };
 
 // Where the report of this run goes: the configured path, or results/<start>-<name>.json.

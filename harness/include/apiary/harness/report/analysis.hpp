@@ -15,6 +15,7 @@
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/cycle/run_result.hpp"
 #include "apiary/harness/report/statistics.hpp"
+#include "apiary/harness/report/validity.hpp"
 
 namespace apiary::harness {
 
@@ -83,6 +84,13 @@ struct analysis {
   bool machine_known = false;
   double machine_busy_share = 0;
   double other_processes_share = 0;
+  double steal_share = 0;  // of the machine, taken by the hypervisor (known with machine_known)
+
+  // Whether the figures can be used (validity.hpp): a tps run's schedule, the measured
+  // cycle's steadiness, and the verdict with its reasons and warnings.
+  schedule_analysis schedule;
+  steadiness steady;
+  validity verdict;
 
   // The writer's time in the window and its shares (0..1) of the writer's total.
   queen::writer_breakdown writer;

@@ -30,4 +30,20 @@ series_stats summarize(std::span<const double> values);
 // Nearest-rank percentile of a sorted, non-empty series; p in [0, 100].
 double nearest_rank(std::span<const double> sorted, double p);
 
+// The median of a non-empty series (copied and partly sorted).
+double median_of(std::span<const double> values);
+
+// Pettitt's test for one change in the level of a series (A. N. Pettitt, "A non-parametric
+// approach to the change-point problem", Applied Statistics 28(2), 1979): rank-based, so a
+// long tail of slow blocks does not make a change. The statistic is U_t = 2 * (sum of the
+// ranks of the first t values) - t * (n + 1), ties given their mean rank; the change is
+// where |U_t| is largest, K, and its two-sided p-value is approximated by
+// 2 * exp(-6 K^2 / (n^3 + n^2)) (at most 1). Accurate for p-values below 0.5, which is where
+// it decides. O(n log n).
+struct change_point {
+  std::size_t at = 0;    // the first value of the second segment (1..n-1); 0: no series to test
+  double p_value = 1.0;  // 1 with fewer than 3 values
+};
+change_point pettitt(std::span<const double> values);
+
 }  // namespace apiary::harness
