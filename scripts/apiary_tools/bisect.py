@@ -55,6 +55,7 @@ from .common import (
     fmt_pct,
     markdown_table,
     run_main,
+    shown,
     shown_path,
     utc_iso,
     utc_stamp,
@@ -468,9 +469,9 @@ def _bisect(b: Bisection, confirmation: Confirmation | None) -> int:
                       summary=f"the culprit is one of the {hi - lo} commits after {b.commits[lo][:10]} up to "
                               f"{culprit[:10]}: those between could not be measured")
     else:
-        result["summary"] = (f"the culprit: {culprit[:10]} {b.subjects[culprit][:80]} "
-                             f"({fmt_pct(b.change(culprit))} {b.measure.unit} against --good, "
-                             f"{fmt_pct(b.change(parent)) if parent != b.commits[0] else '+0.00%'} before it)")
+        result["summary"] = (f"the culprit: {culprit[:10]} {shown(b.subjects[culprit], 70)} "
+                             f"({fmt_pct(b.change(culprit))} {b.measure.unit} against --good; its parent "
+                             f"{fmt_pct(b.change(parent))})")
         say(result["summary"])
         if confirmation is not None:
             write_evidence(b, lo, hi, result)   # the search's evidence first: the confirmation takes long
