@@ -159,7 +159,7 @@ class Sequential:
             per_pair = elapsed / self._n if self._n else 0.0
             if elapsed + per_pair >= self.max_seconds:
                 return (f"budget spent: {elapsed:.0f} s of {self.max_seconds:.0f} s"
-                        + (f" (a pair takes {per_pair:.0f} s)" if elapsed < self.max_seconds else ""))
+                        + (f" (a pair takes {per_pair:.3g} s)" if elapsed < self.max_seconds else ""))
         return None
 
     def _interval(self) -> tuple[float, float]:
