@@ -262,7 +262,7 @@ def parser() -> Parser:
   scripts/multirun --runs 5 --config configs/smoke.toml
   scripts/multirun --runs 5 --a "--dedup split" --b "--dedup unified" --a-label split \\
       --b-label unified -- --config configs/smoke.toml
-  scripts/multirun --adaptive --threshold 1 --max-runs 40 --max-time 30m --a "--dedup split" \
+  scripts/multirun --adaptive --threshold 1 --max-runs 40 --max-time 30m --a "--dedup split" \\
       --b "--dedup unified" -- --config configs/smoke.toml
   scripts/multirun --aggregate results/multirun-20260101T000000Z
   scripts/multirun --cluster tcp://scheduler:8786 --runs 5 --a "--dedup split" --b "--dedup unified" \\
