@@ -9,6 +9,10 @@ the runs' transactions, not a mean of each run's. Modes:
 - an A/B pair, interleaved A B A B … so that drift of the machine (other jobs, heat) falls on
   both sides alike: `multirun --runs 5 --a "--dedup split" --b "--dedup unified" -- --config …`;
   the comparison (see compare.py) is written beside the two sets;
+- an adaptive A/B (`--adaptive`): --runs pairs, then one interleaved pair at a time until the
+  sequential decision on the mean cycle (sequential.py: anytime-valid, so looking after every
+  pair keeps its α) is settled, or --max-runs or --max-time is spent; the decision is in the
+  comparison;
 - no runs, only aggregation of existing reports: `multirun --aggregate DIR_OR_REPORTS…`.
 
 Two builds in one command: `--a-apiary BIN` and `--b-apiary BIN` give each side its own binary
@@ -46,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from . import compare as compare_mod
-from . import fleet, latency, metrics, perf_gate, profiles, stats
+from . import fleet, latency, metrics, perf_gate, profiles, sequential, stats
 from .builds import Builds, stderr_line
 from .common import (
     EXIT_FAILED,
@@ -75,16 +79,21 @@ from .reports import AGGREGATE_KIND, AGGREGATE_NAME, AGGREGATE_VERSION, RunSet, 
 from .runner import (
     MAX_PLAN_RUNS,
     PlannedRun,
+    PlanOutcome,
     Progress,
     RunResult,
     apiary_command,
     check_plan,
     effective_config,
     execute,
+    execute_rounds,
+    round_values,
     with_progress_off,
 )
 
 SUMMARY_NAME = "summary.md"
+# --adaptive's budget of runs a side without --max-runs (the interval is tuned for it).
+DEFAULT_MAX_RUNS = sequential.DEFAULT_EXPECTED_PAIRS
 
 
 # ---- aggregation -----------------------------------------------------------------------------
@@ -267,6 +276,8 @@ def parser() -> Parser:
       --b-label unified -- --config configs/smoke.toml
   scripts/multirun --base main --runs 5 --config configs/smoke.toml
   scripts/multirun --a-apiary old/apiary --b-apiary new/apiary --runs 5 --config configs/smoke.toml
+  scripts/multirun --adaptive --threshold 1 --max-runs 40 --max-time 30m --a "--dedup split" \\
+      --b "--dedup unified" -- --config configs/smoke.toml
   scripts/multirun --aggregate results/multirun-20260101T000000Z
   scripts/multirun --cluster tcp://scheduler:8786 --runs 5 --a "--dedup split" --b "--dedup unified" \\
       -- --config configs/smoke.toml
@@ -297,13 +308,7 @@ gate, run `scripts/compare` on the two directories.""")
                    help="name of the set without --a/--b (default: the output directory's name)")
     p.add_argument("--apiary", metavar="BIN",
                    help="the apiary binary (default: $APIARY_BIN, else build/release/harness/apiary)")
-    p.add_argument("--a-apiary", metavar="BIN",
-                   help="side A's apiary binary: an A/B of two builds (--a/--b are then optional); the side not "
-                        "given runs --apiary's binary")
-    p.add_argument("--b-apiary", metavar="BIN", help="side B's apiary binary (see --a-apiary)")
-    p.add_argument("--base", metavar="REF",
-                   help="side A is the apiary of this commit, built in its own worktree (build/commits/<sha>/, "
-                        "release preset, ccache; kept for the next time); B the current build or --b-apiary")
+    add_binary_options(p)
     p.add_argument("--command", metavar="CMD",
                    help="run this instead of `<apiary> run` (e.g. \"taskset -c 1 build/release/harness/apiary "
                         "run\"); --report and --progress off are appended")
@@ -319,6 +324,13 @@ gate, run `scripts/compare` on the two directories.""")
     p.add_argument("--min-effect", type=compare_mod.percent, default=compare_mod.DEFAULT_MIN_EFFECT_PCT,
                    metavar="PCT",
                    help="smallest change in percent the A/B comparison calls significant (default: %(default)s)")
+    p.add_argument("--adaptive", action="store_true",
+                   help="with --a/--b: after --runs pairs, add one interleaved pair at a time until the sequential "
+                        f"decision on the mean cycle ({metrics.CYCLE}) is settled (slower or faster beyond "
+                        "±--threshold, or equivalent within it) or --max-runs or --max-time is spent")
+    p.add_argument("--max-runs", type=whole_number(1, MAX_PLAN_RUNS // 2), default=None, metavar="N",
+                   help=f"with --adaptive: at most N runs a side (default: {DEFAULT_MAX_RUNS}, or --runs if more)")
+    sequential.add_options(p, compare_mod.DEFAULT_MIN_EFFECT_PCT)
     p.add_argument("--profile", action="store_true",
                    help="profile every run (`apiary run --profile DIR`, DIR the run's run-NNN.profile/ beside its "
                         "report) and keep the profiles; with --a/--b also compare them: the functions whose self "
@@ -402,6 +414,7 @@ def _main(argv: Sequence[str]) -> int:
             raise ToolError("--profile: give it to multirun, which names every run's profile directory itself")
     if args.profile and args.cluster:
         raise ToolError("--profile runs on this machine only: a worker's profiles would stay on the worker")
+    check_adaptive(args)
     programs = profiles.find_programs() if args.profile and args.a is not None else {}
     if args.config:
         check_file("--config", args.config, "a config file")
@@ -438,8 +451,15 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
     plan = plan_runs(prefix, sides, args.runs, out, nested=ab, profile=args.profile, prefixes=args.prefixes)
     progress = Progress("multirun", plan, quiet=args.quiet)
     per_machine = " a machine" if backend is not None else ""
-    progress.say(f"{len(plan)} runs{per_machine} into {out} (load average {' '.join(map(str, load_avg()))})")
-    outcome = execute(plan, progress, keep_going=args.keep_going, backend=backend)
+    judge = None
+    if args.adaptive:
+        progress.say(f"adaptive: {args.runs} pairs, then one at a time up to {max_runs(args)}, into {out} "
+                     f"(load average {' '.join(map(str, load_avg()))})")
+        outcome, judge = run_adaptive(args, prefix, sides, out)
+        plan = [r.planned for r in outcome.results]
+    else:
+        progress.say(f"{len(plan)} runs{per_machine} into {out} (load average {' '.join(map(str, load_avg()))})")
+        outcome = execute(plan, progress, keep_going=args.keep_going, backend=backend)
 
     extra = {"command": {"prefix": prefix, "sides": {label: a for label, a in sides},
                          **({"prefixes": args.prefixes} if args.prefixes else {})},
@@ -456,7 +476,10 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
 
     profile_failed = None
     if ab and len(sets) == 2:
-        cmp = compare_mod.from_sets(sets[args.a_label], sets[args.b_label], args.alpha, args.min_effect)
+        cmp = compare_mod.from_sets(sets[args.a_label], sets[args.b_label], args.alpha, args.min_effect,
+                                    threshold_pct=args.threshold)
+        if judge is not None:   # the loop's own decision, with the budget it was given
+            cmp.sequential, cmp.sequential_note = judge.to_dict(), None
         if programs:
             profile_failed = compare_profiles(cmp, out, programs, progress)
         text, data = compare_mod.to_markdown(cmp), cmp.to_dict()
@@ -474,6 +497,17 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
     if profile_failed is not None and outcome.stopped_by is None:
         raise ToolError(f"the profiles were not compared: {profile_failed}", EXIT_FAILED)
     return outcome.exit_code
+
+
+def add_binary_options(p: Parser) -> None:
+    """--a-apiary, --b-apiary and --base: a binary a side (side_binaries)."""
+    p.add_argument("--a-apiary", metavar="BIN",
+                   help="side A's apiary binary: an A/B of two builds (--a/--b are then optional); the side not "
+                        "given runs --apiary's binary")
+    p.add_argument("--b-apiary", metavar="BIN", help="side B's apiary binary (see --a-apiary)")
+    p.add_argument("--base", metavar="REF",
+                   help="side A is the apiary of this commit, built in its own worktree (build/commits/<sha>/, "
+                        "release preset, ccache; kept for the next time); B the current build or --b-apiary")
 
 
 def side_binaries(args) -> dict[str, Path] | None:
@@ -515,6 +549,49 @@ def instructions_section(args, sides: list[tuple[str, list[str]]], out: Path, pr
     return "\n".join(["", f"Instructions per transaction (the seeded replay under callgrind, as the CI gate counts "
                        f"them; deterministic): {b} against {a} {fmt_pct(change)}", "",
                        markdown_table(["side", "binary", "instructions per transaction", "transactions"], rows)])
+
+
+def check_adaptive(args) -> None:
+    """--adaptive's options: an A/B on this machine; its budget options only with it."""
+    if not args.adaptive:
+        if args.max_runs is not None or args.max_time is not None:
+            raise ToolError("--max-runs and --max-time are the budget of --adaptive: give --adaptive too")
+        return
+    if args.a is None:
+        raise ToolError("--adaptive decides an A/B: give --a and --b")
+    if args.cluster:
+        raise ToolError("--adaptive runs on this machine only: with --cluster every machine runs a fixed plan")
+
+
+def max_runs(args) -> int:
+    return max(args.runs, args.max_runs or DEFAULT_MAX_RUNS)
+
+
+def run_adaptive(args, prefix: list[str], sides: list[tuple[str, list[str]]],
+                 out: Path) -> tuple[PlanOutcome, sequential.Sequential]:
+    """--runs interleaved pairs, then one more at a time until the sequential decision on the
+    mean cycle is settled or the budget is spent. Returns the outcome of every run and the
+    decision's judge."""
+    budget = max_runs(args)
+    judge = sequential.Sequential(args.threshold / 100.0, args.alpha, max_pairs=budget, max_seconds=args.max_time)
+    (label_a, _), (label_b, _) = sides
+
+    def make_round(r: int) -> list[PlannedRun]:
+        return plan_runs(prefix, sides, r, out, nested=True, profile=args.profile,
+                         prefixes=args.prefixes)[-len(sides):]
+
+    def cycle(report: dict[str, Any]) -> float | None:
+        value = metrics.flatten(report).get(metrics.CYCLE)
+        return value if value is not None and value > 0 else None
+
+    def still_open(results: list[RunResult]) -> str | None:
+        for _, values in sorted(round_values(results, cycle).items()):
+            if label_a in values and label_b in values:
+                judge.add(values[label_a], values[label_b])
+        return None if judge.decided else sequential.describe(judge.decision(), metrics.CYCLE)
+
+    outcome, _ = execute_rounds("multirun", make_round, args.runs, budget, still_open, args.keep_going, args.quiet)
+    return outcome, judge
 
 
 def compare_profiles(cmp: compare_mod.Comparison, out: Path, programs: dict[str, str],

@@ -62,6 +62,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from . import metrics
+from .common import Parser, duration, finite_number
+
 ALPHA = 0.05
 # No look before this many pairs: the sample standard deviation of fewer is too unsure.
 MIN_PAIRS = 5
@@ -69,6 +72,9 @@ MIN_PAIRS = 5
 DEFAULT_EXPECTED_PAIRS = 30
 
 VERDICTS = ("slower", "faster", "equivalent", "undecided")
+METHOD = ("anytime-valid: the asymptotic confidence sequence of the mean log-ratio log(B/A) of interleaved "
+          "pairs (Waudby-Smith et al., Annals of Statistics 2024), valid however often it is looked at; "
+          f"no look before {MIN_PAIRS} pairs")
 
 
 @dataclass(frozen=True)
@@ -143,11 +149,17 @@ class Sequential:
         return self._clock() - self._start
 
     def budget_spent(self) -> str | None:
-        """Why no more pairs should be run ("budget spent: 30 pairs"), or None."""
+        """Why no more pairs should be run, or None: max_pairs pairs added, or a next pair that
+        would end after max_seconds, at the average time a pair has taken so far (the clock
+        runs from the construction)."""
         if self.max_pairs is not None and self._n >= self.max_pairs:
             return f"budget spent: {self._n} pairs"
-        if self.max_seconds is not None and self.elapsed() >= self.max_seconds:
-            return f"budget spent: {self.elapsed():.0f} s of {self.max_seconds:.0f} s"
+        if self.max_seconds is not None:
+            elapsed = self.elapsed()
+            per_pair = elapsed / self._n if self._n else 0.0
+            if elapsed + per_pair >= self.max_seconds:
+                return (f"budget spent: {elapsed:.0f} s of {self.max_seconds:.0f} s"
+                        + (f" (a pair takes {per_pair:.3g} s)" if elapsed < self.max_seconds else ""))
         return None
 
     def _interval(self) -> tuple[float, float]:
@@ -186,11 +198,52 @@ class Sequential:
             elif self._n < MIN_PAIRS:
                 reason = f"{self._n} pairs: no look before {MIN_PAIRS}"
             else:
-                reason = f"interval [{_pct(low)}, {_pct(high)}] crosses ±{self.threshold * 100:.1f} %"
+                crossed = [_pct(x) for x in (-self.threshold, self.threshold) if low < x < high]
+                reason = f"interval crosses {' and '.join(crossed) or _pct(self.threshold)}"
         return Decision(verdict=verdict, change=change, low=low, high=high, pairs=self._n,
                         detectable=detectable, reason=reason)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The decision with what it was decided under, for a tool's JSON."""
+        return {**self.decision().to_dict(), "threshold": self.threshold, "alpha": self.alpha,
+                "max_pairs": self.max_pairs, "max_seconds": self.max_seconds, "method": METHOD}
 
     @property
     def decided(self) -> bool:
         """The verdict is settled, or the budget is spent: no more pairs are needed."""
         return self.decision().verdict != "undecided" or self.budget_spent() is not None
+
+
+def describe(d: Decision, metric: str | None = None) -> str:
+    """One line for a table or a progress line: the verdict (in the metric's words, see
+    `worded`), the change, the interval, the pairs, the smallest detectable change, the reason."""
+    interval = "" if not math.isfinite(d.high) else f" [{_pct(d.low)}, {_pct(d.high)}]"
+    detectable = "" if not math.isfinite(d.detectable) else f", detectable ±{d.detectable * 100:.1f} %"
+    change = "" if math.isnan(d.change) else f" {_pct(d.change)}"
+    return f"{worded(d.verdict, metric)}{change}{interval}, {d.pairs} pairs{detectable} ({d.reason})"
+
+
+def worded(verdict: str, metric: str | None = None) -> str:
+    """The verdict in the words of the metric's direction (metrics.DIRECTIONS): "slower" and
+    "faster" say that B's value is higher or lower, which for a rate is faster or slower, and
+    for a metric without a better direction is higher or lower."""
+    if metric is None or verdict not in ("slower", "faster"):
+        return verdict
+    direction = metrics.direction(metric)
+    higher = verdict == "slower"
+    if direction is None:
+        return "higher" if higher else "lower"
+    return direction.worse_word if higher == (direction.better < 0) else direction.better_word
+
+
+def add_options(parser: Parser, threshold_pct: float, max_time: bool = True) -> None:
+    """The options of a tool that decides sequentially: --threshold, and --max-time (a tool
+    that has its own --max-runs defines it itself)."""
+    parser.add_argument("--threshold", type=finite_number(0.0, 100.0, "a percentage"), default=threshold_pct,
+                        metavar="PCT",
+                        help="the sequential decision: B is slower or faster when the whole anytime-valid interval "
+                             "of the change lies beyond ±PCT %%, equivalent when it lies within (default: %(default)s)")
+    if max_time:
+        parser.add_argument("--max-time", type=duration, default=None, metavar="DURATION",
+                            help="the time budget of the added runs, such as 20m or 1h30m: no pair (or round) starts "
+                                 "that would end after it, at the average time one has taken (default: none)")

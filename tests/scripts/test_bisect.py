@@ -257,3 +257,16 @@ def test_multirun_binaries_bad_usage(tmp_path, args, message):
     b = launcher(tmp_path / "B", 20000, 1000)
     p = multirun(tmp_path, *[str(b) if x == "B" else x for x in args], "--out", str(tmp_path / "out"))
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and message in p.stderr, p.stderr
+
+
+def test_multirun_adaptive_runs_a_binary_a_side(tmp_path):
+    a, b = launcher(tmp_path / "a", 20000, 1000), launcher(tmp_path / "b", 22000, 1100)
+    out = tmp_path / "out"
+    p = multirun(tmp_path, "--a-apiary", str(a), "--b-apiary", str(b), "--adaptive", "--runs", "5",
+                 "--max-runs", "10", "--out", str(out), "--config", str(REPO / "configs" / "smoke.toml"))
+    assert p.returncode == 0, p.stderr
+    data = json.loads((out / "comparison.json").read_text())
+    assert data["sequential"]["verdict"] == "slower" and data["sequential"]["change"] == pytest.approx(0.10, abs=0.01)
+    assert data["instructions"]["change_pct"] == pytest.approx(10)
+    assert all((out / side / "run-005.out").read_text().startswith(f"$ {binary} run")
+               for side, binary in (("a", a), ("b", b)))

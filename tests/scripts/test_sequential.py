@@ -138,3 +138,13 @@ def test_the_budget_by_pairs_and_by_time():
 def test_values_that_are_no_times_are_refused(a, b):
     with pytest.raises(ValueError):
         Sequential(0.01).add(a, b)
+
+
+def test_no_pair_starts_that_would_end_after_the_time_budget():
+    now = [0.0]
+    s = Sequential(0.0, max_seconds=10.0, clock=lambda: now[0])
+    for i in range(6):
+        now[0] += 1.5   # a pair takes 1.5 s
+        s.add(100.0, 100.0 + (-1) ** i * 5)
+    # 9 s spent, a pair takes 1.5 s: the next would end at 10.5 s, after the budget.
+    assert s.decided and s.decision().reason == "budget spent: 9 s of 10 s (a pair takes 1.5 s)"
