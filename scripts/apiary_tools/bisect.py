@@ -17,7 +17,7 @@ Steps, each said on stderr as it goes:
    and the search takes its neighbour.
 4. The culprit is confirmed by wall time against its parent: interleaved `apiary run`s (parent,
    culprit, parent, ...) of --config, with sequential repetition (sequential.py) until the
-   difference of the full cycle is decided, or --max-pairs or --max-seconds is reached.
+   difference of the full cycle is decided, or --max-pairs or --max-time is reached.
 
 Resumable: the state is in DIR/bisect.json, written after every measurement; bisect with the
 same --out reuses every commit measured there (by any earlier range) and goes on where it
@@ -50,6 +50,7 @@ from .common import (
     REPO_ROOT,
     Parser,
     ToolError,
+    duration,
     finite_number,
     fmt_number,
     fmt_pct,
@@ -65,7 +66,7 @@ from .compare import DEFAULT_ALPHA, probability
 from .inputs import check_file, read_json
 from .outputs import check_directory, make_directory, write_json, write_text
 from .runner import with_progress_off
-from .sequential import Sequential
+from .sequential import Sequential, describe
 
 STATE_NAME = "bisect.json"
 TABLE_NAME = "bisect.md"
@@ -291,9 +292,8 @@ class Confirmation:
             seq.add(a, b)
             record["pairs"].append([a, b])
             bisection.state.save()
-            d = seq.decision()
             say(f"confirmation pair {i}: parent {fmt_number(a)}, culprit {fmt_number(b)} "
-                f"({(b / a - 1) * 100:+.1f}%); so far {d.verdict}: {d.reason}")
+                f"({(b / a - 1) * 100:+.1f}%); so far {describe(seq.decision(), self.metric)}")
         record["decision"] = seq.decision().to_dict()
         bisection.state.save()
         return record
@@ -394,8 +394,8 @@ run failed; 2 bad usage; 130/143 interrupted (the state is kept: rerun with the 
     p.add_argument("--max-pairs", type=whole_number(0, 1000), default=30,
                    help="at most this many interleaved pairs in the confirmation; 0: no confirmation "
                         "(default: %(default)s)")
-    p.add_argument("--max-seconds", type=finite_number(0, 10**6, "seconds", above=True), default=900.0,
-                   help="at most this long for the confirmation (default: %(default)s)")
+    p.add_argument("--max-time", type=duration, default=duration("15m"), metavar="DURATION",
+                   help="the confirmation's time budget, such as 20m or 1h30m (default: 15m)")
     p.add_argument("--out", metavar="DIR", help="output and state directory (default: results/bisect-<UTC time>); "
                    "an existing one is gone on from")
     p.add_argument("--repo", default=str(REPO_ROOT), metavar="DIR",
@@ -439,7 +439,7 @@ def _main(argv: Sequence[str]) -> int:
         f"threshold {args.threshold:g}%; state in {out / STATE_NAME}")
     confirmation = Confirmation(CYCLE_METRIC if measure.metric == INSTRUCTIONS else measure.metric,
                                 measure.run_args, args.wall_threshold / 100, args.alpha, args.max_pairs,
-                                args.max_seconds)
+                                args.max_time)
     return _bisect(b, confirmation if args.max_pairs else None)
 
 
