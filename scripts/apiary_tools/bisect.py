@@ -74,7 +74,6 @@ KIND = "apiary-bisect"
 VERSION = 1
 INSTRUCTIONS = "instructions"
 CYCLE = "cycle"
-CYCLE_METRIC = "aggregates.cycle_us.avg"
 DEFAULT_CONFIG = REPO_ROOT / "configs" / "smoke.toml"
 
 say = stderr_line("bisect")
@@ -377,7 +376,7 @@ run failed; 2 bad usage; 130/143 interrupted (the state is kept: rerun with the 
     p.add_argument("--metric", default=INSTRUCTIONS,
                    help="what judges a commit: instructions (the replay's instructions per transaction under "
                         "callgrind, as the CI gate counts them), cycle (the full cycle's mean, "
-                        f"{CYCLE_METRIC}, over --runs runs) or any run report metric (default: %(default)s)")
+                        f"{metrics.CYCLE}, over --runs runs) or any run report metric (default: %(default)s)")
     p.add_argument("--threshold", type=finite_number(0, 1000, "a percentage", above=True), default=3.0,
                    metavar="PCT", help="a commit is bad when its metric is worse than --good's by more than this "
                                        "(default: %(default)s)")
@@ -412,7 +411,7 @@ def _measure(args, passthrough: list[str]) -> Measure:
     for a in passthrough:
         if a.split("=", 1)[0] in ("--report", "--config"):
             raise ToolError(f"{a.split('=', 1)[0]}: bisect gives it itself (see --config)")
-    metric = CYCLE_METRIC if args.metric == CYCLE else args.metric
+    metric = metrics.CYCLE if args.metric == CYCLE else args.metric
     measure = Measure(metric, args.runs, ["--config", str(Path(args.config).resolve())] + passthrough)
     measure.direction   # noqa: B018 -- refuses a metric without one before anything is built
     if metric == INSTRUCTIONS and shutil.which("valgrind") is None:
@@ -437,7 +436,7 @@ def _main(argv: Sequence[str]) -> int:
                   args.threshold, commits, subjects_of(repo, commits))
     say(f"{len(commits) - 1} commits after {good[:10]} up to {bad[:10]}; judged by {measure.unit}, "
         f"threshold {args.threshold:g}%; state in {out / STATE_NAME}")
-    confirmation = Confirmation(CYCLE_METRIC if measure.metric == INSTRUCTIONS else measure.metric,
+    confirmation = Confirmation(metrics.CYCLE if measure.metric == INSTRUCTIONS else measure.metric,
                                 measure.run_args, args.wall_threshold / 100, args.alpha, args.max_pairs,
                                 args.max_time)
     return _bisect(b, confirmation if args.max_pairs else None)

@@ -129,6 +129,19 @@ def test_a_rerun_with_the_same_out_reuses_what_was_measured(history, tmp_path):
     assert "confirmation pair" not in third.stderr
 
 
+def test_bisect_by_a_wall_time_metric(history, tmp_path):
+    repo, commits = history
+    out = tmp_path / "out"
+    p = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[-1], "--out", str(out), "--metric", "cycle",
+               "--runs", "2", "--max-pairs", "0")
+    assert p.returncode == 0, p.stderr
+    result = json.loads((out / "bisect.json").read_text())["result"]
+    assert result["culprit"] == commits[PLANTED] and not lines(tmp_path / "replays.log")
+    assert all(r["change_pct"] == pytest.approx(10 if i >= PLANTED else 0, abs=0.01)
+               for i, r in ((commits.index(r["commit"]), r) for r in result["evidence"]))
+    assert len(list((out / "commits" / commits[0][:12]).glob("run-*.json"))) == 2
+
+
 def test_a_range_without_a_slowdown_is_refused(history, tmp_path):
     repo, commits = history
     out = tmp_path / "out"
