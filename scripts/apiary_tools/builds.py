@@ -7,6 +7,7 @@ Layout, under the build directory (default build/commits/, git-ignored):
     <sha>/src/            `git worktree add --detach` of the commit
     <sha>/build/          its build tree; the binary is build/harness/apiary
     <sha>/build.log       what the configure and build steps printed
+    <sha>/checked-out     written when the worktree's checkout completed
     <sha>/built           written last, when the binary is there: a second request reuses it
     <sha>.lock            held while a request for the commit is in hand (fcntl lock), so
                           concurrent requests for one commit build it once
@@ -161,10 +162,14 @@ class Builds:
         return binary
 
     def _checkout(self, sha: str, src: Path) -> None:
-        """The commit's worktree: reused when it is at the commit, else made afresh."""
-        head = git(src, "rev-parse", "HEAD") if (src / ".git").exists() else None
+        """The commit's worktree: reused when its checkout completed (a `checked-out` mark: a
+        `git worktree add` that was stopped half-way leaves HEAD at the commit and files
+        missing) at the commit, else made afresh."""
+        mark = self.root / sha / "checked-out"
+        head = git(src, "rev-parse", "HEAD") if mark.is_file() and (src / ".git").exists() else None
         if head is not None and head.returncode == 0 and head.stdout.strip() == sha:
             return
+        mark.unlink(missing_ok=True)
         if src.exists():
             git(self.repo, "worktree", "remove", "--force", src)
             shutil.rmtree(src, ignore_errors=True)
@@ -173,6 +178,7 @@ class Builds:
         if p.returncode != 0:
             raise ToolError(f"commit {sha[:10]}: cannot check it out in {src}: "
                             f"{(p.stderr.strip().splitlines() or ['?'])[-1]}", EXIT_FAILED)
+        mark.write_text(f"{sha}\n", encoding="utf-8")
 
     def _run_steps(self, src: Path, build: Path, log: Path) -> bool:
         env = dict(os.environ, APIARY_SOURCE_DIR=str(src), APIARY_BUILD_DIR=str(build),

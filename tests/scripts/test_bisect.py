@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -283,3 +285,22 @@ def test_multirun_adaptive_runs_a_binary_a_side(tmp_path):
     assert data["instructions"]["change_pct"] == pytest.approx(10)
     assert all((out / side / "run-005.out").read_text().startswith(f"$ {binary} run")
                for side, binary in (("a", a), ("b", b)))
+
+
+def test_an_interrupted_bisection_keeps_what_it_measured(history, tmp_path):
+    repo, commits = history
+    out = tmp_path / "out"
+    env = dict(os.environ, PATH=f"{HERE / 'fake_valgrind'}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.Popen([str(REPO / "scripts" / "bisect"), "--repo", str(repo), "--build-command",
+                             build_command(tmp_path / "builds.log"), "--good", commits[0], "--bad", commits[-1],
+                             "--out", str(out)], stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 120
+    while not (out / "bisect.json").exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and err.strip().splitlines()[-1] == "bisect: stopped by SIGINT", err
+    kept = json.loads((out / "bisect.json").read_text())["measured"]
+    assert commits[0] in kept and kept[commits[0]]["value"] == 1000
+    again = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[-1], "--out", str(out), "--max-pairs", "0")
+    assert again.returncode == 0 and f"{commits[0][:10]}: measured before" in again.stderr
