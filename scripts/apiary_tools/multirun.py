@@ -548,7 +548,8 @@ def instructions_section(args, sides: list[tuple[str, list[str]]], out: Path, pr
             for label, side in counted.items()]
     return "\n".join(["", f"Instructions per transaction (the seeded replay under callgrind, as the CI gate counts "
                        f"them; deterministic): {b} against {a} {fmt_pct(change)}", "",
-                       markdown_table(["side", "binary", "instructions per transaction", "transactions"], rows)])
+                       markdown_table(["side", "binary", "instructions per transaction", "transactions"], rows,
+                                      "llrr")])
 
 
 def check_adaptive(args) -> None:
