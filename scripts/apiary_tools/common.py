@@ -12,6 +12,7 @@ import datetime
 import difflib
 import math
 import os
+import re
 import shlex
 import signal
 import sys
@@ -270,6 +271,23 @@ def finite_number(minimum: float, maximum: float, what: str = "a number",
 
     parse.__name__ = what
     return parse
+
+
+_NUMBER = r"([0-9]+(?:\.[0-9]+)?)"
+_DURATION = re.compile(rf"(?:{_NUMBER}h)?(?:{_NUMBER}m)?(?:{_NUMBER}s?)?")
+
+
+def duration(text: str) -> float:
+    """The argparse type of a time budget (--max-time): seconds, or hours, minutes and seconds
+    in that order, such as 90, 90s, 20m or 1h30m; above 0."""
+    m = _DURATION.fullmatch(text) if text.isascii() else None
+    seconds = sum(float(v) * unit for v, unit in zip(m.groups(), (3600, 60, 1), strict=True) if v) if m else 0.0
+    if not 0 < seconds < 1e9:
+        raise argparse.ArgumentTypeError(f"expected a duration above 0 such as 90s, 20m or 1h30m, not '{shown(text)}'")
+    return seconds
+
+
+duration.__name__ = "duration"
 
 
 def parse_csv(text: str) -> list[str]:

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import history, latency, metrics, profiles, stats
+from . import history, latency, metrics, profiles, sequential, stats
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -73,7 +74,7 @@ SCHEMA = obj(("kind", "version", "a", "b", "alpha", "min_effect_pct", "ci_method
              gate=obj(("metrics",), metrics=array(STRING, minItems=1), failed={"type": "boolean"},
                       regressions=STRINGS),
              config_differences={"type": "object"}, notes=STRINGS, metrics=array({"type": "object"}),
-             profile=profiles.SCHEMA)
+             profile=profiles.SCHEMA, sequential={"type": "object"})
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -178,6 +179,9 @@ class Comparison:
     ci_method: str
     gate: list[str]
     profile: profiles.ProfileComparison | None = None   # with --profile
+    # The sequential decision on the mean cycle of paired runs (Sequential.to_dict), or why there is none.
+    sequential: dict[str, Any] | None = None
+    sequential_note: str | None = None
 
     @property
     def by_name(self) -> dict[str, MetricComparison]:
@@ -253,6 +257,7 @@ class Comparison:
             "notes": self.notes(),
             "metrics": [r.to_dict() for r in self.rows],
             **({"profile": self.profile.to_dict()} if self.profile else {}),
+            **({"sequential": self.sequential} if self.sequential else {}),
         }
 
 
@@ -380,6 +385,7 @@ def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") ->
     elif not show_all:
         lines += [f"No other metric changed significantly ({len(rest)} more compared; `--all` lists them).", ""]
     lines += machines_markdown(cmp)
+    lines += sequential_markdown(cmp)
     if cmp.profile is not None:
         lines += cmp.profile.markdown()
     for note in cmp.notes():
@@ -393,22 +399,76 @@ def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") ->
     return "\n".join(lines) + "\n"
 
 
+def sequential_markdown(cmp: Comparison) -> list[str]:
+    """The sequential decision on the mean cycle, or why the runs have none."""
+    d = cmp.sequential
+    if d is None:
+        return [f"Sequential decision: none ({cmp.sequential_note}).", ""] if cmp.sequential_note else []
+    decision = sequential.Decision(**{k: d[k] for k in sequential.Decision.__dataclass_fields__})
+    return [f"Sequential decision on {metrics.label(metrics.CYCLE)}, B against A (α={d['alpha']}, "
+            f"threshold ±{d['threshold'] * 100:g} %): **{sequential.describe(decision, metrics.CYCLE)}**; "
+            f"{d['method']}.", ""]
+
+
+_RUN_NUMBER = re.compile(r"run-([0-9]+)")
+
+
+def _round_of(run: Any) -> int | None:
+    """The round of a run in an interleaved plan: multirun's index, else the NNN of run-NNN."""
+    index = run.info.get("index")
+    m = _RUN_NUMBER.search(Path(run.path or "").name)
+    return index if isinstance(index, int) else int(m.group(1)) if m else None
+
+
+def paired_values(a: RunSet, b: RunSet, name: str) -> tuple[list[tuple[float, float]], str | None]:
+    """The pairs of an interleaved A/B (multirun's A and B runs of one round, in round order),
+    or no pairs and why: the sides must have runs of the same rounds on one machine, every
+    run with the metric, each round started after the one before."""
+    rounds = [{_round_of(run): run for run in side.runs if name in run.metrics} for side in (a, b)]
+    if any(None in r for r in rounds) or len(rounds[0]) != a.n or len(rounds[1]) != b.n:
+        return [], "the runs are not numbered run-NNN, or a run lacks the metric"
+    if set(rounds[0]) != set(rounds[1]):
+        return [], f"the sides are not paired ({a.n} and {b.n} runs, of different rounds)"
+    if len(set(a.machines()) | set(b.machines())) > 1:
+        return [], "the runs are from several machines"
+    order = sorted(i for i in rounds[0] if i is not None)
+    starts = [[str(r[i].info.get("start_time") or "") for r in rounds] for i in order]
+    if all(all(s) for s in starts) and any(max(x) > min(y) for x, y in zip(starts, starts[1:], strict=False)):
+        return [], "the runs are not interleaved (a round started before the one before it ended)"
+    return [(rounds[0][i].metrics[name], rounds[1][i].metrics[name]) for i in order], None
+
+
+def sequential_of(a: RunSet, b: RunSet, threshold_pct: float, alpha: float) -> tuple[dict[str, Any] | None, str | None]:
+    """The sequential decision on the mean cycle of the sides' pairs (paired_values), the
+    interval tuned for the budget multirun --adaptive has by default; or why there is none."""
+    pairs, why = paired_values(a, b, metrics.CYCLE)
+    if why is not None:
+        return None, why
+    judge = sequential.Sequential(threshold_pct / 100.0, alpha)
+    try:
+        for va, vb in pairs:
+            judge.add(va, vb)
+    except ValueError as e:
+        return None, str(e)
+    return judge.to_dict(), None
+
+
 def build(a_paths: Sequence[str], b_paths: Sequence[str], labels: Sequence[str] | None = None,
           alpha: float = DEFAULT_ALPHA, min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT,
           ci_method: str = "bootstrap", gate: Sequence[str] = DEFAULT_GATE,
-          include_invalid: bool = False) -> Comparison:
+          threshold_pct: float = DEFAULT_MIN_EFFECT_PCT, include_invalid: bool = False) -> Comparison:
     if not labels:
         labels = [_default_label(a_paths), _default_label(b_paths)]
         if labels[0] == labels[1]:  # run-001.json against run-001.json: say which directory
             labels = [_default_label(a_paths, parent=True), _default_label(b_paths, parent=True)]
     a = load_set(a_paths, labels[0], include_invalid)
     b = load_set(b_paths, labels[1], include_invalid)
-    return from_sets(a, b, alpha, min_effect_pct, ci_method, gate)
+    return from_sets(a, b, alpha, min_effect_pct, ci_method, gate, threshold_pct)
 
 
 def from_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
               min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT, ci_method: str = "bootstrap",
-              gate: Sequence[str] = DEFAULT_GATE) -> Comparison:
+              gate: Sequence[str] = DEFAULT_GATE, threshold_pct: float = DEFAULT_MIN_EFFECT_PCT) -> Comparison:
     rows = compare_sets(a, b, alpha, min_effect_pct, ci_method)
     names = {r.name for r in rows}
     for g in gate:
@@ -417,7 +477,10 @@ def from_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
                             "us_per_tx, throughput.tx_per_s)")
         if metrics.direction(g) is None:
             raise ToolError(f"--fail-on {g}: this metric has no better direction, so it cannot regress")
-    return Comparison(a, b, rows, alpha, min_effect_pct, ci_method, list(gate))
+    cmp = Comparison(a, b, rows, alpha, min_effect_pct, ci_method, list(gate))
+    if min(a.n, b.n) >= 2:
+        cmp.sequential, cmp.sequential_note = sequential_of(a, b, threshold_pct, alpha)
+    return cmp
 
 
 def _default_label(paths: Sequence[str], parent: bool = False) -> str:
@@ -465,6 +528,10 @@ def parser() -> argparse.ArgumentParser:
   no test (n=1): a side has a single run, so only the change is shown.
 latency: inclusion and end-to-end p99 of each side's runs' histograms merged, with a bootstrap
   interval over runs; significant when the interval excludes 0 (reports of schema_version 2).
+sequential decision: when the sides are an interleaved A/B's (multirun: the same run-NNN on
+  both sides, one machine), the mean cycle of the pairs is judged as `multirun --adaptive`
+  judges it, with an anytime-valid interval: slower/faster beyond ±--threshold, equivalent
+  within, else undecided (docs/tools.md). It does not change the exit status.
 
 exit status: 0 no significant regression in the --fail-on metrics, 1 at least one, 2 bad usage.
 
@@ -482,6 +549,7 @@ examples:
                    help="smallest change in percent that counts as significant (default: %(default)s)")
     p.add_argument("--fail-on", default=",".join(DEFAULT_GATE), metavar="METRIC,...",
                    help="metrics whose significant regression makes the exit status 1 (default: %(default)s)")
+    sequential.add_options(p, DEFAULT_MIN_EFFECT_PCT, max_time=False)
     p.add_argument("--ci", choices=stats.CI_METHODS, default="bootstrap",
                    help="how the confidence interval of the change is computed (default: %(default)s)")
     p.add_argument("--labels", metavar="A,B", help="names for the two sides (default: from the paths)")
@@ -524,7 +592,8 @@ def _main(argv: Sequence[str]) -> int:
     profile_dir = profiles.output_dir(args.out, args.json) if args.profile else None
     if profile_dir is not None:
         profiles.plan(plan, profile_dir, args.out is not None, args.force)
-    cmp = build([args.a], [args.b], labels, args.alpha, args.min_effect, args.ci, gate, args.include_invalid)
+    cmp = build([args.a], [args.b], labels, args.alpha, args.min_effect, args.ci, gate, args.threshold,
+                args.include_invalid)
     if profile_dir is not None:
         cmp.profile, files = profiles.compare(cmp.a, cmp.b, plan, programs, profile_dir)
         if json_path is not None:

@@ -21,15 +21,20 @@ Every step runs --runs times with the same seed, interleaved (start, 1, ..., 6, 
 with its 95% t interval, the change against the previous step and against the start (the
 relative change of the means, a bootstrap interval and the Mann-Whitney U p-value, from
 stats.compare), whether that change is significant at --alpha, and the writer-loop
-breakdown (waiting for work, locks, transactions, blocks, observing blocks, unknown). A step's verdict is
-"significant", else "below 2%" when its whole interval lies within ±2%, else "undecided"
-(more runs needed). Beside the wall times, the instructions per transaction of each step's
+breakdown (waiting for work, locks, transactions, blocks, observing blocks, unknown). A step's verdict
+against the previous step is the sequential decision (sequential.py) on the pairs of runs of
+one round: "faster" or "slower" when its anytime-valid interval lies wholly beyond ±2%
+(--threshold), "equivalent" when it lies within, else "undecided", with the interval, the
+pairs and the smallest change they could detect. Beside the wall times, the instructions per transaction of each step's
 core: one seeded workload replayed under callgrind with the step's chain switches (the
 submission options are not part of a replay), as the CI gate counts them.
 
 Modes: --mode quick (smoke-sized: 64 KiB blocks, 1,000 accounts, 20 blocks; well under a
 minute) for CI, and --mode full (2 MB blocks, 40 measured blocks, 10 runs a step, then one
-round more at a time while a step is undecided, up to 30: 10 to 30 minutes on 2 cores). Both
+round more at a time while a step is undecided, up to 30 (--max-runs) or --max-time: 10 to
+30 minutes on 2 cores). The interval stays valid however many rounds are added, unlike a
+fixed-sample test re-run after every round. `--steps 6,7` runs only those steps and the one
+before each (here 5, 6 and 7). Both
 run without signing (configs/core-only.toml's choice): on two cores signing takes most of a
 signed cycle while the writer waits, and every optimization of the ladder is on the writer's
 side, so a signed ladder measures the signing. `-- --sign on` measures it anyway. Output:
@@ -55,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from . import fleet, history, metrics, perf_gate, stats
+from . import fleet, history, metrics, perf_gate, sequential, stats
 from .common import (
     EXIT_OK,
     REPO_ROOT,
@@ -65,6 +70,7 @@ from .common import (
     check_apiary,
     default_apiary,
     markdown_table,
+    parse_csv,
     run_main,
     utc_stamp,
     whole_number,
@@ -72,7 +78,17 @@ from .common import (
 from .compare import probability
 from .inputs import checked, read_json
 from .outputs import Outputs, make_directory, write_figure, write_json, write_text
-from .runner import MAX_PLAN_RUNS, PlannedRun, Progress, check_plan, effective_config, execute, with_progress_off
+from .runner import (
+    MAX_PLAN_RUNS,
+    PlannedRun,
+    PlanOutcome,
+    RunResult,
+    check_plan,
+    effective_config,
+    execute_rounds,
+    round_values,
+    with_progress_off,
+)
 from .schemas import (
     COUNT,
     NUMBER,
@@ -147,13 +163,13 @@ SCHEMA = obj(("meta", "steps"), kind={"const": KIND}, version={"const": VERSION}
 
 
 def ladder_problem(data: Any) -> str | None:
-    """Its schema, and the steps in order: step i is the i-th (the tables refer to the one before)."""
+    """Its schema, and the steps in increasing order, each at most once (--steps runs some)."""
     why = problem(SCHEMA, data)
     if why:
         return why
     for i, step in enumerate(data["steps"]):
-        if step["step"] != i:
-            return f"steps[{i}].step: {step['step']}, expected {i} (the steps in order from 0)"
+        if not step["step"] <= len(STEPS) or (i and step["step"] <= data["steps"][i - 1]["step"]):
+            return f"steps[{i}].step: {step['step']}, expected steps in increasing order from 0 to {len(STEPS)}"
     return None
 
 
@@ -181,11 +197,15 @@ def step_args(index: int) -> list[str]:
     return merge(START.args, *(step.args for step in STEPS[:index]))
 
 
-def plan(prefix: list[str], base: list[str], rounds: range, out: Path) -> list[PlannedRun]:
+ALL_STEPS = tuple(range(len(STEPS) + 1))
+
+
+def plan(prefix: list[str], base: list[str], rounds: range, out: Path,
+         steps: Sequence[int] = ALL_STEPS) -> list[PlannedRun]:
     """Rounds of every step in order (start, 1, ..., 7), so drift falls on each alike."""
     runs_list = []
     for r in rounds:
-        for i in range(len(STEPS) + 1):
+        for i in steps:
             label = f"step{i}"
             runs_list.append(PlannedRun(label, r, prefix + with_progress_off(merge(base, step_args(i))),
                                         out / f"{label}-run-{r:03d}.json"))
@@ -199,19 +219,21 @@ def _mean_of(figures: list[dict[str, float]], name: str, missing: float | None =
     return float(np.mean(present)) if present else None
 
 
-def analyse(results, runs: int, alpha: float) -> list[dict[str, Any]]:
+def analyse(results, runs: int, alpha: float, steps: Sequence[int] = ALL_STEPS,
+            judges: dict[int, sequential.Sequential] | None = None) -> list[dict[str, Any]]:
     """Each step's row: its cycle over the runs whose reports have one, the writer's time,
-    and the change against the step before and the start."""
+    the change against the step before and the start, and the sequential decision against
+    the step before (its judge's)."""
     by_step: dict[int, list[dict[str, float]]] = {i: [] for i in range(len(STEPS) + 1)}
     hosts: dict[int, list[str]] = {i: [] for i in range(len(STEPS) + 1)}
     for res in results:
         figures = metrics.flatten(res.report) if res.completed else {}
-        if "aggregates.cycle_us.avg" in figures:
+        if metrics.CYCLE in figures:
             by_step[int(res.planned.label[4:])].append(figures)
             hosts[int(res.planned.label[4:])].append(res.host or "?")
-    cycles = {i: [f["aggregates.cycle_us.avg"] / 1000 for f in reps] for i, reps in by_step.items()}
+    cycles = {i: [f[metrics.CYCLE] / 1000 for f in reps] for i, reps in by_step.items()}
     rows = []
-    for i in range(len(STEPS) + 1):
+    for i in steps:
         step = START if i == 0 else STEPS[i - 1]
         row: dict[str, Any] = {"step": i, "name": step.name, "what": step.what, "options": step_args(i),
                                "runs": len(cycles[i]), "hive_ms": step.hive_ms}
@@ -229,6 +251,8 @@ def analyse(results, runs: int, alpha: float) -> list[dict[str, Any]]:
                 d = c.to_dict()
                 d["significant"] = c.p_value is not None and c.p_value < alpha
                 row[key] = d
+        if judges and i in judges:
+            row["sequential"] = judges[i].to_dict()
         rows.append(row)
     return rows
 
@@ -254,7 +278,8 @@ def _replay_unless_stopped(name: str, binary: Path, workload: Path, work: Path, 
         return None
 
 
-def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say) -> list[dict[str, Any]] | None:
+def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say,
+                       steps: Sequence[int] = ALL_STEPS) -> list[dict[str, Any]] | None:
     """Each step's core under callgrind: one unsigned seeded workload, replayed with the step's
     options that a replay takes (the chain switches). None when a signal came: the replay in
     hand ends (a Ctrl-C reaches it too), no other starts."""
@@ -267,7 +292,7 @@ def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say) -> li
                                        spec["accounts"], ["--sign", "off"])
     allowed = replay_options(binary)
     counts = []
-    for i in range(len(STEPS) + 1):
+    for i in steps:
         args = step_args(i)
         core = [a for name, value in zip(args[::2], args[1::2], strict=True) if name in allowed for a in (name, value)]
         side = _replay_unless_stopped(f"step{i}", binary, workload, work, core + ["--block-size", spec["block_size"]],
@@ -309,30 +334,49 @@ def _sig(d: dict | None) -> str:
     return f"{verdict(d)} (p={d['p_value']:.3f})"
 
 
-def _instructions(rows: list[dict[str, Any]], i: int) -> str:
-    ir = rows[i].get("instructions")
+def _instructions(rows: list[dict[str, Any]], pos: int) -> str:
+    """The instructions of the row at `pos`, with the change from the step before when it ran."""
+    ir = rows[pos].get("instructions")
     if not ir:
         return "-"
-    if i == 0 or not rows[i - 1].get("instructions"):
+    if pos == 0 or rows[pos - 1]["step"] != rows[pos]["step"] - 1 or not rows[pos - 1].get("instructions"):
         return f"{ir['ir_per_tx']:,.0f}"
-    before = rows[i - 1]["instructions"]["ir_per_tx"]
+    before = rows[pos - 1]["instructions"]["ir_per_tx"]
     return f"{ir['ir_per_tx']:,.0f} ({100 * (ir['ir_per_tx'] / before - 1):+.1f}%)"
 
 
+def _decision(r: dict[str, Any]) -> str:
+    """The sequential decision against the step before: verdict, interval, pairs, detectable."""
+    d = r.get("sequential")
+    if not d:
+        return "-"
+    words = f"**{d['verdict']}**" if d["verdict"] != "undecided" else d["verdict"]
+    if d.get("high") is None:   # fewer pairs than a first look needs
+        return f"{words}, {d['pairs']} pairs"
+    return (f"{words} [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}], {d['pairs']} pairs, "
+            f"±{100 * d['detectable']:.1f}%")
+
+
 def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+    """ladder.md's tables. A ladder.json from before the sequential decisions has the fixed
+    test's verdict in their place."""
     table = []
-    for r in rows:
+    decided = any(r.get("sequential") for r in rows)
+    for pos, r in enumerate(rows):
         c = r.get("cycle_ms")
         cycle = "-" if not c else (f"{c['mean']:,.1f} ± {(c['ci_high'] - c['mean']):,.1f}"
                                    if c.get("ci_high") is not None else f"{c['mean']:,.1f}")
-        table.append([r["name"], cycle, _pct(r.get("vs_previous")), _sig(r.get("vs_previous")),
-                      _pct(r.get("vs_start")), _instructions(rows, r["step"]),
+        table.append([r["name"], cycle, _pct(r.get("vs_previous")),
+                      _decision(r) if decided else _sig(r.get("vs_previous")),
+                      _pct(r.get("vs_start")), _instructions(rows, pos),
                       "-" if r["hive_ms"] is None else f"{r['hive_ms']:,.0f}"])
+    threshold = meta.get("threshold_pct", SMALL_PCT)
+    verdict_column = (f"verdict (anytime-valid, α={meta['alpha']}, ±{threshold:g}%): interval, pairs, detectable"
+                      if decided else f"verdict (α={meta['alpha']}, or within ±{SMALL_PCT:g}%)")
     md = [f"Ladder ({meta['mode']} mode, {meta['runs']} interleaved runs a step; {meta['machine']}; "
           f"load average before {meta['load_before']}):", "",
-          markdown_table(["step", "full cycle ms (mean ± 95% CI)", "vs previous [95% CI]",
-                          f"verdict (α={meta['alpha']}, or within ±{SMALL_PCT:g}%)", "vs start",
-                          "instructions per tx (replay)", "Hive ms"], table),
+          markdown_table(["step", "full cycle ms (mean ± 95% CI)", "vs previous [95% CI]", verdict_column,
+                          "vs start", "instructions per tx (replay)", "Hive ms"], table),
           "Writer-loop breakdown per step (share of the writer's time):", ""]
     brows = []
     for r in rows:
@@ -384,29 +428,54 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
         plt.close(fig)
 
 
-def undecided(rows: list[dict[str, Any]]) -> list[str]:
-    return [r["name"] for r in rows[1:] if verdict(r.get("vs_previous")) == "undecided"]
+def judges_for(steps: Sequence[int], threshold_pct: float, alpha: float, max_runs: int,
+               max_seconds: float | None) -> dict[int, sequential.Sequential]:
+    """A sequential judge of every step run with the step before it."""
+    return {i: sequential.Sequential(threshold_pct / 100.0, alpha, max_pairs=max_runs, max_seconds=max_seconds)
+            for i in steps if i - 1 in steps}
 
 
-def run_rounds(prefix: list[str], base: list[str], out: Path, runs: int, max_runs: int, alpha: float,
-               backend=None):
-    """`runs` rounds, then one more at a time while a step is undecided, up to `max_runs`.
-    Returns the outcome of every run and the rounds run."""
-    first = plan(prefix, base, range(1, runs + 1), out)
-    outcome = execute(first, Progress("ladder", first), backend=backend)
-    while outcome.exit_code == EXIT_OK and runs < max_runs:
-        open_steps = undecided(analyse(outcome.results, runs, alpha))
-        if not open_steps:
-            break
-        runs += 1
-        more = plan(prefix, base, range(runs, runs + 1), out)
-        progress = Progress("ladder", more)
-        progress.say(f"round {runs} of at most {max_runs}: undecided {', '.join(open_steps)}")
-        extra = execute(more, progress, backend=backend)
-        outcome.results += extra.results
-        outcome.failures += extra.failures
-        outcome.stopped_by = extra.stopped_by
-    return outcome, runs
+def _cycle_ms(report: dict[str, Any]) -> float | None:
+    value = metrics.flatten(report).get(metrics.CYCLE)
+    return value / 1000 if value is not None and value > 0 else None
+
+
+def feed(judges: dict[int, sequential.Sequential], results: list[RunResult]) -> list[str]:
+    """Each round's pairs (a step's run and its previous step's) to the steps' judges; the
+    steps still undecided, with their decisions."""
+    for _, values in sorted(round_values(results, _cycle_ms).items()):
+        for i, judge in judges.items():
+            if f"step{i - 1}" in values and f"step{i}" in values:
+                judge.add(values[f"step{i - 1}"], values[f"step{i}"])
+    return [f"{(STEPS[i - 1]).name} {sequential.describe(judge.decision())}"
+            for i, judge in judges.items() if not judge.decided]
+
+
+def run_rounds(prefix: list[str], base: list[str], out: Path, runs: int, max_runs: int,
+               judges: dict[int, sequential.Sequential], steps: Sequence[int] = ALL_STEPS,
+               backend=None) -> tuple[PlanOutcome, int]:
+    """`runs` rounds, then one more at a time while a step's judge is undecided, up to
+    `max_runs` (or its time budget). Returns the outcome of every run and the rounds run."""
+    def still_open(results: list[RunResult]) -> str | None:
+        open_steps = feed(judges, results)
+        return "undecided: " + "; ".join(open_steps) if open_steps else None
+
+    return execute_rounds("ladder", lambda r: plan(prefix, base, range(r, r + 1), out, steps), runs, max_runs,
+                          still_open, backend=backend)
+
+
+def step_list(text: str) -> list[int]:
+    """--steps: the steps to judge (1 to 7), each run with the one before it: `6,7` or `1-3`."""
+    chosen: set[int] = set()
+    for part in parse_csv(text):
+        low, _, high = part.partition("-")
+        if not (low.isdigit() and (not high or high.isdigit())) or \
+                not 1 <= int(low) <= int(high or low) <= len(STEPS):
+            raise ToolError(f"--steps {text}: expected steps from 1 to {len(STEPS)}, such as 6,7 or 1-3")
+        chosen.update(range(int(low), int(high or low) + 1))
+    if not chosen:
+        raise ToolError(f"--steps {text}: name at least one step")
+    return sorted(chosen | {i - 1 for i in chosen})
 
 
 def parser() -> Parser:
@@ -423,8 +492,13 @@ def parser() -> Parser:
     p.add_argument("--runs", type=whole_number(1, MAX_PLAN_RUNS), default=None,
                    help="runs per step at least (default: quick 5, full 10)")
     p.add_argument("--max-runs", type=whole_number(1, MAX_PLAN_RUNS), default=None,
-                   help="then add rounds while a step is undecided (neither significant nor within ±2%%), up to "
-                        "this many runs per step (default: quick none added, full 30)")
+                   help="then add rounds while a step's sequential decision against the step before is undecided "
+                        "(its anytime-valid interval neither beyond nor within ±--threshold), up to this many runs "
+                        "per step (default: quick none added, full 30)")
+    sequential.add_options(p, SMALL_PCT)
+    p.add_argument("--steps", type=str, default=None, metavar="LIST",
+                   help="run only these steps, each with the step before it: 6,7 runs steps 5, 6 and 7; 1-3 "
+                        "runs the start and steps 1 to 3 (default: all)")
     p.add_argument("--alpha", type=probability, default=0.05, help="significance level (default: 0.05)")
     p.add_argument("--apiary", type=Path, default=None,
                    help="the apiary binary (default: $APIARY_BIN, else the release build)")
@@ -447,35 +521,39 @@ def _main(argv: Sequence[str]) -> int:
     runs = args.runs if args.runs is not None else mode["runs"]
     # Quick mode adds no rounds unless asked to (None: as many as --runs).
     max_runs = max(runs, args.max_runs or mode["max_runs"] or runs)
-    check_plan(max_runs * (len(STEPS) + 1), "--runs and --max-runs")
+    steps = step_list(args.steps) if args.steps is not None else list(ALL_STEPS)
+    check_plan(max_runs * len(steps), "--runs and --max-runs")
     out = Outputs().directory("--out", args.out or REPO_ROOT / "results" / f"ladder-{args.mode}-{utc_stamp()}",
                               args.force, ("ladder.json", "ladder.md", "ladder.png"))
     binary = check_apiary(args.apiary or default_apiary())
     prefix = [str(binary), "run"]
     base = merge(mode["args"], args.extra)
-    for i in range(len(STEPS) + 1):  # every step's options, judged by apiary before anything runs
+    for i in steps:  # every step's options, judged by apiary before anything runs
         effective_config(prefix, merge(base, step_args(i)), f"step {i}")
     backend = fleet.ClusterBackend.from_args(args)
     make_directory(out)
     with STOP.keeping():   # the steps' completed runs are analysed and written, whatever signal comes
-        return _run(args, binary, base, out, runs, max_runs, backend)
+        return _run(args, binary, base, out, runs, max_runs, backend, steps)
 
 
-def _run(args, binary: Path, base: list[str], out: Path, runs: int, max_runs: int, backend) -> int:
+def _run(args, binary: Path, base: list[str], out: Path, runs: int, max_runs: int, backend,
+         steps: list[int]) -> int:
     mode = MODES[args.mode]
+    judges = judges_for(steps, args.threshold, args.alpha, max_runs, args.max_time)
     try:
-        outcome, runs = run_rounds([str(binary), "run"], base, out, runs, max_runs, args.alpha, backend)
+        outcome, runs = run_rounds([str(binary), "run"], base, out, runs, max_runs, judges, steps, backend)
     finally:
         if backend is not None:
             backend.close()
-    rows = analyse(outcome.results, runs, args.alpha)
+    rows = analyse(outcome.results, runs, args.alpha, steps, judges)
     if args.instructions == "on" and outcome.exit_code == EXIT_OK:
-        counts = count_instructions(binary, mode, out, lambda m: print(f"ladder: {m}", file=sys.stderr))
+        counts = count_instructions(binary, mode, out, lambda m: print(f"ladder: {m}", file=sys.stderr), steps)
         for row, counted in zip(rows, counts or [], strict=False):
             row["instructions"] = counted
     first: dict[str, Any] = next((r.report for r in outcome.results if r.report), {})
     ctx = first.get("context", {})
     meta = {"mode": args.mode, "runs": runs, "alpha": args.alpha, "extra_args": base,
+            "threshold_pct": args.threshold, "max_runs": max_runs, "max_time_s": args.max_time,
             "machine": f"{ctx.get('cpu_model', '?')}, {ctx.get('cores', '?')} cores, commit {ctx.get('commit', '?')}"
                        + (f", machines {fleet.hosts_line([r for r in outcome.results if r.completed])}"
                           if backend is not None else ""),

@@ -35,6 +35,8 @@ SKIPPED_SECTIONS = frozenset({"config", "context", "blocks", "latency", "counter
 # Numbers that identify rather than measure: averaging a block number says nothing.
 IDENTIFIER_LEAVES = frozenset({"schema_version", "min_block", "max_block", "tid"})
 LIST_KEYS = ("name", "kind")
+# The mean full cycle: the primary metric, which the ladder and an adaptive A/B decide on.
+CYCLE = "aggregates.cycle_us.avg"
 
 # The metrics tables show first, in this order; the rest follow alphabetically.
 KEY_METRICS = (

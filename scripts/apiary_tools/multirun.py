@@ -9,7 +9,18 @@ the runs' transactions, not a mean of each run's. Modes:
 - an A/B pair, interleaved A B A B … so that drift of the machine (other jobs, heat) falls on
   both sides alike: `multirun --runs 5 --a "--dedup split" --b "--dedup unified" -- --config …`;
   the comparison (see compare.py) is written beside the two sets;
+- an adaptive A/B (`--adaptive`): --runs pairs, then one interleaved pair at a time until the
+  sequential decision on the mean cycle (sequential.py: anytime-valid, so looking after every
+  pair keeps its α) is settled, or --max-runs or --max-time is spent; the decision is in the
+  comparison;
 - no runs, only aggregation of existing reports: `multirun --aggregate DIR_OR_REPORTS…`.
+
+Two builds in one command: `--a-apiary BIN` and `--b-apiary BIN` give each side its own binary
+(an A/B, with or without --a/--b), and `--base REF` makes side A the apiary of that commit, built
+in its own worktree (builds.py: build/commits/<sha>/, the release preset, ccache; kept for the next
+time), against the current build (or --b-apiary). Beside the wall-time comparison, each binary's
+instructions per transaction are counted as the CI gate counts them (perf_gate.py: the seeded
+replay under callgrind, deterministic), and written in comparison.md and .json.
 
 With `--cluster tcp://HOST:8786` every machine of the cluster runs the whole plan (fleet.py),
 its reports named run-001@HOST.json; the A/B comparison then pairs each machine's runs with
@@ -32,13 +43,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from . import compare as compare_mod
-from . import fleet, history, latency, metrics, profiles, stats
+from . import fleet, history, latency, metrics, perf_gate, profiles, sequential, stats
+from .builds import Builds, stderr_line
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -50,6 +63,7 @@ from .common import (
     default_apiary,
     fmt_metric,
     fmt_number,
+    fmt_pct,
     load_avg,
     markdown_table,
     name_type,
@@ -74,16 +88,21 @@ from .reports import (
 from .runner import (
     MAX_PLAN_RUNS,
     PlannedRun,
+    PlanOutcome,
     Progress,
     RunResult,
     apiary_command,
     check_plan,
     effective_config,
     execute,
+    execute_rounds,
+    round_values,
     with_progress_off,
 )
 
 SUMMARY_NAME = "summary.md"
+# --adaptive's budget of runs a side without --max-runs (the interval is tuned for it).
+DEFAULT_MAX_RUNS = sequential.DEFAULT_EXPECTED_PAIRS
 
 
 # ---- aggregation -----------------------------------------------------------------------------
@@ -240,14 +259,16 @@ def profile_dir(report_path: Path) -> Path:
 
 
 def plan_runs(prefix: list[str], sides: list[tuple[str, list[str]]], runs: int, out: Path,
-              nested: bool, profile: bool = False) -> list[PlannedRun]:
-    """Interleaves the sides: run 1 of every side, then run 2 of every side, and so on."""
+              nested: bool, profile: bool = False, prefixes: dict[str, list[str]] | None = None) -> list[PlannedRun]:
+    """Interleaves the sides: run 1 of every side, then run 2 of every side, and so on. A side
+    in `prefixes` runs its own binary."""
     plan = []
     for i in range(1, runs + 1):
         for label, args in sides:
             report = (out / label if nested else out) / f"run-{i:03d}.json"
             own = ["--profile", str(profile_dir(report))] if profile else []
-            plan.append(PlannedRun(label, i, prefix + with_progress_off(args) + own, report))
+            plan.append(PlannedRun(label, i, (prefixes or {}).get(label, prefix) + with_progress_off(args) + own,
+                                   report))
     return plan
 
 
@@ -264,10 +285,16 @@ def parser() -> Parser:
   scripts/multirun --runs 5 --config configs/smoke.toml
   scripts/multirun --runs 5 --a "--dedup split" --b "--dedup unified" --a-label split \\
       --b-label unified -- --config configs/smoke.toml
+  scripts/multirun --base main --runs 5 --config configs/smoke.toml
+  scripts/multirun --a-apiary old/apiary --b-apiary new/apiary --runs 5 --config configs/smoke.toml
+  scripts/multirun --adaptive --threshold 1 --max-runs 40 --max-time 30m --a "--dedup split" \\
+      --b "--dedup unified" -- --config configs/smoke.toml
   scripts/multirun --aggregate results/multirun-20260101T000000Z
   scripts/multirun --cluster tcp://scheduler:8786 --runs 5 --a "--dedup split" --b "--dedup unified" \\
       -- --config configs/smoke.toml
 
+with two binaries (--a-apiary, --b-apiary, --base) each one's replay is also counted under callgrind
+(instructions per transaction, as the CI gate counts them) into the comparison.
 with --cluster every worker (one a machine) runs the whole plan, and the A/B comparison pairs
 each machine's runs with its own: see docs/fleet.md.
 
@@ -292,6 +319,7 @@ gate, run `scripts/compare` on the two directories.""")
                    help="name of the set without --a/--b (default: the output directory's name)")
     p.add_argument("--apiary", metavar="BIN",
                    help="the apiary binary (default: $APIARY_BIN, else build/release/harness/apiary)")
+    add_binary_options(p)
     p.add_argument("--command", metavar="CMD",
                    help="run this instead of `<apiary> run` (e.g. \"taskset -c 1 build/release/harness/apiary "
                         "run\"); --report and --progress off are appended")
@@ -308,6 +336,13 @@ gate, run `scripts/compare` on the two directories.""")
     p.add_argument("--min-effect", type=compare_mod.percent, default=compare_mod.DEFAULT_MIN_EFFECT_PCT,
                    metavar="PCT",
                    help="smallest change in percent the A/B comparison calls significant (default: %(default)s)")
+    p.add_argument("--adaptive", action="store_true",
+                   help="with --a/--b: after --runs pairs, add one interleaved pair at a time until the sequential "
+                        f"decision on the mean cycle ({metrics.CYCLE}) is settled (slower or faster beyond "
+                        "±--threshold, or equivalent within it) or --max-runs or --max-time is spent")
+    p.add_argument("--max-runs", type=whole_number(1, MAX_PLAN_RUNS // 2), default=None, metavar="N",
+                   help=f"with --adaptive: at most N runs a side (default: {DEFAULT_MAX_RUNS}, or --runs if more)")
+    sequential.add_options(p, compare_mod.DEFAULT_MIN_EFFECT_PCT)
     p.add_argument("--profile", action="store_true",
                    help="profile every run (`apiary run --profile DIR`, DIR the run's run-NNN.profile/ beside its "
                         "report) and keep the profiles; with --a/--b also compare them: the functions whose self "
@@ -371,11 +406,16 @@ def _main(argv: Sequence[str]) -> int:
     own, passthrough = split_passthrough(argv)
     args = parser().parse_args(glue_values(own, ("--a", "--b", "--command")))
     if args.aggregate:
-        if args.a or args.b or passthrough or args.config or args.cluster:
-            raise ToolError("--aggregate runs nothing: it takes no --a/--b, --config, --cluster or run arguments")
+        if args.a or args.b or passthrough or args.config or args.cluster or \
+                args.a_apiary or args.b_apiary or args.base:
+            raise ToolError("--aggregate runs nothing: it takes no --a/--b, --config, --cluster, --a-apiary, "
+                            "--b-apiary, --base or run arguments")
         return _aggregate_only(args)
     if bool(args.a is not None) != bool(args.b is not None):
         raise ToolError("--a and --b come together: give both sides")
+    binaries = side_binaries(args)
+    if binaries is not None and args.a is None:
+        args.a = args.b = ""   # one configuration, two binaries
     if args.a is not None and args.a_label == args.b_label:
         raise ToolError(f"--a-label and --b-label are both {args.a_label!r}: the sides need different names")
     check_plan(args.runs * (2 if args.a is not None else 1), "--runs")
@@ -388,6 +428,7 @@ def _main(argv: Sequence[str]) -> int:
             raise ToolError("--profile: give it to multirun, which names every run's profile directory itself")
     if args.profile and args.cluster:
         raise ToolError("--profile runs on this machine only: a worker's profiles would stay on the worker")
+    check_adaptive(args)
     programs = profiles.find_programs() if args.profile and args.a is not None else {}
     if args.config:
         check_file("--config", args.config, "a config file")
@@ -396,15 +437,18 @@ def _main(argv: Sequence[str]) -> int:
     out = plan.directory("--out", Path(args.out) if args.out else _default_out(), args.force,
                          (AGGREGATE_NAME, SUMMARY_NAME, "comparison.md", "comparison.json",
                           *(profiles.FILES.values() if programs else ())))
-    prefix = apiary_command(None if args.command else check_apiary(args.apiary or default_apiary()),
-                            args.command)
+    prefix = apiary_command(binaries["b"] if binaries else None if args.command else
+                            check_apiary(args.apiary or default_apiary()), args.command)
     ab = args.a is not None
     if ab:
         sides = [(args.a_label, common + side_a), (args.b_label, common + side_b)]
     else:
         sides = [("run", common)]
+    if binaries is not None:
+        args.prefixes = {label: [str(binaries[side]), "run"] for (label, _), side in zip(sides, "ab", strict=True)}
     for label, side_args in sides:
-        effective_config(prefix, side_args, f"the arguments of {label}" if ab else "the run arguments")
+        effective_config(args.prefixes.get(label, prefix), side_args,
+                         f"the arguments of {label}" if ab else "the run arguments")
 
     backend = fleet.ClusterBackend.from_args(args)
     try:
@@ -418,13 +462,21 @@ def _main(argv: Sequence[str]) -> int:
 def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, out: Path, backend,
          programs: dict[str, str]) -> int:
     make_directory(out)
-    plan = plan_runs(prefix, sides, args.runs, out, nested=ab, profile=args.profile)
+    plan = plan_runs(prefix, sides, args.runs, out, nested=ab, profile=args.profile, prefixes=args.prefixes)
     progress = Progress("multirun", plan, quiet=args.quiet)
     per_machine = " a machine" if backend is not None else ""
-    progress.say(f"{len(plan)} runs{per_machine} into {out} (load average {' '.join(map(str, load_avg()))})")
-    outcome = execute(plan, progress, keep_going=args.keep_going, backend=backend)
+    judge = None
+    if args.adaptive:
+        progress.say(f"adaptive: {args.runs} pairs, then one at a time up to {max_runs(args)}, into {out} "
+                     f"(load average {' '.join(map(str, load_avg()))})")
+        outcome, judge = run_adaptive(args, prefix, sides, out)
+        plan = [r.planned for r in outcome.results]
+    else:
+        progress.say(f"{len(plan)} runs{per_machine} into {out} (load average {' '.join(map(str, load_avg()))})")
+        outcome = execute(plan, progress, keep_going=args.keep_going, backend=backend)
 
-    extra = {"command": {"prefix": prefix, "sides": {label: a for label, a in sides}},
+    extra = {"command": {"prefix": prefix, "sides": {label: a for label, a in sides},
+                         **({"prefixes": args.prefixes} if args.prefixes else {})},
              "load_avg_after": load_avg()}
     sets: dict[str, RunSet] = {}
     for label, _ in sides:
@@ -438,12 +490,17 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
 
     profile_failed = None
     if ab and len(sets) == 2:
-        cmp = compare_mod.from_sets(sets[args.a_label], sets[args.b_label], args.alpha, args.min_effect)
+        cmp = compare_mod.from_sets(sets[args.a_label], sets[args.b_label], args.alpha, args.min_effect,
+                                    threshold_pct=args.threshold)
+        if judge is not None:   # the loop's own decision, with the budget it was given
+            cmp.sequential, cmp.sequential_note = judge.to_dict(), None
         if programs:
             profile_failed = compare_profiles(cmp, out, programs, progress)
-        text = compare_mod.to_markdown(cmp)
+        text, data = compare_mod.to_markdown(cmp), cmp.to_dict()
+        if args.prefixes and outcome.stopped_by is None:
+            text += instructions_section(args, sides, out, progress, data)
         write_text(out / "comparison.md", text)
-        write_json(out / "comparison.json", cmp.to_dict())
+        write_json(out / "comparison.json", data)
         print(text, end="")
     elif not ab and sets:
         print(summary_markdown(aggregate(next(iter(sets.values()))), show_all=False), end="")
@@ -455,6 +512,102 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
     if profile_failed is not None and outcome.stopped_by is None:
         raise ToolError(f"the profiles were not compared: {profile_failed}", EXIT_FAILED)
     return outcome.exit_code
+
+
+def add_binary_options(p: Parser) -> None:
+    """--a-apiary, --b-apiary and --base: a binary a side (side_binaries)."""
+    p.add_argument("--a-apiary", metavar="BIN",
+                   help="side A's apiary binary: an A/B of two builds (--a/--b are then optional); the side not "
+                        "given runs --apiary's binary")
+    p.add_argument("--b-apiary", metavar="BIN", help="side B's apiary binary (see --a-apiary)")
+    p.add_argument("--base", metavar="REF",
+                   help="side A is the apiary of this commit, built in its own worktree (build/commits/<sha>/, "
+                        "release preset, ccache; kept for the next time); B the current build or --b-apiary")
+
+
+def side_binaries(args) -> dict[str, Path] | None:
+    """Each side's apiary when they differ (--a-apiary, --b-apiary, --base: A is REF built in
+    its own worktree), else None; sets args.prefixes to {} (filled in with the sides' labels)."""
+    args.prefixes = {}
+    if args.a_apiary is None and args.b_apiary is None and args.base is None:
+        return None
+    if args.base is not None and args.a_apiary is not None:
+        raise ToolError("--base builds side A's apiary: give --base or --a-apiary, not both")
+    if args.command:
+        raise ToolError("--command replaces the binary: it takes no --a-apiary, --b-apiary or --base")
+    if args.cluster:
+        raise ToolError("--a-apiary, --b-apiary and --base run on this machine only: a worker has no such binary")
+    default = args.apiary or default_apiary()
+    b = check_apiary(args.b_apiary or default)
+    if args.base is not None:
+        a = Builds(say=stderr_line("multirun")).build(args.base, "--base")
+    else:
+        a = check_apiary(args.a_apiary or default)
+    return {"a": a, "b": b}
+
+
+def instructions_section(args, sides: list[tuple[str, list[str]]], out: Path, progress: Progress,
+                         data: dict[str, Any]) -> str:
+    """Each binary's replay under callgrind (the CI gate's count, perf_gate.py): the comparison's
+    section in Markdown, and data["instructions"]. Without valgrind: said, and nothing."""
+    if shutil.which("valgrind") is None:
+        progress.say("valgrind is not installed: no instructions per transaction (scripts/install-deps.sh installs it)")
+        return ""
+    work = make_directory(out / "instructions")
+    counted = {label: perf_gate.count_side(label, Path(args.prefixes[label][0]), work, perf_gate.gate_settings(),
+                                           progress.say) for label, _ in sides}
+    (a, sa), (b, sb) = counted.items()
+    change = (sb["ir_per_tx"] / sa["ir_per_tx"] - 1) * 100
+    data["instructions"] = {"sides": counted, "change_pct": change}
+    rows = [[label, f"`{side['binary']}`", fmt_number(side["ir_per_tx"]), fmt_number(side["transactions"])]
+            for label, side in counted.items()]
+    return "\n".join(["", f"Instructions per transaction (the seeded replay under callgrind, as the CI gate counts "
+                       f"them; deterministic): {b} against {a} {fmt_pct(change)}", "",
+                       markdown_table(["side", "binary", "instructions per transaction", "transactions"], rows,
+                                      "llrr")])
+
+
+def check_adaptive(args) -> None:
+    """--adaptive's options: an A/B on this machine; its budget options only with it."""
+    if not args.adaptive:
+        if args.max_runs is not None or args.max_time is not None:
+            raise ToolError("--max-runs and --max-time are the budget of --adaptive: give --adaptive too")
+        return
+    if args.a is None:
+        raise ToolError("--adaptive decides an A/B: give --a and --b")
+    if args.cluster:
+        raise ToolError("--adaptive runs on this machine only: with --cluster every machine runs a fixed plan")
+
+
+def max_runs(args) -> int:
+    return max(args.runs, args.max_runs or DEFAULT_MAX_RUNS)
+
+
+def run_adaptive(args, prefix: list[str], sides: list[tuple[str, list[str]]],
+                 out: Path) -> tuple[PlanOutcome, sequential.Sequential]:
+    """--runs interleaved pairs, then one more at a time until the sequential decision on the
+    mean cycle is settled or the budget is spent. Returns the outcome of every run and the
+    decision's judge."""
+    budget = max_runs(args)
+    judge = sequential.Sequential(args.threshold / 100.0, args.alpha, max_pairs=budget, max_seconds=args.max_time)
+    (label_a, _), (label_b, _) = sides
+
+    def make_round(r: int) -> list[PlannedRun]:
+        return plan_runs(prefix, sides, r, out, nested=True, profile=args.profile,
+                         prefixes=args.prefixes)[-len(sides):]
+
+    def cycle(report: dict[str, Any]) -> float | None:
+        value = metrics.flatten(report).get(metrics.CYCLE)
+        return value if value is not None and value > 0 else None
+
+    def still_open(results: list[RunResult]) -> str | None:
+        for _, values in sorted(round_values(results, cycle).items()):
+            if label_a in values and label_b in values:
+                judge.add(values[label_a], values[label_b])
+        return None if judge.decided else sequential.describe(judge.decision(), metrics.CYCLE)
+
+    outcome, _ = execute_rounds("multirun", make_round, args.runs, budget, still_open, args.keep_going, args.quiet)
+    return outcome, judge
 
 
 def compare_profiles(cmp: compare_mod.Comparison, out: Path, programs: dict[str, str],

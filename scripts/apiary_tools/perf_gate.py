@@ -29,6 +29,7 @@ measure (the reason on stderr and in --json), 2 bad usage or a broken current bu
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import statistics
@@ -144,10 +145,16 @@ def count_replay(name: str, binary: Path, workload: Path, work: Path, replay_arg
     return side
 
 
-def count_side(name: str, binary: Path, work: Path, args) -> dict:
+def count_side(name: str, binary: Path, work: Path, args, say: Callable[[str], None] = log) -> dict:
     """Generates the workload with `binary` and counts its replay (both sides the same way)."""
     workload = make_workload(name, binary, work / f"{name}.workload", args.transactions, args.seed, args.accounts)
-    return count_replay(name, binary, workload, work, ["--block-size", args.block_size])
+    return count_replay(name, binary, workload, work, ["--block-size", args.block_size], say)
+
+
+def gate_settings() -> argparse.Namespace:
+    """The gate's workload and replay settings, its defaults (--transactions, --seed, ...): what
+    other tools count with, so that their figures are the gate's."""
+    return parser().parse_args([])
 
 
 def wall_comparison(base: Path, current: Path, work: Path, runs: int) -> dict | None:

@@ -295,3 +295,39 @@ def execute(plan: Sequence[PlannedRun], progress: Progress, keep_going: bool = F
     and at the first failed run unless keep_going (a failure usually means every later run
     would fail the same way)."""
     return (backend or LocalBackend()).execute(plan, progress, keep_going, on_result)
+
+
+def execute_rounds(tool: str, make_round: Callable[[int], list[PlannedRun]], first: int, last: int,
+                   still_open: Callable[[list[RunResult]], str | None], keep_going: bool = False,
+                   quiet: bool = False, backend: Backend | None = None) -> tuple[PlanOutcome, int]:
+    """Adaptive repetition: rounds 1 to `first` (make_round(r): round r's runs) as one plan,
+    then one round at a time while `still_open`, given each plan's new results, says what is
+    still open (None: nothing), up to `last` rounds. Stops at a signal, and at a failed run
+    unless keep_going. Returns the outcome of every run and the rounds run."""
+    plan = [run for r in range(1, first + 1) for run in make_round(r)]
+    outcome = execute(plan, Progress(tool, plan, quiet), keep_going, backend=backend)
+    rounds = first
+    why = still_open(outcome.results)
+    while why is not None and rounds < last and outcome.stopped_by is None and (keep_going or not outcome.failures):
+        rounds += 1
+        more = make_round(rounds)
+        progress = Progress(tool, more, quiet)
+        progress.say(f"round {rounds} of at most {last}: {why}")
+        extra = execute(more, progress, keep_going, backend=backend)
+        outcome.results += extra.results
+        outcome.failures += extra.failures
+        outcome.stopped_by = extra.stopped_by
+        why = still_open(extra.results)
+    return outcome, rounds
+
+
+def round_values(results: Sequence[RunResult], value: Callable[[dict[str, Any]], float | None]
+                 ) -> dict[int, dict[str, float]]:
+    """value(report) of every completed run that has one, by round (the run's index) and label:
+    the pairs of an interleaved plan are the labels of one round."""
+    out: dict[int, dict[str, float]] = {}
+    for r in results:
+        v = value(r.report) if r.completed and r.report is not None else None
+        if v is not None:
+            out.setdefault(r.planned.index, {})[r.planned.label] = v
+    return out

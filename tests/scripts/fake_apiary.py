@@ -1,5 +1,6 @@
 """A stand-in for `apiary run` that multirun and sweep can drive in tests of their failure and
-interrupt paths, which the real binary cannot be made to hit on cue.
+interrupt paths, which the real binary cannot be made to hit on cue (and for `apiary workload`
+and `apiary replay`, which bisect and perf-gate drive: see replay()).
 
 It takes apiary's --report, --print-config, --progress, --rate, --interval, --interval-log,
 --counters and --profile options and ignores the rest; it writes a constructed report (fakes.make_report,
@@ -20,6 +21,10 @@ samples in the profile, and 10% more of the writer's task clock a transaction. E
   FAKE_APIARY_FAIL_ABOVE=R   a run at a rate above R fails (exit 1)
   FAKE_APIARY_HANG_ABOVE=R   a run at a rate above R hangs as FAKE_APIARY_HANG_RUN does
   FAKE_APIARY_COMMIT         the report's context.commit (default abcdef0)
+  FAKE_APIARY_NOISE=SD       every run's cycle times × exp(N(0, SD)), seeded by the report's path
+                             (so the A and B runs of one round differ; default 0: none)
+  FAKE_APIARY_SLOWER="OPTION VALUE FACTOR"   a run whose arguments set OPTION to VALUE has its
+                             cycle times × FACTOR (a planted slowdown, e.g. "--pool-undo on 1.05")
 On a cluster worker (the tests of fleet.py) the run's own arguments steer it by host, $APIARY_HOST:
   --fake-commit C            the report's context.commit is C
   --fail-on-host H           on host H the run fails (exit 1)
@@ -27,7 +32,9 @@ On a cluster worker (the tests of fleet.py) the run's own arguments steer it by 
 """
 
 import json
+import math
 import os
+import random
 import re
 import signal
 import sys
@@ -75,6 +82,28 @@ def print_config(argv):
     return 0
 
 
+def workload(argv):
+    """`apiary workload --out F --transactions N`: F holds N."""
+    Path(option(argv, "--out")).write_text(option(argv, "--transactions", "1000"), encoding="utf-8")
+    return 0
+
+
+def replay(argv):
+    """`apiary replay --workload F --report R`: a replay report of the workload's transactions
+    and, under the fake valgrind (tests/scripts/fake_valgrind/, which sets FAKE_CALLGRIND_OUT),
+    a callgrind file of $FAKE_APIARY_INSTRUCTIONS (default 1000) instructions a transaction."""
+    if "--help" in argv:
+        return 0
+    transactions = int(Path(option(argv, "--workload")).read_text(encoding="utf-8"))
+    result = {"transactions": transactions, "accepted": transactions, "blocks": 10, "state_digest": "fake"}
+    Path(option(argv, "--report")).write_text(json.dumps({"result": result}), encoding="utf-8")
+    out = os.environ.get("FAKE_CALLGRIND_OUT")
+    if out:
+        per_transaction = float(os.environ.get("FAKE_APIARY_INSTRUCTIONS", "1000"))
+        Path(out).write_text(f"events: Ir\nsummary: {round(transactions * per_transaction)}\n", encoding="utf-8")
+    return 0
+
+
 def with_latency(report, argv, run, log_path):
     """The latency section, the throughput and the interval log of a run at the --rate given."""
     rate = rate_of(argv)
@@ -106,6 +135,18 @@ def with_counters_and_profile(report, argv, run):
     return report
 
 
+def planted(argv, report_path):
+    """The factor FAKE_APIARY_NOISE and FAKE_APIARY_SLOWER give this run's cycle times."""
+    factor = 1.0
+    noise = float(os.environ.get("FAKE_APIARY_NOISE", "0"))
+    if noise:
+        factor *= math.exp(random.Random(str(report_path)).gauss(0.0, noise))
+    slower = os.environ.get("FAKE_APIARY_SLOWER", "").split()
+    if len(slower) == 3 and option(argv, slower[0]) == slower[1]:
+        factor *= float(slower[2])
+    return factor
+
+
 def main(argv):
     if "--print-config" in argv:
         return print_config(argv)
@@ -122,7 +163,7 @@ def main(argv):
     m = re.search(r"run-(\d+)", report_path.name)
     run = int(m.group(1)) if m else 1
     base = float(os.environ.get("FAKE_APIARY_CYCLE_US", "20000"))
-    cycles = fakes.noisy_cycles(base * (1 + 0.002 * run), run)
+    cycles = fakes.noisy_cycles(base * (1 + 0.002 * run) * planted(argv, report_path), run)
 
     def above(variable):
         limit = os.environ.get(variable)
@@ -156,4 +197,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit({"workload": workload, "replay": replay}.get(sys.argv[1] if len(sys.argv) > 1 else "", main)(sys.argv[1:]))

@@ -8,7 +8,7 @@ import pytest
 
 import fakes
 from apiary_tools import ladder
-from apiary_tools.runner import PlannedRun, PlanOutcome, RunResult
+from apiary_tools.runner import PlannedRun, RunResult
 
 
 def test_steps_turn_the_switches_on_in_hives_order():
@@ -93,19 +93,49 @@ def test_bad_usage(capsys):
     assert ladder.main(["--mode", "slow"]) == 2
 
 
-def test_rounds_are_added_while_a_step_is_undecided(monkeypatch, tmp_path):
-    rounds = []
-    monkeypatch.setattr(ladder, "execute", lambda plan, progress, **_: (rounds.append(sorted({r.index for r in plan})),
-                                                                        PlanOutcome())[1])
-    open_after = iter([True, True, False])  # undecided after rounds 1..2, decided after round 3
-    undecided = {"p_value": 0.3, "significant": False, "ci_low_pct": -4.0, "ci_high_pct": 1.0}
-    decided = {"p_value": 0.001, "significant": True, "ci_low_pct": -9.0, "ci_high_pct": -5.0}
-    monkeypatch.setattr(ladder, "analyse", lambda results, runs, alpha: [
-        {"name": "start"}, {"name": "2 split dedup", "vs_previous": undecided if next(open_after) else decided}])
-    _, runs = ladder.run_rounds(["apiary", "run"], [], tmp_path, runs=1, max_runs=10, alpha=0.05)
-    assert runs == 3 and rounds == [[1], [2], [3]]
-    # Never past the maximum, however undecided.
-    rounds.clear()
-    open_after = iter([True] * 10)
-    _, runs = ladder.run_rounds(["apiary", "run"], [], tmp_path, runs=2, max_runs=4, alpha=0.05)
-    assert runs == 4 and rounds == [[1, 2], [3], [4]]
+def fake_ladder(tmp_path, fake_binary, monkeypatch, *extra, slower="--pool-undo on 1.10"):
+    """The ladder's steps 6 and 7 (and 5 before them) with the fake apiary: runs with 1% noise,
+    and a slowdown planted in the runs with `slower` (OPTION VALUE FACTOR)."""
+    monkeypatch.setenv("FAKE_APIARY_NOISE", "0.01")
+    monkeypatch.setenv("FAKE_APIARY_SLOWER", slower)
+    out = tmp_path / "ladder"
+    code = ladder.main(["--apiary", str(fake_binary), "--instructions", "off", "--steps", "6,7", "--out", str(out),
+                        *extra])
+    return code, json.loads((out / "ladder.json").read_text()), out
+
+
+def test_rounds_are_added_until_every_step_is_decided(tmp_path, fake_binary, monkeypatch):
+    # Step 6 (--pool-undo on) is 10% slower than step 5; step 7 is step 6 again.
+    code, data, out = fake_ladder(tmp_path, fake_binary, monkeypatch, "--runs", "5", "--max-runs", "30",
+                                  "--threshold", "2")
+    assert code == 0
+    assert [s["step"] for s in data["steps"]] == [5, 6, 7]
+    six, seven = data["steps"][1]["sequential"], data["steps"][2]["sequential"]
+    assert six["verdict"] == "slower" and six["low"] > 0.02
+    assert seven["verdict"] == "equivalent" and -0.02 <= seven["low"] and seven["high"] <= 0.02
+    assert "sequential" not in data["steps"][0]
+    # The rounds stopped when both were decided, before the budget.
+    assert data["meta"]["runs"] == max(six["pairs"], seven["pairs"]) < 30
+    assert len(list(out.glob("step6-run-*.json"))) == data["meta"]["runs"]
+    assert not list(out.glob("step4-*"))
+    md = (out / "ladder.md").read_text()
+    assert "**slower** [+" in md and "**equivalent** [" in md
+
+
+def test_the_ladder_s_budget_of_rounds_and_of_time(tmp_path, fake_binary, monkeypatch):
+    # Threshold 0 never settles on noisy runs: the budget ends the rounds.
+    code, data, _ = fake_ladder(tmp_path / "runs", fake_binary, monkeypatch, "--runs", "3", "--max-runs", "7",
+                                "--threshold", "0", slower="")
+    assert code == 0 and data["meta"]["runs"] == 7
+    assert {s["sequential"]["reason"] for s in data["steps"][1:]} == {"budget spent: 7 pairs"}
+    code, data, _ = fake_ladder(tmp_path / "time", fake_binary, monkeypatch, "--runs", "5", "--max-runs", "500",
+                                "--threshold", "0", "--max-time", "6s", slower="")
+    assert code == 0 and 5 <= data["meta"]["runs"] < 500
+    for step in data["steps"][1:]:
+        assert step["sequential"]["verdict"] == "undecided" and " s of 6 s" in step["sequential"]["reason"]
+
+
+@pytest.mark.parametrize("steps", ["0", "8", "7-6", "x", ","])
+def test_bad_steps(steps, capsys):
+    assert ladder.main(["--steps", steps]) == 2
+    assert "--steps" in capsys.readouterr().err
