@@ -88,7 +88,9 @@ std::vector<observer_cost> writer::observer_costs() const {
 
 writer_breakdown writer::breakdown_now() const {
   writer_breakdown b = breakdown_;
-  b.total_ns = steady_now_ns() - start_ns_;
+  const std::int64_t now = steady_now_ns();
+  b.total_ns = now - start_ns_;
+  if (publish_start_ns_ != 0) b.observe_ns += now - publish_start_ns_;
   return b;
 }
 
@@ -234,6 +236,7 @@ void writer::produce_block() {
 
 void writer::publish(const block_record& r, core::full_block&& block, std::int64_t applied_ns) {
   const std::int64_t t0 = steady_now_ns();
+  publish_start_ns_ = t0;
   if (outbox_ != nullptr)
     outbox_->hand_over_block(
         pushes_handed_ + outcomes_.size(),
@@ -252,6 +255,7 @@ void writer::publish(const block_record& r, core::full_block&& block, std::int64
     t = done;
   }
   breakdown_.observe_ns += t - t0;
+  publish_start_ns_ = 0;
   if (!go_on) stop_.store(true, std::memory_order_relaxed);
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -156,6 +157,44 @@ TEST(Writer, TransactionCountTargetEndsBlocks) {
   w.join();
   ASSERT_EQ(w.blocks().size(), 10u);
   for (const block_record& r : w.blocks()) EXPECT_EQ(r.transactions, 10u);
+}
+
+// A window's edges are snapshots an observer takes while the writer observes a block: the
+// observing before the snapshot (here a slow first observer, as a preempted writer would be)
+// belongs to the snapshot's side, so that between two edges the observing time never exceeds
+// the wall time.
+TEST(Writer, ASnapshotSplitsWallAndObservingTimeAtTheSameMoment) {
+  core::chain chain(small_chain());
+  auto txs = make_transactions(chain, 40);
+  writer_queue queue;
+  writer_config cfg;
+  cfg.block_transactions = 10;
+  on_each_block slow([](const block_record&, const core::chain&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return true;
+  });
+  std::vector<writer_breakdown> edges;
+  writer* self = nullptr;
+  on_each_block snapshot([&](const block_record&, const core::chain&) {
+    edges.push_back(self->breakdown_now());
+    return true;
+  });
+  writer w(chain, queue, cfg);
+  self = &w;
+  w.observe(slow);
+  w.observe(snapshot);
+  for (auto& tx : txs) queue.submit(tx, {});
+  w.start();
+  while (edges.size() < 4) std::this_thread::yield();
+  w.request_stop();
+  w.join();
+  ASSERT_GE(edges.size(), 4U);
+  EXPECT_GE(edges[0].observe_ns, 20'000'000) << "the observing before the first snapshot is in it";
+  for (std::size_t i = 1; i < edges.size(); ++i) {
+    const writer_breakdown d = edges[i] - edges[i - 1];
+    EXPECT_LE(d.observe_ns, d.total_ns) << "between edges " << i - 1 << " and " << i;
+    EXPECT_GE(d.unknown_ns(), 0);
+  }
 }
 
 TEST(Writer, AnObserverCanStopTheWriterAndProducersAreReleased) {

@@ -165,6 +165,10 @@ class writer {
   timing_outbox* outbox_ = nullptr;
   std::uint64_t pushes_handed_ = 0;  // outcomes in the batches handed over
   std::int64_t outbox_ns_ = 0;       // handing blocks over
+  // While a block is handed to the outbox and the observers: when that began; 0 otherwise.
+  // breakdown_now() counts the time since as observing, so that an observer's snapshot splits
+  // the wall time and the observing time at the same moment.
+  std::int64_t publish_start_ns_ = 0;
 };
 
 }  // namespace apiary::queen
