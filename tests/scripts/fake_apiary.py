@@ -21,8 +21,9 @@ samples in the profile, and 10% more of the writer's task clock a transaction. E
   FAKE_APIARY_FAIL_ABOVE=R   a run at a rate above R fails (exit 1)
   FAKE_APIARY_HANG_ABOVE=R   a run at a rate above R hangs as FAKE_APIARY_HANG_RUN does
   FAKE_APIARY_COMMIT         the report's context.commit (default abcdef0)
-  FAKE_APIARY_NOISE=SD       every run's cycle times × exp(N(0, SD)), seeded by the report's path
-                             (so the A and B runs of one round differ; default 0: none)
+  FAKE_APIARY_NOISE=SD       every run's cycle times × exp(N(0, SD)), seeded by the report's directory and file
+                             name (so the A and B runs of one round differ, and a test gives the same runs
+                             wherever its tmp_path is; default 0: none)
   FAKE_APIARY_SLOWER="OPTION VALUE FACTOR"   a run whose arguments set OPTION to VALUE has its
                              cycle times × FACTOR (a planted slowdown, e.g. "--pool-undo on 1.05")
 On a cluster worker (the tests of fleet.py) the run's own arguments steer it by host, $APIARY_HOST:
@@ -140,7 +141,8 @@ def planted(argv, report_path):
     factor = 1.0
     noise = float(os.environ.get("FAKE_APIARY_NOISE", "0"))
     if noise:
-        factor *= math.exp(random.Random(str(report_path)).gauss(0.0, noise))
+        seed = os.path.join(*os.path.normpath(str(report_path)).split(os.sep)[-2:])   # its directory and name
+        factor *= math.exp(random.Random(seed).gauss(0.0, noise))
     slower = os.environ.get("FAKE_APIARY_SLOWER", "").split()
     if len(slower) == 3 and option(argv, slower[0]) == slower[1]:
         factor *= float(slower[2])

@@ -14,10 +14,12 @@ from apiary_tools.runner import PlannedRun, RunResult
 def test_steps_turn_the_switches_on_in_hives_order():
     start = dict(zip(ladder.step_args(0)[::2], ladder.step_args(0)[1::2], strict=True))
     assert start == {"--keep-alive": "off", "--dedup": "unified", "--submit": "async", "--queue": "bounded",
-                     "--custom-ops": "state", "--pool-objects": "off", "--pool-undo": "off", "--rc": "state"}
+                     "--custom-ops": "state", "--pool-objects": "off", "--pool-undo": "off", "--rc": "state",
+                     "--reuse-pending": "off"}
     last = dict(zip(ladder.step_args(7)[::2], ladder.step_args(7)[1::2], strict=True))
     assert last == {"--keep-alive": "on", "--dedup": "split", "--submit": "fire-and-forget", "--queue": "unbounded",
-                    "--custom-ops": "local", "--pool-objects": "on", "--pool-undo": "on", "--rc": "volatile"}
+                    "--custom-ops": "local", "--pool-objects": "on", "--pool-undo": "on", "--rc": "volatile",
+                    "--reuse-pending": "off"}
     # Each step changes exactly what it names, and keeps what came before.
     for i in range(1, 8):
         before = dict(zip(ladder.step_args(i - 1)[::2], ladder.step_args(i - 1)[1::2], strict=True))
