@@ -350,7 +350,23 @@ def measured_blocks(report: dict[str, Any]) -> dict[str, np.ndarray]:
     return {key: blocks.column(key)[keep] for key in BLOCK_FIELDS}
 
 
+_LAST_READ: dict[tuple[int, ...], Any] = {}
+
+
 def read_report_json(path: str | Path) -> Any:
     """A JSON file that may be a report, its blocks read as columns (schemas.Blocks), not as a
-    dict each: what every tool that reads reports reads them with."""
-    return read_json(path, arrays={"blocks": Blocks})
+    dict each: what every tool that reads reports reads them with. The last file read is kept
+    (by its device, inode, size and modification time): a tool that looks at a file to learn
+    what it is and then loads it reads a 250 MB report once, not twice."""
+    try:
+        st = Path(path).stat()
+        key: tuple[int, ...] | None = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    except OSError:
+        key = None
+    if key is not None and key in _LAST_READ:
+        return _LAST_READ[key]
+    data = read_json(path, arrays={"blocks": Blocks})
+    _LAST_READ.clear()
+    if key is not None:
+        _LAST_READ[key] = data
+    return data
