@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import fakes
-from apiary_tools import gbexport, inputs, plot
+from apiary_tools import gbexport, inputs, plot, schemas, soak
 from apiary_tools.common import ToolError
 from apiary_tools.reports import load_report, measured_blocks, read_report_json
 from apiary_tools.schemas import Blocks
@@ -137,3 +137,30 @@ def test_the_timeline_of_many_blocks_is_downsampled_keeping_the_extremes():
 def test_plot_draws_a_large_report(big, tmp_path):
     assert plot.main([str(big), "--out", str(tmp_path / "plots")]) == 0
     assert (tmp_path / "plots" / "cycle-over-run.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: None,
+    lambda r: r.update(rss_bytes="big"),
+    lambda r: r.update(blocks=-1),
+    lambda r: r.update(t_s=True),
+    lambda r: r.update(transactions=1.0),   # an integer to jsonschema: the loop leaves it to it
+    lambda r: r.update(cycle_us=None),
+    lambda r: r["cycle_us"].pop("max"),
+    lambda r: r["rc"].update(levels=[0.5] * 5),
+    lambda r: r["rc"].update(low_mana_share=1.5),
+    lambda r: r["state"].update(extra="x"),
+    lambda r: r["state"].update(extra=[1, 2]),
+    lambda r: r["state"].update(comments=[1, 2, 3]),
+], ids=["plain", "string", "negative", "bool", "float-integer", "null-cycle", "missing", "too-many", "above-max",
+        "extra-string", "extra-pair", "long-pair"])
+def test_the_loop_before_jsonschema_never_passes_what_jsonschema_refuses(change):
+    record = fakes.soak_log(blocks=200, window=100)[0]
+    change(record)
+    valid = schemas._validator(soak.RECORD).is_valid(record)
+    assert (schemas.problem(soak.RECORD, record) is None) == valid
+    assert not schemas._plain_valid(soak.RECORD, record) or valid
+
+
+def test_a_plain_record_is_passed_by_the_loop():
+    assert all(schemas._plain_valid(soak.RECORD, r) for r in fakes.soak_log(blocks=2_000, window=1_000))
