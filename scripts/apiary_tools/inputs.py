@@ -6,7 +6,9 @@ JSON with every number finite and within NUMBER_BOUND (Python's json takes NaN, 
 and numbers of any size; a number that overflows a float becomes infinity) and no key given
 twice in an object. An interval log is read line by line, each line at most MAX_LINE_BYTES,
 and each record checked by the caller's schema: a damaged line is refused with its number
-(a last line without its newline, a run killed while writing it, can be left out). A folded
+(a last line without its newline, a run killed while writing it, can be left out). A large
+top-level array (a million-block report's blocks) can be read item by item into the caller's
+Columns, CHUNK_ITEMS at a time, rather than as a list of dicts (read_json's `arrays`). A folded
 stack file (a profile's) is read the same way, each line a stack and a bounded count. Every
 error is a ToolError of one line naming the file (and the line).
 

@@ -8,13 +8,16 @@
   read too. Beside it, what the tools need of a report (REPORT_NEEDS) and the bounds that
   keep their arithmetic finite and their memory small: a latency histogram of at most
   MAX_BINS bins, a stage of at most MAX_TRANSACTIONS transactions. The blocks, a million in
-  a long soak, are checked by a loop of their own, from the same schema (`_block_checks`):
-  jsonschema takes 0.2 ms a block; the latency histograms' bins too (`stage_problem`). The
+  a long soak, are read as columns (`Blocks`, filled a chunk at a time by inputs.read_json)
+  and checked a column at a time, or by a loop of their own where a column breaks a rule, from
+  the same schema (`_block_checks`): jsonschema takes 0.2 ms a block; the latency histograms'
+  bins are checked by a loop too (`stage_problem`). The
   sections of `apiary run --counters` and `--profile` are checked by the tools' own schemas
   (COUNTERS, PROFILE), by what the tools read of them.
 - The tools' own files (an aggregate, a comparison, a sweep, a ladder, a soak, an interval
   log's records) have their schemas beside the code that writes them, built from the pieces
-  here; `problem(schema, data)` checks any of them.
+  here; `problem(schema, data)` checks any of them (a loop first, `_plain_valid`, where the
+  schema is plain, jsonschema to name the problem).
 
 Formats: "apiary-name" is a label's rule (common.check_name), "apiary-relative-path" a path
 of such names inside the tool's directory: a file that names a directory to read can name
