@@ -9,11 +9,15 @@ microbenchmarks. The mapping:
   and `<prefix>/per_tx` (the cycle per transaction);
 - from a single report, each measured block is one repetition (run_type "iteration",
   iterations 1; for per_tx the block's transactions are the iterations, real_time the cycle
-  divided by them); from a set, each run is one repetition, its real_time the run's average
-  and its iterations the run's measured cycles (transactions for per_tx);
-- then Google Benchmark's aggregates over the repetitions: mean, median, stddev (sample) and
-  cv (stddev / mean, a fraction, aggregate_unit "percentage"), named `<family>_<aggregate>`,
-  with iterations set to the number of repetitions, as Google Benchmark does;
+  divided by them), at most --max-repetitions (MAX_REPETITIONS) of them: beyond, an evenly
+  spaced sample (`sample`; a million-block soak's every block would be 2 GB of JSON that
+  Google Benchmark's compare.py cannot open), which the context's apiary_repetitions states;
+  from a set, each run is one repetition, its real_time the run's average and its iterations
+  the run's measured cycles (transactions for per_tx);
+- then Google Benchmark's aggregates: mean, median, stddev (sample) and cv (stddev / mean, a
+  fraction, aggregate_unit "percentage"), named `<family>_<aggregate>`, over the repetitions,
+  or over every measured block when the repetitions are a sample of them; iterations says
+  over how many (the number of repetitions, as Google Benchmark does, when they are all);
 - cpu_time: apiary measures the cycle in wall time and the process's CPU over the measured
   window, so the cycle's cpu_time is its real_time times the average number of busy cores
   (process CPU seconds / window seconds): the CPU the process spent per cycle, summed over
@@ -41,15 +45,17 @@ from typing import Any
 import numpy as np
 
 from . import stats
-from .common import EXIT_FAILED, Parser, ToolError, run_main
-from .inputs import read_json
+from .common import EXIT_FAILED, Parser, ToolError, run_main, whole_number
 from .metrics import flatten
 from .outputs import Outputs, write_json
-from .reports import RunSet, input_files, is_report, load_report, load_set, measured_blocks
+from .reports import RunSet, input_files, is_report, load_report, load_set, measured_blocks, read_report_json
 from .schemas import problem
 
 SCHEMA_PATH = Path(__file__).with_name("gbench.schema.json")
 TIME_UNITS = {"us": 1.0, "ms": 1e-3}
+# The most repetitions of a family from one report's blocks: a million-block soak's would be a
+# document of 2 GB that Google Benchmark's tools/compare.py cannot open (docs/tools.md).
+MAX_REPETITIONS = 1000
 
 # family suffix -> (per-block field, per-run metric, per-run iteration-count metric)
 FAMILIES = (
@@ -109,13 +115,10 @@ def gb_context(ctx: dict[str, Any], config: dict[str, Any], load: Sequence[float
 
 # ---- entries ---------------------------------------------------------------------------------
 
-def _aggregates(entries: list[dict[str, Any]], base: dict[str, Any]) -> list[dict[str, Any]]:
+def _aggregates(real: np.ndarray, cpu: np.ndarray, repetitions: int, base: dict[str, Any]) -> list[dict[str, Any]]:
     """mean, median, stddev (the sample's, n − 1, as Google Benchmark's) and cv of real_time and
-    cpu_time over the repetitions."""
-    real = np.array([e["real_time"] for e in entries], dtype=float)
-    cpu = np.array([e["cpu_time"] for e in entries], dtype=float)
-    n = len(entries)
-
+    cpu_time over `real` and `cpu`: the repetitions, or every measured block when the
+    repetitions are a sample of them; iterations says over how many."""
     def sample_sd(x):
         sd = stats.sample_stddev(x)
         return 0.0 if sd is None else sd   # one repetition: no spread, as Google Benchmark says
@@ -129,16 +132,18 @@ def _aggregates(entries: list[dict[str, Any]], base: dict[str, Any]) -> list[dic
                            ("median", "time", lambda x: float(np.median(x))),
                            ("stddev", "time", sample_sd),
                            ("cv", "percentage", cv)):
-        out.append(dict(base, name=f"{base['run_name']}_{name}", run_type="aggregate", repetitions=n,
-                        aggregate_name=name, aggregate_unit=unit, iterations=n,
+        out.append(dict(base, name=f"{base['run_name']}_{name}", run_type="aggregate", repetitions=repetitions,
+                        aggregate_name=name, aggregate_unit=unit, iterations=len(real),
                         real_time=fn(real), cpu_time=fn(cpu), time_unit=base["time_unit"]))
     return out
 
 
 def _family(prefix: str, index: int, suffix: str, threads: int, unit: str,
-            reps: list[tuple[float, float, int, dict[str, float]]]) -> list[dict[str, Any]]:
+            reps: list[tuple[float, float, int, dict[str, float]]],
+            over: tuple[np.ndarray, np.ndarray] | None = None) -> list[dict[str, Any]]:
     """The repetitions of one family, then its aggregates. `reps` holds (real, cpu, iterations,
-    counters) in microseconds."""
+    counters) in microseconds; `over`, the (real, cpu) in microseconds the aggregates are of when
+    not the repetitions' (every measured block, of which the repetitions are a sample)."""
     scale = TIME_UNITS[unit]
     run_name = f"{prefix}/{suffix}"
     base = {"family_index": index, "per_family_instance_index": 0, "run_name": run_name,
@@ -151,7 +156,11 @@ def _family(prefix: str, index: int, suffix: str, threads: int, unit: str,
              "real_time": real * scale, "cpu_time": cpu * scale, "time_unit": unit}
         e.update(counters)
         entries.append(e)
-    return entries + (_aggregates(entries, base) if entries else [])
+    if not entries:
+        return []
+    if over is None:
+        over = (np.array([r[0] for r in reps], dtype=float), np.array([r[1] for r in reps], dtype=float))
+    return entries + _aggregates(over[0] * scale, over[1] * scale, len(reps), base)
 
 
 def _cpu_rate(m: dict[str, float]) -> float | None:
@@ -162,39 +171,59 @@ def _cpu_rate(m: dict[str, float]) -> float | None:
     return cpu_s / window
 
 
-def from_report(report: dict[str, Any], prefix: str, unit: str = "us") -> list[dict[str, Any]]:
-    """Each measured block a repetition."""
-    blocks = measured_blocks(report)
-    if not blocks:
+def sample(n: int, limit: int) -> np.ndarray:
+    """The indexes of the blocks that are repetitions: all n when n <= limit, else `limit` of them
+    evenly spaced, repetition i being block floor(i * n / limit) (the first block, then every
+    (n / limit)th): deterministic, and spread over the whole run."""
+    k = min(n, limit)
+    return (np.arange(k, dtype=np.int64) * n) // k
+
+
+def _block_family(cols: dict[str, np.ndarray], suffix: str, field: str | None,
+                  rate: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """(real, cpu, iterations, counters) of every measured block, in microseconds, for a family;
+    per_tx leaves out the blocks without transactions."""
+    cycle, txs = cols["cycle_us"], np.nan_to_num(cols["transactions"])
+    if suffix == "per_tx":
+        has = txs > 0
+        real, iterations = cycle[has] / txs[has], txs[has]
+        return real, real * rate if rate is not None else real, iterations, {}
+    if suffix == "cycle":
+        seconds = cycle / 1e6
+        per_s = np.divide(1.0, seconds, out=np.zeros_like(seconds), where=seconds > 0)
+        counters = {"items_per_second": txs * per_s, "bytes_per_second": np.nan_to_num(cols["size_bytes"]) * per_s,
+                    "transactions": txs}
+        return cycle, cycle * rate if rate is not None else cycle, np.ones_like(cycle), counters
+    assert field is not None  # only per_tx has none
+    real = cols[field]
+    return real, real, np.ones_like(real), {}
+
+
+def from_report(report: dict[str, Any], prefix: str, unit: str = "us",
+                limit: int = MAX_REPETITIONS) -> list[dict[str, Any]]:
+    """Each measured block a repetition, or `limit` of them (sample) when there are more; the
+    aggregates over every measured block."""
+    cols = measured_blocks(report)
+    if not len(cols["cycle_us"]):
         raise ToolError("the report has no measured block with a cycle time")
     rate = _cpu_rate(flatten(report))
     threads = int(report.get("config", {}).get("threads") or 1)
     out = []
     for index, (suffix, field, _, _) in enumerate(FAMILIES):
-        reps = []
-        for b in blocks:
-            cycle = float(b["cycle_us"])
-            txs = int(b.get("transactions") or 0)
-            if suffix == "per_tx":
-                if txs == 0:
-                    continue
-                real, iterations = cycle / txs, txs
-                cpu = real * rate if rate is not None else real
-                counters = {}
-            elif suffix == "cycle":
-                real, iterations = cycle, 1
-                cpu = real * rate if rate is not None else real
-                seconds = cycle / 1e6
-                counters = {"items_per_second": txs / seconds if seconds else 0.0,
-                            "bytes_per_second": float(b.get("size_bytes") or 0) / seconds if seconds else 0.0,
-                            "transactions": float(txs)}
-            else:
-                assert field is not None  # only per_tx has none
-                real = cpu = float(b[field])
-                iterations, counters = 1, {}
-            reps.append((real, cpu, iterations, counters))
-        out += _family(prefix, index, suffix, threads, unit, reps)
+        real, cpu, iterations, counters = _block_family(cols, suffix, field, rate)
+        reps = [(float(real[i]), float(cpu[i]), int(iterations[i]), {k: float(v[i]) for k, v in counters.items()})
+                for i in sample(len(real), limit)]
+        out += _family(prefix, index, suffix, threads, unit, reps, over=(real, cpu))
     return out
+
+
+def sampling(report: dict[str, Any], limit: int) -> str:
+    """What the context says of the repetitions of a report's export (apiary_repetitions)."""
+    n = len(measured_blocks(report)["cycle_us"])
+    if n <= limit:
+        return f"every measured block ({n})"
+    return f"{limit} of {n} measured blocks, evenly spaced (repetition i is block floor(i*{n}/{limit}) of " \
+           f"them); the aggregates are over all {n}"
 
 
 def from_set(rs: RunSet, prefix: str, unit: str = "us") -> list[dict[str, Any]]:
@@ -222,23 +251,27 @@ def from_set(rs: RunSet, prefix: str, unit: str = "us") -> list[dict[str, Any]]:
 
 
 def export(paths: Sequence[str], prefix: str = "apiary", unit: str = "us",
-           per_block: bool | None = None) -> dict[str, Any]:
+           per_block: bool | None = None, limit: int = MAX_REPETITIONS) -> dict[str, Any]:
     """The Google Benchmark document for the inputs. One report file (and per_block not False):
-    blocks are the repetitions; anything else: runs are."""
+    blocks are the repetitions, at most `limit` of them (sample); anything else: runs are."""
     if unit not in TIME_UNITS:
         raise ToolError(f"--time-unit {unit}: expected one of {', '.join(TIME_UNITS)}")
-    single = len(paths) == 1 and Path(paths[0]).is_file() and is_report(read_json(paths[0]))
+    data = read_report_json(paths[0]) if len(paths) == 1 and Path(paths[0]).is_file() else None
+    single = is_report(data)
     if per_block and not single:
         raise ToolError("--per-block needs exactly one report file")
     if single and per_block is not False:
-        report = load_report(paths[0])
+        report = load_report(paths[0], data)
         if report.get("status") != "completed":
             raise ToolError(f"{paths[0]}: the run did not complete ({report.get('status')}); nothing to export")
         ctx = gb_context(report.get("context", {}), report.get("config", {}), None, 1)
-        return {"context": ctx, "benchmarks": from_report(report, prefix, unit)}
+        ctx["apiary_repetitions"] = sampling(report, limit)
+        return {"context": ctx, "benchmarks": from_report(report, prefix, unit, limit)}
+    del data
     rs = load_set(paths, "export")
     first_load = next((r.info.get("load_avg_before") for r in rs.runs if r.info.get("load_avg_before")), None)
     ctx = gb_context(rs.context, rs.config, first_load, rs.n)
+    ctx["apiary_repetitions"] = f"every run ({rs.n})"
     return {"context": ctx, "benchmarks": from_set(rs, prefix, unit)}
 
 
@@ -263,8 +296,9 @@ def parser() -> Parser:
         description="Write an apiary report, or a multirun set, as Google Benchmark JSON "
                     "(the --benchmark_format=json shape), so that tools made for Google Benchmark "
                     "output can read it.",
-        epilog="""input: one report file (each measured block becomes a repetition), or a multirun
-directory / aggregate.json / several reports (each run becomes a repetition).
+        epilog="""input: one report file (each measured block becomes a repetition, at most
+--max-repetitions of them evenly spaced over the run; the aggregates are over every block), or a
+multirun directory / aggregate.json / several reports (each run becomes a repetition).
 families: PREFIX/cycle, PREFIX/produced, PREFIX/applied, PREFIX/processing, PREFIX/per_tx, each
 with its _mean, _median, _stddev and _cv aggregates.
 
@@ -277,6 +311,10 @@ examples:
     p.add_argument("--prefix", default="apiary", help="benchmark name prefix (default: %(default)s)")
     p.add_argument("--time-unit", choices=sorted(TIME_UNITS), default="us",
                    help="unit of real_time and cpu_time (default: %(default)s)")
+    p.add_argument("--max-repetitions", type=whole_number(1, 100_000), default=MAX_REPETITIONS, metavar="N",
+                   help="with one report: at most N blocks become repetitions, evenly spaced over the run (the "
+                        "aggregates stay over every measured block; the context's apiary_repetitions says which); "
+                        "default %(default)s")
     p.add_argument("--per-run", action="store_true",
                    help="with one report: one repetition for the run instead of one per block")
     return p
@@ -288,7 +326,8 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError(f"--prefix {args.prefix!r}: expected a name without spaces")
     plan = Outputs().read("INPUT", [f for p in args.inputs for f in input_files(p)])
     output = plan.file("--output", args.output)
-    doc = export(args.inputs, args.prefix, args.time_unit, per_block=False if args.per_run else None)
+    doc = export(args.inputs, args.prefix, args.time_unit, per_block=False if args.per_run else None,
+                 limit=args.max_repetitions)
     validate(doc)
     if output:
         write_json(output, doc)

@@ -36,7 +36,7 @@ from .common import ToolError, shown, shown_path, utc_iso
 from .history_db import Entry
 from .inputs import read_json
 from .perf_gate_ci import PERF_GATE_KIND
-from .reports import AGGREGATE_NAME, RunSet, is_aggregate, is_report, load_set
+from .reports import AGGREGATE_NAME, RunSet, is_aggregate, is_report, load_set, read_report_json
 
 # Options that name or place a run's outputs: they do not change what is measured, so two runs
 # that differ only in them share a configuration digest.
@@ -163,7 +163,7 @@ def _first_report(directory: Path, paths: list[str]) -> dict[str, Any]:
     for p in paths:
         candidate = directory / p
         if candidate.is_file():
-            report = read_json(candidate)
+            report = read_report_json(candidate)
             if is_report(report):
                 return report
     return {}
@@ -192,7 +192,7 @@ def ladder_entries(path: Path, data: dict[str, Any]) -> list[Entry]:
 def soak_entries(path: Path, data: dict[str, Any]) -> list[Entry]:
     entry = Entry(kind="soak", source=str(path), time=_file_time(path))
     report_path = path.parent / "report.json"
-    report = read_json(report_path) if report_path.is_file() else {}
+    report = read_report_json(report_path) if report_path.is_file() else {}
     if is_report(report):
         _from_context(entry, report.get("context") or {}, report.get("config"), None)
     entry.valid, entry.reasons = validity(data)
@@ -243,7 +243,7 @@ READERS: dict[str, Callable[[Path, dict[str, Any]], list[Entry]]] = {
 def entries_of_file(path: Path) -> list[Entry]:
     """The entries of one result file; Skipped when it is not a result or holds nothing to keep."""
     try:
-        data = read_json(path)
+        data = read_report_json(path)
     except ToolError as e:
         raise Skipped(str(e).removeprefix(f"{shown_path(str(path))}: ")) from None
     kind = kind_of(data)

@@ -6,7 +6,9 @@ JSON with every number finite and within NUMBER_BOUND (Python's json takes NaN, 
 and numbers of any size; a number that overflows a float becomes infinity) and no key given
 twice in an object. An interval log is read line by line, each line at most MAX_LINE_BYTES,
 and each record checked by the caller's schema: a damaged line is refused with its number
-(a last line without its newline, a run killed while writing it, can be left out). A folded
+(a last line without its newline, a run killed while writing it, can be left out). A large
+top-level array (a million-block report's blocks) can be read item by item into the caller's
+Columns, CHUNK_ITEMS at a time, rather than as a list of dicts (read_json's `arrays`). A folded
 stack file (a profile's) is read the same way, each line a stack and a bounded count. Every
 error is a ToolError of one line naming the file (and the line).
 
@@ -18,10 +20,11 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .common import EXIT_FAILED, EXIT_USAGE, ToolError, shown, shown_path
 
@@ -32,6 +35,8 @@ MAX_INPUT_BYTES = 1 << 30
 NUMBER_BOUND = 2 ** 64
 # The longest line of an interval log (a record is about 2 KB).
 MAX_LINE_BYTES = 1 << 20
+# The items of a large array (read_json's `arrays`) handed on at a time.
+CHUNK_ITEMS = 10_000
 
 
 class InputError(ValueError):
@@ -139,14 +144,104 @@ def check_file(option: str, path: str | os.PathLike, what: str) -> Path:
     return Path(path)
 
 
-def read_json(path: str | os.PathLike, what: str = "a JSON file") -> Any:
-    """The JSON document in `path`, read by the module's rules."""
+class Columns(Protocol):
+    """What a large top-level array becomes (read_json's `arrays`): it takes the array's items a
+    chunk at a time, as parsed, and is the value in their place. A problem it finds in them is
+    its own to keep (a report's blocks: schemas.py checks them), not the parser's."""
+
+    def add(self, items: list[Any], offset: int) -> None: ...
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _decoder(hooks: _Parser) -> json.JSONDecoder:
+    return json.JSONDecoder(parse_constant=hooks.constant, parse_int=hooks.integer, parse_float=hooks.float,
+                            object_pairs_hook=hooks.object)
+
+
+def _items(text: str, start: int, hooks: _Parser, columns: Columns) -> int:
+    """Reads the array that starts at text[start] ('[') into `columns`, CHUNK_ITEMS items at a
+    time; the index after it. Its numbers are parsed by Python's own scanner, not the hooks (ten
+    times faster): the Columns check that they are finite and within NUMBER_BOUND."""
+    scan = json.JSONDecoder(parse_constant=hooks.constant, object_pairs_hook=hooks.object).scan_once  # type: ignore[attr-defined]
+    chunk: list[Any] = []
+    offset, end = 0, _SPACE.match(text, start + 1).end()  # type: ignore[union-attr]
+    if text.startswith("]", end):
+        return end + 1
+    while True:
+        try:
+            item, end = scan(text, end)
+        except StopIteration as e:
+            raise json.JSONDecodeError("Expecting value", text, e.value) from None
+        chunk.append(item)
+        end = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+        if len(chunk) == CHUNK_ITEMS or text.startswith("]", end):
+            columns.add(chunk, offset)
+            offset, chunk = offset + len(chunk), []
+        if text.startswith("]", end):
+            return end + 1
+        if not text.startswith(",", end):
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, end)
+        end = _SPACE.match(text, end + 1).end()  # type: ignore[union-attr]
+
+
+def _object_with_arrays(text: str, arrays: dict[str, Callable[[], Columns]], hooks: _Parser) -> Any:
+    """A top-level object whose arrays named in `arrays` are read item by item into Columns,
+    the rest as parse_json reads it: a million-block report's blocks never become a million dicts."""
+    decoder = _decoder(hooks)
+    end = _SPACE.match(text).end()  # type: ignore[union-attr]
+    if not text.startswith("{", end):
+        return None
+    pairs: list[tuple[str, Any]] = []
+    end = _SPACE.match(text, end + 1).end()  # type: ignore[union-attr]
+    while not text.startswith("}", end) or pairs:
+        key, end = decoder.raw_decode(text, end)
+        end = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+        if not isinstance(key, str) or not text.startswith(":", end):
+            raise json.JSONDecodeError("Expecting a key and ':'", text, end)
+        end = _SPACE.match(text, end + 1).end()  # type: ignore[union-attr]
+        if key in arrays and text.startswith("[", end):
+            value: Any = arrays[key]()
+            end = _items(text, end, hooks, value)
+        else:
+            value, end = decoder.raw_decode(text, end)
+        pairs.append((key, value))
+        end = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+        if text.startswith("}", end):
+            break
+        if not text.startswith(",", end):
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, end)
+        end = _SPACE.match(text, end + 1).end()  # type: ignore[union-attr]
+    if _SPACE.match(text, end + 1).end() != len(text):  # type: ignore[union-attr]
+        raise json.JSONDecodeError("Extra data", text, end + 1)
+    return hooks.object(pairs)
+
+
+def parse_json_with(text: str, arrays: dict[str, Callable[[], Columns]]) -> Any:
+    """parse_json, with the top-level arrays named in `arrays` read into Columns."""
+    hooks = _Parser()
+    data = _object_with_arrays(text, arrays, hooks)
+    if data is None:
+        return parse_json(text)
+    if hooks.refused is not None:
+        field = _where(data, hooks.refused)
+        raise InputError(f"{field}: {hooks.refused.why}" if field else hooks.refused.why)
+    return data
+
+
+def read_json(path: str | os.PathLike, what: str = "a JSON file",
+              arrays: dict[str, Callable[[], Columns]] | None = None) -> Any:
+    """The JSON document in `path`, read by the module's rules; with `arrays`, the top-level
+    arrays it names are read item by item into Columns (parse_json_with)."""
     path = Path(path)
     where = shown_path(str(path))
     with _open_regular(path, what) as f:
         data = f.read(MAX_INPUT_BYTES + 1)
     try:
-        return parse_json(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        del data   # the bytes and the text of a 250 MB report are not held together for long
+        return parse_json_with(text, arrays) if arrays else parse_json(text)
     except UnicodeDecodeError as e:
         raise ToolError(f"{where}: not UTF-8 text (byte {e.start:,})") from None
     except json.JSONDecodeError as e:

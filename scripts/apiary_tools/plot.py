@@ -1,7 +1,9 @@
 """plot: figures of cycle times, from reports or from a sweep.
 
 - cycle-over-run.png: each measured block's full cycle against its block number, one panel
-  per run, with the run's mean: shows warm-up effects, drift and outliers that an average hides;
+  per run, with the run's mean: shows warm-up effects, drift and outliers that an average hides
+  (a run of more than MAX_POINTS blocks, a long soak's, is drawn as MAX_POINTS runs of
+  consecutive blocks, each its mean and its min-to-max band: `downsample`);
 - cycle-histogram.png: the distribution of the cycle per run, with mean and median;
 - latency.png (inputs with latency records, report schema 2): the percentile distribution of
   each latency stage, one line per input (a multirun directory's runs merged into one
@@ -50,6 +52,9 @@ from .schemas import (  # noqa: E402
 )
 
 MAX_PANELS = 12
+# The most points a panel of the cycle over a run draws (its width is about 570 pixels at DPI):
+# beyond, each point stands for consecutive blocks, drawn as their mean and their min-to-max band.
+MAX_POINTS = 2000
 DPI = 110
 SWEEP_KIND, SWEEP_VERSION = "apiary-sweep", 1
 # sweep.json, as scripts/sweep writes it: each point's directory and representative report
@@ -89,9 +94,32 @@ def _panels(n: int, title: str, width: float = 5.2, height: float = 3.0):
 
 def _cycles_ms(report: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     blocks = measured_blocks(report)
-    nums = np.array([b["num"] for b in blocks], dtype=float)
-    cycles = np.array([b["cycle_us"] for b in blocks], dtype=float) / 1000.0
-    return nums, cycles
+    return blocks["num"], blocks["cycle_us"] / 1000.0
+
+
+def downsample(nums: np.ndarray, cycles: np.ndarray,
+               points: int = MAX_POINTS) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """At most `points` points for a panel: the blocks cut into `points` runs of consecutive
+    blocks (as equal as they divide), each drawn at its middle block as its mean, minimum and
+    maximum, so that an outlier still shows. (x, mean, min, max, blocks a point at most); the
+    blocks themselves, with 1 a point, when there are no more than `points`."""
+    if cycles.size <= points:
+        return nums, cycles, cycles, cycles, 1
+    starts = (np.arange(points, dtype=np.int64) * cycles.size) // points
+    counts = np.diff(np.append(starts, cycles.size))
+    middle = nums[starts + counts // 2]
+    mean = np.add.reduceat(cycles, starts) / counts
+    return middle, mean, np.minimum.reduceat(cycles, starts), np.maximum.reduceat(cycles, starts), int(counts.max())
+
+
+def _draw_cycles(ax, nums: np.ndarray, cycles: np.ndarray) -> None:
+    x, mean, low, high, per_point = downsample(nums, cycles)
+    if per_point == 1:
+        ax.plot(x, mean, marker=".", markersize=3, linewidth=0.8)
+        return
+    ax.fill_between(x, low, high, color="tab:blue", alpha=0.25, linewidth=0,
+                    label=f"min to max of {per_point:,} blocks")
+    ax.plot(x, mean, linewidth=0.8, color="tab:blue", label=f"mean of {per_point:,} blocks")
 
 
 def _save(fig, path: Path) -> Path:
@@ -107,7 +135,7 @@ def cycle_over_run(series: Sequence[tuple[str, dict[str, Any]]], path: Path) -> 
     fig, axes = _panels(len(series), "Full block cycle per measured block")
     for ax, (label, report) in zip(axes, series, strict=True):
         nums, cycles = _cycles_ms(report)
-        ax.plot(nums, cycles, marker=".", markersize=3, linewidth=0.8)
+        _draw_cycles(ax, nums, cycles)
         if cycles.size:
             ax.axhline(float(np.mean(cycles)), color="tab:red", linestyle="--", linewidth=1,
                        label=f"mean {np.mean(cycles):,.1f} ms")
@@ -197,15 +225,13 @@ def latency_figure(sets: Sequence[tuple[str, dict[str, latency_mod.Stage]]], pat
     return _save(fig, path)
 
 
-def latency_sets(inputs: Sequence[str], labels: Sequence[str] | None) -> list[tuple[str, dict[str, latency_mod.Stage]]]:
+def latency_sets(sets: Sequence[tuple[str, RunSet]]) -> list[tuple[str, dict[str, latency_mod.Stage]]]:
     """Each input's stages, merged over its runs; inputs without latency records are left out."""
     out = []
-    for i, path in enumerate(inputs):
-        p = Path(path)
-        rs = load_set([p], p.name if p.is_dir() else p.stem)
+    for label, rs in sets:
         runs = rs.latency_runs()
         if runs:
-            out.append((labels[i] if labels else rs.label, latency_mod.pooled(runs, rs.label)))
+            out.append((label, latency_mod.pooled(runs, rs.label)))
     return out
 
 
@@ -257,7 +283,8 @@ def representative(rs: RunSet) -> Run:
     return runs[(len(runs) - 1) // 2]
 
 
-def series_from_inputs(inputs: Sequence[str], labels: Sequence[str] | None) -> list[tuple[str, dict[str, Any]]]:
+def sets_from_inputs(inputs: Sequence[str], labels: Sequence[str] | None) -> list[tuple[str, RunSet]]:
+    """Each input's set (read once: a soak's report is 250 MB) and its label."""
     if labels and len(labels) != len(inputs):
         raise ToolError(f"--labels: {len(labels)} names for {len(inputs)} inputs")
     if len(inputs) > MAX_PANELS:
@@ -266,7 +293,7 @@ def series_from_inputs(inputs: Sequence[str], labels: Sequence[str] | None) -> l
     for i, path in enumerate(inputs):
         p = Path(path)
         rs = load_set([p], p.name if p.is_dir() else p.stem)
-        out.append((labels[i] if labels else rs.label, representative(rs).full_report()))
+        out.append((labels[i] if labels else rs.label, rs))
     return out
 
 
@@ -333,12 +360,13 @@ def _main(argv: Sequence[str]) -> int:
     if args.sweep:
         written = plot_sweep_dir(Path(args.sweep), make_directory(out))
     else:
-        series = series_from_inputs(args.inputs, labels)
+        sets = sets_from_inputs(args.inputs, labels)
+        series = [(label, representative(rs).full_report()) for label, rs in sets]
         make_directory(out)
         written = [cycle_over_run(series, out / "cycle-over-run.png"),
                    cycle_histogram(series, out / "cycle-histogram.png")]
-        if sets := latency_sets(args.inputs, labels):
-            written.append(latency_figure(sets, out / "latency.png"))
+        if stages := latency_sets(sets):
+            written.append(latency_figure(stages, out / "latency.png"))
     for w in written:
         print(w)
     return 0

@@ -31,9 +31,9 @@ import markdown as markdown_lib
 
 from . import compare, ladder, latency, multirun, plot, profiles, soak, sweep
 from .common import EXIT_OK, Parser, ToolError, is_name, run_main
-from .inputs import read_bytes, read_json
+from .inputs import read_bytes
 from .outputs import Outputs, write_text
-from .reports import AGGREGATE_NAME, RunSet, is_aggregate, is_report, load_set
+from .reports import AGGREGATE_NAME, RunSet, is_aggregate, is_report, load_set, read_report_json
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 1400px;
@@ -266,7 +266,7 @@ def detect(path: Path) -> tuple[str, Path]:
     if not path.is_file() and not path.is_dir():
         raise ToolError(f"{path}: not a regular file or a directory")
     if path.is_file():
-        data = read_json(path)
+        data = read_report_json(path)
         if is_report(data):
             return "run", path
         if is_aggregate(data):
@@ -280,7 +280,7 @@ def detect(path: Path) -> tuple[str, Path]:
                        ("comparison.json", "a/b")):
         if (path / name).is_file():
             return kind, path
-    if (path / AGGREGATE_NAME).is_file() or any(is_report(read_json(p)) for p in path.glob("*.json")):
+    if (path / AGGREGATE_NAME).is_file() or any(is_report(read_report_json(p)) for p in path.glob("*.json")):
         return "multirun", path
     raise ToolError(f"{path}: no report, multirun, sweep, ladder or soak output in this directory")
 

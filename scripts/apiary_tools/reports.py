@@ -29,12 +29,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from . import latency as latency_mod
 from . import metrics
 from .common import ToolError, shown_path
 from .inputs import checked, read_json
 from .schemas import (
     AXIS,
+    BLOCK_FIELDS,
     COUNT,
     NONNEG,
     NUMBER_OR_NULL,
@@ -45,6 +48,7 @@ from .schemas import (
     STRING,
     STRING_OR_NULL,
     STRINGS,
+    Blocks,
     array,
     obj,
     problem,
@@ -281,7 +285,7 @@ def add_path(rs: RunSet, path: Path) -> None:
         candidates = _reports_in(path)
         found = False
         for p in candidates:
-            data = read_json(p)
+            data = read_report_json(p)
             if is_report(data):
                 _add_report(rs, p, data)
                 found = True
@@ -296,7 +300,7 @@ def add_path(rs: RunSet, path: Path) -> None:
         raise ToolError(f"{path}: no apiary reports or {AGGREGATE_NAME} in this directory{hint}")
     if not path.exists():
         raise ToolError(f"{path}: no such file or directory")
-    data = read_json(path)
+    data = read_report_json(path)
     if is_report(data):
         _add_report(rs, path, data)
     elif is_aggregate(data):
@@ -326,9 +330,9 @@ def add_include_invalid(p: argparse.ArgumentParser) -> None:
                         "fell behind its schedule); by default they are skipped and named")
 
 
-def load_report(path: str | Path) -> dict[str, Any]:
-    """One report file, checked to be an apiary report."""
-    data = read_json(path)
+def load_report(path: str | Path, data: Any = None) -> dict[str, Any]:
+    """One report file (or what read_report_json read of it, `data`), checked to be an apiary report."""
+    data = read_report_json(path) if data is None else data
     if not is_report(data):
         raise ToolError(f"{path}: not an apiary run report (schema_version 1 or 2)")
     if data["status"] == "aborted":
@@ -336,6 +340,33 @@ def load_report(path: str | Path) -> dict[str, Any]:
     return check_report(data, path)
 
 
-def measured_blocks(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The measured blocks that have a cycle time (the first block of a run has none)."""
-    return [b for b in report.get("blocks", []) if not b.get("warmup") and b.get("cycle_us") is not None]
+def measured_blocks(report: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The columns of the measured blocks that have a cycle time (the first block of a run has
+    none): num, cycle_us, transactions, ... (schemas.Blocks), each an array."""
+    blocks = Blocks.of(report.get("blocks", []))
+    if not len(blocks):
+        return {key: np.zeros(0) for key in BLOCK_FIELDS}
+    keep = (blocks.column("warmup") != 1.0) & ~np.isnan(blocks.column("cycle_us"))
+    return {key: blocks.column(key)[keep] for key in BLOCK_FIELDS}
+
+
+_LAST_READ: dict[tuple[int, ...], Any] = {}
+
+
+def read_report_json(path: str | Path) -> Any:
+    """A JSON file that may be a report, its blocks read as columns (schemas.Blocks), not as a
+    dict each: what every tool that reads reports reads them with. The last file read is kept
+    (by its device, inode, size and modification time): a tool that looks at a file to learn
+    what it is and then loads it reads a 250 MB report once, not twice."""
+    try:
+        st = Path(path).stat()
+        key: tuple[int, ...] | None = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    except OSError:
+        key = None
+    if key is not None and key in _LAST_READ:
+        return _LAST_READ[key]
+    data = read_json(path, arrays={"blocks": Blocks})
+    _LAST_READ.clear()
+    if key is not None:
+        _LAST_READ[key] = data
+    return data

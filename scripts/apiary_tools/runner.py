@@ -32,9 +32,8 @@ from typing import Any, Protocol
 
 from . import proc
 from .common import ToolError, exit_code_for, fmt_number, load_avg, split_args
-from .inputs import read_json
 from .outputs import make_directory, open_stream
-from .reports import check_report, is_report
+from .reports import check_report, is_report, read_report_json
 
 # The most runs one plan holds (multirun's runs × sides, a sweep's values × runs, a ladder's
 # steps × rounds), checked before the plan is built; with --cluster every machine runs it.
@@ -213,7 +212,7 @@ def read_run_report(path: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        data = read_json(path)
+        data = read_report_json(path)
         return check_report(data, path) if is_report(data) else None
     except ToolError as e:
         return {"status": "unreadable", "error": str(e)}

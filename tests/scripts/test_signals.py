@@ -87,7 +87,7 @@ def test_the_soak_analyses_its_log_when_stopped_while_analysing(sig, repo, tmp_p
     ("compare", "to_markdown", "compare", signal.SIGINT),
     ("gbexport", "validate", "gb-export", signal.SIGTERM),
     ("report_html", "Page.render", "report-html", signal.SIGINT),
-    ("plot", "series_from_inputs", "plot", signal.SIGTERM),
+    ("plot", "sets_from_inputs", "plot", signal.SIGTERM),
 ], ids=["compare", "gb-export", "report-html", "plot"])
 def test_a_tool_with_nothing_to_keep_stops_at_once_and_writes_nothing(module, step, tool, sig, repo, tmp_path):
     a = fakes.write_set(tmp_path / "a", [20000, 20100, 19900])
