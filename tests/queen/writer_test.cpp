@@ -173,10 +173,12 @@ TEST(Writer, ASnapshotSplitsWallAndObservingTimeAtTheSameMoment) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     return true;
   });
-  std::vector<writer_breakdown> edges;
+  std::vector<writer_breakdown> edges;  // the writer's; read after join()
+  std::atomic<std::size_t> taken{0};
   writer* self = nullptr;
   on_each_block snapshot([&](const block_record&, const core::chain&) {
     edges.push_back(self->breakdown_now());
+    taken.store(edges.size());
     return true;
   });
   writer w(chain, queue, cfg);
@@ -185,7 +187,7 @@ TEST(Writer, ASnapshotSplitsWallAndObservingTimeAtTheSameMoment) {
   w.observe(snapshot);
   for (auto& tx : txs) queue.submit(tx, {});
   w.start();
-  while (edges.size() < 4) std::this_thread::yield();
+  while (taken.load() < 4) std::this_thread::yield();
   w.request_stop();
   w.join();
   ASSERT_GE(edges.size(), 4U);
