@@ -51,6 +51,17 @@ def exported(target: str) -> list[dict]:
     return sorted(rows, key=lambda r: (r["kind"], r["source"], r["label"]))
 
 
+
+def the_only_result(target):
+    """The one result a history holds: its row, its metrics and its histograms."""
+    engine = db.open_history(target)
+    with engine.connect() as conn:
+        (row,) = db.select_results(conn, db.Filters())
+        values = db.metrics_of(conn, [row["id"]])[row["id"]]
+        hists = db.histograms_of(conn, row["id"])
+    engine.dispose()
+    return row, values, hists
+
 def test_every_kind_is_ingested_by_the_tools_and_by_a_walk(tree, tmp_path, capsys):
     out, by_tools = tree
     walked = str(tmp_path / "walked.sqlite")
@@ -106,12 +117,7 @@ def test_a_report_s_figures_and_histograms(tmp_path):
     path = fakes.write_report(tmp_path / "r.json", report)
     target = str(tmp_path / "h.sqlite")
     assert history_cli.main(["ingest", "--history", target, str(path)]) == 0
-    engine = db.open_history(target)
-    with engine.connect() as conn:
-        (row,) = db.select_results(conn, db.Filters())
-        values = db.metrics_of(conn, [row["id"]])[row["id"]]
-        hists = db.histograms_of(conn, row["id"])
-    engine.dispose()
+    row, values, hists = the_only_result(target)
     assert values["aggregates.cycle_us.avg"] == report["aggregates"]["cycle_us"]["avg"]
     assert values["throughput.tx_per_s"] == report["throughput"]["tx_per_s"]
     assert values["writer.unknown_share"] == report["writer"]["unknown_share"]
@@ -214,12 +220,7 @@ def test_a_real_run_s_report(tmp_path, apiary_bin, repo):
     target = str(tmp_path / "h.sqlite")
     assert history_cli.main(["ingest", "--history", target, str(report)]) == 0
     data = json.loads(report.read_text())
-    engine = db.open_history(target)
-    with engine.connect() as conn:
-        (row,) = db.select_results(conn, db.Filters())
-        values = db.metrics_of(conn, [row["id"]])[row["id"]]
-        hists = db.histograms_of(conn, row["id"])
-    engine.dispose()
+    row, values, hists = the_only_result(target)
     assert row["commit"] == data["context"]["commit"] and row["machine"] == data["context"]["hostname"]
     assert values["aggregates.cycle_us.avg"] == data["aggregates"]["cycle_us"]["avg"]
     writer = next(t for t in data["counters"]["threads"] if t["name"] == "writer")
