@@ -51,7 +51,6 @@ def exported(target: str) -> list[dict]:
     return sorted(rows, key=lambda r: (r["kind"], r["source"], r["label"]))
 
 
-
 def the_only_result(target):
     """The one result a history holds: its row, its metrics and its histograms."""
     engine = db.open_history(target)
