@@ -24,7 +24,7 @@ std::uint32_t prefix_of(const block_id& id) {
 
 }  // namespace
 
-chain::chain(chain_options options, const std::function<bool()>& cancelled)
+chain::chain(chain_options options, const std::function<bool()>& cancelled, std::span<const account_keys> keys)
     : options_(std::move(options)),
       db_(options_.db),
       accounts_(db_.add_index<account_index>()),
@@ -36,7 +36,7 @@ chain::chain(chain_options options, const std::function<bool()>& cancelled)
       counter_(options_.custom_ops, db_.add_index<custom_op_counter_index>()),
       rc_(options_.rc, accounts_),
       witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {
-  build_genesis(cancelled);
+  build_genesis(cancelled, keys);
   start_pending();
 }
 

@@ -3,61 +3,36 @@
 #include "apiary/core/chain/chain.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <functional>
-#include <thread>
-#include <vector>
-
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include "apiary/core/chain/rc.hpp"
 #include "voting_mana.hpp"
 
 namespace apiary::core {
 
-void chain::build_genesis(const std::function<bool()>& cancelled) {
+void chain::build_genesis(const std::function<bool()>& cancelled, std::span<const account_keys> given) {
   const std::uint32_t n = options_.genesis_accounts;
-  std::vector<account_name> names(n);
-  std::vector<public_key> posting(n), active(n);
-  for (std::uint32_t i = 0; i < n; ++i) names[i] = genesis_account_name(options_.account_prefix, i);
-
-  // Deriving a public key is an EC multiplication: spread the accounts over the cores.
-  // `cancelled` is asked every 256 accounts per worker (a few milliseconds of derivation).
-  const unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
-  std::atomic<bool> stop{false};
-  auto derive = [&](unsigned w) {
-    std::uint32_t done = 0;
-    for (std::uint32_t i = w; i < n; i += workers, ++done) {
-      if (cancelled && done % 256 == 0 && (stop.load(std::memory_order_relaxed) || cancelled())) {
-        stop.store(true, std::memory_order_relaxed);
-        return;
-      }
-      posting[i] = private_key::from_login(names[i].view(), key_role::posting, options_.key_password).public_key();
-      active[i] = private_key::from_login(names[i].view(), key_role::active, options_.key_password).public_key();
-    }
-  };
-  if (n < 1000 || workers == 1) {
-    for (unsigned w = 0; w < workers; ++w) derive(w);
-  } else {
-    std::vector<std::thread> threads;
-    for (unsigned w = 1; w < workers; ++w) threads.emplace_back(derive, w);
-    derive(0);
-    for (auto& t : threads) t.join();
-  }
-  if (stop.load()) throw genesis_cancelled();
-
-  const time_point_sec now{options_.genesis_time};
   // Every price scales with the vesting summed over the accounts, which must fit in 64 bits.
   if (options_.genesis_vesting > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / std::max(n, 1u))
     throw std::invalid_argument("genesis vesting times accounts does not fit in 64 bits");
+  // The keys not given are derived (over the cores: an EC multiplication per key).
+  const auto known = static_cast<std::uint32_t>(std::min<std::size_t>(given.size(), n));
+  const std::vector<account_keys> derived =
+      derive_genesis_keys(options_.account_prefix, options_.key_password, known, n, cancelled);
+  auto keys_of = [&](std::uint32_t i) -> const account_keys& { return i < known ? given[i] : derived[i - known]; };
+
+  const time_point_sec now{options_.genesis_time};
   const auto vesting = static_cast<std::int64_t>(options_.genesis_vesting);
+  accounts_.reserve<by_name>(std::size_t{n} + 1);  // the witness too; no rehash while they come
   for (std::uint32_t i = 0; i < n; ++i) {
     if (cancelled && i % 65536 == 0 && cancelled()) throw genesis_cancelled();
     accounts_.create([&](account_object& a) {
-      a.name = names[i];
-      a.posting_key = posting[i];
-      a.active_key = active[i];
+      a.name = genesis_account_name(options_.account_prefix, i);
+      a.posting_key = keys_of(i).posting;
+      a.active_key = keys_of(i).active;
       a.hive = options_.genesis_hive;
       a.hbd = options_.genesis_hbd;
       a.voting = {detail::max_mana, now};

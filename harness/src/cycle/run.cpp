@@ -18,6 +18,7 @@
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/cycle/audit.hpp"
 #include "apiary/harness/cycle/dump.hpp"
+#include "apiary/harness/cycle/genesis_key_cache.hpp"
 #include "apiary/harness/cycle/latency.hpp"
 #include "apiary/harness/cycle/settled.hpp"
 #include "apiary/harness/io/output_file.hpp"
@@ -206,18 +207,22 @@ void cycle_test::fail(std::string message, stop_reason why) {
 
 bool cycle_test::build() {
   const std::int64_t t0 = core::steady_now_ns();
-  // Genesis: an EC key derivation per account and role, a few seconds for 100,000; a signal
-  // stops it within milliseconds.
+  // Genesis: an EC key derivation per account and role not in the key cache (genesis_key_cache.hpp),
+  // a few seconds for 100,000; a signal stops it within milliseconds.
   progress_.phase("genesis: " + grouped(config_.chain.genesis_accounts) + " accounts");
+  const auto cancelled = [] { return interrupt_signal() != 0; };
+  genesis_key_set keys;
   try {
-    chain_ = std::make_unique<core::chain>(sized_chain(config_), [] { return interrupt_signal() != 0; });
+    const core::chain_options options = sized_chain(config_);
+    keys = genesis_keys(options, key_cache_dir(), cancelled);
+    chain_ = std::make_unique<core::chain>(options, cancelled, keys.keys);
   } catch (const core::genesis_cancelled&) {
     result_.genesis_ns = core::steady_now_ns() - t0;
     return false;
   }
   result_.genesis_ns = core::steady_now_ns() - t0;
-  log_.info("genesis: {} accounts in {:.3f} s", config_.chain.genesis_accounts,
-            static_cast<double>(result_.genesis_ns) / 1e9);
+  log_.info("genesis: {} accounts in {:.3f} s; {}", config_.chain.genesis_accounts,
+            static_cast<double>(result_.genesis_ns) / 1e9, keys.note);
 
   const queue_settings& q = config_.queue;
   // A sync producer waits for each outcome, so nothing more comes while the writer gathers.

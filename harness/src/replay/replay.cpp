@@ -6,6 +6,7 @@
 #include "apiary/colony/workload.hpp"
 #include "apiary/core/base/clock.hpp"
 #include "apiary/core/chain/chain.hpp"
+#include "apiary/harness/cycle/genesis_key_cache.hpp"
 #include "apiary/queen/writer.hpp"
 #include "apiary/queen/writer_queue.hpp"
 
@@ -44,7 +45,9 @@ replay_result replay_workload(const run_config& c, const saved_workload& w) {
   core::chain_options o = replay_chain_options(c, w.meta);
   // The id table sized as a run's (for the workload's ids at most), so it never rehashes.
   o.expected_transaction_ids = sized_chain(c, w.transactions.size()).expected_transaction_ids;
-  core::chain chain(o);
+  const genesis_key_set keys = genesis_keys(o, key_cache_dir());
+  core::chain chain(o, {}, keys.keys);
+  r.genesis_keys = keys.note;
   r.genesis_ns = core::steady_now_ns() - t0;
 
   queen::writer_queue queue;

@@ -63,6 +63,7 @@ void write_result(json_out& j, const replay_result& r) {
   j.field("head_block_id", r.head_block_id);
   j.field("state_digest", r.state_digest);
   j.field("genesis_ms", ms(r.genesis_ns), 3);
+  j.field("genesis_keys", r.genesis_keys);
   j.field("replay_ms", ms(r.replay_ns), 3);
   j.field("us_per_tx", per_tx_us(r), 4);
   j.key("writer");
@@ -125,6 +126,7 @@ std::string format_replay_summary(const run_context& ctx, const workload_meta& w
       fmt::format("apiary replay: {} transactions (seed {}, {} streams, {} accounts, {})\n", grouped(r.transactions),
                   w.seed, w.streams, grouped(w.accounts), w.sign ? "signed" : "unsigned");
   s += fmt::format("  {} build, commit {}\n", ctx.build_type, ctx.commit);
+  s += fmt::format("Genesis in {:.3f} s: {}\n", ms(r.genesis_ns) / 1e3, r.genesis_keys);
   s += fmt::format(
       "Replayed in {:.1f} ms on one thread: {:.3f} us per transaction (pushes {:.1f} ms, blocks {:.1f} ms)\n",
       ms(r.replay_ns), per_tx_us(r), ms(r.breakdown.tx_ns), ms(r.breakdown.block_ns));

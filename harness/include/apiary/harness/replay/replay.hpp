@@ -31,6 +31,7 @@ struct replay_result {
   queen::writer_breakdown breakdown;
   std::uint64_t pending_at_end = 0;
   std::int64_t genesis_ns = 0;
+  std::string genesis_keys;    // where the genesis keys came from (genesis_key_cache.hpp)
   std::int64_t replay_ns = 0;  // the measured part: the writer loop over the whole workload
   std::uint32_t head_block_num = 0;
   std::string head_block_id;  // hex

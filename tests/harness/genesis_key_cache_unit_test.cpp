@@ -1,0 +1,199 @@
+// The genesis key cache (harness/.../cycle/genesis_key_cache.hpp): keys from the cache are the
+// derivation's, a chain built from them has the same state digest, a bigger genesis extends
+// the file, and a damaged, truncated, foreign or forged file is never believed, only
+// replaced; a cache that cannot be written costs nothing but speed.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "apiary/core/chain/chain.hpp"
+#include "apiary/core/protocol/hash.hpp"
+#include "apiary/harness/cycle/genesis_key_cache.hpp"
+
+namespace apiary::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint32_t accounts = 1200;
+
+class GenesisKeyCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("apiary-key-cache-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    options_.genesis_accounts = accounts;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  genesis_key_set keys() const { return genesis_keys(options_, dir_.string()); }
+  fs::path file() const {
+    for (const auto& e : fs::directory_iterator(dir_)) return e.path();
+    return {};
+  }
+  std::string read() const {
+    std::ifstream in(file(), std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  void write(const std::string& bytes) const {
+    std::ofstream out(file(), std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+  // After damaging the file: the next genesis derives everything again, says why, gets the
+  // right keys and leaves a file that serves the one after.
+  void expect_refused(const std::string& why) {
+    const genesis_key_set k = keys();
+    EXPECT_EQ(k.cached, 0u);
+    EXPECT_NE(k.note.find(why), std::string::npos) << k.note;
+    EXPECT_EQ(k.keys, core::derive_genesis_keys("user", "apiary", 0, accounts));
+    EXPECT_EQ(keys().cached, accounts);
+  }
+
+  fs::path dir_;
+  core::chain_options options_;
+};
+
+TEST_F(GenesisKeyCache, TheSecondGenesisReadsWhatTheFirstDerivedAndTheStateIsTheSame) {
+  const genesis_key_set first = keys();
+  EXPECT_EQ(first.cached, 0u);
+  ASSERT_EQ(first.keys.size(), accounts);
+  EXPECT_NE(first.note.find("saved to"), std::string::npos) << first.note;
+  const genesis_key_set second = keys();
+  EXPECT_EQ(second.cached, accounts);
+  EXPECT_EQ(second.keys, core::derive_genesis_keys("user", "apiary", 0, accounts));
+  const core::chain derived(options_);
+  const core::chain cached(options_, {}, second.keys);
+  EXPECT_EQ(cached.state_digest(), derived.state_digest());
+}
+
+TEST_F(GenesisKeyCache, ABiggerGenesisDerivesOnlyWhatTheCacheLacksAndKeepsAll) {
+  keys();
+  options_.genesis_accounts = accounts + 300;
+  const genesis_key_set more = keys();
+  EXPECT_EQ(more.cached, accounts);
+  EXPECT_EQ(more.keys, core::derive_genesis_keys("user", "apiary", 0, accounts + 300));
+  EXPECT_EQ(keys().cached, accounts + 300);
+  options_.genesis_accounts = accounts;  // a smaller one takes the first accounts' keys
+  const genesis_key_set fewer = keys();
+  EXPECT_EQ(fewer.cached, accounts);
+  EXPECT_EQ(fewer.keys.size(), accounts);
+}
+
+TEST_F(GenesisKeyCache, AnotherPrefixOrPasswordHasItsOwnFile) {
+  keys();
+  options_.key_password = "other";
+  const genesis_key_set other = keys();
+  EXPECT_EQ(other.cached, 0u);
+  EXPECT_EQ(other.keys, core::derive_genesis_keys("user", "other", 0, accounts));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), {}), 2);
+}
+
+TEST_F(GenesisKeyCache, AFlippedByteIsCaughtByTheChecksum) {
+  keys();
+  std::string bytes = read();
+  bytes[bytes.size() / 2] ^= 0x01;
+  write(bytes);
+  expect_refused("checksum");
+}
+
+TEST_F(GenesisKeyCache, ATruncatedFileIsNotBelieved) {
+  keys();
+  for (const std::size_t keep : {std::size_t{0}, std::size_t{5}, std::size_t{20}, read().size() - 1}) {
+    keys();
+    write(read().substr(0, keep));
+    expect_refused(keep < 8 ? "not a key cache" : "truncated");
+  }
+}
+
+TEST_F(GenesisKeyCache, AnotherFormatVersionIsNotRead) {
+  keys();
+  std::string bytes = read();
+  bytes[8] = 2;
+  write(bytes);
+  expect_refused("format version 2");
+}
+
+// A file whose checksum holds but whose keys are not the derivation's (written by a build
+// that derived differently): the spot check re-derives a few accounts and refuses it.
+TEST_F(GenesisKeyCache, AForgedKeyWithAGoodChecksumIsRefused) {
+  keys();
+  std::string bytes = read();
+  const std::size_t body = bytes.size() - 32 - std::size_t{accounts} * 66;
+  bytes[body + 1] ^= 0x40;  // account 0's posting key
+  const core::sha256_digest sum = core::sha256(bytes.data(), bytes.size() - 32);
+  bytes.replace(bytes.size() - 32, 32, reinterpret_cast<const char*>(sum.begin()), 32);
+  write(bytes);
+  expect_refused("not the account's");
+}
+
+TEST_F(GenesisKeyCache, ACacheThatCannotBeWrittenCostsOnlyItsSpeed) {
+  fs::create_directories(dir_.parent_path());
+  { std::ofstream(dir_.string()) << "a file where the directory should be"; }
+  const genesis_key_set k = keys();
+  EXPECT_EQ(k.keys, core::derive_genesis_keys("user", "apiary", 0, accounts));
+  EXPECT_NE(k.note.find("not saved"), std::string::npos) << k.note;
+  fs::remove(dir_);
+}
+
+TEST_F(GenesisKeyCache, SmallGenesesAndAnOffCacheDeriveInTheChain) {
+  options_.genesis_accounts = 999;
+  EXPECT_TRUE(keys().keys.empty());
+  options_.genesis_accounts = accounts;
+  EXPECT_TRUE(genesis_keys(options_, "").keys.empty());
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
+// Sets an environment variable (nullptr: unsets it) until destroyed.
+class scoped_env {
+ public:
+  scoped_env(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    if (old != nullptr) old_ = old;
+    had_ = old != nullptr;
+    if (value != nullptr)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
+  }
+  ~scoped_env() {
+    if (had_)
+      ::setenv(name_, old_.c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+TEST(GenesisKeyCacheDir, TheEnvironmentNamesTheDirectory) {
+  const scoped_env home("HOME", "/home/someone");
+  {
+    const scoped_env cache("APIARY_KEY_CACHE", "off");
+    EXPECT_EQ(key_cache_dir(), "");
+  }
+  {
+    const scoped_env cache("APIARY_KEY_CACHE", "/somewhere/keys");
+    EXPECT_EQ(key_cache_dir(), "/somewhere/keys");
+  }
+  const scoped_env cache("APIARY_KEY_CACHE", nullptr);
+  {
+    const scoped_env xdg("XDG_CACHE_HOME", "/xdg");
+    EXPECT_EQ(key_cache_dir(), "/xdg/apiary/keys");
+  }
+  const scoped_env xdg("XDG_CACHE_HOME", nullptr);
+  EXPECT_EQ(key_cache_dir(), "/home/someone/.cache/apiary/keys");
+}
+
+}  // namespace
+}  // namespace apiary::harness
