@@ -65,6 +65,7 @@ replay_result replay_workload(const run_config& c, const saved_workload& w) {
   queen::timing_outbox timings;
   writer.record_timings(timings);
 
+  r.state_at_start = chain.census();
   const std::int64_t t1 = core::steady_now_ns();
   apiary_replay_measured(&writer);
   r.replay_ns = core::steady_now_ns() - t1;
@@ -79,6 +80,7 @@ replay_result replay_workload(const run_config& c, const saved_workload& w) {
   r.head_block_num = chain.head_block_num();
   r.head_block_id = core::to_hex(chain.head_block_id());
   r.state_digest = core::to_hex(chain.state_digest());
+  r.state_at_end = chain.census();
   return r;
 }
 

@@ -64,6 +64,14 @@ void write_result(json_out& j, const replay_result& r) {
   j.field("state_digest", r.state_digest);
   j.field("genesis_ms", ms(r.genesis_ns), 3);
   j.field("genesis_keys", r.genesis_keys);
+  j.key("state_at_start");
+  j.begin_object();
+  write_indexes(j, r.state_at_start);
+  j.end_object();
+  j.key("state_at_end");
+  j.begin_object();
+  write_indexes(j, r.state_at_end);
+  j.end_object();
   j.field("replay_ms", ms(r.replay_ns), 3);
   j.field("us_per_tx", per_tx_us(r), 4);
   j.key("writer");

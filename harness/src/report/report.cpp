@@ -19,6 +19,19 @@
 
 namespace apiary::harness {
 
+void write_indexes(json_out& j, const core::state_census& s) {
+  j.key("indexes");
+  j.begin_object();
+  for (const core::index_census& i : s.indexes) {
+    j.key(i.name);
+    j.begin_object();
+    j.field("objects", i.objects);
+    j.field("bytes", i.bytes);
+    j.end_object();
+  }
+  j.end_object();
+}
+
 void write_option(json_out& j, const config_entry& o) {
   const std::string& v = o.text;
   j.key(o.name);
@@ -517,16 +530,7 @@ void write_state(json_out& j, const report_inputs& in) {
   const core::state_census& s = r.state;
   j.key("state");
   j.begin_object();
-  j.key("indexes");
-  j.begin_object();
-  for (const core::index_census& i : s.indexes) {
-    j.key(i.name);
-    j.begin_object();
-    j.field("objects", i.objects);
-    j.field("bytes", i.bytes);
-    j.end_object();
-  }
-  j.end_object();
+  write_indexes(j, s);
   j.field("pending_ids", s.pending_ids);
   j.field("object_pool_bytes", s.object_pool_bytes);
   j.field("undo_pool_bytes", s.undo_pool_bytes);

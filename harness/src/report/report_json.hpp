@@ -2,6 +2,7 @@
 // options and the machine. Defined in report.cpp.
 #pragma once
 
+#include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/config/options.hpp"
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/report/analysis.hpp"
@@ -11,6 +12,9 @@ namespace apiary::harness {
 
 // `"name": value` of one run option, typed as the option is (number, boolean or string).
 void write_option(json_out& j, const config_entry& o);
+
+// `"indexes": {"accounts": {"objects": N, "bytes": N}, ...}` of a state's census.
+void write_indexes(json_out& j, const core::state_census& s);
 
 // The run_context fields (cpu_model ... start_time), into the object being written.
 void write_context_fields(json_out& j, const run_context& ctx);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "apiary/core/chain/chain.hpp"
 #include "apiary/core/chain/reject.hpp"
 #include "apiary/core/protocol/buffer.hpp"
 #include "apiary/harness/config/run_config.hpp"
@@ -34,9 +35,11 @@ struct replay_result {
   std::string genesis_keys;    // where the genesis keys came from (genesis_key_cache.hpp)
   std::int64_t replay_ns = 0;  // the measured part: the writer loop over the whole workload
   std::uint32_t head_block_num = 0;
-  std::string head_block_id;  // hex
-  std::string state_digest;   // hex: the chain's state after the replay
-  std::string error;          // the writer failed: why (the figures are up to the failure)
+  std::string head_block_id;          // hex
+  std::string state_digest;           // hex: the chain's state after the replay
+  core::state_census state_at_start;  // what the state held when the replay began
+  core::state_census state_at_end;
+  std::string error;  // the writer failed: why (the figures are up to the failure)
 };
 
 // The chain options a replay of `w` uses: c's switches and block settings, w's genesis.
