@@ -102,6 +102,14 @@ TEST_F(GenesisKeyCache, AFlippedByteIsCaughtByTheChecksum) {
   expect_refused("checksum");
 }
 
+TEST_F(GenesisKeyCache, AFlippedByteInTheHeaderIsCaughtByItsChecksum) {
+  keys();
+  std::string bytes = read();
+  bytes[20] ^= 0x01;  // the account count
+  write(bytes);
+  expect_refused("header's checksum");
+}
+
 TEST_F(GenesisKeyCache, ATruncatedFileIsNotBelieved) {
   keys();
   for (const std::size_t keep : {std::size_t{0}, std::size_t{5}, std::size_t{20}, read().size() - 1}) {
@@ -114,9 +122,9 @@ TEST_F(GenesisKeyCache, ATruncatedFileIsNotBelieved) {
 TEST_F(GenesisKeyCache, AnotherFormatVersionIsNotRead) {
   keys();
   std::string bytes = read();
-  bytes[8] = 2;
+  bytes[8] = 3;
   write(bytes);
-  expect_refused("format version 2");
+  expect_refused("format version 3");
 }
 
 // A file whose checksum holds but whose keys are not the derivation's (written by a build
@@ -124,9 +132,10 @@ TEST_F(GenesisKeyCache, AnotherFormatVersionIsNotRead) {
 TEST_F(GenesisKeyCache, AForgedKeyWithAGoodChecksumIsRefused) {
   keys();
   std::string bytes = read();
-  const std::size_t body = bytes.size() - 32 - std::size_t{accounts} * 66;
-  bytes[body + 1] ^= 0x40;  // account 0's posting key
-  const core::sha256_digest sum = core::sha256(bytes.data(), bytes.size() - 32);
+  // One chunk of accounts, then its checksum, at the end of the file.
+  const std::size_t chunk = bytes.size() - 32 - std::size_t{accounts} * 66;
+  bytes[chunk + 1] ^= 0x40;  // account 0's posting key
+  const core::sha256_digest sum = core::sha256(bytes.data() + chunk, bytes.size() - 32 - chunk);
   bytes.replace(bytes.size() - 32, 32, reinterpret_cast<const char*>(sum.begin()), 32);
   write(bytes);
   expect_refused("not the account's");

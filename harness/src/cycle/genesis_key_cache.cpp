@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <string_view>
 
 #include "apiary/core/protocol/hash.hpp"
-#include "apiary/harness/config/run_config.hpp"
-#include "apiary/harness/io/input_file.hpp"
 #include "apiary/harness/io/output_file.hpp"
 #include "apiary/harness/io/text_format.hpp"
 
@@ -19,14 +19,15 @@ namespace apiary::harness {
 namespace {
 
 constexpr std::string_view magic = "APIARYKC";
-constexpr std::uint32_t format_version = 1;
+constexpr std::uint32_t format_version = 2;
 constexpr std::uint32_t smallest_cached = 1000;
 constexpr std::size_t key_bytes = 33;
 constexpr std::size_t account_bytes = 2 * key_bytes;
 constexpr std::size_t digest_bytes = 32;
-// The most accounts a genesis has, their keys and a header of the longest names.
-constexpr std::uint64_t largest_file = std::uint64_t{max_genesis_accounts} * account_bytes + 4096;
-// Accounts re-derived from a file that passed its checksum, spread over it.
+constexpr std::uint32_t chunk_accounts = 65536;
+// Longer prefixes or passwords than any genesis takes: a header that claims more is damage.
+constexpr std::uint32_t longest_text = 4096;
+// Accounts re-derived from a file that passed its checksums, spread over what was read.
 constexpr std::uint32_t spot_checks = 8;
 
 std::string file_name(const core::chain_options& o) {
@@ -54,69 +55,95 @@ std::string header(const core::chain_options& o, std::uint32_t accounts) {
   return h;
 }
 
-// A reader over the file's bytes that never reads past the end.
-struct cursor {
-  std::string_view rest;
-  bool take(std::size_t n, std::string_view& out) {
-    if (rest.size() < n) return false;
-    out = rest.substr(0, n);
-    rest.remove_prefix(n);
-    return true;
+std::uint64_t chunks_of(std::uint32_t accounts) {
+  return (std::uint64_t{accounts} + chunk_accounts - 1) / chunk_accounts;
+}
+
+// The file's size for a header of `header_size` bytes and `accounts` accounts.
+std::uint64_t file_size_of(std::size_t header_size, std::uint32_t accounts) {
+  return header_size + digest_bytes + std::uint64_t{accounts} * account_bytes + chunks_of(accounts) * digest_bytes;
+}
+
+bool digest_matches(const std::string& bytes, const char* digest) {
+  const core::sha256_digest sum = core::sha256(bytes.data(), bytes.size());
+  return std::memcmp(sum.begin(), digest, digest_bytes) == 0;
+}
+
+// Reads a file piece by piece; `ok` turns false at the first short read.
+struct reader {
+  std::ifstream in;
+  bool ok = true;
+  std::string bytes(std::size_t n) {
+    std::string b(n, '\0');
+    if (ok && !in.read(b.data(), static_cast<std::streamsize>(n))) ok = false;
+    return b;
   }
-  bool u32(std::uint32_t& v) {
-    std::string_view b;
-    if (!take(4, b)) return false;
+  std::uint32_t u32(std::string& echo) {
+    std::string b = bytes(4);
+    echo += b;
+    std::uint32_t v = 0;
     std::memcpy(&v, b.data(), 4);
-    return true;
+    return v;
   }
 };
 
-// The cached keys; none, with the reason in `why`, when the file cannot serve.
-std::vector<core::account_keys> parse(const std::string& bytes, const core::chain_options& o, std::string& why) {
-  cursor c{bytes};
-  std::string_view m, prefix, password;
-  std::uint32_t version = 0, accounts = 0, prefix_size = 0, password_size = 0;
-  if (!c.take(magic.size(), m) || m != magic) {
+// The header, checked: the number of accounts the file holds, or nullopt with `why`.
+std::optional<std::uint32_t> read_header(reader& r, const core::chain_options& o, std::string& why) {
+  std::string h = r.bytes(magic.size());
+  if (!r.ok || h != magic) {
     why = "not a key cache";
-    return {};
+    return std::nullopt;
   }
-  if (!c.u32(version) || version != format_version) {
+  const std::uint32_t version = r.u32(h);
+  if (!r.ok || version != format_version) {
     why = fmt::format("format version {}, this build reads {}", version, format_version);
-    return {};
+    return std::nullopt;
   }
-  if (!c.u32(accounts) || !c.u32(prefix_size) || !c.take(prefix_size, prefix) || !c.u32(password_size) ||
-      !c.take(password_size, password)) {
-    why = fmt::format("truncated in its header ({} bytes)", bytes.size());
-    return {};
+  const std::uint32_t accounts = r.u32(h);
+  const std::uint32_t prefix_size = r.u32(h);
+  const std::string prefix = r.bytes(std::min(prefix_size, longest_text));
+  h += prefix;
+  const std::uint32_t password_size = r.u32(h);
+  const std::string password = r.bytes(std::min(password_size, longest_text));
+  h += password;
+  const std::string digest = r.bytes(digest_bytes);
+  if (!r.ok) {
+    why = "truncated in its header";
+    return std::nullopt;
+  }
+  if (!digest_matches(h, digest.data())) {
+    why = "its header's checksum does not match (a damaged file)";
+    return std::nullopt;
   }
   if (prefix != o.account_prefix || password != o.key_password) {
     why = "its header names another prefix or password";
-    return {};
+    return std::nullopt;
   }
-  const std::size_t body = bytes.size() - c.rest.size();
-  const std::size_t expected = body + std::size_t{accounts} * account_bytes + digest_bytes;
-  if (bytes.size() != expected) {
-    why = fmt::format("{} ({} bytes, not the {} of {} accounts)", bytes.size() < expected ? "truncated" : "too long",
-                      bytes.size(), expected, accounts);
-    return {};
-  }
-  const std::size_t signed_size = bytes.size() - digest_bytes;
-  const core::sha256_digest sum = core::sha256(bytes.data(), signed_size);
-  if (std::memcmp(sum.begin(), bytes.data() + signed_size, digest_bytes) != 0) {
-    why = "its checksum does not match (a damaged file)";
-    return {};
-  }
-  std::vector<core::account_keys> keys(accounts);
-  const char* p = bytes.data() + body;
-  for (auto& k : keys) {
-    std::memcpy(k.posting.begin(), p, key_bytes);
-    std::memcpy(k.active.begin(), p + key_bytes, key_bytes);
-    p += account_bytes;
+  return accounts;
+}
+
+// The keys of the first `want` of the file's `accounts` accounts, from the chunks that hold
+// them (each read and checked whole), or none with `why`.
+std::vector<core::account_keys> read_chunks(reader& r, std::uint32_t accounts, std::uint32_t want, std::string& why) {
+  std::vector<core::account_keys> keys(want);
+  for (std::uint32_t first = 0; first < want; first += chunk_accounts) {
+    const std::uint32_t n = std::min(chunk_accounts, accounts - first);
+    const std::string chunk = r.bytes(std::size_t{n} * account_bytes);
+    const std::string digest = r.bytes(digest_bytes);
+    if (!r.ok || !digest_matches(chunk, digest.data())) {
+      why = fmt::format("the checksum of its accounts from {} does not match (a damaged file)", first);
+      return {};
+    }
+    const char* p = chunk.data();
+    for (std::uint32_t i = first; i < std::min(first + n, want); ++i, p += account_bytes) {
+      std::memcpy(keys[i].posting.begin(), p, key_bytes);
+      std::memcpy(keys[i].active.begin(), p + key_bytes, key_bytes);
+    }
   }
   return keys;
 }
 
-// Whether a few accounts' keys, spread over the file, are what the derivation gives.
+// Whether a few accounts' keys, spread over those read, are what the derivation gives.
 bool spot_check(const std::vector<core::account_keys>& keys, const core::chain_options& o) {
   const auto n = static_cast<std::uint32_t>(keys.size());
   for (std::uint32_t s = 0; s < spot_checks && n > 0; ++s) {
@@ -127,41 +154,57 @@ bool spot_check(const std::vector<core::account_keys>& keys, const core::chain_o
   return true;
 }
 
-void save(const std::string& path, const core::chain_options& o, const std::vector<core::account_keys>& keys) {
-  std::string bytes = header(o, static_cast<std::uint32_t>(keys.size()));
-  const std::size_t body = bytes.size();
-  bytes.resize(body + keys.size() * account_bytes);
-  char* p = bytes.data() + body;
-  for (const auto& k : keys) {
-    std::memcpy(p, k.posting.begin(), key_bytes);
-    std::memcpy(p + key_bytes, k.active.begin(), key_bytes);
-    p += account_bytes;
-  }
-  const core::sha256_digest sum = core::sha256(bytes.data(), bytes.size());
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  output_file out(path);
-  out.write(bytes.data(), bytes.size());
-  out.write(sum.begin(), sum.size());
-  out.commit();
-}
-
-// The cached keys for `o` (at most o.genesis_accounts of them), and why none, if none.
+// The cached keys of the genesis `o` describes: as many of its accounts as the file holds,
+// reading only the chunks they are in; none, with the reason in `why`, when it cannot serve.
 std::vector<core::account_keys> load(const std::string& path, const core::chain_options& o, std::string& why) {
-  if (!std::filesystem::exists(path)) return {};
-  std::string bytes;
-  try {
-    bytes = read_input_file(path, largest_file, "key cache");
-  } catch (const input_error& e) {
-    why = e.what();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    why = "not a regular file";
     return {};
   }
-  std::vector<core::account_keys> keys = parse(bytes, o, why);
-  if (keys.size() > o.genesis_accounts) keys.resize(o.genesis_accounts);
+  const std::uint64_t size = std::filesystem::file_size(path, ec);
+  reader r{std::ifstream(path, std::ios::binary)};
+  if (ec || !r.in) {
+    why = "cannot be read";
+    return {};
+  }
+  const std::optional<std::uint32_t> accounts = read_header(r, o, why);
+  if (!accounts) return {};
+  const std::uint64_t expected = file_size_of(static_cast<std::size_t>(r.in.tellg()) - digest_bytes, *accounts);
+  if (size != expected) {
+    why = fmt::format("{} ({} bytes, not the {} of {} accounts)", size < expected ? "truncated" : "too long", size,
+                      expected, *accounts);
+    return {};
+  }
+  std::vector<core::account_keys> keys = read_chunks(r, *accounts, std::min(*accounts, o.genesis_accounts), why);
   if (!keys.empty() && !spot_check(keys, o)) {
     why = "a key in it is not the account's (a file from another derivation)";
     keys.clear();
   }
   return keys;
+}
+
+void save(const std::string& path, const core::chain_options& o, const std::vector<core::account_keys>& keys) {
+  const auto accounts = static_cast<std::uint32_t>(keys.size());
+  const std::string h = header(o, accounts);
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  output_file out(path);
+  out.write(h.data(), h.size());
+  out.write(core::sha256(h.data(), h.size()).begin(), digest_bytes);
+  std::string chunk;
+  for (std::uint32_t first = 0; first < accounts; first += chunk_accounts) {
+    const std::uint32_t n = std::min(chunk_accounts, accounts - first);
+    chunk.resize(std::size_t{n} * account_bytes);
+    char* p = chunk.data();
+    for (std::uint32_t i = first; i < first + n; ++i, p += account_bytes) {
+      std::memcpy(p, keys[i].posting.begin(), key_bytes);
+      std::memcpy(p + key_bytes, keys[i].active.begin(), key_bytes);
+    }
+    out.write(chunk.data(), chunk.size());
+    out.write(core::sha256(chunk.data(), chunk.size()).begin(), digest_bytes);
+  }
+  out.commit();
 }
 
 }  // namespace

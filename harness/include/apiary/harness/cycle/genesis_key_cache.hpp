@@ -9,17 +9,19 @@
 // else $HOME/.cache/apiary/keys. Used from 1,000 accounts up (fewer derive in milliseconds).
 // One file per prefix and password, keys-<16 hex digits>.bin:
 //
-//   magic "APIARYKC", format version (u32), accounts (u32),
-//   prefix length (u32) and bytes, password length (u32) and bytes,
-//   per account its posting and active key (33 bytes each),
-//   SHA-256 of all the above (32 bytes)
+//   header    magic "APIARYKC", format version (u32), accounts (u32),
+//             prefix length (u32) and bytes, password length (u32) and bytes
+//             SHA-256 of the header (32 bytes)
+//   chunks    per 65,536 accounts (the last one fewer): each account's posting and active key
+//             (33 bytes each), then the chunk's SHA-256 (32 bytes)
 //
-// integers little-endian. A file that is not whole (wrong size, magic, version, prefix,
-// password or checksum) is ignored with a note and replaced; a key that the checksum passes
-// but a fresh derivation of a few accounts contradicts is refused the same way, so the state
-// (and its digest) never depends on the cache. A cache that cannot be written costs only its
-// speed: the note says why. Files are replaced atomically (output_file), so runs sharing a
-// cache never read half a file.
+// integers little-endian. A genesis reads the header and only the chunks of its accounts. A
+// file that does not serve (wrong size, magic, version, prefix, password or checksum) is
+// ignored with a note and replaced; a key that the checksums pass but a fresh derivation of a
+// few accounts contradicts is refused the same way, so the state (and its digest) never
+// depends on the cache. A cache that cannot be written costs only its speed: the note says
+// why. Files are replaced atomically (output_file), so runs sharing a cache never read half
+// a file.
 #pragma once
 
 #include <functional>
