@@ -12,7 +12,8 @@ namespace apiary::harness {
 // `"name": value` of one run option, typed as the option is (number, boolean or string).
 void write_option(json_out& j, const config_entry& o);
 
-// The run_context fields (cpu_model ... start_time), into the object being written.
+// The run_context fields (cpu_model ... start_time, and the state snapshot the chain started
+// from or null), into the object being written.
 void write_context_fields(json_out& j, const run_context& ctx);
 
 // Defined in report_validity.cpp: `"tuning": {...}` of the context, and the report's
