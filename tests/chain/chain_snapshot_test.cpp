@@ -348,6 +348,15 @@ TEST(SnapshotRefusals, ContentsThatDoNotDecode) {
   const std::size_t count_at = at[0] + 1 + 8;
   g[count_at + 5] = 1;
   expect_refused(resealed(g), core::snapshot_problem::malformed, "cannot fit");
+  // The second account (id 1, user1) made a second user0, then given the id 0 again.
+  const std::string second = "\x05user1";
+  const auto at_second = std::search(f.begin(), f.end(), second.begin(), second.end()) - f.begin();
+  g = f;
+  g[static_cast<std::size_t>(at_second) + 5] = '0';
+  expect_refused(resealed(g), core::snapshot_problem::malformed, "two objects with the same key");
+  g = f;
+  std::memset(g.data() + at_second - 4, 0, 4);
+  expect_refused(resealed(g), core::snapshot_problem::malformed, "object id 0 out of order");
   g = f;
   std::memset(g.data() + count_at + 8, 0, 8);  // next id 0 for 31 accounts
   expect_refused(resealed(g), core::snapshot_problem::malformed, "next id 0");
