@@ -25,6 +25,12 @@ std::uint32_t prefix_of(const block_id& id) {
 }  // namespace
 
 chain::chain(chain_options options, const std::function<bool()>& cancelled, std::span<const account_keys> keys)
+    : chain(std::move(options), empty_state{}) {
+  build_genesis(cancelled, keys);
+  start_pending();
+}
+
+chain::chain(chain_options options, empty_state /*unused*/)
     : options_(std::move(options)),
       db_(options_.db),
       accounts_(db_.add_index<account_index>()),
@@ -35,10 +41,7 @@ chain::chain(chain_options options, const std::function<bool()>& cancelled, std:
       dedup_(options_.dedup, db_.add_index<transaction_index>(), options_.expected_transaction_ids),
       counter_(options_.custom_ops, db_.add_index<custom_op_counter_index>()),
       rc_(options_.rc, accounts_),
-      witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {
-  build_genesis(cancelled, keys);
-  start_pending();
-}
+      witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {}
 
 chain::~chain() = default;
 

@@ -51,8 +51,11 @@ chain_audit chain::audit() const {
   if (orphans != 0) violation("cashout: " + std::to_string(orphans) + " votes on comments no longer in the state");
 
   a.undo_depth = db_.undo_depth();
+  // The blocks applied since the chain was built (genesis, or a snapshot's head) may be reversible.
   const std::size_t block_sessions =
-      options_.apply_block_in_session ? std::min<std::size_t>(head_block_num(), options_.reversible_blocks) : 0;
+      options_.apply_block_in_session
+          ? std::min<std::size_t>(head_block_num() - first_block_, options_.reversible_blocks)
+          : 0;
   // The last pending transaction may keep its own session (push_transaction's may_be_left_out).
   const std::size_t expected = block_sessions + 1 + (last_session_.active() ? 1 : 0);
   if (a.undo_depth != expected)

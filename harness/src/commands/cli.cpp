@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <spdlog/fmt/fmt.h>
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
@@ -15,6 +16,7 @@
 #include <new>
 #include <vector>
 
+#include "apiary/core/base/clock.hpp"
 #include "apiary/core/protocol/buffer.hpp"
 #include "apiary/harness/config/memory_budget.hpp"
 #include "apiary/harness/cycle/context.hpp"
@@ -22,10 +24,13 @@
 #include "apiary/harness/io/error_text.hpp"
 #include "apiary/harness/io/output_file.hpp"
 #include "apiary/harness/io/run_log.hpp"
+#include "apiary/harness/io/state_file.hpp"
 #include "apiary/harness/io/text_format.hpp"
 #include "apiary/harness/replay/replay.hpp"
+#include "apiary/harness/replay/snapshot.hpp"
 #include "apiary/harness/report/analysis.hpp"
 #include "commands/parse_errors.hpp"
+#include "cycle/observers.hpp"
 #include "cycle/profile.hpp"
 #include "cycle/progress.hpp"
 #include "cycle/run.hpp"
@@ -95,6 +100,20 @@ int exit_status_of(const run_result& r) {
   return exit_sigint;
 }
 
+// --state FILE: the chain it holds, with `options`, and where it came from in `source`; null
+// for the genesis (no --state). A file that cannot be used is bad usage: its error line, and
+// `status` set. The state takes about four times its file in memory.
+std::unique_ptr<core::chain> load_state(std::string_view command, const std::string& path,
+                                        const core::chain_options& options, state_source& source, int& status) {
+  if (path.empty()) return nullptr;
+  try {
+    return load_state_file(path, options, available_memory() / 4, source);
+  } catch (const state_file_error& e) {
+    status = usage_error(command, e.what());
+    return nullptr;
+  }
+}
+
 // ---- apiary run ---------------------------------------------------------------------------
 
 struct run_command {
@@ -137,7 +156,7 @@ struct run_command {
     if (auto problem = finish_parsing()) return usage_error("run", *problem);
     if (print_config) return print_out("run", to_toml(describe(config))) ? exit_ok : exit_failed;
     if (auto problem = check_memory(config, 0)) return usage_error("run", *problem);
-    const run_context ctx = collect_context(argc, argv);
+    run_context ctx = collect_context(argc, argv);
     const std::string path = report_path(config, ctx);
     const std::string log_file = log_file_for(path);
     const outputs& o = config.out;
@@ -157,9 +176,13 @@ struct run_command {
       if (auto problem = profile_usable(o.profile_dir)) return usage_error("run", *problem);
       for (const std::string& file : profiler::output_paths(o.profile_dir)) written.push_back({"--profile", file});
     }
-    if (!outputs_usable("run", {{"--config", config.config_file}}, written)) return exit_usage;
+    if (!outputs_usable("run", {{"--config", config.config_file}, {"--state", config.state}}, written))
+      return exit_usage;
     output_locks locks;
     if (auto problem = locks.take(written)) return usage_error("run", *problem);
+    int status = exit_ok;
+    std::unique_ptr<core::chain> loaded = load_state("run", config.state, sized_chain(config), ctx.state, status);
+    if (status != exit_ok) return status;
     // perf starts before genesis, disabled: the run opens and closes its window.
     std::unique_ptr<profiler> profile;
     if (!o.profile_dir.empty()) {
@@ -168,7 +191,7 @@ struct run_command {
         return usage_error("run", "--profile " + shown_path(o.profile_dir) + ": " + *problem);
     }
     run_log log(o.log, log_file);
-    return execute(ctx, path, log, log_file, profile.get());
+    return execute(ctx, path, log, log_file, profile.get(), std::move(loaded));
   }
 
   // --profile DIR: the tools there, DIR a directory that can be written; the error line.
@@ -188,7 +211,7 @@ struct run_command {
   }
 
   int execute(const run_context& ctx, const std::string& path, run_log& log, const std::string& log_file,
-              profiler* profile) {
+              profiler* profile, std::unique_ptr<core::chain> loaded) {
     log->info("apiary {} ({} build, commit {}): {}", ctx.version, ctx.build_type, ctx.commit, ctx.command_line);
     if (!measuring_build(ctx))
       log->warn("a {} build{}: its times are not the ones to quote", ctx.build_type,
@@ -198,7 +221,7 @@ struct run_command {
     // A hard exit (a second signal) leaves the report marked aborted.
     const standby_file aborted(path, aborted_report_head(config, ctx, path));
     interrupt_guard signals(&aborted, &aborted_report_tail);
-    run_result r = run_cycle_test(config, progress, *log, profile);
+    run_result r = run_cycle_test(config, progress, *log, profile, std::move(loaded));
     const analysis a = analyze(config, ctx, r);
     if (profile != nullptr) {
       // After the measurement: perf stops, and its record becomes the profile's files.
@@ -337,6 +360,9 @@ struct replay_command {
   }
 
   std::optional<std::string> check_options() {
+    if (!workload_in.empty() && !config.state.empty())
+      return "--state " + shown_path(config.state) + ": a saved workload (--workload " + shown_path(workload_in) +
+             ") references the genesis, not the snapshot's head; leave --workload out to generate one from that head";
     if (!workload_in.empty()) {
       for (const std::string& generation : options->given(scope_workload))
         return "--" + generation + ": the workload was generated already (--workload " + shown_path(workload_in) +
@@ -351,8 +377,8 @@ struct replay_command {
     return validate(config);
   }
 
-  // The workload: loaded (a bad file is bad usage) or generated (and saved if asked).
-  std::optional<saved_workload> obtain_workload(int& status) {
+  // The workload: loaded (a bad file is bad usage) or generated from `head` (and saved if asked).
+  std::optional<saved_workload> obtain_workload(int& status, const colony::head_info& head) {
     if (!workload_in.empty()) {
       try {
         saved_workload w = load_workload(workload_in);
@@ -367,7 +393,7 @@ struct replay_command {
         return std::nullopt;
       }
     }
-    saved_workload w = generate_saved_workload(config, transactions);
+    saved_workload w = generate_saved_workload(config, transactions, head);
     try {
       if (!save_workload.empty()) harness::save_workload(save_workload, w);
     } catch (const std::exception& e) {
@@ -382,14 +408,18 @@ struct replay_command {
     if (auto problem = check_options()) return usage_error("replay", *problem);
     if (workload_in.empty())
       if (auto problem = check_memory(config, transactions)) return usage_error("replay", *problem);
-    if (!outputs_usable("replay", {{"--workload", workload_in}},
+    if (!outputs_usable("replay", {{"--workload", workload_in}, {"--state", config.state}},
                         {{"--report", report}, {"--save-workload", save_workload}}))
       return exit_usage;
     int status = exit_ok;
-    const std::optional<saved_workload> w = obtain_workload(status);
+    run_context ctx = collect_context(argc, argv);
+    std::unique_ptr<core::chain> loaded =
+        load_state("replay", config.state, sized_chain(config, transactions), ctx.state, status);
+    if (status != exit_ok) return status;
+    const std::optional<saved_workload> w =
+        obtain_workload(status, loaded ? head_of(*loaded) : genesis_head(config.chain));
     if (!w) return status;
-    const run_context ctx = collect_context(argc, argv);
-    const replay_result r = replay_workload(config, *w);
+    const replay_result r = replay_workload(config, *w, std::move(loaded));
     status = r.error.empty() ? exit_ok : exit_failed;
     if (!r.error.empty()) error_line("replay", "the replay failed: " + r.error);
     if (!report.empty()) {
@@ -404,6 +434,112 @@ struct replay_command {
     }
     if (!print_out("replay", format_replay_summary(ctx, w->meta, r)) && status == exit_ok) status = exit_failed;
     return status;
+  }
+};
+
+// ---- apiary snapshot ------------------------------------------------------------------------
+
+double seconds(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+// A generous bound on --blocks: a week of blocks is 201,600.
+constexpr std::uint32_t most_snapshot_blocks = 10'000'000;
+
+struct snapshot_command {
+  run_config config;
+  std::uint32_t blocks = 0;
+  std::string out;
+  CLI::App* app = nullptr;
+  std::unique_ptr<option_binder> options;
+
+  void setup(CLI::App& parent) {
+    app = parent.add_subcommand(
+        "snapshot",
+        "Write a chain's state to a file, after the genesis or after --blocks blocks of the mix, for `apiary run "
+        "--state` and `apiary replay --state` to start from instead of the genesis (docs/snapshots.md)");
+    app->footer(
+        "Exit status: 0 written; 1 making the blocks or writing failed; 2 bad command line, --state file or output "
+        "path (nothing written); 129, 130, 143 interrupted by SIGHUP, SIGINT, SIGTERM (nothing written).");
+    app->add_option("--out", out, "Where the snapshot goes (required): a file replaced whole once written")
+        ->type_name("FILE")
+        ->required();
+    app->add_option("--blocks", blocks,
+                    "Blocks of the mix to make on top of the genesis (or the --state) before writing, as the replay "
+                    "makes them: a warm state, with the ids of the last hour and the comments and votes of the "
+                    "cashout window (default: 0, the bare genesis)")
+        ->type_name("N")
+        ->transform(count_check(0, most_snapshot_blocks));
+    options = std::make_unique<option_binder>(*app, scope_snapshot);
+    bind_run_options(*options, config);
+  }
+
+  std::optional<std::string> check_options() {
+    if (auto problem = validate_given(config, options->given(scope_snapshot))) return problem;
+    resolve(config);
+    if (auto problem = validate(config)) return problem;
+    return check_memory(config, blocks == 0 ? 0 : snapshot_round_transactions);
+  }
+
+  // Nothing is written after a signal: its error line and 128 + the signal.
+  static int interrupted() {
+    const int sig = interrupt_signal();
+    error_line("snapshot", "interrupted by " + signal_name(sig) + ": nothing written");
+    return 128 + sig;
+  }
+
+  // The chain to write: --state's, or the genesis; null when a signal stopped the genesis.
+  std::unique_ptr<core::chain> start(int& status, const std::function<bool()>& cancelled) {
+    state_source source;
+    std::unique_ptr<core::chain> chain = load_state("snapshot", config.state, sized_chain(config), source, status);
+    if (status != exit_ok || chain) return chain;
+    const std::int64_t t0 = core::steady_now_ns();
+    try {
+      chain = std::make_unique<core::chain>(sized_chain(config), cancelled);
+    } catch (const core::genesis_cancelled&) {
+      status = interrupted();
+      return nullptr;
+    }
+    std::fprintf(stderr, "apiary snapshot: genesis of %s accounts in %.1f s\n",
+                 grouped(config.chain.genesis_accounts).c_str(), seconds(core::steady_now_ns() - t0));
+    return chain;
+  }
+
+  int run() {
+    if (auto problem = check_options()) return usage_error("snapshot", *problem);
+    if (!outputs_usable("snapshot", {{"--state", config.state}}, {{"--out", out}})) return exit_usage;
+    output_locks locks;
+    if (auto problem = locks.take({{"--out", out}})) return usage_error("snapshot", *problem);
+    const interrupt_guard signals;
+    const std::function<bool()> cancelled = [] { return interrupt_signal() != 0; };
+    int status = exit_ok;
+    std::unique_ptr<core::chain> chain = start(status, cancelled);
+    if (!chain) return status;
+    const std::int64_t t0 = core::steady_now_ns();
+    const advance_result made = advance_chain(config, *chain, blocks, cancelled, [&](std::uint32_t n) {
+      std::fprintf(stderr, "apiary snapshot: %s of %s blocks in %.1f s\n", grouped(n).c_str(), grouped(blocks).c_str(),
+                   seconds(core::steady_now_ns() - t0));
+    });
+    const double made_s = seconds(core::steady_now_ns() - t0);
+    if (!made.error.empty()) {
+      error_line("snapshot", "making the blocks failed: " + made.error);
+      return exit_failed;
+    }
+    if (made.cancelled || cancelled()) return interrupted();
+    chain->clear_pending();
+    std::optional<state_source> written;
+    try {
+      written = save_state_file(out, *chain, cancelled);
+    } catch (const std::exception& e) {
+      error_line("snapshot", e.what());
+      return exit_failed;
+    }
+    if (!written) return interrupted();
+    const std::string line = fmt::format(
+        "apiary snapshot: head block {} ({} blocks of {} transactions made in {:.1f} s, {} rejected), {} accounts, "
+        "state digest {}; {} written to {} in {:.1f} s\n",
+        written->head_block_num, grouped(made.blocks), grouped(made.in_blocks), made_s, grouped(made.rejected),
+        grouped(config.chain.genesis_accounts), written->state_digest, bytes_text(written->bytes), out,
+        seconds(written->load_ns));
+    return print_out("snapshot", line) ? exit_ok : exit_failed;
   }
 };
 
@@ -432,9 +568,11 @@ int run_apiary(int argc, const char* const* argv) {
   run_command run;
   workload_command workload;
   replay_command replay;
+  snapshot_command snapshot;
   run.setup(app);
   workload.setup(app);
   replay.setup(app);
+  snapshot.setup(app);
 
   try {
     app.parse(argc, argv);
@@ -453,6 +591,7 @@ int run_apiary(int argc, const char* const* argv) {
   }
   if (workload.app->parsed()) return guarded("workload", [&] { return workload.run(); });
   if (replay.app->parsed()) return guarded("replay", [&] { return replay.run(argc, argv); });
+  if (snapshot.app->parsed()) return guarded("snapshot", [&] { return snapshot.run(); });
   return guarded("run", [&] { return run.run(argc, argv); });
 }
 

@@ -413,6 +413,10 @@ void bind_chain(option_binder& b, run_config& c) {
              "meanwhile wake it once, not once each (e.g. 500us); 0: take at once; not with --submit sync, where "
              "nothing more comes meanwhile");
   b.section("The queen and the chain", scope_chain);
+  b.text("state", c.state, "FILE",
+         "Start from this chain state snapshot (written by apiary snapshot) instead of the genesis; the genesis "
+         "options (--accounts, --genesis-vesting, --cashout-blocks) must be the ones it was made with",
+         "none: the genesis", check_path);
   b.choice("dedup", ch.dedup, core::dedup_mode_names,
            "Where pending transaction ids live: split (a volatile hash set) or unified (the undoable index)");
   b.choice("custom-ops", ch.custom_ops, core::counter_mode_names,

@@ -7,8 +7,14 @@ void acceptance_log::read(std::span<const queen::tx_timing> transactions, std::s
     if (t.outcome == core::reject::none) accepted_.push_back({t.id(), t.tx->tx().expiration});
 }
 
+void acceptance_log::inherit(const core::chain& chain) {
+  for (const core::transaction_object& t : chain.db().get_index<core::transaction_index>().indices())
+    inherited_.push_back({t.trx_id, t.expiration});
+}
+
 audit_result audit_run(const run_config& c, const core::chain& chain, const std::vector<queen::block_record>& blocks,
-                       const std::vector<accepted_id>& settled, const colony::colony_stats& colony) {
+                       const std::vector<accepted_id>& settled, const colony::colony_stats& colony,
+                       std::span<const accepted_id> inherited) {
   audit_result a;
   a.ran = true;
   auto violation = [&a](std::string what) { a.violations.push_back(std::move(what)); };
@@ -62,13 +68,23 @@ audit_result audit_run(const run_config& c, const core::chain& chain, const std:
   };
   for (const accepted_id& t : settled) count(t.id, t.expiration);
   for (const core::full_transaction_ptr& tx : chain.pending()) count(tx->id(), tx->tx().expiration);
+  std::uint64_t inherited_known = 0;
+  for (const accepted_id& t : inherited) {
+    if (t.expiration <= now) continue;
+    if (chain.is_known_transaction(t.id))
+      ++inherited_known;
+    else
+      violation("dedup: the snapshot's unexpired id " + core::to_hex(t.id) + " is unknown to the chain");
+  }
+  known += inherited_known;
   // Only a dropped transaction (accepted, then failing when re-applied) may be forgotten.
   if (unknown > dropped)
     violation("dedup: " + std::to_string(unknown) + " accepted, unexpired transactions are unknown to the chain (" +
               std::to_string(dropped) + " were dropped)");
   if (known != a.known_transactions)
-    violation("dedup: the chain knows " + std::to_string(a.known_transactions) + " ids, " + std::to_string(known) +
-              " of them accepted and unexpired");
+    violation("dedup: the chain knows " + std::to_string(a.known_transactions) + " ids, " +
+              std::to_string(known - inherited_known) + " of them accepted and unexpired" +
+              (inherited.empty() ? std::string() : " and " + std::to_string(inherited_known) + " the snapshot's"));
   return a;
 }
 

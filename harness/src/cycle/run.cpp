@@ -140,8 +140,13 @@ struct run_readers {
 
 class cycle_test {
  public:
-  cycle_test(const run_config& c, bool progress, spdlog::logger& log, profiler* profile)
-      : config_(c), log_(log), profile_(profile), progress_(c, progress, progress && isatty(STDERR_FILENO) == 1) {}
+  cycle_test(const run_config& c, bool progress, spdlog::logger& log, profiler* profile,
+             std::unique_ptr<core::chain> loaded)
+      : config_(c),
+        log_(log),
+        profile_(profile),
+        progress_(c, progress, progress && isatty(STDERR_FILENO) == 1),
+        chain_(std::move(loaded)) {}
 
   run_result run();
 
@@ -206,23 +211,27 @@ void cycle_test::fail(std::string message, stop_reason why) {
 // ---- build and start ----
 
 bool cycle_test::build() {
-  const std::int64_t t0 = core::steady_now_ns();
-  // Genesis: an EC key derivation per account and role not in the key cache (genesis_key_cache.hpp),
-  // a few seconds for 100,000; a signal stops it within milliseconds.
-  progress_.phase("genesis: " + grouped(config_.chain.genesis_accounts) + " accounts");
-  const auto cancelled = [] { return interrupt_signal() != 0; };
-  genesis_key_set keys;
-  try {
-    const core::chain_options options = sized_chain(config_);
-    keys = genesis_keys(options, key_cache_dir(), cancelled);
-    chain_ = std::make_unique<core::chain>(options, cancelled, keys.keys);
-  } catch (const core::genesis_cancelled&) {
+  if (chain_) {
+    log_.info("state: loaded at head block {} ({} accounts)", chain_->head_block_num(), config_.chain.genesis_accounts);
+  } else {
+    const std::int64_t t0 = core::steady_now_ns();
+    // Genesis: an EC key derivation per account and role not in the key cache
+    // (genesis_key_cache.hpp), a few seconds for 100,000; a signal stops it within milliseconds.
+    progress_.phase("genesis: " + grouped(config_.chain.genesis_accounts) + " accounts");
+    const auto cancelled = [] { return interrupt_signal() != 0; };
+    genesis_key_set keys;
+    try {
+      const core::chain_options options = sized_chain(config_);
+      keys = genesis_keys(options, key_cache_dir(), cancelled);
+      chain_ = std::make_unique<core::chain>(options, cancelled, keys.keys);
+    } catch (const core::genesis_cancelled&) {
+      result_.genesis_ns = core::steady_now_ns() - t0;
+      return false;
+    }
     result_.genesis_ns = core::steady_now_ns() - t0;
-    return false;
+    log_.info("genesis: {} accounts in {:.3f} s; {}", config_.chain.genesis_accounts,
+              static_cast<double>(result_.genesis_ns) / 1e9, keys.note);
   }
-  result_.genesis_ns = core::steady_now_ns() - t0;
-  log_.info("genesis: {} accounts in {:.3f} s; {}", config_.chain.genesis_accounts,
-            static_cast<double>(result_.genesis_ns) / 1e9, keys.note);
 
   const queue_settings& q = config_.queue;
   // A sync producer waits for each outcome, so nothing more comes while the writer gathers.
@@ -256,7 +265,10 @@ void cycle_test::build_writer() {
   if (!o.dump_blocks.empty())
     settled_.add(
         readers_.blocks.emplace(chain_->head_block_num() + config_.stop.warmup_blocks + 1, o.dump_block_limit));
-  if (config_.audit) settled_.add(readers_.acceptances.emplace());
+  if (config_.audit) {
+    settled_.add(readers_.acceptances.emplace());
+    readers_.acceptances->inherit(*chain_);
+  }
 
   intervals_ = std::make_unique<interval_outputs>(o.interval_log, o.prometheus_textfile);
   run_observers& b = observers_;
@@ -651,7 +663,8 @@ void cycle_test::write_dumps() {
 }
 
 void cycle_test::run_audit() {
-  result_.audit = audit_run(config_, *chain_, result_.blocks, readers_.acceptances->accepted(), result_.colony_total);
+  result_.audit = audit_run(config_, *chain_, result_.blocks, readers_.acceptances->accepted(), result_.colony_total,
+                            readers_.acceptances->inherited());
   if (result_.audit.passed()) return;
   std::string why = "audit: " + result_.audit.violations.front();
   if (result_.audit.violations.size() > 1)
@@ -703,10 +716,11 @@ run_result cycle_test::run() {
 
 }  // namespace
 
-run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log, profiler* profile) {
+run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log, profiler* profile,
+                          std::unique_ptr<core::chain> loaded) {
   run_result failed;
   try {
-    cycle_test test(c, progress, log, profile);
+    cycle_test test(c, progress, log, profile, std::move(loaded));
     return test.run();
   } catch (const std::exception& e) {
     failed.error = e.what();

@@ -19,9 +19,12 @@
 // process if that takes longer than a minute, so a run never hangs on exit.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <spdlog/logger.h>
+
+#include "apiary/core/chain/chain.hpp"
 
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/context.hpp"
@@ -37,6 +40,9 @@ std::string report_path(const run_config& c, const run_context& ctx);
 // `log`: where the run's log lines go (run_log.hpp).
 // `profile`: --profile's profiler, started (profile.hpp): the run opens and closes its
 // window and names its threads; the caller finishes it. Null without --profile.
-run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log, profiler* profile = nullptr);
+// `loaded`: the chain loaded from --state (io/state_file.hpp), which the run takes instead of
+// building the genesis (genesis_ns stays 0); null: the genesis.
+run_result run_cycle_test(const run_config& c, bool progress, spdlog::logger& log, profiler* profile = nullptr,
+                          std::unique_ptr<core::chain> loaded = nullptr);
 
 }  // namespace apiary::harness

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "apiary/core/base/clock.hpp"
+#include "apiary/harness/io/text_format.hpp"
 
 extern char** environ;
 
@@ -32,11 +33,6 @@ namespace {
 bool executable_file(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
-}
-
-std::string signal_name(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
 // A descriptor of this process's own, close-on-exec, numbered at least 10: out of the way of

@@ -28,11 +28,10 @@ struct descriptor {
   }
 };
 
-}  // namespace
-
-std::string read_input_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
+// Opens the regular file at path and checks its size: the descriptor and the size.
+std::uint64_t open_input(const std::string& path, std::uint64_t max_bytes, std::string_view what, descriptor& d) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked before reading.
-  descriptor d{open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+  d.fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (d.fd < 0) {
     if (errno == ENOENT) throw input_error("no such file");
     throw input_error(std::string("cannot be read: ") + std::strerror(errno));
@@ -45,17 +44,36 @@ std::string read_input_file(const std::string& path, std::uint64_t max_bytes, st
   if (size > max_bytes)
     throw input_error(bytes_text(size) + ", more than the " + bytes_text(max_bytes) + " a " + std::string(what) +
                       " may have here");
-  std::string content(size, '\0');
+  return size;
+}
+
+// Reads size bytes into out.
+void read_whole(const descriptor& d, char* out, std::size_t size) {
   std::size_t got = 0;
-  while (got < content.size()) {
-    const ssize_t n = read(d.fd, content.data() + got, content.size() - got);
+  while (got < size) {
+    const ssize_t n = read(d.fd, out + got, size - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw input_error(std::string("cannot be read: ") + std::strerror(errno));
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }
-  if (got != content.size()) throw input_error("changed while it was read (it shrank)");
+  if (got != size) throw input_error("changed while it was read (it shrank)");
+}
+
+}  // namespace
+
+std::string read_input_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
+  descriptor d{-1};
+  std::string content(open_input(path, max_bytes, what, d), '\0');
+  read_whole(d, content.data(), content.size());
   return content;
+}
+
+binary_input_file::binary_input_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
+  descriptor d{-1};
+  size_ = open_input(path, max_bytes, what, d);
+  data_ = std::make_unique_for_overwrite<std::uint8_t[]>(size_);  // not zero-filled
+  read_whole(d, reinterpret_cast<char*>(data_.get()), size_);
 }
 
 }  // namespace apiary::harness

@@ -1,6 +1,7 @@
 #include "apiary/harness/io/text_format.hpp"
 
 #include <cstdio>
+#include <cstring>
 
 namespace apiary::harness {
 
@@ -27,6 +28,11 @@ std::string bytes_text(std::uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
   return buf;
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
 }  // namespace apiary::harness

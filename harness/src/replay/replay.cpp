@@ -37,18 +37,21 @@ core::chain_options replay_chain_options(const run_config& c, const workload_met
   return o;
 }
 
-replay_result replay_workload(const run_config& c, const saved_workload& w) {
+replay_result replay_workload(const run_config& c, const saved_workload& w, std::unique_ptr<core::chain> loaded) {
   replay_result r;
   r.transactions = w.transactions.size();
 
-  const std::int64_t t0 = core::steady_now_ns();
-  core::chain_options o = replay_chain_options(c, w.meta);
-  // The id table sized as a run's (for the workload's ids at most), so it never rehashes.
-  o.expected_transaction_ids = sized_chain(c, w.transactions.size()).expected_transaction_ids;
-  const genesis_key_set keys = genesis_keys(o, key_cache_dir());
-  core::chain chain(o, {}, keys.keys);
-  r.genesis_keys = keys.note;
-  r.genesis_ns = core::steady_now_ns() - t0;
+  if (!loaded) {
+    const std::int64_t t0 = core::steady_now_ns();
+    core::chain_options o = replay_chain_options(c, w.meta);
+    // The id table sized as a run's (for the workload's ids at most), so it never rehashes.
+    o.expected_transaction_ids = sized_chain(c, w.transactions.size()).expected_transaction_ids;
+    const genesis_key_set keys = genesis_keys(o, key_cache_dir());
+    loaded = std::make_unique<core::chain>(o, std::function<bool()>{}, keys.keys);
+    r.genesis_keys = keys.note;
+    r.genesis_ns = core::steady_now_ns() - t0;
+  }
+  core::chain& chain = *loaded;
 
   queen::writer_queue queue;
   for (const core::full_transaction_ptr& tx : w.transactions) queue.submit(tx, core::tx_completion{&count_outcome, &r});
@@ -84,13 +87,16 @@ replay_result replay_workload(const run_config& c, const saved_workload& w) {
   return r;
 }
 
-saved_workload generate_saved_workload(const run_config& c, std::uint64_t transactions) {
+colony::head_info genesis_head(const core::chain_options& chain) {
+  return {0, core::block_id{}, core::time_point_sec{chain.genesis_time}};
+}
+
+saved_workload generate_saved_workload(const run_config& c, std::uint64_t transactions, const colony::head_info& head) {
   const core::chain_options& chain = c.chain;
   // The workload's accounts are the chain's genesis, whether or not resolve() ran.
   colony::colony_config k = c.colony;
   k.use_genesis_of(chain);
-  const colony::head_info genesis_head{0, core::block_id{}, core::time_point_sec{chain.genesis_time}};
-  colony::workload generated = colony::generate_workload(k, transactions, genesis_head);
+  colony::workload generated = colony::generate_workload(k, transactions, head);
 
   saved_workload w;
   w.meta.seed = c.colony.seed;

@@ -140,6 +140,9 @@ std::string format_replay_summary(const run_context& ctx, const workload_meta& w
       ms(r.replay_ns), per_tx_us(r), ms(r.breakdown.tx_ns), ms(r.breakdown.block_ns));
   s += fmt::format("Accepted {}, rejected {}; {} blocks hold {}, {} pending at the end\n", grouped(r.accepted),
                    grouped(r.rejections.rejected()), r.blocks.size(), grouped(in_blocks(r)), grouped(r.pending_at_end));
+  if (!ctx.state.path.empty())
+    s += fmt::format("Started from state {} (head block {}), loaded in {:.1f} ms\n", ctx.state.path,
+                     ctx.state.head_block_num, ms(ctx.state.load_ns));
   s += fmt::format("Head block {}, state digest {}\n", r.head_block_num, r.state_digest);
   if (!r.error.empty()) s += "Failed: " + r.error + "\n";
   return s;

@@ -61,6 +61,19 @@ void write_context_fields(json_out& j, const run_context& ctx) {
   j.field("hostname", ctx.hostname);
   j.field("command_line", ctx.command_line);
   j.field("start_time", ctx.start_time);
+  j.key("state");
+  const state_source& s = ctx.state;
+  if (s.path.empty()) {
+    j.null();
+    return;
+  }
+  j.begin_object();
+  j.field("path", s.path);
+  j.field("state_digest", s.state_digest);
+  j.field("head_block_num", s.head_block_num);
+  j.field("bytes", s.bytes);
+  j.field("load_ms", ms(s.load_ns), 3);
+  j.end_object();
 }
 
 namespace {

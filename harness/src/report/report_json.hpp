@@ -16,7 +16,8 @@ void write_option(json_out& j, const config_entry& o);
 // `"indexes": {"accounts": {"objects": N, "bytes": N}, ...}` of a state's census.
 void write_indexes(json_out& j, const core::state_census& s);
 
-// The run_context fields (cpu_model ... start_time), into the object being written.
+// The run_context fields (cpu_model ... start_time, and the state snapshot the chain started
+// from or null), into the object being written.
 void write_context_fields(json_out& j, const run_context& ctx);
 
 // Defined in report_validity.cpp: `"tuning": {...}` of the context, and the report's

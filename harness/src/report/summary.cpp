@@ -199,23 +199,27 @@ void append_latency(std::string& s, const latency_recorder& l) {
   }
 }
 
-void append_outcome(std::string& s, const run_result& r, const analysis& a) {
+void append_outcome(std::string& s, const run_result& r, const analysis& a, const state_source& state) {
   if (!a.targets.empty() && r.status != run_status::failed) {
     s += "Targets:\n";
     for (const target_check& t : a.targets)
       append(s, "  {}: {} ({})\n", t.description, target_value(t), t.met ? "met" : "NOT met");
   }
-  append(s, "Peak RSS {:.1f} MiB; genesis {:.1f} s",
-         static_cast<double>(r.usage_end.peak_rss_bytes) / (1024.0 * 1024.0), static_cast<double>(r.genesis_ns) / 1e9);
+  append(s, "Peak RSS {:.1f} MiB; ", static_cast<double>(r.usage_end.peak_rss_bytes) / (1024.0 * 1024.0));
+  if (state.path.empty())
+    append(s, "genesis {:.1f} s", static_cast<double>(r.genesis_ns) / 1e9);
+  else
+    append(s, "state {} (head block {}) loaded in {:.2f} s", state.path, state.head_block_num,
+           static_cast<double>(state.load_ns) / 1e9);
   if (r.dumped_transactions != 0) append(s, "; {} transactions dumped", r.dumped_transactions);
   if (r.dumped_blocks != 0) append(s, "; {} blocks dumped", r.dumped_blocks);
   s += "\n";
   if (!r.audit.ran) return;
   if (r.audit.passed()) {
     append(s,
-           "Audit: passed (supply balanced; undo sessions open: {}; ids known: {}, the accepted unexpired ones; "
+           "Audit: passed (supply balanced; undo sessions open: {}; ids known: {}, the accepted unexpired ones{}; "
            "blocks chained and within size; accepted = included + pending)\n",
-           r.audit.undo_depth, grouped(r.audit.known_transactions));
+           r.audit.undo_depth, grouped(r.audit.known_transactions), state.path.empty() ? "" : " and the snapshot's");
   } else {
     append(s, "Audit: FAILED, {} violations\n", r.audit.violations.size());
     for (const std::string& v : r.audit.violations) append(s, "  {}\n", v);
@@ -276,7 +280,7 @@ std::string format_summary(const run_config& c, const run_context& ctx, const ru
   append_counters(s, r.counters, a);
   append_colony(s, r.colony_total);
   append_latency(s, r.latency);
-  append_outcome(s, r, a);
+  append_outcome(s, r, a, ctx.state);
   append_profile(s, r.profile);
   if (!report_path.empty()) append(s, "Report: {}\n", report_path);
   return s;

@@ -1,4 +1,4 @@
-// options: the command-line options of `apiary run`, `workload` and `replay`, each bound by
+// options: the command-line options of `apiary run`, `workload`, `replay` and `snapshot`, each bound by
 // CLI11 straight to its field in run_config, with its validator. bind_run_options() holds one
 // line per option; everything else about an option (its config-file key, --help, its default,
 // --print-config, the report's "config" section) is derived from that line, so adding a
@@ -38,8 +38,9 @@ enum option_scope : unsigned {
   scope_run = 1u,
   scope_workload = 2u,
   scope_replay = 4u,
-  scope_generation = scope_run | scope_workload | scope_replay,  // shapes the transactions
-  scope_chain = scope_run | scope_replay,                        // shapes the chain and its blocks
+  scope_snapshot = 8u,
+  scope_generation = scope_run | scope_workload | scope_replay | scope_snapshot,  // shapes the transactions
+  scope_chain = scope_run | scope_replay | scope_snapshot,                        // shapes the chain and its blocks
 };
 
 // One option's effective value, in the form the option reads back.

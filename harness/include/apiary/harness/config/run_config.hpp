@@ -74,6 +74,8 @@ struct run_config {
 
   stop_conditions stop;
   core::chain_options chain;
+  // A state snapshot to start from instead of the genesis (io/state_file.hpp); empty: genesis.
+  std::string state;
   colony::colony_config colony = default_colony();
   queen::writer_config writer;
   queue_settings queue;

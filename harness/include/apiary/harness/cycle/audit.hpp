@@ -8,7 +8,8 @@
 //   ledger      accepted = included + dropped + pending
 //   dedup       the ids the chain knows are exactly the accepted, unexpired transactions
 //               (less the dropped ones): those the settled stream says were accepted
-//               (acceptance_log) and the chain's pending ones, as many as the colony counted
+//               (acceptance_log) and the chain's pending ones, as many as the colony counted,
+//               and, for a chain loaded from a snapshot, the unexpired ids it knew at the start
 // Each broken invariant is one line; any makes the run fail (exit status 1).
 #pragma once
 
@@ -46,14 +47,20 @@ class acceptance_log final : public settled_reader {
  public:
   void read(std::span<const queen::tx_timing> transactions, std::span<const queen::settled_block> blocks) override;
   const std::vector<accepted_id>& accepted() const { return accepted_; }
+  // Before the run: the ids the chain knows already (a snapshot's transaction index), which it
+  // keeps knowing until they expire.
+  void inherit(const core::chain& chain);
+  const std::vector<accepted_id>& inherited() const { return inherited_; }
 
  private:
   std::vector<accepted_id> accepted_;
+  std::vector<accepted_id> inherited_;
 };
 
 // settled: the acceptances that settled (acceptance_log); the chain's pending transactions
-// are the rest.
+// are the rest. inherited: the ids the chain knew before the run (acceptance_log::inherit).
 audit_result audit_run(const run_config& c, const core::chain& chain, const std::vector<queen::block_record>& blocks,
-                       const std::vector<accepted_id>& settled, const colony::colony_stats& colony);
+                       const std::vector<accepted_id>& settled, const colony::colony_stats& colony,
+                       std::span<const accepted_id> inherited = {});
 
 }  // namespace apiary::harness

@@ -1,12 +1,14 @@
 // The facts a report needs to be compared with another: the machine, the build, the source
-// commit, when the run started. And the process's resource usage (getrusage), read at any
-// moment from any thread.
+// commit, when the run started, the state snapshot the chain started from (if any). And the process's resource usage
+// (getrusage), read at any moment from any thread.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "apiary/harness/io/state_file.hpp"
 
 namespace apiary::harness {
 
@@ -33,6 +35,7 @@ struct run_context {
   std::string start_time;     // ISO 8601 UTC: 2026-11-21T15:00:51Z
   std::string start_compact;  // for file names: 20261121T150051Z
   machine_tuning tuning;
+  state_source state;  // the command fills it in once the chain is loaded; path empty: the genesis
 };
 
 run_context collect_context(int argc, const char* const* argv);

@@ -1,4 +1,5 @@
-// text_format: numbers as the summary, the progress line and the error messages print them.
+// text_format: numbers (and signals) as the summary, the progress line and the error messages
+// print them.
 #pragma once
 
 #include <cstdint>
@@ -11,5 +12,8 @@ std::string grouped(std::uint64_t v);
 
 // "1.5 GiB", "12 KiB", "300 bytes".
 std::string bytes_text(std::uint64_t bytes);
+
+// "SIGINT", or "signal 64" for a number without a name.
+std::string signal_name(int sig);
 
 }  // namespace apiary::harness

@@ -11,9 +11,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "apiary/colony/colony.hpp"
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/core/chain/reject.hpp"
 #include "apiary/core/protocol/buffer.hpp"
@@ -46,12 +48,22 @@ struct replay_result {
 core::chain_options replay_chain_options(const run_config& c, const workload_meta& w);
 
 // Builds the genesis and replays every transaction of w. c supplies the chain switches and
-// the block size settings; the genesis and the chain id come from the workload.
-replay_result replay_workload(const run_config& c, const saved_workload& w);
+// the block size settings; the genesis and the chain id come from the workload. `loaded`: the
+// chain loaded from --state instead (its genesis options are c's; the workload must start
+// from its head), genesis_ns then 0.
+replay_result replay_workload(const run_config& c, const saved_workload& w,
+                              std::unique_ptr<core::chain> loaded = nullptr);
+
+// The head a chain with these options starts from at genesis: block 0 at the genesis time.
+colony::head_info genesis_head(const core::chain_options& chain);
 
 // The workload `apiary workload` and `apiary replay` generate from c's seed, threads
-// (streams), accounts and sign options.
-saved_workload generate_saved_workload(const run_config& c, std::uint64_t transactions);
+// (streams), accounts and sign options: every transaction references `head` and expires an
+// hour after it, so it serves the 1,199 blocks after `head`.
+saved_workload generate_saved_workload(const run_config& c, std::uint64_t transactions, const colony::head_info& head);
+inline saved_workload generate_saved_workload(const run_config& c, std::uint64_t transactions) {
+  return generate_saved_workload(c, transactions, genesis_head(c.chain));
+}
 
 // The result as JSON (kind "replay"): the context, the workload, the options, the outcome
 // and one entry per block. `workload_source` names the file, or "generated".

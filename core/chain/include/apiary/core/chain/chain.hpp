@@ -23,9 +23,11 @@
 // only place that reads them: dedup_index (chain_options::dedup, where transaction ids live),
 // custom_op_counter (chain_options::custom_ops, where the custom-op counts live) and
 // rc_ledger (chain_options::rc, where pending RC charges live).
+// A chain starts from its genesis, or from a state snapshot another chain wrote
+// (chain_snapshot.hpp): the same state, the same next ids, its blocks all committed.
 // Sources: chain.cpp holds the rules and the block flow, and includes the operation
 // evaluators from chain_evaluators.hpp; chain_genesis.cpp the genesis state; chain_audit.cpp
-// audit() and state_digest().
+// audit() and state_digest(); chain_snapshot.cpp the snapshots.
 //
 // Time is simulated: each block is one 3-second slot after its parent.
 // Thread safety: none; one writer thread owns the chain.
@@ -41,6 +43,7 @@
 #include <vector>
 
 #include "apiary/core/chain/chain_options.hpp"
+#include "apiary/core/chain/chain_snapshot.hpp"
 #include "apiary/core/chain/custom_op_counter.hpp"
 #include "apiary/core/chain/dedup_index.hpp"
 #include "apiary/core/chain/genesis_keys.hpp"
@@ -99,6 +102,14 @@ class chain {
   // and throws genesis_cancelled.
   explicit chain(chain_options options, const std::function<bool()>& cancelled = {},
                  std::span<const account_keys> keys = {});
+  // A chain whose state is the snapshot's (chain_snapshot.hpp): every object with its id, every
+  // index's next id, the head; no pending transaction, no reversible block (the database's
+  // revision is the head's, so the blocks applied next become reversible as usual). The whole
+  // file is checked first (check_snapshot), then the options: those of
+  // chain_options::state_options must equal the snapshot's. The chain's own switches may differ
+  // from the writer's. Throws snapshot_error; `info` (optional) receives the header.
+  static std::unique_ptr<chain> from_snapshot(chain_options options, std::span<const std::uint8_t> file,
+                                              snapshot_info* info = nullptr);
   ~chain();
   chain(const chain&) = delete;
   chain& operator=(const chain&) = delete;
@@ -173,6 +184,11 @@ class chain {
   //   rc          no account's mana below zero or above its vesting, the total vesting the
   //               sum of the accounts', every pool at most its maximum (rc_ledger)
   chain_audit audit() const;
+  // Appends the state to `out` as a snapshot (chain_snapshot.hpp). Requires no pending
+  // transaction (clear_pending() first: the pending changes are not the state's; a bug
+  // otherwise). Reversible blocks are written as applied: a chain loaded from it has them
+  // committed. Computes state_digest() for the header.
+  void write_snapshot(out_buffer& out) const;
 
   const private_key& witness_key() const { return witness_key_; }
 
@@ -180,7 +196,12 @@ class chain {
   // The chain tests break invariants on purpose, to see audit() catch each one.
   friend struct chain_test_access;
 
+  // The indexes and the pieces beside them, empty: the constructor fills them from the
+  // genesis, from_snapshot from a snapshot.
+  struct empty_state {};
+  chain(chain_options options, empty_state);
   void build_genesis(const std::function<bool()>& cancelled, std::span<const account_keys> keys);  // chain_genesis.cpp
+  void load_snapshot(const snapshot_info& info, std::span<const std::uint8_t> file);               // chain_snapshot.cpp
   reject check_rules(const full_transaction& tx) const;
   reject check_authority(const full_transaction& tx) const;
   // push_transaction without the RC statistics
@@ -227,9 +248,12 @@ class chain {
   dedup_index dedup_;          // transaction ids, pending and included; reads chain_options::dedup
   custom_op_counter counter_;  // the block's custom-op counts; reads chain_options::custom_ops
   rc_ledger rc_;               // pending RC charges; reads chain_options::rc
-  rc_status rc_status_;        // the counters; rc() adds the pools
+  rc_status rc_status_;        // the counters since the chain was built; rc() adds the pools
   std::uint64_t rc_rejected_in_block_ = 0;
   private_key witness_key_;
+  // The head the chain was built at (0 at genesis, a snapshot's head): the blocks after it are
+  // the ones that may still be reversible (audit()).
+  std::uint32_t first_block_ = 0;
 
   database::session pending_session_;
   std::vector<full_transaction_ptr> pending_;

@@ -118,6 +118,26 @@ struct chain_options {
   std::uint32_t genesis_time = 1'700'000'000;
   std::string witness{default_witness};
   chain_id chain = hive_mainnet_chain_id();
+
+  // The options a chain's state depends on beyond its objects: its genesis (audit() checks the
+  // supply against it, the colony derives the accounts' names and keys from it), the witness,
+  // the chain id the signatures cover, and the cashout window its comments were created with.
+  // f(name, member pointer) each. A state snapshot records them as name=value and loads only
+  // into a chain with the same values (chain_snapshot.hpp); the switches above are left out:
+  // every combination of them gives the same state.
+  template <class F>
+  static constexpr void state_options(F&& f) {
+    f("genesis_accounts", &chain_options::genesis_accounts);
+    f("account_prefix", &chain_options::account_prefix);
+    f("key_password", &chain_options::key_password);
+    f("genesis_hive", &chain_options::genesis_hive);
+    f("genesis_hbd", &chain_options::genesis_hbd);
+    f("genesis_vesting", &chain_options::genesis_vesting);
+    f("genesis_time", &chain_options::genesis_time);
+    f("witness", &chain_options::witness);
+    f("chain", &chain_options::chain);
+    f("cashout_blocks", &chain_options::cashout_blocks);
+  }
 };
 
 // The name of genesis account i: prefix followed by i in decimal.

@@ -93,7 +93,7 @@ inline constexpr std::array<rc_resource_params, rc_resource_count> rc_params{{
 struct rc_status {
   rc_usage pools{};
   std::int64_t total_vesting = 0;
-  std::uint64_t rejected = 0;            // since genesis
+  std::uint64_t rejected = 0;            // since the chain was built (genesis or a snapshot)
   std::uint64_t blocks = 0;              // blocks applied
   std::uint64_t max_block_rejected = 0;  // the most before one block
 };

@@ -7,7 +7,9 @@
 // Each object lists its data members once, in declaration order, in a static
 // `fields(f)`: f(name, member pointer) per member. It needs no object, so the list can be
 // checked against the declaration at compile time (state_fields.hpp: a member left out or
-// named twice does not compile); the state digest walks it (state_digest.hpp).
+// named twice does not compile); the state digest walks it (state_digest.hpp), and so do the
+// state snapshots, which write every field and whose layout id changes with the lists
+// (chain_snapshot.hpp).
 #pragma once
 
 #include <array>

@@ -46,6 +46,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <memory_resource>
 #include <optional>
@@ -352,6 +353,26 @@ class undo_index final : public undo_index_base {
   // for removed objects) and hash buckets; not what the objects own outside (strings).
   std::size_t bytes() const noexcept { return counted_.bytes(); }
   id_type next_id() const { return next_id_; }
+
+  // --- loading a saved state (no session open: a bug otherwise) ---------------------------
+
+  // Inserts obj with the id it has, which must be at least next_id() (a bug otherwise):
+  // objects come in ascending id order, so the id index takes each at its end. next_id()
+  // becomes obj.id + 1. strong: a unique key already taken throws unique_key_violation.
+  const Object& insert_saved(Object&& obj) {
+    APIARY_CHECK(depth_ == 0 && obj.id >= next_id_ && obj.id != std::numeric_limits<id_type>::max());
+    const std::size_t before = container_.size();
+    const auto it = container_.emplace_hint(container_.end(), std::move(obj));
+    if (container_.size() == before) throw unique_key_violation("undo_index::insert_saved: unique key already taken");
+    next_id_ = it->id + 1;
+    return *it;
+  }
+  // The id the next create() takes, when objects created last were removed since: at least
+  // next_id() (a bug otherwise).
+  void set_next_id(id_type id) {
+    APIARY_CHECK(depth_ == 0 && id >= next_id_);
+    next_id_ = id;
+  }
 
   // --- undo sessions ---------------------------------------------------------------------
 

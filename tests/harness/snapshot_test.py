@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""End-to-end tests of chain state snapshots (docs/snapshots.md), run by ctest.
+
+  use        `apiary snapshot --blocks 20` writes a snapshot, the same bytes twice; loading it and writing it
+             again gives the same bytes; `apiary replay --state` and `apiary run --state --blocks 5 --audit on`
+             start from its head block and name it (path, digest, head block, load time) in their reports,
+             which match the schema.
+  refusals   a truncated or corrupted snapshot, one made with other genesis options, --state with --workload,
+             an --out that cannot be written: exit status 2, one line naming the problem, no output written.
+  interrupt  SIGINT while the blocks are made: exit status 130, one line, and no file (nor a temporary one)
+             where --out points.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import harness_test as ht
+
+# smoke.toml's genesis and block size, so `run --config smoke.toml --state` fits the snapshot.
+SMALL = ["--accounts", "1000", "--block-size", "64KiB"]
+
+
+def path_in(args, name):
+    p = os.path.join(args.work_dir, name)
+    if os.path.exists(p):
+        os.remove(p)
+    return p
+
+
+def make_snapshot(args, out, *extra):
+    p = ht.run_apiary(args, ["snapshot", "--out", out, *SMALL, *extra])
+    ht.check(p.returncode == 0, "snapshot: exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
+    ht.check(os.path.exists(out), "snapshot: no file at %s" % out)
+    return p.stdout
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def check_state(ctx, snapshot, head):
+    s = ctx.get("state")
+    ht.check(isinstance(s, dict), "the report's context does not name the snapshot: %s" % s)
+    ht.check(s["path"] == snapshot and s["head_block_num"] == head and s["bytes"] == os.path.getsize(snapshot)
+             and len(s["state_digest"]) == 64 and s["load_ms"] >= 0, "context.state: %s" % s)
+    return s
+
+
+def mode_use(args, schema):
+    snap = path_in(args, "s20.snap")
+    stdout = make_snapshot(args, snap, "--blocks", "20")
+    ht.check("head block 20 " in stdout, "snapshot: %s" % stdout)
+    again = path_in(args, "s20-again.snap")
+    make_snapshot(args, again, "--blocks", "20")
+    ht.check(read_bytes(snap) == read_bytes(again), "the same options wrote different snapshots")
+    # Loaded and written again: the very same state, next ids and head.
+    resaved = path_in(args, "s20-resaved.snap")
+    make_snapshot(args, resaved, "--state", snap)
+    ht.check(read_bytes(snap) == read_bytes(resaved), "a loaded snapshot wrote other bytes")
+
+    report = path_in(args, "replay.json")
+    p = ht.run_apiary(args, ["replay", "--state", snap, *SMALL, "--transactions", "3000", "--report", report])
+    ht.check(p.returncode == 0, "replay --state: exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
+    with open(report) as f:
+        r = json.load(f)
+    s = check_state(r["context"], snap, 20)
+    ht.check(s["state_digest"] in stdout, "the replay's snapshot digest is not the one written: %s" % s)
+    ht.check(r["config"]["state"] == snap, "the replay's config does not name --state: %s" % r["config"].get("state"))
+    res = r["result"]
+    ht.check(res["rejected"] == 0 and res["head_block_num"] > 20 and r["blocks"][0]["num"] == 21,
+             "the replay did not go on from block 20: %s" % res)
+
+    report = path_in(args, "run.json")
+    p = ht.run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", "smoke.toml"), "--state", snap,
+                             "--blocks", "5", "--warmup-blocks", "1", "--audit", "on", "--report", report])
+    ht.check(p.returncode == 0, "run --state: exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
+    r = ht.load_report(report, schema)
+    check_state(r["context"], snap, 20)
+    ht.check(r["config"]["state"] == snap, "the run's config does not name --state")
+    ht.check(r["blocks"][0]["num"] == 21 and r["audit"]["passed"] and r["timing"]["genesis_ms"] == 0,
+             "the run did not go on from block 20, or its audit failed: first block %d, audit %s"
+             % (r["blocks"][0]["num"], r["audit"]))
+    ht.check("state %s (head block 20) loaded" % snap in p.stdout, "the summary does not name the snapshot")
+    print("use: a 20-block snapshot of %d bytes, the same twice and after a load; replay and run went on from it"
+          % os.path.getsize(snap))
+
+
+def one_line_refusal(args, cmd, words, absent=None):
+    p = ht.run_apiary(args, cmd)
+    lines = p.stderr.strip().splitlines()
+    ht.check(p.returncode == 2, "%s: exit status %d, expected 2; stderr:\n%s" % (" ".join(cmd), p.returncode, p.stderr))
+    ht.check(len(lines) == 1 and all(w in lines[0] for w in words),
+             "%s: expected one line with %s; stderr:\n%s" % (" ".join(cmd), words, p.stderr))
+    if absent:
+        ht.check(not os.path.exists(absent), "%s: %s was written" % (" ".join(cmd), absent))
+    return lines[0]
+
+
+def mode_refusals(args, schema):
+    snap = path_in(args, "refused.snap")
+    make_snapshot(args, snap, "--blocks", "3")
+    data = read_bytes(snap)
+    truncated = path_in(args, "truncated.snap")
+    with open(truncated, "wb") as f:
+        f.write(data[: len(data) // 2])
+    corrupted = path_in(args, "corrupted.snap")
+    with open(corrupted, "wb") as f:
+        f.write(data[:1000] + bytes([data[1000] ^ 0xFF]) + data[1001:])
+    report = path_in(args, "refused.json")
+    smoke = ["--config", os.path.join(args.source_dir, "configs", "smoke.toml"), "--report", report]
+    seen = [
+        one_line_refusal(args, ["run", *smoke, "--state", truncated], ["--state", "truncated"], report),
+        one_line_refusal(args, ["replay", *SMALL, "--state", truncated, "--report", report], ["truncated"], report),
+        one_line_refusal(args, ["run", *smoke, "--state", corrupted], ["corrupted", "checksum"], report),
+        one_line_refusal(args, ["run", *smoke, "--state", snap, "--accounts", "2000"],
+                         ["genesis_accounts=1000", "genesis_accounts=2000"], report),
+        one_line_refusal(args, ["run", *smoke, "--state", snap, "--cashout-blocks", "50"], ["cashout_blocks="], report),
+        one_line_refusal(args, ["run", *smoke, "--state", os.path.join(args.work_dir, "missing.snap")],
+                         ["no such file"], report),
+        one_line_refusal(args, ["replay", *SMALL, "--state", snap, "--workload", snap], ["--workload"], report),
+    ]
+    out = path_in(args, "never.snap")
+    seen.append(one_line_refusal(args, ["snapshot", *SMALL, "--state", truncated, "--out", out], ["truncated"], out))
+    seen.append(one_line_refusal(args, ["snapshot", *SMALL, "--out", args.work_dir], ["--out", "directory"]))
+    seen.append(one_line_refusal(args, ["snapshot", *SMALL, "--out", "/proc/version/x.snap"], ["--out"]))
+    seen.append(one_line_refusal(args, ["snapshot", *SMALL, "--out", snap, "--state", snap], ["--out", "--state"]))
+    ht.check(read_bytes(snap) == data, "a refused command changed the snapshot")
+    print("refusals:\n  " + "\n  ".join(seen))
+
+
+def mode_interrupt(args, schema):
+    out = path_in(args, "interrupted.snap")
+    cmd = [args.apiary, "snapshot", "--out", out, *SMALL, "--blocks", "1000000"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    ht.check(proc.returncode == 130, "exit status %d, expected 130; stderr:\n%s" % (proc.returncode, stderr))
+    errors = [line for line in stderr.splitlines() if "interrupted" in line]
+    ht.check(len(errors) == 1 and "SIGINT" in errors[0] and "nothing written" in errors[0], "stderr:\n%s" % stderr)
+    ht.check(stdout == "", "stdout after an interrupt: %s" % stdout)
+    left = [n for n in os.listdir(args.work_dir) if n.startswith("interrupted") or n.startswith(".interrupted")]
+    ht.check(not left, "an interrupted snapshot left %s" % left)
+    print("interrupt: %s" % errors[0])
+
+
+def main():
+    return ht.run_modes({"use": mode_use, "refusals": mode_refusals, "interrupt": mode_interrupt}, __doc__)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
