@@ -160,9 +160,12 @@ void check_options(const snapshot_info& info, const chain_options& o) {
     if (i >= here.size() || name != here[i].first)
       throw snapshot_error(snapshot_problem::options,
                            "it records a chain option " + name + " this build does not know");
-    if (value != here[i].second)
-      throw snapshot_error(snapshot_problem::options, "it was made with " + name + "=" + value + ", this chain has " +
-                                                          name + "=" + here[i].second);
+    if (value != here[i].second) {
+      std::string what = "it was made with ";
+      what.append(name).append("=").append(value).append(", this chain has ");
+      what.append(name).append("=").append(here[i].second);
+      throw snapshot_error(snapshot_problem::options, what);
+    }
   }
 }
 
@@ -272,7 +275,7 @@ void chain::write_snapshot(out_buffer& out) const {
   pack(w, state_digest());
   const auto options = state_option_values(options_);
   pack_varint(w, static_cast<std::uint32_t>(options.size()));
-  for (const auto& [name, value] : options) pack(w, name + "=" + value);
+  for (const auto& [name, value] : options) pack(w, std::string(name).append("=").append(value));
   pack_varint(w, section_count);
   for_each_section([&](std::string_view name, auto type) {
     const auto& index = db_.get_index<typename decltype(type)::type>();

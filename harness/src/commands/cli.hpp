@@ -5,9 +5,11 @@
 //             `--print-config`;
 //   workload  generate a seeded workload and save it (`--out FILE`);
 //   replay    push a saved (or freshly generated) workload through the writer and the core
-//             on one thread (replay.hpp).
-// workload and replay take the run options that shape what they generate and replay, with
-// the same names, help and validators. Bad input gives one line naming the option, the value
+//             on one thread (replay.hpp);
+//   snapshot  write a chain's state, after the genesis or --blocks blocks of the mix
+//             (replay/snapshot.hpp, io/state_file.hpp), for run and replay's --state.
+// workload, replay and snapshot take the run options that shape what they generate and
+// replay, with the same names, help and validators. Bad input gives one line naming the option, the value
 // and what is allowed, and exit status 2.
 #pragma once
 
