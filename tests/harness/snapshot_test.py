@@ -134,7 +134,7 @@ def mode_refusals(args, schema):
 
 
 def mode_interrupt(args, schema):
-    out = path_in(args, "interrupted.snap")
+    out = path_in(args, "snapshot-interrupted.snap")
     cmd = [args.apiary, "snapshot", "--out", out, *SMALL, "--blocks", "1000000"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
     time.sleep(2.0)
@@ -144,7 +144,7 @@ def mode_interrupt(args, schema):
     errors = [line for line in stderr.splitlines() if "interrupted" in line]
     ht.check(len(errors) == 1 and "SIGINT" in errors[0] and "nothing written" in errors[0], "stderr:\n%s" % stderr)
     ht.check(stdout == "", "stdout after an interrupt: %s" % stdout)
-    left = [n for n in os.listdir(args.work_dir) if n.startswith("interrupted") or n.startswith(".interrupted")]
+    left = [n for n in os.listdir(args.work_dir) if n.lstrip(".").startswith("snapshot-interrupted")]
     ht.check(not left, "an interrupted snapshot left %s" % left)
     print("interrupt: %s" % errors[0])
 

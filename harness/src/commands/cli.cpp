@@ -20,6 +20,7 @@
 #include "apiary/core/protocol/buffer.hpp"
 #include "apiary/harness/config/memory_budget.hpp"
 #include "apiary/harness/cycle/context.hpp"
+#include "apiary/harness/cycle/genesis_key_cache.hpp"
 #include "apiary/harness/cycle/latency.hpp"
 #include "apiary/harness/io/error_text.hpp"
 #include "apiary/harness/io/output_file.hpp"
@@ -492,14 +493,15 @@ struct snapshot_command {
     std::unique_ptr<core::chain> chain = load_state("snapshot", config.state, sized_chain(config), source, status);
     if (status != exit_ok || chain) return chain;
     const std::int64_t t0 = core::steady_now_ns();
+    std::string keys;
     try {
-      chain = std::make_unique<core::chain>(sized_chain(config), cancelled);
+      chain = make_genesis_chain(sized_chain(config), cancelled, &keys);
     } catch (const core::genesis_cancelled&) {
       status = interrupted();
       return nullptr;
     }
-    std::fprintf(stderr, "apiary snapshot: genesis of %s accounts in %.1f s\n",
-                 grouped(config.chain.genesis_accounts).c_str(), seconds(core::steady_now_ns() - t0));
+    std::fprintf(stderr, "apiary snapshot: genesis of %s accounts in %.1f s; %s\n",
+                 grouped(config.chain.genesis_accounts).c_str(), seconds(core::steady_now_ns() - t0), keys.c_str());
     return chain;
   }
 

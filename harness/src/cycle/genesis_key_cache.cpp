@@ -249,4 +249,11 @@ genesis_key_set genesis_keys(const core::chain_options& options, const std::stri
   return out;
 }
 
+std::unique_ptr<core::chain> make_genesis_chain(const core::chain_options& options,
+                                                const std::function<bool()>& cancelled, std::string* note) {
+  const genesis_key_set keys = genesis_keys(options, key_cache_dir(), cancelled);
+  if (note != nullptr) *note = keys.note;
+  return std::make_unique<core::chain>(options, cancelled, keys.keys);
+}
+
 }  // namespace apiary::harness

@@ -218,19 +218,17 @@ bool cycle_test::build() {
     // Genesis: an EC key derivation per account and role not in the key cache
     // (genesis_key_cache.hpp), a few seconds for 100,000; a signal stops it within milliseconds.
     progress_.phase("genesis: " + grouped(config_.chain.genesis_accounts) + " accounts");
-    const auto cancelled = [] { return interrupt_signal() != 0; };
-    genesis_key_set keys;
+    std::string keys;
     try {
-      const core::chain_options options = sized_chain(config_);
-      keys = genesis_keys(options, key_cache_dir(), cancelled);
-      chain_ = std::make_unique<core::chain>(options, cancelled, keys.keys);
+      chain_ = make_genesis_chain(
+          sized_chain(config_), [] { return interrupt_signal() != 0; }, &keys);
     } catch (const core::genesis_cancelled&) {
       result_.genesis_ns = core::steady_now_ns() - t0;
       return false;
     }
     result_.genesis_ns = core::steady_now_ns() - t0;
     log_.info("genesis: {} accounts in {:.3f} s; {}", config_.chain.genesis_accounts,
-              static_cast<double>(result_.genesis_ns) / 1e9, keys.note);
+              static_cast<double>(result_.genesis_ns) / 1e9, keys);
   }
 
   const queue_settings& q = config_.queue;

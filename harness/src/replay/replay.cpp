@@ -46,9 +46,7 @@ replay_result replay_workload(const run_config& c, const saved_workload& w, std:
     core::chain_options o = replay_chain_options(c, w.meta);
     // The id table sized as a run's (for the workload's ids at most), so it never rehashes.
     o.expected_transaction_ids = sized_chain(c, w.transactions.size()).expected_transaction_ids;
-    const genesis_key_set keys = genesis_keys(o, key_cache_dir());
-    loaded = std::make_unique<core::chain>(o, std::function<bool()>{}, keys.keys);
-    r.genesis_keys = keys.note;
+    loaded = make_genesis_chain(o, {}, &r.genesis_keys);
     r.genesis_ns = core::steady_now_ns() - t0;
   }
   core::chain& chain = *loaded;

@@ -25,9 +25,11 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "apiary/core/chain/chain.hpp"
 #include "apiary/core/chain/chain_options.hpp"
 #include "apiary/core/chain/genesis_keys.hpp"
 
@@ -47,5 +49,12 @@ struct genesis_key_set {
 // throws core::genesis_cancelled. Below 1,000 accounts: no keys (the chain derives them).
 genesis_key_set genesis_keys(const core::chain_options& options, const std::string& dir,
                              const std::function<bool()>& cancelled = {});
+
+// The chain of the genesis `options` describes, its keys from the key cache key_cache_dir()
+// names (derived and saved when missing); `note` (optional) receives where they came from.
+// Throws core::genesis_cancelled as the chain's constructor does.
+std::unique_ptr<core::chain> make_genesis_chain(const core::chain_options& options,
+                                                const std::function<bool()>& cancelled = {},
+                                                std::string* note = nullptr);
 
 }  // namespace apiary::harness
