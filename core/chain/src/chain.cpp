@@ -44,6 +44,7 @@ chain::chain(chain_options options, const std::function<bool()>& cancelled)
       counter_(options_.custom_ops, db_.add_index<custom_op_counter_index>()),
       rc_(options_.rc, accounts_),
       witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {
+  if (options_.expected_comments != 0) comments_.reserve<by_permlink>(options_.expected_comments);
   build_genesis(cancelled);
   start_pending();
 }
