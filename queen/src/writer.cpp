@@ -16,6 +16,8 @@ namespace {
 
 // How many transactions ahead of its push the writer starts loading one.
 constexpr std::size_t prefetch_ahead = 4;
+static_assert(prefetch_ahead > core::chain::prefetch_stages,
+              "each stage a transaction apart, the first after the object");
 
 // A producer built the transaction on another core, so the writer's first read of it misses
 // every cache: start loading the object (and the shared_ptr's count just before it) now, so
@@ -169,6 +171,11 @@ bool writer::push_burst(std::uint64_t overhead) {
     std::int64_t t = steady_now_ns();
     for (std::size_t i = batch_done_; i < end && !block_due && !stop_.load(std::memory_order_relaxed); ++i) {
       if (i + prefetch_ahead < batch_.txs.size()) prefetch(*batch_.txs[i + prefetch_ahead].tx);
+      // Then the chain's lookups, in stages: the last one a transaction before its push.
+      for (int stage = 1; stage <= core::chain::prefetch_stages; ++stage) {
+        const std::size_t at = i + prefetch_ahead - static_cast<std::size_t>(stage);
+        if (at < batch_.txs.size()) chain_.prefetch_push(*batch_.txs[at].tx, stage);
+      }
       const queued_tx& item = batch_.txs[i];
       const std::uint32_t size = item.tx->packed_size();
       // One that does not fit in the block as it stands will be left out of it: the chain

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "apiary/colony/colony.hpp"
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/config/options.hpp"
 #include "apiary/harness/config/run_config.hpp"
@@ -189,6 +190,34 @@ TEST(RunConfig, ResolveTiesTheChainToTheColony) {
   EXPECT_FALSE(c.chain.check_authority);
   EXPECT_EQ(c.colony.genesis_accounts, 1234u);
   EXPECT_EQ(c.colony.block_size, 65536u);
+}
+
+// The comments' table is sized for the run's blocks of the mix's articles and replies (with
+// a tenth to spare), an hour's blocks when the run is not counted in blocks, none without
+// comments in the mix; the chain reserves it at genesis.
+TEST(RunConfig, SizedChainSizesTheCommentsForTheRun) {
+  run_config c;
+  c.chain.genesis_accounts = 1000;
+  resolve(c);
+  const std::uint64_t per_block = colony::estimate_block_transactions(c.colony);
+  const colony::mix_config& mix = c.colony.mix;
+  const std::uint64_t per_block_comments =
+      per_block * (mix[colony::op_kind::article].weight + mix[colony::op_kind::reply].weight) / mix.total_weight();
+  ASSERT_GT(per_block_comments, 0u);
+  EXPECT_EQ(sized_chain(c).expected_comments, per_block_comments * (c.stop.blocks + c.stop.warmup_blocks) * 11 / 10);
+  c.stop.blocks = 0;
+  EXPECT_EQ(sized_chain(c).expected_comments, per_block_comments * core::chain_limits::expiration_blocks * 11 / 10);
+  c.chain.cashout_blocks = 10;
+  EXPECT_EQ(sized_chain(c).expected_comments, per_block_comments * 10 * 11 / 10) << "they pay out and leave";
+  c.colony.mix[colony::op_kind::article].weight = 0;
+  c.colony.mix[colony::op_kind::reply].weight = 0;
+  EXPECT_EQ(sized_chain(c).expected_comments, 0u);
+
+  core::chain_options o = c.chain;
+  o.genesis_accounts = 10;
+  o.expected_comments = 5000;
+  const core::chain chain(o);
+  EXPECT_GE(chain.db().get_index<core::comment_index>().get<core::by_permlink>().bucket_count(), 5000u);
 }
 
 TEST(RunConfig, BlockSizeAboveTheChainMaximumNeedsAnExplicitMaximum) {

@@ -5,6 +5,11 @@
 
 #include "state_test_objects.hpp"
 
+// item_index's hashed ids, bound for the prefetches (undo_index_detail::bind_buckets).
+template struct apiary::core::undo_index_detail::bind_buckets<
+    apiary::core::test::item_index::hashed_index_type<apiary::core::test::by_id>,
+    &apiary::core::test::item_index::hashed_index_type<apiary::core::test::by_id>::buckets>;
+
 namespace apiary::core::test {
 namespace {
 
@@ -180,6 +185,35 @@ TEST(UndoIndex, RemoveWithoutSession) {
   EXPECT_EQ(idx.size(), 1u);
   EXPECT_EQ(idx.find<by_name>(std::string("alice")), nullptr);
   EXPECT_EQ(idx.next_id(), 2u);  // ids are never reused outside undo
+}
+
+// The prefetches read the bucket a key falls in and the first object in it: on an empty
+// table, across rehashes as it grows, for keys present and absent, and with sessions
+// undone. Under the sanitizers a wrong bucket address is a read out of bounds. They change
+// nothing.
+TEST(UndoIndex, PrefetchesReadTheirBucketAndChangeNothing) {
+  ASSERT_NE(undo_index_detail::hashed_buckets<item_index::hashed_index_type<by_id>>::member, nullptr)
+      << "the explicit instantiation above binds the bucket array at static initialization";
+  item_index idx;
+  auto prefetch_all = [&idx](std::uint32_t up_to) {
+    for (std::uint32_t id = 0; id <= up_to; ++id) {
+      idx.prefetch_bucket<by_id>(id);
+      idx.prefetch_bucket_head<by_id>(id);
+    }
+  };
+  prefetch_all(8);
+  for (std::uint32_t i = 0; i < 2000; ++i) {
+    idx.create([i](item& it) { it.value = i; });
+    prefetch_all(i + 1);
+  }
+  idx.start_undo_session();
+  for (std::uint32_t i = 0; i < 500; ++i) idx.remove(idx.get(i * 4));
+  prefetch_all(2000);
+  idx.undo();
+  prefetch_all(2000);
+  ASSERT_EQ(idx.size(), 2000u);
+  for (std::uint32_t i = 0; i < 2000; ++i) EXPECT_EQ(idx.get(i).value, i);
+  EXPECT_EQ(idx.find(2000), nullptr);
 }
 
 TEST(UndoIndexDeathTest, ModifyChangingIdAborts) {

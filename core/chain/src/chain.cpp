@@ -12,6 +12,14 @@
 #include "apiary/core/protocol/hash.hpp"
 #include "chain_evaluators.hpp"
 
+// The buckets chain::prefetch_push loads (undo_index_detail::bind_buckets).
+template struct apiary::core::undo_index_detail::bind_buckets<
+    apiary::core::account_index::hashed_index_type<apiary::core::by_name>,
+    &apiary::core::account_index::hashed_index_type<apiary::core::by_name>::buckets>;
+template struct apiary::core::undo_index_detail::bind_buckets<
+    apiary::core::comment_index::hashed_index_type<apiary::core::by_permlink>,
+    &apiary::core::comment_index::hashed_index_type<apiary::core::by_permlink>::buckets>;
+
 namespace apiary::core {
 
 namespace {
@@ -41,7 +49,9 @@ chain::chain(chain_options options, empty_state /*unused*/)
       dedup_(options_.dedup, db_.add_index<transaction_index>(), options_.expected_transaction_ids),
       counter_(options_.custom_ops, db_.add_index<custom_op_counter_index>()),
       rc_(options_.rc, accounts_),
-      witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {}
+      witness_key_(private_key::from_login(options_.witness, key_role::active, options_.key_password)) {
+  if (options_.expected_comments != 0) comments_.reserve<by_permlink>(options_.expected_comments);
+}
 
 chain::~chain() = default;
 
@@ -155,6 +165,50 @@ reject chain::check_authority(const full_transaction& ft) const {
     if (!signed_by(a->active_key) && (r.active || !signed_by(a->posting_key))) return reject::missing_authority;
   }
   return reject::none;
+}
+
+namespace {
+
+// The accounts and comments an operation looks up first, each given to `account` or
+// `comment` (author, permlink).
+template <class Account, class Comment>
+void for_each_lookup(const operation& op, Account&& account, Comment&& comment) {
+  std::visit(
+      [&](const auto& o) {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, vote_operation>) {
+          account(o.voter);
+          comment(o.author, o.permlink);
+        } else if constexpr (std::is_same_v<T, comment_operation>) {
+          account(o.author);
+          if (!o.parent_author.empty()) comment(o.parent_author, o.parent_permlink);
+        } else if constexpr (std::is_same_v<T, comment_options_operation>) {
+          comment(o.author, o.permlink);
+        } else if constexpr (std::is_same_v<T, transfer_operation>) {
+          account(o.from);
+          account(o.to);
+        } else if constexpr (std::is_same_v<T, custom_json_operation>) {
+          for (const auto& a : o.required_auths) account(a);
+          for (const auto& a : o.required_posting_auths) account(a);
+        }
+      },
+      op);
+}
+
+}  // namespace
+
+void chain::prefetch_push(const full_transaction& ft, int stage) const {
+  if (stage == 1) {
+    dedup_.prefetch_bucket(ft.id());
+    return;
+  }
+  dedup_.prefetch_bucket_head(ft.id());
+  for (const operation& op : ft.tx().operations)
+    for_each_lookup(
+        op, [this](const account_name& a) { accounts_.prefetch_bucket<by_name>(a); },
+        [this](const account_name& a, std::string_view p) {
+          comments_.prefetch_bucket<by_permlink>(boost::make_tuple(a, p));
+        });
 }
 
 reject chain::push_transaction(const full_transaction_ptr& tx, bool may_be_left_out) {

@@ -296,6 +296,7 @@ namespace {
 // Sizes an index's hashed indexes for n objects, so loading them never rehashes.
 void reserve_for(account_index& index, std::size_t n) { index.reserve<by_name>(n); }
 void reserve_for(transaction_index& index, std::size_t n) { index.reserve<by_trx_id>(n); }
+void reserve_for(comment_index& index, std::size_t n) { index.reserve<by_permlink>(n); }
 void reserve_for(custom_op_counter_index& index, std::size_t n) { index.reserve<by_account>(n); }
 template <class Index>
 void reserve_for(Index& /*ordered only*/, std::size_t /*n*/) {}

@@ -6,6 +6,11 @@
 
 #include "apiary/core/protocol/bytes.hpp"
 
+// The id table's buckets, for prefetch_bucket (undo_index_detail::bind_buckets).
+template struct apiary::core::undo_index_detail::bind_buckets<
+    apiary::core::transaction_index::hashed_index_type<apiary::core::by_trx_id>,
+    &apiary::core::transaction_index::hashed_index_type<apiary::core::by_trx_id>::buckets>;
+
 namespace apiary::core {
 
 std::uint32_t dedup_index::prune_expired(time_point_sec now) {

@@ -255,6 +255,15 @@ core::chain_options sized_chain(const run_config& c, std::uint64_t most_ids) {
   if (c.writer.block_transactions != 0) per_block = std::min<std::uint64_t>(per_block, c.writer.block_transactions);
   const std::uint64_t blocks = core::chain_limits::expiration_blocks + o.reversible_blocks + 1;
   o.expected_transaction_ids = std::min(per_block * blocks * 11 / 10, most_ids);
+  // Comments stay until they pay out: the run's blocks of them (an hour's when it is not
+  // counted in blocks), the mix's share of articles and replies, a tenth to spare.
+  const colony::mix_config& mix = c.colony.mix;
+  const std::uint64_t comment_weight = mix[colony::op_kind::article].weight + mix[colony::op_kind::reply].weight;
+  const std::uint64_t run_blocks =
+      c.stop.blocks != 0 ? std::uint64_t{c.stop.blocks} + c.stop.warmup_blocks : core::chain_limits::expiration_blocks;
+  const std::uint64_t comments = per_block * comment_weight / std::max<std::uint64_t>(1, mix.total_weight()) *
+                                 std::min<std::uint64_t>(run_blocks, o.cashout_blocks);
+  o.expected_comments = std::min(comments * 11 / 10, most_ids);
   return o;
 }
 

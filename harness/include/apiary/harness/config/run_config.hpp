@@ -103,7 +103,8 @@ void resolve(run_config& c);
 // The chain's options with its dedup table sized for the run: an hour of full blocks of the
 // mix, plus the reversible ones, with a tenth to spare, or `most_ids` when fewer (a replay's
 // workload). Without it the table rehashes each time it doubles, and the rehash of millions
-// of ids stops one block for most of a second.
+// of ids stops one block for most of a second. The comments' table likewise, for the run's
+// blocks of the mix's comments.
 core::chain_options sized_chain(const run_config& c,
                                 std::uint64_t most_ids = std::numeric_limits<std::uint64_t>::max());
 

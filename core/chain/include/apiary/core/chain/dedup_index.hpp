@@ -72,15 +72,22 @@ class dedup_index {
   // basic.
   void include_pending(std::span<const full_transaction_ptr> pending) {
     if (mode_ != dedup_mode::split) return;
-    // The transactions were pushed up to a block ago and have left the caches: the lines
-    // record_included reads (the expiration at the start, the id) are fetched a few ahead.
-    constexpr std::size_t ahead = 8;
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      if (i + ahead < pending.size()) {
-        const full_transaction& next = *pending[i + ahead];
+    // The transactions were pushed up to a block ago and have left the caches, and the id
+    // table is larger than them: in a pipeline a few transactions ahead, the lines
+    // record_included reads (the expiration at the start, the id), then the id's bucket,
+    // then the first id in that bucket, each stage reading only what the one before loaded.
+    constexpr std::size_t lines_ahead = 12;
+    constexpr std::size_t bucket_ahead = 8;
+    constexpr std::size_t head_ahead = 4;
+    const std::size_t n = pending.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + lines_ahead < n) {
+        const full_transaction& next = *pending[i + lines_ahead];
         __builtin_prefetch(&next.tx().expiration);
         __builtin_prefetch(&next.id());
       }
+      if (i + bucket_ahead < n) index_.prefetch_bucket<by_trx_id>(pending[i + bucket_ahead]->id());
+      if (i + head_ahead < n) index_.prefetch_bucket_head<by_trx_id>(pending[i + head_ahead]->id());
       record_included(*pending[i]);
     }
     pending_.clear();
@@ -90,6 +97,11 @@ class dedup_index {
   void take_back_pending(const transaction_id& id) {
     if (mode_ == dedup_mode::split) pending_.erase(id);
   }
+  // Batched lookups, a few transactions ahead of contains(id): start loading the id
+  // table's bucket of id, and later, that loaded, the first id in it (undo_index's
+  // prefetches). Hints only.
+  void prefetch_bucket(const transaction_id& id) const { index_.prefetch_bucket<by_trx_id>(id); }
+  void prefetch_bucket_head(const transaction_id& id) const { index_.prefetch_bucket_head<by_trx_id>(id); }
   // Removes the ids that expired at or before now; returns how many. basic.
   std::uint32_t prune_expired(time_point_sec now);
   // Pending ids in the volatile set (0 in unified mode, where they are in the index).

@@ -148,20 +148,26 @@ struct comment_object {
   }
   bool operator==(const comment_object&) const = default;
 };
-// Lookups take a string_view permlink without building a std::string.
-struct permlink_less {
-  using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const { return a < b; }
+// Lookups take a string_view permlink without building a std::string: the permlink part of
+// the by_permlink key is hashed and compared as a string_view.
+struct permlink_hash {
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+struct permlink_equal {
+  bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
 };
 using comment_index = undo_index<
     comment_object,
     bmi::indexed_by<
         bmi::ordered_unique<bmi::tag<by_id>, bmi::member<comment_object, std::uint32_t, &comment_object::id>>,
-        bmi::ordered_unique<
+        // Hashed, not ordered as Hive's: the chain only ever looks a comment up by it, and a
+        // walk down a tree of comments misses the caches at every level (docs/profile.md).
+        bmi::hashed_unique<
             bmi::tag<by_permlink>,
             bmi::composite_key<comment_object, bmi::member<comment_object, account_name, &comment_object::author>,
                                bmi::member<comment_object, std::string, &comment_object::permlink>>,
-            bmi::composite_key_compare<std::less<account_name>, permlink_less>>,
+            bmi::composite_key_hash<std::hash<account_name>, permlink_hash>,
+            bmi::composite_key_equal_to<std::equal_to<account_name>, permlink_equal>>,
         bmi::ordered_unique<
             bmi::tag<by_cashout>,
             bmi::composite_key<comment_object,

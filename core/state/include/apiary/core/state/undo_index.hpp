@@ -58,12 +58,34 @@
 #include <vector>
 
 #include <boost/mpl/size.hpp>
+#include <boost/multi_index/detail/bucket_array.hpp>
 #include <boost/multi_index_container.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
 
 #include "apiary/core/base/check.hpp"
 
 namespace apiary::core {
+
+namespace undo_index_detail {
+
+// A Boost.MultiIndex hashed index keeps its bucket array private, and a prefetch of a bucket
+// needs its address. An explicit instantiation may name a private member, so a line
+//   template struct undo_index_detail::bind_buckets<I, &I::buckets>;
+// in one source file (I: an undo_index's hashed_index_type<Tag>) binds the member at static
+// initialization; an index without such a line has no bucket to prefetch (the prefetches do
+// nothing).
+template <class Index>
+using bucket_array_t = boost::multi_index::detail::bucket_array<typename Index::allocator_type>;
+template <class Index>
+struct hashed_buckets {
+  static inline bucket_array_t<Index> Index::*member = nullptr;
+};
+template <class Index, bucket_array_t<Index> Index::*Member>
+struct bind_buckets {
+  static inline const bool bound = (hashed_buckets<Index>::member = Member, true);
+};
+
+}  // namespace undo_index_detail
 
 // Where an index takes its memory from, and whether it recycles undo states. database builds
 // these from database_options; a standalone index defaults to the global heap.
@@ -342,6 +364,31 @@ class undo_index final : public undo_index_base {
   }
   const container_type& indices() const { return container_; }
   std::size_t size() const { return container_.size(); }
+  // The index type behind Tag (for undo_index_detail::bind_buckets).
+  template <class Tag>
+  using hashed_index_type = typename container_type::template index<Tag>::type;
+
+  // Batched lookups in a hashed index larger than the caches: start loading the bucket key
+  // falls in (prefetch_bucket), and a while later, the bucket loaded by then, the first
+  // object in it (prefetch_bucket_head), so that the lookup or insert of key that follows
+  // waits for neither. Hints only: they change nothing, and do nothing for an index whose
+  // buckets are not bound (undo_index_detail).
+  template <class Tag, class Key>
+  void prefetch_bucket(const Key& key) const {
+    if (const auto* b = bucket_of<Tag>(key)) __builtin_prefetch(b);
+  }
+  template <class Tag, class Key>
+  void prefetch_bucket_head(const Key& key) const {
+    const auto* b = bucket_of<Tag>(key);
+    if (b == nullptr) return;
+    // The object lies before the index's links in the node (by how much depends on the
+    // indexes after this one): the lines of both.
+    if (const auto* head = b->prior()) {
+      __builtin_prefetch(head);
+      __builtin_prefetch(reinterpret_cast<const char*>(head) - sizeof(Object));
+    }
+  }
+
   // Sizes a hashed index's table for n objects now (a rehash), so it does not rehash while
   // it grows to n: a rehash relinks every node, and of millions of them takes most of a
   // second. Not undoable, and not needed to be: it changes no object.
@@ -510,6 +557,18 @@ class undo_index final : public undo_index_base {
   state_ptr make_state() {
     void* p = undo_resource_->allocate(sizeof(undo_state), alignof(undo_state));
     return state_ptr(::new (p) undo_state(undo_resource_), state_deleter{undo_resource_});
+  }
+
+  // The bucket of key in the hashed index Tag, or null when its buckets are not bound.
+  template <class Tag, class Key>
+  auto bucket_of(const Key& key) const {
+    using index = hashed_index_type<Tag>;
+    const auto member = undo_index_detail::hashed_buckets<index>::member;
+    const index& idx = container_.template get<Tag>();
+    using bucket = std::remove_cvref_t<decltype(*(idx.*member).at(0))>;
+    if (member == nullptr) return static_cast<const bucket*>(nullptr);
+    const auto& buckets = idx.*member;
+    return static_cast<const bucket*>(&*buckets.at(buckets.position(idx.hash_function()(key))));
   }
 
   static constexpr std::size_t index_count = boost::mpl::size<typename container_type::index_type_list>::value;
