@@ -621,7 +621,8 @@ def mode_defaults(args, schema):
     check(builtin.stdout == from_file.stdout,
           "configs/default.toml differs from the built-in defaults:\n--- built in\n%s--- default.toml\n%s"
           % (builtin.stdout, from_file.stdout))
-    for name in ("smoke", "small-blocks", "core-only", "default"):
+    configs = os.path.join(args.source_dir, "configs")
+    for name in sorted(f[:-len(".toml")] for f in os.listdir(configs) if f.endswith(".toml")):
         p = run_apiary(args, ["run", "--config", os.path.join(args.source_dir, "configs", name + ".toml"),
                               "--print-config"], timeout=60)
         check(p.returncode == 0, "configs/%s.toml does not load: %s" % (name, p.stderr))
