@@ -170,6 +170,9 @@ class Builds:
         if head is not None and head.returncode == 0 and head.stdout.strip() == sha:
             return
         mark.unlink(missing_ok=True)
+        # A `worktree add` stopped half-way leaves its worktree locked ("initializing"), which
+        # neither remove (without a second --force) nor prune clears.
+        git(self.repo, "worktree", "unlock", src)
         if src.exists():
             git(self.repo, "worktree", "remove", "--force", src)
             shutil.rmtree(src, ignore_errors=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -213,6 +214,19 @@ def test_a_build_is_kept_by_commit_and_concurrent_requests_build_once(history, t
     assert builds.build("HEAD~4") == binaries[0] and lines(log) == [commits[1]]   # a ref resolves to its commit
     src = repo / "build" / "commits" / commits[1] / "src"
     assert git(src, "rev-parse", "HEAD") == commits[1] and git(repo, "status", "--porcelain") == ""
+
+
+def test_a_worktree_add_stopped_half_way_is_cleared_and_made_again(history, tmp_path):
+    """A Ctrl-C during `git worktree add` leaves the worktree registered and locked, its
+    directory missing or half filled: the next build clears it and checks the commit out."""
+    repo, commits = history
+    src = repo / "build" / "commits" / commits[3] / "src"
+    src.parent.mkdir(parents=True)
+    git(repo, "worktree", "add", "--detach", str(src), commits[3])
+    git(repo, "worktree", "lock", "--reason", "initializing", str(src))
+    shutil.rmtree(src)
+    binary = Builds(repo, command=build_command(tmp_path / "builds.log"), say=lambda _: None).build(commits[3])
+    assert binary.is_file() and git(src, "rev-parse", "HEAD") == commits[3]
 
 
 def test_a_failed_build_names_the_commit_and_its_log(history):
