@@ -91,7 +91,7 @@ def measure(args: argparse.Namespace, accounts: int, blocks: int) -> dict[str, A
         run(replay_cmd(args, state, accounts, report), f"the replay of {name}")
         result = read_json(report)["result"]
         us.append(float(result["us_per_tx"]))
-        load_ms.append(float(result["genesis_ms"]))
+        load_ms.append(float(read_json(report)["context"]["state"]["load_ms"]))
     s = summarize_sample(us)
     held = {i: result["state_at_start"]["indexes"][i]["objects"] for i in INDEXES}
     point: dict[str, Any] = {
@@ -143,7 +143,8 @@ def figure(points: list[dict[str, Any]], path: Path) -> None:
     for ax in axes:
         ax.set_xlabel("transaction ids the state holds at the start")
         ax.grid(True, alpha=0.3)
-        ax.legend()
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend()
         ax.set_ylim(bottom=0)
     fig.tight_layout()
     write_figure(fig, path, 120)
