@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <functional>
-#include <limits>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
+#include "apiary/core/chain/genesis_vesting.hpp"
 #include "apiary/core/chain/rc.hpp"
 #include "voting_mana.hpp"
 
@@ -16,8 +17,11 @@ namespace apiary::core {
 void chain::build_genesis(const std::function<bool()>& cancelled, std::span<const account_keys> given) {
   const std::uint32_t n = options_.genesis_accounts;
   // Every price scales with the vesting summed over the accounts, which must fit in 64 bits.
-  if (options_.genesis_vesting > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / std::max(n, 1u))
-    throw std::invalid_argument("genesis vesting times accounts does not fit in 64 bits");
+  if (auto problem = check_vesting_spec(options_.genesis_vesting))
+    throw std::invalid_argument("genesis vesting " + to_string(options_.genesis_vesting) + ": " + *problem);
+  const std::optional<std::int64_t> total_vesting = total_vesting_of(options_.genesis_vesting, n);
+  if (!total_vesting) throw std::invalid_argument("genesis vesting summed over the accounts does not fit in 64 bits");
+  const vesting_sampler vesting_of_account(options_.genesis_vesting);
   // The keys not given are derived (over the cores: an EC multiplication per key).
   const auto known = static_cast<std::uint32_t>(std::min<std::size_t>(given.size(), n));
   const std::vector<account_keys> derived =
@@ -25,7 +29,6 @@ void chain::build_genesis(const std::function<bool()>& cancelled, std::span<cons
   auto keys_of = [&](std::uint32_t i) -> const account_keys& { return i < known ? given[i] : derived[i - known]; };
 
   const time_point_sec now{options_.genesis_time};
-  const auto vesting = static_cast<std::int64_t>(options_.genesis_vesting);
   accounts_.reserve<by_name>(std::size_t{n} + 1);  // the witness too; no rehash while they come
   for (std::uint32_t i = 0; i < n; ++i) {
     if (cancelled && i % 65536 == 0 && cancelled()) throw genesis_cancelled();
@@ -36,8 +39,8 @@ void chain::build_genesis(const std::function<bool()>& cancelled, std::span<cons
       a.hive = options_.genesis_hive;
       a.hbd = options_.genesis_hbd;
       a.voting = {detail::max_mana, now};
-      a.vesting = vesting;
-      a.rc = {vesting, now};  // full
+      a.vesting = static_cast<std::int64_t>(vesting_of_account(i));
+      a.rc = {a.vesting, now};  // full
     });
   }
   const account_name witness(options_.witness);
@@ -53,7 +56,7 @@ void chain::build_genesis(const std::function<bool()>& cancelled, std::span<cons
     g.time = now;
     g.current_supply_hive = options_.genesis_hive * n;
     g.current_supply_hbd = options_.genesis_hbd * n;
-    g.total_vesting = vesting * static_cast<std::int64_t>(n);
+    g.total_vesting = *total_vesting;
     g.rc_pools = rc_initial_pools();
   });
   // Block 0 (all-zero id) is a valid TaPoS reference, so the first block can be built.

@@ -138,6 +138,8 @@ std::string option_text(const V& v) {
     return v;
   else if constexpr (std::is_integral_v<V>)
     return std::to_string(v);
+  else if constexpr (std::is_same_v<V, vesting_spec>)
+    return to_string(v);  // a constant as the digits alone, as before distributions
   else
     return to_hex(v);  // the chain id
 }

@@ -424,8 +424,13 @@ void bind_chain(option_binder& b, run_config& c) {
   b.choice("rc", ch.rc, core::rc_mode_names,
            "Pending resource-credit charges: state (in the account, undone with the transaction) or volatile (a "
            "hash map merged into state when the block is applied)");
-  b.count("genesis-vesting", ch.genesis_vesting, 0, 900'000'000'000,
-          "Each genesis account's vesting in micro-VESTS: its RC maximum");
+  b.custom(
+      "genesis-vesting", "N|LAW:KEY=V,...", value_kind::text,
+      "Each genesis account's vesting in micro-VESTS, its RC maximum: one number for every account, or drawn per "
+      "account from lognormal:median=M,sigma=S,min=A,max=B or pareto:alpha=K,min=A,max=B (truncated to [min, max]; "
+      "docs/rc.md)",
+      [&ch](const std::string& t) { return core::parse_vesting_spec(t, ch.genesis_vesting).value_or(""); },
+      [&ch] { return core::to_string(ch.genesis_vesting); });
   b.count("cashout-blocks", ch.cashout_blocks, 1, 100'000'000,
           "Blocks from a comment's creation to its payout, after which it and its votes leave the state (Hive: "
           "seven days)");

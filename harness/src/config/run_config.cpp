@@ -233,6 +233,10 @@ std::optional<std::string> validate(const run_config& c) {
   if (c.chain.genesis_accounts < k.threads)
     return "--accounts " + std::to_string(c.chain.genesis_accounts) + ": fewer than the " + std::to_string(k.threads) +
            " --threads (each producer needs accounts of its own)";
+  if (!core::total_vesting_of(c.chain.genesis_vesting, c.chain.genesis_accounts))
+    return "--genesis-vesting " + core::to_string(c.chain.genesis_vesting) + ": summed over the " +
+           std::to_string(c.chain.genesis_accounts) +
+           " accounts it does not fit in 64 bits (every RC price scales with the sum); lower it or --accounts";
   if (k.block_budget != 0 && k.rate != colony::rate_mode::block_budget)
     return "--block-budget " + std::to_string(k.block_budget) + ": only used with --rate block, not --rate " +
            rate_text(k);

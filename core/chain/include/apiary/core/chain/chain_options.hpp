@@ -9,6 +9,7 @@
 
 #include "apiary/core/base/named_enum.hpp"
 #include "apiary/core/chain/cashout.hpp"
+#include "apiary/core/chain/genesis_vesting.hpp"
 #include "apiary/core/protocol/account_name.hpp"
 #include "apiary/core/protocol/bytes.hpp"
 #include "apiary/core/state/database.hpp"
@@ -115,10 +116,11 @@ struct chain_options {
   std::string key_password = "apiary";
   std::int64_t genesis_hive = 1'000'000'000;  // 1,000,000.000 HIVE
   std::int64_t genesis_hbd = 1'000'000'000;
-  // Each account's vesting in micro-VESTS, its RC manabar's maximum: 100,000 VESTS. Prices
-  // scale with the sum over all accounts, so any amount well above the few mana a
-  // transaction costs at the least keeps the default mix sustainable (docs/rc.md).
-  std::uint64_t genesis_vesting = 100'000'000'000;
+  // Each account's vesting in micro-VESTS, its RC manabar's maximum: 100,000 VESTS each, or
+  // drawn per account from a distribution (genesis_vesting.hpp). Prices scale with the sum
+  // over all accounts, so any amount well above the few mana a transaction costs at the least
+  // keeps the default mix sustainable (docs/rc.md).
+  vesting_spec genesis_vesting = vesting_spec(100'000'000'000);
   std::uint32_t genesis_time = 1'700'000'000;
   std::string witness{default_witness};
   chain_id chain = hive_mainnet_chain_id();
