@@ -3,6 +3,8 @@
 //
 //   BM_Generate/<kind>          building the unsigned transaction (generator::next): what
 //                               the colony's generation_cpu_ms measures
+//   BM_GenerateWeighted/<kind>  BM_Generate with each payer drawn by its weight (--payer-weights
+//                               vesting:1 over a log-normal genesis vesting) instead of in turn
 //   BM_GenerateUnsigned/<kind>  that and the full_transaction an unsigned run submits
 //                               (packed once, id and digest): the colony's whole work per
 //                               transaction with signing off, before it is submitted
@@ -26,6 +28,7 @@
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/key_cache.hpp"
 #include "apiary/colony/mix.hpp"
+#include "apiary/core/chain/genesis_vesting.hpp"
 #include "apiary/core/protocol/full_transaction.hpp"
 #include "apiary/core/protocol/keys.hpp"
 #include "apiary/core/protocol/transaction.hpp"
@@ -46,9 +49,9 @@ struct producer {
   colony::comment_ring ring;
   colony::generator gen;
 
-  producer()
+  explicit producer(const std::vector<double>& payer_weights = {})
       : gen(colony::mix_config{}, colony::generator_options{seed, 0, true}, colony::genesis_account_names(accounts),
-            ring) {
+            ring, payer_weights) {
     core::block_id head;
     head.data[3] = 100;
     gen.set_head(head, head_time);
@@ -64,6 +67,22 @@ struct producer {
 
 void BM_Generate(benchmark::State& state, op_kind kind) {
   producer p;
+  const std::uint64_t substitutions = p.gen.stats().article_substitutions;
+  for (auto _ : state) {
+    colony::generated_transaction g = p.gen.next(kind);
+    benchmark::DoNotOptimize(g.tx.operations.data());
+  }
+  p.check(state, substitutions);
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_GenerateWeighted(benchmark::State& state, op_kind kind) {
+  core::vesting_spec vesting;
+  if (core::parse_vesting_spec("lognormal:median=1e11,sigma=2,min=1e6,max=1e15", vesting))
+    state.SkipWithError("the vesting spec does not parse");
+  std::vector<double> weights;
+  for (std::uint32_t i = 0; i < accounts; ++i) weights.push_back(static_cast<double>(core::vesting_of(vesting, i)));
+  producer p(weights);
   const std::uint64_t substitutions = p.gen.stats().article_substitutions;
   for (auto _ : state) {
     colony::generated_transaction g = p.gen.next(kind);
@@ -124,6 +143,7 @@ int main(int argc, char** argv) {
   for (op_kind kind : colony::all_op_kinds) {
     const std::string name(colony::op_kind_name(kind));
     benchmark::RegisterBenchmark(("BM_Generate/" + name).c_str(), BM_Generate, kind);
+    benchmark::RegisterBenchmark(("BM_GenerateWeighted/" + name).c_str(), BM_GenerateWeighted, kind);
     benchmark::RegisterBenchmark(("BM_GenerateUnsigned/" + name).c_str(), BM_GenerateUnsigned, kind);
     benchmark::RegisterBenchmark(("BM_Sign/" + name).c_str(), BM_Sign, kind);
   }

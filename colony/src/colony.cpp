@@ -194,7 +194,7 @@ colony::colony(const colony_config& config, core::transaction_sink& sink, const 
   for (std::uint32_t t = 0; t < config_.threads; ++t) {
     // Comments are remembered when the chain accepts them (on_complete), not when made.
     generator g(config_.mix, generator_options{config_.seed, t, false}, deal_accounts(genesis, t, config_.threads),
-                ring_);
+                ring_, config_.thread_payer_weights(t));
     auto w = std::make_unique<worker>(t, std::move(g), config_.key_password,
                                       fault_injector(config_.faults, config_.seed, t));
     w->ring = &ring_;

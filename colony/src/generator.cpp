@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <string_view>
 #include <utility>
 
@@ -73,7 +74,7 @@ generator_stats& generator_stats::operator+=(const generator_stats& o) {
 }
 
 generator::generator(const mix_config& mix, const generator_options& options, std::vector<core::account_name> accounts,
-                     comment_ring& ring)
+                     comment_ring& ring, const std::vector<double>& payer_weights)
     : mix_(mix),
       total_weight_(mix.total_weight()),
       thread_index_(options.thread_index),
@@ -84,6 +85,15 @@ generator::generator(const mix_config& mix, const generator_options& options, st
   APIARY_CHECK(total_weight_ > 0);
   APIARY_CHECK(thread_index_ < 256);
   APIARY_CHECK(!accounts_.empty());
+  if (!payer_weights.empty()) {
+    APIARY_CHECK(payer_weights.size() == accounts_.size());
+    double sum = 0;
+    for (double w : payer_weights) sum += w;
+    if (sum > 0 && std::isfinite(sum))
+      payer_pick_.emplace(payer_weights.begin(), payer_weights.end());
+    else
+      payer_pick_.emplace(std::vector<double>(accounts_.size(), 1.0));
+  }
   detail::filler();  // build the shared text now rather than in the first timed call
 }
 
@@ -105,6 +115,7 @@ std::uint32_t generator::draw_extra(op_kind k) {
 }
 
 std::size_t generator::next_actor() {
+  if (payer_pick_) return (*payer_pick_)(rng_);
   const std::size_t a = cursor_;
   cursor_ = cursor_ + 1 == accounts_.size() ? 0 : cursor_ + 1;
   return a;
@@ -227,7 +238,7 @@ void generator::build_transfer(generated_transaction& g, std::size_t actor, std:
 
   core::transfer_operation t;
   t.from = accounts_[actor];
-  t.to = accounts_[cursor_];  // the next actor: another account unless the thread has one
+  t.to = accounts_[actor + 1 == accounts_.size() ? 0 : actor + 1];  // another account unless the thread has one
   t.amount = core::asset::hbd(detail::transfer_amount);
   // The nonce, then ":" and filler up to the extra size (Hive's memo, without its
   // off-by-one), so the memo is max(extra size, nonce digits) long.

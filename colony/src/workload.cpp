@@ -53,7 +53,7 @@ workload generate_workload(const colony_config& config, std::uint64_t transactio
   streams.reserve(config.threads);
   for (std::uint32_t t = 0; t < config.threads; ++t) {
     streams.emplace_back(config.mix, generator_options{config.seed, t, true}, deal_accounts(genesis, t, config.threads),
-                         ring);
+                         ring, config.thread_payer_weights(t));
     streams.back().set_head(head.id, head.time);
     injectors.emplace_back(config.faults, config.seed, t);
   }

@@ -307,6 +307,10 @@ struct workload_command {
 
   int run() {
     resolve(config);
+    if (config.colony.payers.by_vesting)
+      return usage_error("workload", "--payer-weights " + colony::to_string(config.colony.payers) +
+                                         ": apiary workload has no genesis vesting to weigh the payers by; let apiary "
+                                         "replay generate the workload (with --genesis-vesting)");
     if (auto problem = validate(config)) return usage_error("workload", *problem);
     if (auto problem = check_memory(config, transactions)) return usage_error("workload", *problem);
     if (!outputs_usable("workload", {}, {{"--out", out}})) return exit_usage;

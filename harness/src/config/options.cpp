@@ -338,6 +338,13 @@ void bind_generation(option_binder& b, run_config& c) {
   b.count("accounts", c.chain.genesis_accounts, 1, max_genesis_accounts,
           "Genesis accounts (user0, user1, ...), dealt to the producer threads");
   b.custom(
+      "payer-weights", "uniform|vesting:E", value_kind::text,
+      "Who pays: each producer thread takes its accounts in turn (uniform), or draws each transaction's payer with "
+      "weight vesting^E, its --genesis-vesting (E from 0 to 4; vesting:1 in proportion to stake; not in apiary "
+      "workload, which has no genesis)",
+      [&k](const std::string& t) { return colony::parse_payer_weighting(t, k.payers).value_or(""); },
+      [&k] { return colony::to_string(k.payers); });
+  b.custom(
       "mix", "KIND=W:MIN-MAX^EXP,...", value_kind::text,
       "The transaction mix: per kind (article, reply, vote, transfer, custom_json) its relative weight, the "
       "range of its extra payload in bytes and the exponent of its size distribution (Hive's {min, max, "

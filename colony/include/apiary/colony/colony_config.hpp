@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "apiary/colony/comment_ring.hpp"
 #include "apiary/colony/faults.hpp"
@@ -53,6 +54,24 @@ constexpr std::optional<submit_mode> parse_submit_mode(std::string_view name) {
   return core::value_of(submit_mode_names, name);
 }
 
+// Who pays: how a producer thread chooses each transaction's actor, the payer of its
+// resource credits, among the thread's accounts. The command line's --payer-weights:
+//   uniform      each account in turn (Hive's colony), so each pays equally often
+//   vesting:E    each drawn with weight vesting^E (E from 0 to max_exponent), the account's
+//                genesis vesting (core::vesting_of): 1 in proportion to stake, 0 equally
+//                often but at random, 0.5 between
+struct payer_weighting {
+  static constexpr double max_exponent = 4;
+  bool by_vesting = false;
+  double exponent = 1;  // by_vesting only
+  bool operator==(const payer_weighting&) const = default;
+};
+
+// Parses --payer-weights into `out`, or returns what is wrong with the text.
+std::optional<std::string> parse_payer_weighting(std::string_view text, payer_weighting& out);
+// uniform, or vesting:E: the text parse_payer_weighting reads back.
+std::string to_string(const payer_weighting& p);
+
 struct colony_config {
   static constexpr std::uint32_t max_threads = 128;
   // in_flight_limit 0: the limit before the first block (Hive's default limit).
@@ -70,6 +89,12 @@ struct colony_config {
   std::string account_prefix = "user";
   std::string key_password = "apiary";
   core::chain_id chain = core::hive_mainnet_chain_id();
+  // Each account's genesis vesting, which payer weights by vesting read.
+  core::vesting_spec genesis_vesting;
+  payer_weighting payers;
+  // The payer weights of thread t's accounts (deal_accounts' order), for
+  // generator_options::payer_weights; empty with uniform payers.
+  std::vector<double> thread_payer_weights(std::uint32_t thread) const;
 
   // Off: transactions go unsigned (no signatures, no signer keys), which a chain accepts
   // only when it does not check authority.

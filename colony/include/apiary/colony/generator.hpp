@@ -3,8 +3,10 @@
 // - Randomness: one std::mt19937_64 seeded with base_seed + thread_index, and draws made
 //   with plain arithmetic rather than std:: distributions, so a seed gives the same stream
 //   on every platform.
-// - Actors: the thread's own accounts, in turn (Hive's round-robin). Transfers go to the
-//   next account in turn, beneficiaries are other accounts of the thread.
+// - Actors: the thread's own accounts, in turn (Hive's round-robin), or, given payer weights,
+//   each drawn with its weight's share from an alias table (Boost.Random's
+//   discrete_distribution) built once. Transfers go to the account after the actor,
+//   beneficiaries are other accounts of the thread.
 // - Uniqueness: a nonce block_num<<40 | tx_num<<8 | thread_index (the head block's number,
 //   of which the low 24 bits fit; tx_num counts the thread's transactions, never reset)
 //   goes into every permlink, custom_json id and memo, and (nonce>>8) % 10000 + 1 is a
@@ -20,10 +22,13 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <boost/random/discrete_distribution.hpp>
 
 #include "apiary/colony/comment_ring.hpp"
 #include "apiary/colony/mix.hpp"
@@ -79,8 +84,11 @@ struct generator_options {
 class generator {
  public:
   // accounts: the thread's own, at least one. The ring is shared and must outlive this.
+  // payer_weights: one per account, in the accounts' order: each transaction's actor (its
+  // payer) is drawn with probability weight / sum. Empty: the accounts in turn. Weights whose
+  // sum is not a positive finite number count as equal.
   generator(const mix_config& mix, const generator_options& options, std::vector<core::account_name> accounts,
-            comment_ring& ring);
+            comment_ring& ring, const std::vector<double>& payer_weights = {});
 
   // The block the next transactions reference and expire after; its number goes into the
   // nonce. Call after every block (Hive's colony does).
@@ -121,7 +129,9 @@ class generator {
   core::transaction header_;  // TaPoS and expiration of the current head, no operations
   std::uint32_t block_num_ = 0;
   std::uint32_t tx_num_ = 0;
-  std::size_t cursor_ = 0;  // the next actor
+  std::size_t cursor_ = 0;  // the next actor in turn
+  // The actors' weights as an alias table; unset: in turn.
+  std::optional<boost::random::discrete_distribution<std::uint32_t, double>> payer_pick_;
   generator_stats stats_;
 };
 
