@@ -112,6 +112,7 @@ class Trial:
     factors: Factors | None    # None: the base file's
     params: str                # the params file's text
     args: list[str]            # the command line, without --rc-params and --report
+    index: int = 0             # its place in its round
 
     @property
     def key(self) -> str:
@@ -254,8 +255,11 @@ class Runner:
             raise ToolError(f"trial {trial.key} (round {trial.round}) failed with exit status {data['exit_code']}: "
                             f"{shown(last, 300)} (log: {base.with_suffix('.out')})", 2 if data["exit_code"] == 2 else 1)
         write_text(base.with_suffix(".json"), data["report"])
-        report = checked(read_json(base.with_suffix(".json"), "a trial's report"), str(base.with_suffix(".json")),
-                         lambda d: problem(RC_SCHEMA, d), code=1)
+        try:
+            report = checked(read_json(base.with_suffix(".json"), "a trial's report"), str(base.with_suffix(".json")),
+                             lambda d: problem(RC_SCHEMA, d))
+        except ToolError as e:   # apiary's report, not the user's input: the trial failed
+            raise ToolError(f"trial {trial.key} (round {trial.round}): {e}", 1) from None
         write_text(base.with_suffix(".toml"), trial.params)   # last: a trial is finished when its params are there
         self.ran += 1
         self.say(f"trial {trial.key} (round {trial.round}, {trial.phase}) done in {data['elapsed_s']:.1f} s "

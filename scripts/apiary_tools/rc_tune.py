@@ -31,6 +31,7 @@ import argparse
 import csv
 import hashlib
 import io
+import math
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -49,6 +50,7 @@ from .common import (
     finite_number,
     markdown_table,
     run_main,
+    shown,
     shown_path,
     utc_iso,
     utc_stamp,
@@ -162,14 +164,15 @@ class Tuning:
     names: list[str] = field(default_factory=list)
     trials: list[Finished] = field(default_factory=list)
     analyses: dict[str, Analysis] = field(default_factory=dict)
+    earlier: dict[str, dict[str, Any]] = field(default_factory=dict)   # an earlier run's rows, by key
 
     def say(self, text: str) -> None:
         if not self.args.quiet:
             print(f"rc-tune: {text}", file=sys.stderr, flush=True)
 
-    def trial(self, round_: int, phase: str, factors: Factors | None) -> Trial:
+    def trial(self, round_: int, phase: str, factors: Factors | None, index: int = 0) -> Trial:
         doc = params_document(self.base, factors, self.args.target_level)
-        return Trial(round_, phase, factors, toml_text(doc), self.command)
+        return Trial(round_, phase, factors, toml_text(doc), self.command, index)
 
     def analysis(self, finished: Finished) -> Analysis:
         key = finished.trial.key
@@ -179,12 +182,17 @@ class Tuning:
         return self.analyses[key]
 
     def record(self, finished: Finished) -> None:
-        """A finished trial's row, and the table written again (resumable as it goes)."""
+        """A finished trial's row, and the table written again (resumable as it goes). A trial
+        the search comes back to keeps its first row; one of an earlier run its host and time."""
+        key = finished.trial.key
+        if key in self.rows:
+            return
         a = self.analysis(finished)
         self.names = self.names or a.names
-        row: dict[str, Any] = {"key": finished.trial.key, "round": finished.trial.round,
-                               "phase": finished.trial.phase, "host": finished.host,
-                               "elapsed_s": round(finished.elapsed_s, 3)}
+        before = self.earlier.get(key, {}) if finished.host == "earlier" else {}
+        row: dict[str, Any] = {"key": key, "round": finished.trial.round, "index": finished.trial.index,
+                               "phase": finished.trial.phase, "host": before.get("host", finished.host),
+                               "elapsed_s": before.get("elapsed_s", round(finished.elapsed_s, 3))}
         for i, r in enumerate(a.resources):
             row[f"{r['name']}.budget_scale_factor"] = r["budget_scale_factor"]
             row[f"{r['name']}.price_scale_factor"] = r["price_scale_factor"]
@@ -195,13 +203,14 @@ class Tuning:
         row["low_rc_share"] = round(a.low_share, 6)
         row["verdict"] = "flat" if all(v == "flat" for v in a.verdicts) else ", ".join(
             f"{n} {v}" for n, v in zip(a.names, a.verdicts, strict=True) if v != "flat")
-        if finished.trial.key not in self.rows:
-            self.trials.append(finished)
-        self.rows[finished.trial.key] = row
+        self.trials.append(finished)
+        self.rows[key] = row
         self.write_table()
 
     def write_table(self) -> None:
-        rows = list(self.rows.values())
+        """The rows in the order of the search (rounds, and the trials of a round), whatever
+        order the trials finished in."""
+        rows = sorted(self.rows.values(), key=lambda r: (r["round"], r["index"]))
         write_json(self.out / TABLE_JSON, {"kind": KIND, "version": VERSION, "created": utc_iso(),
                                            "settings": self.settings, "trials": rows})
         text = io.StringIO()
@@ -249,7 +258,7 @@ class Search:
         points = {name: self.budget_points(name) for name in self.brackets}
         count = max(len(p) for p in points.values())
         trials = [self.tuning.trial(self.rounds, "budget", {n: [p[min(j, len(p) - 1)], self.base[n][1]]
-                                                              for n, p in points.items()}) for j in range(count)]
+                                                              for n, p in points.items()}, j) for j in range(count)]
         self.tuning.say(f"round {self.rounds}: trials: {len(trials)}, budget_scale_factor " + ", ".join(
             f"{n} {'/'.join(map(str, p))}" for n, p in points.items() if self.brackets[n].chosen is None))
         finished = run_round(self.tuning, self.runner, trials)
@@ -270,8 +279,8 @@ class Search:
         self.rounds += 1
         points = self.price.points(self.tuning.args.parallel)
         self.tuning.say(f"round {self.rounds}: trials: {len(points)}, price_scale_factor {'/'.join(map(str, points))}")
-        trials = [self.tuning.trial(self.rounds, "price", {n: [f[0], p] for n, f in budgets.items()})
-                  for p in points]
+        trials = [self.tuning.trial(self.rounds, "price", {n: [f[0], p] for n, f in budgets.items()}, j)
+                  for j, p in enumerate(points)]
         finished = run_round(self.tuning, self.runner, trials)
         update_price(self.price, [(p, self.tuning.analysis(f).low_share) for p, f in zip(points, finished,
                                                                                             strict=True)],
@@ -362,9 +371,12 @@ def write_results(tuning: Tuning, search: Search, factors: Factors) -> None:
 
 def open_unit(text: str) -> float:
     """The argparse type of --target-level: a number above 0 and below 1."""
-    value = finite_number(0, 1, "a level above 0 and below 1", above=True)(text)
-    if value >= 1:
-        raise argparse.ArgumentTypeError(f"expected a level above 0 and below 1, not '{text}'")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:   # NaN too
+        raise argparse.ArgumentTypeError(f"expected a level above 0 and below 1, not '{shown(text)}'")
     return value
 
 
@@ -439,6 +451,18 @@ def settings_of(args: argparse.Namespace, command: list[str], base: dict[str, An
             "base_params_sha256": hashlib.sha256(toml_text(base).encode()).hexdigest()}
 
 
+def earlier_rows(out: Path, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The rows of the tuning in `out`, which must have had the same settings."""
+    earlier = read_json(out / TABLE_JSON, "a tuning's table")
+    if not isinstance(earlier, dict) or earlier.get("kind") != KIND or not isinstance(earlier.get("trials"), list):
+        raise ToolError(f"--out {shown_path(str(out))}: its {TABLE_JSON} was not written by rc-tune")
+    if earlier.get("settings") != settings:
+        changed = [k for k in settings if (earlier.get("settings") or {}).get(k) != settings[k]]
+        raise ToolError(f"--out {shown_path(str(out))}: a tuning of other settings ({', '.join(changed)}); "
+                        "choose a new directory, or give the same options to continue it")
+    return {r["key"]: r for r in earlier["trials"] if isinstance(r, dict) and "key" in r}
+
+
 def prepare(argv: Sequence[str]) -> Tuning:
     own, passthrough = split_passthrough(argv)
     args = parser().parse_args(own)
@@ -452,20 +476,12 @@ def prepare(argv: Sequence[str]) -> Tuning:
                "--rc-stats-blocks", str(args.rc_stats_blocks), *passthrough]
     out = Path(args.out) if args.out else REPO_ROOT / "results" / f"rc-tune-{utc_stamp()}"
     settings = settings_of(args, command, base)
-    continuing = (out / TABLE_JSON).is_file()
-    if continuing:
-        earlier = read_json(out / TABLE_JSON, "a tuning's table")
-        if not isinstance(earlier, dict) or earlier.get("kind") != KIND:
-            raise ToolError(f"--out {shown_path(str(out))}: its {TABLE_JSON} was not written by rc-tune")
-        if earlier.get("settings") != settings:
-            changed = [k for k in settings if (earlier.get("settings") or {}).get(k) != settings[k]]
-            raise ToolError(f"--out {shown_path(str(out))}: a tuning of other settings ({', '.join(changed)}); "
-                            "choose a new directory, or give the same options to continue it")
-    else:
+    rows = earlier_rows(out, settings) if (out / TABLE_JSON).is_file() else None
+    if rows is None:
         check_directory("--out", out, args.force)
     Outputs().read("--rc-params", [args.rc_params] if args.rc_params else []).directory(
         "--out", out, True, (TABLE_JSON, TABLE_CSV, PARAMS_NAME, SUMMARY_NAME))
-    return Tuning(args, out, base, command, settings)
+    return Tuning(args, out, base, command, settings, earlier=rows or {})
 
 
 def _main(argv: Sequence[str]) -> int:

@@ -105,7 +105,7 @@ def trials_markdown(tuning: Tuning) -> str:
     header = ["round", "phase", "key"] + [f"{n} factor" for n in names] + [f"{n} level" for n in names] + \
         ["low-RC share", "verdict"]
     rows = []
-    for row in tuning.rows.values():
+    for row in sorted(tuning.rows.values(), key=lambda r: (r["round"], r["index"])):
         rows.append([str(row["round"]), row["phase"], row["key"]] +
                     [str(row[f"{n}.budget_scale_factor"]) + (f" / {row[f'{n}.price_scale_factor']}") for n in names] +
                     [f"{row[f'{n}.level']:.3f}" for n in names] + [f"{row['low_rc_share']:.2%}", row["verdict"]])

@@ -93,7 +93,9 @@ def workload(argv):
 def rc_replay(argv):
     """`apiary replay --rc-scale S --rc-params F --blocks B --rc-stats-blocks K --report R
     [--slot-transactions N]`: a report whose rc section follows the fake pool model
-    (fakes.rc_replay_section), N transactions a block (default 1300)."""
+    (fakes.rc_replay_section), N transactions a block (default 1300). Environment:
+      FAKE_APIARY_RC_SLEEP=S      first wait S seconds (a SIGINT ends it: no report, exit 130)
+      FAKE_APIARY_RC_TRUNCATE=1   the report is cut in half"""
     params = {}
     if "--rc-params" in argv:
         try:
@@ -110,7 +112,18 @@ def rc_replay(argv):
                                  int(option(argv, "--rc-stats-blocks", "10")),
                                  int(option(argv, "--slot-transactions", "1300")))
     report = {"result": {"blocks": int(option(argv, "--blocks", "300")), "state_digest": "fake"}, "rc": rc}
-    Path(option(argv, "--report")).write_text(json.dumps(report), encoding="utf-8")
+    stopped = []
+    signal.signal(signal.SIGINT, lambda s, f: stopped.append(s))
+    deadline = time.monotonic() + float(os.environ.get("FAKE_APIARY_RC_SLEEP", "0"))
+    while not stopped and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if stopped:
+        print("apiary replay: stopped by SIGINT", file=sys.stderr)
+        return 130
+    text = json.dumps(report)
+    if os.environ.get("FAKE_APIARY_RC_TRUNCATE"):
+        text = text[:len(text) // 2]
+    Path(option(argv, "--report")).write_text(text, encoding="utf-8")
     return 0
 
 
