@@ -288,6 +288,10 @@ class Search:
 
     def run(self) -> Factors:
         args = self.tuning.args
+        if args.scale == 1:   # the factors scale by s − 1: at 1 they change nothing
+            self.tuning.say("at scale 1 the factors have no effect: the base parameters are kept")
+            for name, b in self.brackets.items():
+                b.chosen, b.status = self.base[name][0], "no effect at scale 1"
         while any(b.chosen is None for b in self.brackets.values()) and self.rounds < args.max_rounds:
             self.budget_round()
         for b in self.brackets.values():
@@ -295,7 +299,7 @@ class Search:
                 b.close("limit")
         factors = self.budgets()
         self.chosen = run_round(self.tuning, self.runner, [self.tuning.trial(self.rounds, "chosen", factors)])[0]
-        if args.tune_price and self.tuning.analysis(self.chosen).low_share > args.low_rc_bound:
+        if args.tune_price and args.scale > 1 and self.tuning.analysis(self.chosen).low_share > args.low_rc_bound:
             self.price = Bracket()
             while self.price.chosen is None and self.rounds < args.max_rounds:
                 self.price_round(factors)

@@ -178,3 +178,13 @@ def test_the_search_closes_in_when_the_guess_is_wrong():
         rc_tune.update_budget(bracket, [(f, "flat" if abs(f - 20_000) <= 3 else "falling" if f < 20_000 else "rising",
                                          (f - 20_000) / 1e4) for f in points])
     assert bracket.status == "settled" and abs(bracket.chosen - 20_000) <= 3 and rounds < 15
+
+
+def test_at_scale_1_the_base_parameters_are_kept(fake_binary, tmp_path, capsys):
+    out = tmp_path / "tune"
+    assert rc_tune.main(["--apiary", str(fake_binary), "--scale", "1", "--blocks", "100", "--out", str(out),
+                         "--tune-price", "--no-plots"]) == 0
+    assert [r["phase"] for r in table(out)] == ["probe", "chosen"]   # no search
+    assert "no effect at scale 1" in capsys.readouterr().out
+    params = tomllib.loads((out / "rc-params.toml").read_text())["resources"]
+    assert params["state"] == {"budget_scale_factor": 967, "price_scale_factor": 161}
