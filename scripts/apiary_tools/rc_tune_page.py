@@ -72,20 +72,28 @@ def low_rc_figure(tuning: Tuning, search: Search, path: Path) -> Path:
 
 
 def rounds_figure(tuning: Tuning, search: Search, path: Path) -> Path:
+    """Every trial's pool levels, one panel per resource, and its low-RC share, coloured by round."""
     names = search.probe.names
     rounds = max(f.trial.round for f in tuning.trials) or 1
-    fig, axes = plot._panels(len(names), "Pool levels of every trial, by round")
+    fig, axes = plot._panels(len(names) + 1, f"Every trial, by round (black: chosen; colour: round 0 to {rounds})")
     colours = plot.plt.get_cmap("viridis")
-    for i, ax in enumerate(axes):
-        for f in tuning.trials:
-            a = tuning.analysis(f)
-            chosen = search.chosen is not None and f.trial.key == search.chosen.trial.key
-            ax.plot(a.blocks, a.levels[:, i], linewidth=2 if chosen else 0.7, alpha=1 if chosen else 0.6,
-                    color="black" if chosen else colours(f.trial.round / rounds))
+    for f in tuning.trials:
+        a = tuning.analysis(f)
+        chosen = search.chosen is not None and f.trial.key == search.chosen.trial.key
+        style = {"linewidth": 2 if chosen else 0.7, "alpha": 1 if chosen else 0.6,
+                 "color": "black" if chosen else colours(f.trial.round / rounds)}
+        for i in range(len(names)):
+            axes[i].plot(a.blocks, a.levels[:, i], **style)
+        axes[-1].plot(a.blocks, a.low_shares.max(axis=1) * 100, **style)
+    for i, ax in enumerate(axes[:-1]):
         ax.axhline(tuning.args.target_level, color="tab:red", linewidth=0.8, linestyle="--")
-        ax.set_title(f"{names[i]} (black: chosen; colour: round 0 to {rounds})")
-        ax.set_xlabel("block")
+        ax.set_title(f"{names[i]}: pool level")
         ax.set_ylabel("level")
+    axes[-1].axhline(tuning.args.low_rc_bound * 100, color="tab:red", linewidth=0.8, linestyle="--")
+    axes[-1].set_title("payers unable to afford a reference operation")
+    axes[-1].set_ylabel("% of payers")
+    for ax in axes:
+        ax.set_xlabel("block")
     return plot._save(fig, path)
 
 
@@ -93,7 +101,7 @@ FIGURES: tuple[tuple[str, Callable[[Any, Any, Path], Path], str], ...] = (
     ("levels.png", levels_figure, "Pool levels of the chosen trial"),
     ("prices.png", prices_figure, "Prices of the chosen trial"),
     ("low-rc.png", low_rc_figure, "Low-RC shares of the chosen trial"),
-    ("rounds.png", rounds_figure, "Pool levels of every trial, by round"))
+    ("rounds.png", rounds_figure, "Pool levels and low-RC shares of every trial, by round"))
 
 
 def write_figures(tuning: Tuning, search: Search) -> list[Path]:
