@@ -119,8 +119,8 @@ def test_an_interrupted_run_keeps_its_finished_trials(fake_binary, tmp_path):
 
 def test_the_cluster_gives_the_same_table(cluster, fake_binary, tmp_path):  # noqa: F811
     address, _ = cluster
-    assert tune(fake_binary, tmp_path / "here", "--no-plots", "--tune-price") == 0
-    assert tune(fake_binary, tmp_path / "fleet", "--no-plots", "--tune-price", "--cluster", address) == 0
+    assert tune(fake_binary, tmp_path / "here", "--no-plots") == 0
+    assert tune(fake_binary, tmp_path / "fleet", "--no-plots", "--cluster", address) == 0
 
     def shape(out):
         return [{k: v for k, v in r.items() if k not in ("host", "elapsed_s")} for r in table(out)]
