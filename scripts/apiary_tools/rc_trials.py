@@ -191,8 +191,10 @@ class Runner:
         self.ran = 0
 
     def close(self) -> None:
+        """Stops what still runs (after a failed trial, or a second signal) and lets go."""
+        self.event.set()
         if self.pool is not None:
-            self.pool.shutdown(wait=True)
+            self.pool.shutdown(wait=True, cancel_futures=True)
         if self.backend is not None:
             self.backend.close()
 
