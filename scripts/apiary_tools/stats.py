@@ -27,6 +27,9 @@ Choices, and why:
   side are left out. Beside the change, the spread is split in two: within machines (the
   pooled standard deviation of the runs around their machine's and side's mean) and between
   machines (the standard deviation of the machines' means), both in percent of the mean.
+- Whether a series settles (a resource pool's level over a run, scripts/rc-tune) is the slope
+  of a least-squares line through it (scipy.stats.linregress), given as the drift it makes
+  over the series' span, with Student's t interval of the slope (n − 2 degrees of freedom).
 """
 
 from __future__ import annotations
@@ -305,3 +308,23 @@ def _compare(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, c
     result.ci_method = ci_method
     result.min_p_value = min_p_value(xa.size, xb.size)
     return result
+
+
+@dataclass
+class Drift:
+    drift: float       # the fitted line's rise over the span of x: slope × (x[-1] − x[0])
+    low: float         # its confidence interval
+    high: float
+
+
+def drift_interval(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray,
+                   confidence: float = CONFIDENCE) -> Drift:
+    """The drift of y over the span of x by a least-squares line, with the t interval of its
+    slope. At least 3 points; a series without spread around its line has an exact drift."""
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if xs.size < 3:
+        raise ValueError("a drift needs at least 3 points")
+    span = float(xs[-1] - xs[0])
+    fit = stats.linregress(xs, ys)
+    half = float(stats.t.ppf(0.5 + confidence / 2, xs.size - 2) * fit.stderr) if fit.stderr > 0 else 0.0
+    return Drift(float(fit.slope) * span, (float(fit.slope) - half) * span, (float(fit.slope) + half) * span)

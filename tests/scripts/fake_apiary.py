@@ -40,6 +40,7 @@ import re
 import signal
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -89,12 +90,52 @@ def workload(argv):
     return 0
 
 
+def rc_replay(argv):
+    """`apiary replay --rc-scale S --rc-params F --blocks B --rc-stats-blocks K --report R
+    [--slot-transactions N]`: a report whose rc section follows the fake pool model
+    (fakes.rc_replay_section), N transactions a block (default 1300). Environment:
+      FAKE_APIARY_RC_SLEEP=S      first wait S seconds (a SIGINT ends it: no report, exit 130)
+      FAKE_APIARY_RC_TRUNCATE=1   the report is cut in half"""
+    params = {}
+    if "--rc-params" in argv:
+        try:
+            params = tomllib.loads(Path(option(argv, "--rc-params")).read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            print(f"apiary replay: --rc-params: {e}", file=sys.stderr)
+            return 2
+        params["file"] = option(argv, "--rc-params")
+    scale = int(option(argv, "--rc-scale"))
+    if not 1 <= scale <= 32:
+        print(f"apiary replay: --rc-scale {scale}: expected 1 to 32", file=sys.stderr)
+        return 2
+    rc = fakes.rc_replay_section(scale, params, int(option(argv, "--blocks", "300")),
+                                 int(option(argv, "--rc-stats-blocks", "10")),
+                                 int(option(argv, "--slot-transactions", "1300")))
+    report = {"result": {"blocks": int(option(argv, "--blocks", "300")), "state_digest": "fake"}, "rc": rc}
+    stopped = []
+    signal.signal(signal.SIGINT, lambda s, f: stopped.append(s))
+    deadline = time.monotonic() + float(os.environ.get("FAKE_APIARY_RC_SLEEP", "0"))
+    while not stopped and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if stopped:
+        print("apiary replay: stopped by SIGINT", file=sys.stderr)
+        return 130
+    text = json.dumps(report)
+    if os.environ.get("FAKE_APIARY_RC_TRUNCATE"):
+        text = text[:len(text) // 2]
+    Path(option(argv, "--report")).write_text(text, encoding="utf-8")
+    return 0
+
+
 def replay(argv):
     """`apiary replay --workload F --report R`: a replay report of the workload's transactions
     and, under the fake valgrind (tests/scripts/fake_valgrind/, which sets FAKE_CALLGRIND_OUT),
-    a callgrind file of $FAKE_APIARY_INSTRUCTIONS (default 1000) instructions a transaction."""
+    a callgrind file of $FAKE_APIARY_INSTRUCTIONS (default 1000) instructions a transaction.
+    With --rc-scale, rc_replay's report instead."""
     if "--help" in argv:
         return 0
+    if "--rc-scale" in argv:
+        return rc_replay(argv)
     transactions = int(Path(option(argv, "--workload")).read_text(encoding="utf-8"))
     result = {"transactions": transactions, "accepted": transactions, "blocks": 10, "state_digest": "fake"}
     Path(option(argv, "--report")).write_text(json.dumps({"result": result}), encoding="utf-8")

@@ -379,3 +379,86 @@ def soak_log(blocks=20_000, window=5_000, step=100, cycle_late=1.0):
     return [soak_record(b, 100 * 2**20 + 4096 * min(b, window), 3 * min(b, window),
                         1000.0 * (cycle_late if b > blocks / 2 else 1.0), rejected=b // 1000, low=0.02)
             for b in range(step, blocks + 1, step)]
+
+
+# ---- resource credits: the pools of `apiary replay --rc-scale` (scripts/rc-tune) ----------------
+
+# name, unit, base budget per block, tau (blocks), budget_scale_factor, price_scale_factor and
+# usage per transaction. The characteristic times are short, so that a trial of a few hundred
+# blocks shows whether a pool settles.
+RC_RESOURCES = (("history", "byte", 100_000, 2_000, 10_000, 0, 200),
+                ("market", "1/10 byte", 20_000, 1_000, 10_000, 0, 30),
+                ("state", "byte-hour", 5_000_000, 2_000, 967, 161, 8_000),
+                ("execution", "ns", 50_000_000, 500, 10_000, 3_548, 60_000))
+RC_OPS = (("vote", 0.3), ("comment", 0.05), ("transfer", 0.1), ("custom_json", 0.5), ("multi", 0.05))
+RC_RANKS = (0.05, 0.1, 0.2, 0.25, 0.2, 0.1, 0.07, 0.03)
+# The share of payers who cannot afford a reference operation at a price index of 1 (every pool
+# at half its equilibrium, price_scale_factor 0); it goes with the index's cube.
+RC_LOW_SHARE = 0.1
+
+
+def rc_resources(scale: int, factors: dict) -> list[dict]:
+    """rc.params' resources for a scale and {name: {budget_scale_factor, price_scale_factor}}."""
+    out = []
+    for name, unit, base, tau, bsf, psf, _ in RC_RESOURCES:
+        given = factors.get(name, {})
+        bsf, psf = given.get("budget_scale_factor", bsf), given.get("price_scale_factor", psf)
+        budget = base * (1 + bsf * (scale - 1) / 10_000)
+        equilibrium = budget * tau
+        out.append({"name": name, "unit": unit, "budget": round(budget), "tau_blocks": tau,
+                    "equilibrium": round(equilibrium), "max_pool": round(2 * equilibrium), "coeff_a": 1,
+                    "coeff_b": round(equilibrium / 128 * (1 + psf * (scale - 1) / 10_000)), "shift": 0,
+                    "price_scale": 10_000 + psf * (scale - 1), "budget_scale_factor": bsf, "price_scale_factor": psf})
+    return out
+
+
+def rc_usage(transactions: float) -> list[float]:
+    return [transactions * r[6] for r in RC_RESOURCES]
+
+
+def rc_settled_level(resource: dict, transactions: float) -> float:
+    """Where the fake's pool of one resource settles: pool = (pool - u)(1 - 1/tau) + b."""
+    u = rc_usage(transactions)[[r[0] for r in RC_RESOURCES].index(resource["name"])]
+    return 1 - u / resource["budget"] * (1 - 1 / resource["tau_blocks"])
+
+
+def _rc_block_transactions(block: int, per_slot: int) -> int:
+    """Transactions of one block: the slot's ±10%, the same for a block number in every trial."""
+    return round(per_slot * (0.9 + 0.2 * np.random.default_rng(block).random()))
+
+
+def _rc_archive(block: int, pools: list[float], resources: list[dict], used: list[float], n: int) -> dict:
+    eqs = [r["equilibrium"] for r in resources]
+    flat = [r["coeff_b"] * 10_000 / r["price_scale"] for r in resources]   # coeff_b at price_scale_factor 0
+    prices = [(f + 0.5 * e) / (r["coeff_b"] + max(p, 0.0))
+              for f, e, r, p in zip(flat, eqs, resources, pools, strict=True)]
+    share = min(1.0, RC_LOW_SHARE * (sum(prices) / len(prices)) ** 3)
+    ops = [{"kind": kind, "count": round(n * w), "cost": [round(n * w * p * 100) for p in prices],
+            "usage": [round(u * w) for u in used]} for kind, w in RC_OPS]
+    payers = []
+    for rank, w in enumerate(RC_RANKS):
+        count = round(n * w)
+        payers.append({"rank": rank, "count": count, "below_5": round(count * 0.01), "below_10": round(count * 0.02),
+                       "below_20": round(count * 0.05), "cant_afford": [round(count * share)] * 3})
+    levels = [p / e for p, e in zip(pools, eqs, strict=True)]
+    return {"block": block, "pools": [round(p) for p in pools], "levels": levels,
+            "prices": prices, "regen": 1_000_000, "accepted": n, "rejected_rc": 0, "ops": ops, "payers": payers}
+
+
+def rc_replay_section(scale: int, params: dict, blocks: int, every: int, per_slot: int) -> dict:
+    """The report's rc section of a replay under the fake pool model: each block
+    pool' = (pool - used)(1 - 1/tau) + budget, from initial_level × equilibrium."""
+    resources = rc_resources(scale, params.get("resources", {}))
+    level = params.get("initial_level", 1.0)
+    pools = [level * r["equilibrium"] for r in resources]
+    archives, used, n = [], [0.0] * len(resources), 0
+    for block in range(1, blocks + 1):
+        txs = _rc_block_transactions(block, per_slot)
+        u = rc_usage(txs)
+        pools = [(p - x) * (1 - 1 / r["tau_blocks"]) + r["budget"]
+                 for p, x, r in zip(pools, u, resources, strict=True)]
+        used, n = [a + b for a, b in zip(used, u, strict=True)], n + txs
+        if block % every == 0:
+            archives.append(_rc_archive(block, pools, resources, used, n))
+            used, n = [0.0] * len(resources), 0
+    return {"params": {"scale": scale, "file": params.get("file"), "resources": resources}, "archives": archives}

@@ -12,11 +12,12 @@ import time
 
 import pytest
 
-from apiary_tools import bisect, compare, gbexport, history_cli, maxrate, multirun, plot, report_html, sweep
+from apiary_tools import bisect, compare, gbexport, history_cli, maxrate, multirun, plot, rc_tune, report_html, sweep
 from apiary_tools.common import whole_number
 
 TOOLS = {"multirun": multirun, "compare": compare, "gb-export": gbexport, "sweep": sweep, "plot": plot,
-         "find-max-rate": maxrate, "report-html": report_html, "history": history_cli, "bisect": bisect}
+         "find-max-rate": maxrate, "report-html": report_html, "history": history_cli, "bisect": bisect,
+         "rc-tune": rc_tune}
 
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))

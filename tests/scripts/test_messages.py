@@ -5,11 +5,24 @@ as a shell would is one line, --quiet never hides an error, and even a bug is on
 import pytest
 
 import fakes
-from apiary_tools import bisect, compare, gbexport, ladder, maxrate, multirun, perf_gate, plot, report_html, soak, sweep
+from apiary_tools import (
+    bisect,
+    compare,
+    gbexport,
+    ladder,
+    maxrate,
+    multirun,
+    perf_gate,
+    plot,
+    rc_tune,
+    report_html,
+    soak,
+    sweep,
+)
 
 MAINS = {"multirun": multirun.main, "compare": compare.main, "gb-export": gbexport.main, "sweep": sweep.main,
          "plot": plot.main, "find-max-rate": maxrate.main, "report-html": report_html.main, "ladder": ladder.main,
-         "soak": soak.main, "perf-gate": perf_gate.main, "bisect": bisect.main}
+         "soak": soak.main, "perf-gate": perf_gate.main, "bisect": bisect.main, "rc-tune": rc_tune.main}
 
 
 def one_error(capsys, tool: str) -> str:
@@ -23,6 +36,7 @@ def one_error(capsys, tool: str) -> str:
     ("sweep", "--valeus", "--values"), ("plot", "--lables", "--labels"), ("find-max-rate", "--bund", "--bound"),
     ("report-html", "--otu", "--out"), ("ladder", "--mdoe", "--mode"), ("soak", "--blokcs", "--blocks"),
     ("perf-gate", "--treshold", "--threshold"), ("bisect", "--metirc", "--metric"),
+    ("rc-tune", "--tolerence", "--tolerance"),
 ])
 def test_an_unknown_option_names_the_nearest_one(tool, typo, meant, capsys):
     assert MAINS[tool]([typo, "1"]) == 2
