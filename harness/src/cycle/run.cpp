@@ -248,7 +248,9 @@ void cycle_test::build_writer() {
   // Per-block budget mode: a block ends when the budget is pending (or the size target is
   // reached first); otherwise the colony, waiting for the next block to refill its budget,
   // and the writer, waiting for a full block, would wait for each other.
-  if (config_.colony.rate == colony::rate_mode::block_budget && wc.block_transactions == 0)
+  // (On the chain's clock the writer cuts each slot's block by the count it shares with the
+  // colony instead.)
+  if (config_.colony.rate == colony::rate_mode::block_budget && !wc.clock && wc.block_transactions == 0)
     wc.block_transactions = colony_->block_budget();
   result_.block_transactions = wc.block_transactions;
   result_.colony_block_budget = colony_->block_budget();

@@ -58,6 +58,10 @@ replay_result replay_workload(const run_config& c, const saved_workload& w, std:
   queen::writer_config wc;
   wc.block_size = c.writer.block_size;
   wc.block_transactions = c.writer.block_transactions;
+  // On the chain's clock, each block after its slot's count of pushes, whatever their outcomes,
+  // drawn with the workload's seed as its run drew them.
+  wc.clock = c.writer.clock;
+  if (wc.clock) wc.clock->seed = w.meta.seed;
   queen::writer writer(chain, queue, wc);
   // The writer hands its batches and blocks to a timing outbox as in a run, so the measured
   // part holds the writer's share of the latency records. The records are built after it,
