@@ -303,7 +303,8 @@ void colony::on_block(const head_info& head, const block_counts& block) {
     head_seq_.fetch_add(1, std::memory_order_release);
   }
   if (config_.rate == rate_mode::block_budget) {
-    plan.budget = config_.slots ? config_.slots->count(head.block_num + 1) : next_block_budget(budget_per_block_, block);
+    plan.budget =
+        config_.slots ? config_.slots->count(head.block_num + 1) : next_block_budget(budget_per_block_, block);
     {
       core::lock_guard lock(budget_mutex_);
       budget_ns_.store(core::steady_now_ns(), std::memory_order_relaxed);

@@ -199,8 +199,7 @@ bool writer::push_burst(std::uint64_t overhead) {
         const std::uint64_t room =
             config_.block_size > pending_bytes_ + overhead ? config_.block_size - pending_bytes_ - overhead : 0;
         if (!by_clock)
-          block_due =
-              room <= size || (config_.block_transactions != 0 && pending_count_ >= config_.block_transactions);
+          block_due = room <= size || (config_.block_transactions != 0 && pending_count_ >= config_.block_transactions);
       }
       t = pushed;
     }

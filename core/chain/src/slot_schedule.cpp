@@ -22,8 +22,7 @@ std::uint64_t mix(std::uint64_t x) {
 std::optional<std::uint32_t> whole(std::string_view s) {
   std::uint64_t v = 0;
   auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || r.ec != std::errc{} || r.ptr != s.data() + s.size() || v > slot_schedule::most)
-    return std::nullopt;
+  if (s.empty() || r.ec != std::errc{} || r.ptr != s.data() + s.size() || v > slot_schedule::most) return std::nullopt;
   return static_cast<std::uint32_t>(v);
 }
 
@@ -44,8 +43,7 @@ std::string number_text(double v) {
 
 std::uint32_t slot_schedule::count(std::uint32_t block_num) const {
   switch (form) {
-    case shape::constant:
-      return low;
+    case shape::constant: return low;
     case shape::uniform:
       return low + static_cast<std::uint32_t>(mix(seed ^ mix(block_num)) % (std::uint64_t{high} - low + 1));
     case shape::poisson: {
@@ -58,9 +56,10 @@ std::uint32_t slot_schedule::count(std::uint32_t block_num) const {
 }
 
 slot_schedule_parse parse_slot_schedule(std::string_view text) {
-  const std::string allowed = "expected a count per slot (e.g. 1000), poisson:MEAN (e.g. poisson:1000) or "
-                              "uniform:LOW..HIGH (e.g. uniform:800..1200), counts up to " +
-                              std::to_string(slot_schedule::most);
+  const std::string allowed =
+      "expected a count per slot (e.g. 1000), poisson:MEAN (e.g. poisson:1000) or "
+      "uniform:LOW..HIGH (e.g. uniform:800..1200), counts up to " +
+      std::to_string(slot_schedule::most);
   slot_schedule s;
   if (auto n = whole(text)) {
     s.low = s.high = *n;
@@ -89,12 +88,9 @@ slot_schedule_parse parse_slot_schedule(std::string_view text) {
 
 std::string to_string(const slot_schedule& s) {
   switch (s.form) {
-    case slot_schedule::shape::constant:
-      return std::to_string(s.low);
-    case slot_schedule::shape::poisson:
-      return "poisson:" + number_text(s.mean);
-    case slot_schedule::shape::uniform:
-      return "uniform:" + std::to_string(s.low) + ".." + std::to_string(s.high);
+    case slot_schedule::shape::constant: return std::to_string(s.low);
+    case slot_schedule::shape::poisson: return "poisson:" + number_text(s.mean);
+    case slot_schedule::shape::uniform: return "uniform:" + std::to_string(s.low) + ".." + std::to_string(s.high);
   }
   return std::to_string(s.low);
 }

@@ -215,8 +215,9 @@ std::optional<std::string> no_block_ever(const run_config& c) {
 // block budget or block-transaction target given with it could not take effect.
 std::optional<std::string> clock_conflict(const run_config& c) {
   if (c.blocks_by != core::block_trigger::clock) return std::nullopt;
-  const std::string why = ": not with --blocks-by clock, where each slot offers --slot-transactions and its block "
-                          "comes once they are answered";
+  const std::string why =
+      ": not with --blocks-by clock, where each slot offers --slot-transactions and its block "
+      "comes once they are answered";
   if (c.colony.rate == colony::rate_mode::tps) return "--rate " + rate_text(c.colony) + why;
   if (c.colony.block_budget != 0) return "--block-budget " + std::to_string(c.colony.block_budget) + why;
   if (c.writer.block_transactions != 0)
