@@ -39,10 +39,27 @@ def run_ok(args, schema, name, extra):
     return r
 
 
+def clock_config(args, name, keys):
+    """smoke.toml with `keys` added: the clock's options from a config file, as every run option."""
+    with open(os.path.join(args.source_dir, "configs", "smoke.toml")) as f:
+        text = f.read()
+    path = os.path.join(args.work_dir, name + ".toml")
+    with open(path, "w") as f:
+        f.write(text + "".join("%s = %s\n" % (k, v) for k, v in keys.items()))
+    return path
+
+
 def mode_empty(args, schema):
     blocks = 10
-    r = run_ok(args, schema, "clock-empty", ["--genesis-vesting", "0", "--slot-transactions", "poisson:150",
-                                             "--blocks", str(blocks)])
+    config = clock_config(args, "clock-empty", {"blocks-by": '"clock"', "slot-transactions": '"poisson:150"',
+                                                "genesis-vesting": 0})
+    report = os.path.join(args.work_dir, "clock-empty.json")
+    p = ht.run_apiary(args, ["run", "--config", config, "--audit", "on", "--report", report, "--blocks", str(blocks)])
+    ht.check(p.returncode == 0, "exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
+    r = ht.load_report(report, schema)
+    ht.check(r["audit"]["passed"] is True, "the audit failed: %s" % r["audit"]["violations"])
+    ht.check(r["config"]["blocks-by"] == "clock" and r["config"]["slot-transactions"] == "poisson:150",
+             "the report's config: %s" % r["config"])
     ht.check(r["stop_reason"] == "blocks", "stopped by %s, not by --blocks" % r["stop_reason"])
     measured = [b for b in r["blocks"] if not b["warmup"]]
     ht.check(len(measured) == blocks, "%d measured blocks, expected %d" % (len(measured), blocks))
@@ -150,6 +167,8 @@ def mode_usage(args, schema):
              (["run", "--rate", "block", "--blocks-by", "clock", "--block-budget", "100"], "--block-budget"),
              (["run", "--genesis-vesting", "0"], "--genesis-vesting 0"),
              (["replay", "--blocks-by", "clock", "--slot-transactions", "uniform:1..x"], "uniform:1..x")]
+    bad = clock_config(args, "clock-bad", {"blocks-by": '"clock"', "slot-transactions": '"uniform:5"'})
+    cases.append((["run", "--config", bad], "uniform:5"))
     for cmd, needle in cases:
         p = ht.run_apiary(args, cmd + ["--blocks", "1"] if cmd[0] == "run" else cmd, timeout=60)
         lines = p.stderr.strip().splitlines()
