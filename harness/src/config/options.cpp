@@ -325,7 +325,8 @@ void bind_stop(option_binder& b, stop_conditions& s) {
   b.count("transactions", s.transactions, 0, most_transactions,
           "Stop after the block in which this many measured transactions are included; 0: no limit");
   b.duration("stall-timeout", s.stall_timeout_s, 24.0 * 3600,
-             "Fail the run when no block completes and no transaction is accepted for this long; 0: never");
+             "Fail the run when no block completes and no transaction is accepted (with --blocks-by clock: answered) "
+             "for this long; 0: never");
 }
 
 void bind_generation(option_binder& b, run_config& c) {
