@@ -62,6 +62,7 @@ def mode_empty(args, schema):
     ht.check(r["audit"]["passed"] is True, "the audit failed: %s" % r["audit"]["violations"])
     ht.check(r["config"]["blocks-by"] == "clock" and r["config"]["slot-transactions"] == "poisson:150",
              "the report's config: %s" % r["config"])
+    ht.check("blocks by clock, poisson:150 per slot" in p.stdout, "the summary does not name the mode:\n%s" % p.stdout)
     ht.check(r["stop_reason"] == "blocks", "stopped by %s, not by --blocks" % r["stop_reason"])
     measured = [b for b in r["blocks"] if not b["warmup"]]
     ht.check(len(measured) == blocks, "%d measured blocks, expected %d" % (len(measured), blocks))
