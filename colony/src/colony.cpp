@@ -184,7 +184,8 @@ colony::colony(const colony_config& config, core::transaction_sink& sink, const 
   const auto genesis = genesis_account_names(config_.genesis_accounts, config_.account_prefix);
   if (config_.rate == rate_mode::block_budget) {
     budget_per_block_ = config_.block_budget;
-    if (budget_per_block_ == 0) budget_per_block_ = estimate_block_transactions(config_);
+    if (config_.slots) budget_per_block_ = config_.slots->count(initial_head.block_num + 1);
+    if (budget_per_block_ == 0 && !config_.slots) budget_per_block_ = estimate_block_transactions(config_);
     budget_.store(budget_per_block_);
   }
 
@@ -302,7 +303,8 @@ void colony::on_block(const head_info& head, const block_counts& block) {
     head_seq_.fetch_add(1, std::memory_order_release);
   }
   if (config_.rate == rate_mode::block_budget) {
-    plan.budget = next_block_budget(budget_per_block_, block);
+    plan.budget =
+        config_.slots ? config_.slots->count(head.block_num + 1) : next_block_budget(budget_per_block_, block);
     {
       core::lock_guard lock(budget_mutex_);
       budget_ns_.store(core::steady_now_ns(), std::memory_order_relaxed);
@@ -525,6 +527,8 @@ void colony::produce(worker& w) {
     const core::tx_intent intent{intended, static_cast<std::uint8_t>(k)};
     if (!send(w, std::move(tx), done, intent)) return;
     if (companion) {
+      // On the chain's clock a companion is one of the slot's transactions too.
+      if (config_.slots && !take_budget(w)) return;
       // Counted once the sink took it, so every injected companion gets an answer.
       if (!send(w, std::move(companion), done, intent)) return;
       w.injected[static_cast<std::size_t>(*fault)].add(1);

@@ -146,16 +146,20 @@ void writer::loop() {
   queue_wait wait;
   pending_bytes_ = pending_bytes();
   pending_count_ = static_cast<std::uint32_t>(chain_.pending_count());
+  if (config_.clock) {
+    slot_left_ = config_.clock->count(chain_.head_block_num() + 1);
+    if (slot_left_ == 0) produce_blocks();
+  }
   while (!stop_.load(std::memory_order_relaxed)) {
     wait = {};
     queue_.take(batch_, wait);
     breakdown_.wait_lock_ns += wait.lock_ns;
     breakdown_.wait_work_ns += wait.work_ns;
-    if (batch_.block_requests != 0 && !stop_.load(std::memory_order_relaxed)) produce_block();
+    if (batch_.block_requests != 0 && !stop_.load(std::memory_order_relaxed)) produce_blocks();
     while (batch_done_ < batch_.txs.size() && !stop_.load(std::memory_order_relaxed)) {
       const bool block_due = push_burst(overhead);
       complete_burst();
-      if (block_due) produce_block();
+      if (block_due) produce_blocks();
     }
     // Stopped inside the batch: finish() completes the rest.
     if (batch_done_ != batch_.txs.size()) return;
@@ -166,6 +170,7 @@ void writer::loop() {
 
 bool writer::push_burst(std::uint64_t overhead) {
   const std::size_t end = std::min(batch_.txs.size(), batch_done_ + burst_limit);
+  const bool by_clock = config_.clock.has_value();
   bool block_due = false;
   try {
     std::int64_t t = steady_now_ns();
@@ -184,6 +189,8 @@ bool writer::push_burst(std::uint64_t overhead) {
       const core::reject outcome = chain_.push_transaction(item.tx, !fits);
       const std::int64_t pushed = steady_now_ns();
       outcomes_.push_back({outcome, pushed});
+      // On the chain's clock the slot's block is due once its last transaction is answered.
+      if (by_clock) block_due = --slot_left_ == 0;
       if (outcome == core::reject::none) {
         // The pushes follow each other: each one's time runs from the end of the last.
         breakdown_.tx_ns += pushed - t;
@@ -191,7 +198,8 @@ bool writer::push_burst(std::uint64_t overhead) {
         ++pending_count_;
         const std::uint64_t room =
             config_.block_size > pending_bytes_ + overhead ? config_.block_size - pending_bytes_ - overhead : 0;
-        block_due = room <= size || (config_.block_transactions != 0 && pending_count_ >= config_.block_transactions);
+        if (!by_clock)
+          block_due = room <= size || (config_.block_transactions != 0 && pending_count_ >= config_.block_transactions);
       }
       t = pushed;
     }
@@ -209,6 +217,11 @@ void writer::complete_burst() noexcept {
     item.done(*item.tx, outcome);
     ++(outcome == core::reject::none ? breakdown_.transactions_accepted : breakdown_.transactions_rejected);
   }
+}
+
+void writer::produce_blocks() {
+  do produce_block();
+  while (slot_left_ == 0 && config_.clock && !stop_.load(std::memory_order_relaxed));
 }
 
 void writer::produce_block() {
@@ -238,6 +251,7 @@ void writer::produce_block() {
 
   pending_bytes_ = pending_bytes();
   pending_count_ = r.pending_after;
+  if (config_.clock) slot_left_ = config_.clock->count(r.num + 1);
   publish(r, std::move(block), t2);
 }
 

@@ -9,6 +9,9 @@
 // blocks small enough that pending transactions are carried over, and a block in the middle of
 // every other round that takes the whole pending list, or all of it but the last transaction
 // (pushed as may_be_left_out, as some others are): where reuse_pending keeps the pending state.
+// Then slots on the chain's clock, as the writer cuts them with --blocks-by clock: each slot's
+// count of pushes (core::slot_schedule, some slots offering none), whatever their outcomes, then
+// a block, full or not: empty ones, and blocks after insufficient_rc rejections.
 // Every combination then replays the very same transactions.
 #include <gtest/gtest.h>
 
@@ -22,6 +25,7 @@
 #include "apiary/colony/comment_ring.hpp"
 #include "apiary/colony/generator.hpp"
 #include "apiary/colony/genesis.hpp"
+#include "apiary/core/chain/slot_schedule.hpp"
 #include "apiary/core/protocol/block.hpp"
 #include "chain_test_support.hpp"
 
@@ -35,12 +39,14 @@ constexpr std::uint32_t rounds = 4;
 constexpr std::uint32_t per_round = 220;
 constexpr std::uint32_t drain_blocks = 3;
 constexpr std::uint32_t block_limit = 24'000;  // ~80 typical transactions
+constexpr std::uint32_t clock_slots = 16;
 
 struct step {
   core::full_transaction_ptr tx;  // null: produce a block
   bool whole = false;             // the block takes every pending transaction...
   bool leave_last = false;        // ...but the last
   bool may_be_left_out = false;   // push_transaction's flag
+  bool slot_end = false;          // a block on the chain's clock, after its slot's pushes
 };
 
 core::full_block make_block(const core::chain& c, const step& s) {
@@ -92,6 +98,33 @@ outcome run(const core::chain_options& o, const std::vector<step>& script) {
   return out;
 }
 
+// The slots on the chain's clock: each slot's count of the generators' transactions (pushed as
+// the writer does: may_be_left_out once the block as it stands is full), whatever their
+// outcomes, then the block; a slot that offers none is a block at once.
+void record_clock_slots(core::chain& c, std::vector<colony::generator>& gens, colony::key_cache& keys,
+                        std::vector<step>& script) {
+  core::slot_schedule slots = *core::parse_slot_schedule("uniform:0..16").schedule;
+  slots.seed = 3;
+  for (std::uint32_t slot = 0; slot < clock_slots; ++slot) {
+    for (auto& g : gens) g.set_head(c.head_block_id(), c.head_block_time());
+    const std::uint32_t n = slot % 8 == 7 ? 0 : slots.count(c.head_block_num() + 1);
+    std::uint64_t pending = 0;
+    for (const auto& tx : c.pending()) pending += tx->packed_size();
+    for (std::uint32_t i = 0; i < n; ++i) {
+      colony::generated_transaction g = gens[i % 2].next();
+      const core::private_key& k = keys.private_key(g.signer, g.role);
+      const core::public_key& p = keys.public_key(g.signer, g.role);
+      auto t = std::make_shared<const core::full_transaction>(std::move(g.tx), c.options().chain, std::span(&k, 1),
+                                                              std::span(&p, 1));
+      const bool fits = pending + 200 + t->packed_size() <= block_limit;
+      script.push_back({t, false, false, !fits});
+      if (c.push_transaction(t, !fits) == reject::none) pending += t->packed_size();
+    }
+    script.push_back({nullptr, false, false, false, true});
+    c.apply_block(c.generate_block(block_limit));
+  }
+}
+
 // Records the script on a chain with the default switches.
 std::vector<step> record_script() {
   core::chain c(base_options());
@@ -135,9 +168,12 @@ std::vector<step> record_script() {
         c.apply_block(make_block(c, script.back()));
       }
     }
+    // The last round's pending transactions go into the blocks of the clock's slots.
+    if (round + 1 == rounds) break;
     script.push_back({});
     c.apply_block(c.generate_block(block_limit));
   }
+  record_clock_slots(c, gens, keys, script);
   for (std::uint32_t i = 0; i < drain_blocks; ++i) {
     script.push_back({});
     c.apply_block(c.generate_block(block_limit));
@@ -174,6 +210,29 @@ TEST(ChainSwitches, WorkloadExercisesTheRules) {
   EXPECT_GE(r.reused_leaving_one, 1u);
   EXPECT_GT(pruned, 0u);
   EXPECT_EQ(r.total, 2 * genesis_balance * accounts - (genesis_balance - 5) * accounts);
+  // The clock's slots: empty blocks, among them some after slots whose pushes all ran out of
+  // RC, and blocks holding what their slots left.
+  std::uint32_t empty = 0, empty_after_rc = 0, full = 0, block = 0;
+  bool rc_in_slot = false;
+  std::size_t result = 0;
+  for (const step& s : script()) {
+    if (s.tx) {
+      rc_in_slot = rc_in_slot || r.results[result++] == reject::insufficient_rc;
+      continue;
+    }
+    const std::uint32_t applied = r.block_counts[4 * block++];
+    if (s.slot_end) {
+      empty += applied == 0;
+      empty_after_rc += applied == 0 && rc_in_slot;
+      full += applied != 0;
+    }
+    rc_in_slot = false;
+  }
+  EXPECT_GT(empty_after_rc, 0u);
+  EXPECT_GT(empty, empty_after_rc);  // the slots that offer none, at least
+  EXPECT_GT(full, 0u);
+  std::printf("[ clock    ] %u slots: %u empty blocks (%u after insufficient_rc rejections), %u not empty\n",
+              clock_slots, empty, empty_after_rc, full);
   std::printf("[ workload ] %zu transactions, %llu accepted, %zu blocks, %u reapplied, %u dropped, %u pruned\n",
               r.results.size(), static_cast<unsigned long long>(counts[reject::none]), r.blocks.size(), reapplied,
               dropped, pruned);

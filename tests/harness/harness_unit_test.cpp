@@ -12,6 +12,7 @@
 
 #include "apiary/colony/colony.hpp"
 #include "apiary/core/chain/chain.hpp"
+#include "apiary/core/chain/slot_schedule.hpp"
 #include "apiary/harness/config/options.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/audit.hpp"
@@ -133,8 +134,8 @@ TEST(RunConfig, EveryOptionReadsBackWhatItPrints) {
 // option needs no entry here.
 std::string other_value(const config_entry& e) {
   static const char* const candidates[] = {
-      "off",     "on",    "1",        "2",       "65536", "1048576", "block",         "async",  "bounded",
-      "unified", "state", "volatile", "recover", "debug", "vote=1",  "duplicate=0.5", "x.json", "other"};
+      "off",   "on",       "1",       "2",     "65536",  "1048576",       "block",  "async", "bounded", "unified",
+      "state", "volatile", "recover", "debug", "vote=1", "duplicate=0.5", "x.json", "other", "clock"};
   for (const char* v : candidates) {
     run_config c;
     if (set_option(c, e.name, v).empty() && option_text(c, e.name) != e.text) return v;
@@ -190,6 +191,69 @@ TEST(RunConfig, ResolveTiesTheChainToTheColony) {
   EXPECT_FALSE(c.chain.check_authority);
   EXPECT_EQ(c.colony.genesis_accounts, 1234u);
   EXPECT_EQ(c.colony.block_size, 65536u);
+}
+
+// On the chain's clock the colony and the writer get the one schedule, seeded with the run's
+// --seed: the colony's per-block budget and the writer's block cut agree on every slot. By size
+// neither has one, and the colony keeps its rate.
+TEST(RunConfig, ResolveGivesTheColonyAndTheWriterOneSlotSchedule) {
+  run_config c;
+  ASSERT_EQ(set_option(c, "blocks-by", "clock"), "");
+  ASSERT_EQ(set_option(c, "slot-transactions", "uniform:10..20"), "");
+  ASSERT_EQ(set_option(c, "seed", "42"), "");
+  resolve(c);
+  EXPECT_EQ(validate(c), std::nullopt);
+  EXPECT_EQ(c.colony.rate, colony::rate_mode::block_budget);
+  ASSERT_TRUE(c.colony.slots && c.writer.clock);
+  EXPECT_EQ(*c.colony.slots, *c.writer.clock);
+  EXPECT_EQ(c.writer.clock->seed, 42u);
+  EXPECT_EQ(c.writer.block_transactions, 0u);
+  run_config sized;
+  resolve(sized);
+  EXPECT_FALSE(sized.colony.slots || sized.writer.clock);
+  EXPECT_EQ(sized.colony.rate, colony::rate_mode::infinite);
+}
+
+// A slot's count depends on the schedule, the seed and the block's number alone, within the
+// distribution's range, and reads back from its text.
+TEST(SlotSchedule, DrawsAreDeterministicPerBlockAndWithinRange) {
+  for (const char* text : {"700", "poisson:300", "uniform:5..9"}) {
+    core::slot_schedule_parse parsed = core::parse_slot_schedule(text);
+    ASSERT_TRUE(parsed.schedule) << text << ": " << parsed.problem;
+    core::slot_schedule s = *parsed.schedule;
+    EXPECT_EQ(core::to_string(s), text);
+    s.seed = 7;
+    core::slot_schedule again = s;
+    std::uint64_t sum = 0;
+    std::uint32_t low = UINT32_MAX, high = 0;
+    for (std::uint32_t b = 1; b <= 2000; ++b) {
+      const std::uint32_t n = s.count(b);
+      EXPECT_EQ(n, again.count(b));
+      sum += n;
+      low = std::min(low, n);
+      high = std::max(high, n);
+    }
+    const double mean = static_cast<double>(sum) / 2000;
+    if (s.form == core::slot_schedule::shape::constant) {
+      EXPECT_EQ(low, high);
+    }
+    if (s.form == core::slot_schedule::shape::uniform) {
+      EXPECT_EQ(low, 5u);
+      EXPECT_EQ(high, 9u);
+    }
+    if (s.form == core::slot_schedule::shape::poisson) {
+      EXPECT_NEAR(mean, 300, 3);  // the mean of 2,000 draws: a standard error of 0.4
+      EXPECT_LT(low, high);
+    }
+    again.seed = 8;
+    if (s.form != core::slot_schedule::shape::constant) {
+      std::uint32_t same = 0;
+      for (std::uint32_t b = 1; b <= 100; ++b) same += s.count(b) == again.count(b);
+      EXPECT_LT(same, 60u) << text << ": another seed draws the same counts";
+    }
+  }
+  for (const char* bad : {"", "-1", "poisson:0", "poisson:x", "uniform:9..5", "uniform:5", "12x", "10000001"})
+    EXPECT_FALSE(core::parse_slot_schedule(bad).schedule) << bad;
 }
 
 // The comments' table is sized for the run's blocks of the mix's articles and replies (with

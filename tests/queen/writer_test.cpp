@@ -159,6 +159,59 @@ TEST(Writer, TransactionCountTargetEndsBlocks) {
   for (const block_record& r : w.blocks()) EXPECT_EQ(r.transactions, 10u);
 }
 
+// On the chain's clock a block comes after each slot's count of pushes, accepted or not: ten
+// slots of 10 pushes, every other one a duplicate of the one before, are ten blocks of 5.
+TEST(Writer, ClockCutsABlockAfterEachSlotsPushesWhateverTheirOutcomes) {
+  core::chain chain(small_chain());
+  const auto txs = make_transactions(chain, 50);
+  writer_queue queue;
+  outcome_counter counter;
+  for (const auto& tx : txs)
+    for (int twice = 0; twice < 2; ++twice) ASSERT_TRUE(queue.submit(tx, {&outcome_counter::count, &counter}));
+  queue.close();
+  writer_config cfg;
+  cfg.clock = *core::parse_slot_schedule("10").schedule;
+  writer w(chain, queue, cfg);
+  w.serve_here();
+  ASSERT_FALSE(w.failed()) << w.error_message();
+  EXPECT_EQ(counter.accepted, 50);
+  EXPECT_EQ(counter.rejected, 50);
+  ASSERT_EQ(w.blocks().size(), 10u);
+  for (const block_record& r : w.blocks()) EXPECT_EQ(r.transactions, 5u);
+}
+
+// Nothing accepted (no vesting, so no resource credits): every slot is an empty block, the ones
+// that offer nothing at once; the blocks end with the last slot whose pushes all came.
+TEST(Writer, ClockProducesEmptyBlocksWhenNothingIsAccepted) {
+  core::chain_options o = small_chain();
+  o.genesis_vesting = 0;
+  core::chain chain(o);
+  const auto txs = make_transactions(chain, 60);
+  writer_queue queue;
+  outcome_counter counter;
+  for (const auto& tx : txs) ASSERT_TRUE(queue.submit(tx, {&outcome_counter::count, &counter}));
+  queue.close();
+  writer_config cfg;
+  cfg.clock = *core::parse_slot_schedule("uniform:0..4").schedule;
+  cfg.clock->seed = 9;
+  std::uint32_t expected = 0;
+  bool zero_slot = false;
+  for (std::uint32_t pushed = 0;; ++expected) {
+    const std::uint32_t n = cfg.clock->count(expected + 1);
+    if (pushed + n > txs.size()) break;
+    pushed += n;
+    zero_slot = zero_slot || n == 0;
+  }
+  ASSERT_TRUE(zero_slot) << "the seed draws no empty slot; pick another";
+  writer w(chain, queue, cfg);
+  w.serve_here();
+  ASSERT_FALSE(w.failed()) << w.error_message();
+  EXPECT_EQ(counter.rejected, 60);
+  ASSERT_EQ(w.blocks().size(), expected);
+  for (const block_record& r : w.blocks()) EXPECT_EQ(r.transactions, 0u);
+  EXPECT_EQ(chain.head_block_num(), expected);
+}
+
 // A window's edges are snapshots an observer takes while the writer observes a block: the
 // observing before the snapshot (here a slow first observer, as a preempted writer would be)
 // belongs to the snapshot's side, so that between two edges the observing time never exceeds

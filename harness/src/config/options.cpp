@@ -325,7 +325,8 @@ void bind_stop(option_binder& b, stop_conditions& s) {
   b.count("transactions", s.transactions, 0, most_transactions,
           "Stop after the block in which this many measured transactions are included; 0: no limit");
   b.duration("stall-timeout", s.stall_timeout_s, 24.0 * 3600,
-             "Fail the run when no block completes and no transaction is accepted for this long; 0: never");
+             "Fail the run when no block completes and no transaction is accepted (with --blocks-by clock: answered) "
+             "for this long; 0: never");
 }
 
 void bind_generation(option_binder& b, run_config& c) {
@@ -410,6 +411,23 @@ void bind_chain(option_binder& b, run_config& c) {
          "The chain's maximum block size; above Hive's 2 MiB only for sweeps", "2MiB = 2097152");
   b.count("block-transactions", c.writer.block_transactions, 0, 10'000'000,
           "Also end a block after this many transactions; 0: by size only");
+  b.section("The queen and the chain", scope_run | scope_replay);
+  b.choice("blocks-by", c.blocks_by, core::block_trigger_names,
+           "What ends a block: size (once the pending transactions fill --block-size or --block-transactions) or "
+           "clock (one block per 3-second slot of chain time: the colony offers --slot-transactions for it and the "
+           "block comes once they are all answered, full or not, empty if none was accepted; the colony's rate "
+           "is then the slot's count)");
+  b.custom(
+      "slot-transactions", "N|poisson:MEAN|uniform:LOW..HIGH", value_kind::text,
+      "With --blocks-by clock, the transactions offered per slot: a constant, or drawn per block from a Poisson "
+      "or uniform distribution by the block's number and --seed (the same in a run and its replay)",
+      [&c](const std::string& t) -> std::string {
+        core::slot_schedule_parse parsed = core::parse_slot_schedule(t);
+        if (!parsed.schedule) return "'" + shown(t) + "': " + parsed.problem;
+        c.slot_transactions = *parsed.schedule;
+        return {};
+      },
+      [&c] { return core::to_string(c.slot_transactions); });
   b.section("The queen and the chain", scope_run);
   b.choice("queue", c.queue.policy, queen::queue_policy_names,
            "Writer queue: unbounded (producers brake on their in-flight count, as Hive) or bounded (blocks when "

@@ -150,6 +150,17 @@ void resolve(run_config& c) {
   c.colony.use_genesis_of(c.chain);
   c.colony.block_size = c.writer.block_size;
   c.colony.attach_signer_keys = true;
+  // Blocks on the chain's clock: the colony offers each slot's count (a block budget), the
+  // writer cuts the block once that many are answered; the same schedule and seed for both.
+  c.colony.slots.reset();
+  c.writer.clock.reset();
+  if (c.blocks_by == core::block_trigger::clock) {
+    core::slot_schedule s = c.slot_transactions;
+    s.seed = c.colony.seed;
+    c.colony.rate = colony::rate_mode::block_budget;
+    c.colony.slots = s;
+    c.writer.clock = s;
+  }
 }
 
 std::string rate_text(const colony::colony_config& c) {
@@ -181,19 +192,36 @@ std::optional<std::string> inert_option(const run_config& c) {
     return "--dump-limit " + std::to_string(o.dump_limit) + ": only used with --dump-transactions";
   if (o.dump_blocks.empty() && o.dump_block_limit != d.out.dump_block_limit)
     return "--dump-block-limit " + std::to_string(o.dump_block_limit) + ": only used with --dump-blocks";
+  if (c.blocks_by != core::block_trigger::clock && c.slot_transactions != d.slot_transactions)
+    return "--slot-transactions " + core::to_string(c.slot_transactions) + ": only used with --blocks-by clock";
   return std::nullopt;
 }
 
 // Values that could never produce a block: the run would only stall.
 std::optional<std::string> no_block_ever(const run_config& c) {
   const colony::colony_config& k = c.colony;
-  if (c.chain.genesis_vesting == 0)
+  // On the chain's clock blocks come whatever is accepted: vesting 0 is a run of empty blocks.
+  if (c.chain.genesis_vesting == 0 && c.blocks_by != core::block_trigger::clock)
     return "--genesis-vesting 0: every account's resource credits would be 0, so the chain would reject every "
-           "transaction (insufficient_rc) and no block would come; give at least 1";
+           "transaction (insufficient_rc) and no block would come; give at least 1, or --blocks-by clock";
   const double stall = c.stop.stall_timeout_s;
   if (k.rate == colony::rate_mode::tps && stall > 0 && 1.0 / k.tps_limit >= stall)
     return "--rate " + number_text(k.tps_limit) + ": one transaction every " + number_text(1.0 / k.tps_limit) +
            " s, not within --stall-timeout " + number_text(stall) + " s: the run would stall before its first block";
+  return std::nullopt;
+}
+
+// On the chain's clock the slot schedule sets the colony's rate and ends the blocks: a rate,
+// block budget or block-transaction target given with it could not take effect.
+std::optional<std::string> clock_conflict(const run_config& c) {
+  if (c.blocks_by != core::block_trigger::clock) return std::nullopt;
+  const std::string why =
+      ": not with --blocks-by clock, where each slot offers --slot-transactions and its block "
+      "comes once they are answered";
+  if (c.colony.rate == colony::rate_mode::tps) return "--rate " + rate_text(c.colony) + why;
+  if (c.colony.block_budget != 0) return "--block-budget " + std::to_string(c.colony.block_budget) + why;
+  if (c.writer.block_transactions != 0)
+    return "--block-transactions " + std::to_string(c.writer.block_transactions) + why;
   return std::nullopt;
 }
 
@@ -203,6 +231,7 @@ std::optional<std::string> validate_given(const run_config& c, const std::vector
   const auto was_given = [&given](std::string_view name) {
     return std::find(given.begin(), given.end(), name) != given.end();
   };
+  if (auto problem = clock_conflict(c)) return problem;
   // Given on where it cannot take effect (resolve() would turn it off, and a comparison of it
   // would compare the same thing twice).
   const bool reuse_applies = c.chain.custom_ops == core::counter_mode::local && c.chain.rc == core::rc_mode::state;

@@ -25,6 +25,17 @@ void count_outcome(void* ctx, const core::full_transaction&, core::reject outcom
   static_cast<replay_result*>(ctx)->rejections.add(outcome);
 }
 
+// The run's block targets; on the chain's clock, each block after its slot's count of pushes,
+// whatever their outcomes, drawn with the workload's seed as its run drew them.
+queen::writer_config replay_writer_config(const run_config& c, const workload_meta& w) {
+  queen::writer_config wc;
+  wc.block_size = c.writer.block_size;
+  wc.block_transactions = c.writer.block_transactions;
+  wc.clock = c.writer.clock;
+  if (wc.clock) wc.clock->seed = w.seed;
+  return wc;
+}
+
 }  // namespace
 
 core::chain_options replay_chain_options(const run_config& c, const workload_meta& w) {
@@ -55,10 +66,7 @@ replay_result replay_workload(const run_config& c, const saved_workload& w, std:
   for (const core::full_transaction_ptr& tx : w.transactions) queue.submit(tx, core::tx_completion{&count_outcome, &r});
   queue.close();
 
-  queen::writer_config wc;
-  wc.block_size = c.writer.block_size;
-  wc.block_transactions = c.writer.block_transactions;
-  queen::writer writer(chain, queue, wc);
+  queen::writer writer(chain, queue, replay_writer_config(c, w.meta));
   // The writer hands its batches and blocks to a timing outbox as in a run, so the measured
   // part holds the writer's share of the latency records. The records are built after it,
   // as the harness's main thread builds them in a run; with every transaction queued before

@@ -44,9 +44,12 @@ void append_header(std::string& s, const run_config& c, const run_context& ctx, 
   append(s, "  {} build, commit {}, {}, {} cores\n", ctx.build_type, ctx.commit, ctx.cpu_model, ctx.cores);
   if (!measuring_build(ctx))
     s += "  warning: not a release build without sanitizers; these times are not the ones to quote\n";
-  append(s, "  {} producer threads, rate {}, signing {}, block target {} bytes, {} accounts, seed {}\n",
-         c.colony.threads, rate_text(c.colony), c.colony.sign ? "on" : "off", grouped(c.writer.block_size),
-         grouped(c.chain.genesis_accounts), c.colony.seed);
+  // On the chain's clock the rate is the slot's count: say that instead of "rate block".
+  const std::string rate = c.writer.clock ? "blocks by clock, " + core::to_string(*c.writer.clock) + " per slot"
+                                          : "rate " + rate_text(c.colony);
+  append(s, "  {} producer threads, {}, signing {}, block target {} bytes, {} accounts, seed {}\n", c.colony.threads,
+         rate, c.colony.sign ? "on" : "off", grouped(c.writer.block_size), grouped(c.chain.genesis_accounts),
+         c.colony.seed);
 }
 
 void append_cycle(std::string& s, const analysis& a) {

@@ -34,7 +34,10 @@
 //     it then sets the budget of the next block by Hive's rule (next_block_budget): the full
 //     budget after a block that left nothing pending; otherwise the block's count plus a 5%
 //     margin (100..500), at most the full budget, less the chain's pending transactions
-//     after the block (pending_after). It records what it set (block_plans()).
+//     after the block (pending_after); on the chain's clock (colony_config::slots), the
+//     schedule's count for the next block instead, whatever this one held (a faulty companion
+//     takes a unit too, being one of the slot's transactions). It records what it set
+//     (block_plans()).
 //   - request_stop() may be called from any thread, also from a completion; every producer
 //     returns promptly, also when braked. A closed sink (submit returns false) or an
 //     exception in one producer stops them all.
@@ -174,8 +177,9 @@ class colony {
   std::optional<std::string> error() const;
 
   const colony_config& config() const { return config_; }
-  // The most transactions per block in block-budget mode (configured or derived); 0
-  // otherwise. A block's own budget is in block_plans().
+  // The most transactions per block in block-budget mode (configured or derived; on the
+  // chain's clock, the first block's count); 0 otherwise. A block's own budget is in
+  // block_plans().
   std::uint32_t block_budget() const { return budget_per_block_; }
   // The in-flight limit per thread in force now (the configured one, or the automatic one).
   std::uint32_t in_flight_limit() const;

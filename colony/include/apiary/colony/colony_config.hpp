@@ -16,6 +16,7 @@
 #include "apiary/colony/mix.hpp"
 #include "apiary/core/base/named_enum.hpp"
 #include "apiary/core/chain/chain_options.hpp"
+#include "apiary/core/chain/slot_schedule.hpp"
 #include "apiary/core/protocol/bytes.hpp"
 
 namespace apiary::colony {
@@ -121,6 +122,9 @@ struct colony_config {
   // transactions pending, the next block gets min(its count + 5% (100..500), block_budget)
   // less what is pending (colony.hpp, next_block_budget).
   std::uint32_t block_budget = 0;
+  // rate_mode::block_budget on the chain's clock: each block's budget is this schedule's count
+  // for its number, the writer's own (core::slot_schedule), neither configured nor adapted.
+  std::optional<core::slot_schedule> slots;
   std::uint32_t block_size = core::chain_limits::max_block_size - 256;
 
   // A thread that has this many transactions submitted and not yet completed stops, and

@@ -15,6 +15,13 @@
 //   order without re-executing them, signed, and applied; chain time advances one 3-second
 //   slot per block whatever the wall clock says.
 //
+//   On the chain's clock (writer_config::clock) a block is one 3-second slot instead: the
+//   writer counts the slot's pushes, accepted or rejected, and once the schedule's count for
+//   that block is answered it produces the block, full or not, empty if none was accepted (and
+//   at once when the count is 0). Accepted transactions beyond the size target are pushed as
+//   may-be-left-out and stay pending for the next slot (Hive's overflow); the count target
+//   does not apply.
+//
 //   After each block the writer hands the block to the timing outbox and publishes it to its
 //   block observers (block_observer.hpp), timing both as observe_ns, a part of the breakdown
 //   of its own (the next block's cycle, wall time from this block's end, holds it).
@@ -37,11 +44,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "apiary/core/chain/chain.hpp"
+#include "apiary/core/chain/slot_schedule.hpp"
 #include "apiary/queen/block_observer.hpp"
 #include "apiary/queen/block_stats.hpp"
 #include "apiary/queen/tx_timing.hpp"
@@ -54,6 +63,9 @@ struct writer_config {
   std::uint32_t block_size = core::chain_limits::max_block_size - 256;
   // Also ask for a block after this many transactions (0: size only).
   std::uint32_t block_transactions = 0;
+  // Set: blocks on the chain's clock, each after this schedule's count of pushes for its
+  // number (the size target still bounds what a block holds); unset: by size.
+  std::optional<core::slot_schedule> clock;
 };
 
 class writer {
@@ -128,6 +140,8 @@ class writer {
   // outbox (which gives back emptied vectors), or drops it without one.
   void end_batch() noexcept;
   void produce_block();
+  // produce_block(), then on the chain's clock the blocks of the slots that offer nothing.
+  void produce_blocks();
   // The block just applied (at applied_ns), to the outbox and the observers.
   void publish(const block_record& r, core::full_block&& block, std::int64_t applied_ns);
   std::uint32_t pending_bytes() const;
@@ -159,6 +173,7 @@ class writer {
   std::int64_t last_block_ns_ = -1;
   std::uint64_t pending_bytes_ = 0;
   std::uint32_t pending_count_ = 0;
+  std::uint32_t slot_left_ = 0;  // on the chain's clock: the pushes the current slot awaits
   std::exception_ptr error_;
 
   // Writer-thread state for record_timings().

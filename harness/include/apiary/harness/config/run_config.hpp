@@ -17,6 +17,7 @@
 #include "apiary/colony/colony_config.hpp"
 #include "apiary/core/base/named_enum.hpp"
 #include "apiary/core/chain/chain_options.hpp"
+#include "apiary/core/chain/slot_schedule.hpp"
 #include "apiary/harness/io/run_log.hpp"
 #include "apiary/queen/writer.hpp"
 #include "apiary/queen/writer_queue.hpp"
@@ -79,6 +80,11 @@ struct run_config {
   colony::colony_config colony = default_colony();
   queen::writer_config writer;
   queue_settings queue;
+  // What ends a block: its size (the writer's targets) or its slot of the chain's clock, each
+  // slot offering slot_transactions (drawn by block number and --seed). resolve() gives the
+  // one schedule to the colony (its per-block budget) and to the writer (its block cut).
+  core::block_trigger blocks_by = core::block_trigger::size;
+  core::slot_schedule slot_transactions;
   // The chain's maximum block size: the writer's target may not exceed it (Hive's 2 MiB;
   // raised only for sweeps).
   std::uint32_t max_block_size = core::chain_limits::max_block_size;
@@ -97,7 +103,8 @@ struct run_config {
 
 // Ties the fields one option sets for two modules, after every option is set: the chain
 // checks authority exactly when the colony signs, the colony deals the chain's genesis
-// accounts and sizes its block budget by the writer's block. Call before validate().
+// accounts and sizes its block budget by the writer's block, and on the chain's clock the
+// colony (in block-budget mode) and the writer share the slot schedule. Call before validate().
 void resolve(run_config& c);
 
 // The chain's options with its dedup table sized for the run: an hour of full blocks of the
