@@ -135,7 +135,7 @@ TEST(RunConfig, EveryOptionReadsBackWhatItPrints) {
 std::string other_value(const config_entry& e) {
   static const char* const candidates[] = {
       "off",   "on",       "1",       "2",     "65536",  "1048576",       "block",  "async", "bounded", "unified",
-      "state", "volatile", "recover", "debug", "vote=1", "duplicate=0.5", "x.json", "other", "clock"};
+      "state", "volatile", "recover", "debug", "vote=1", "duplicate=0.5", "x.json", "other", "clock", "vesting:1"};
   for (const char* v : candidates) {
     run_config c;
     if (set_option(c, e.name, v).empty() && option_text(c, e.name) != e.text) return v;
