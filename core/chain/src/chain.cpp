@@ -264,10 +264,13 @@ reject chain::charge_rc(const full_transaction& tx, bool pushing, rc_usage* used
   const std::int64_t cost = rc_cost(usage, g.rc_pools, g.total_vesting, costs);
   if (used != nullptr)
     for (std::size_t i = 0; i < rc_resource_count; ++i) (*used)[i] += usage[i];
-  if (sample != nullptr)
-    *sample =
-        make_rc_sample(rc_op_kind_of(tx.tx()), payer->vesting, rc_.available(*payer, now), costs, usage, rc_reference_);
-  return pushing ? rc_.charge_pending(*payer, cost, now) : rc_.charge_block(*payer, cost, now);
+  if (sample == nullptr) return pushing ? rc_.charge_pending(*payer, cost, now) : rc_.charge_block(*payer, cost, now);
+  // The statistics take the payer's mana before the charge from the charge itself.
+  std::int64_t mana = 0;
+  const reject r = pushing ? rc_.charge_pending(*payer, cost, now, &mana) : rc_.charge_block(*payer, cost, now, &mana);
+  if (r == reject::none)
+    *sample = make_rc_sample(rc_op_kind_of(tx.tx()), payer->vesting, mana, costs, usage, rc_reference_);
+  return r;
 }
 
 reject chain::apply_operations(const full_transaction& tx, bool pushing) {

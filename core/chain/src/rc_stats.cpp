@@ -31,8 +31,6 @@ bool is_post_with_options(const operation_list& ops) {
   return c != nullptr && o != nullptr && c->author == o->author && c->permlink == o->permlink;
 }
 
-void add_to(std::uint64_t& n, std::int64_t sign) { n += static_cast<std::uint64_t>(sign); }
-
 }  // namespace
 
 std::string_view rc_op_kind_name(rc_op_kind k) {
@@ -51,44 +49,6 @@ rc_op_kind rc_op_kind_of(const signed_transaction& tx) {
   if (ops.size() == 1) return kind_of(ops[0]);
   if (ops.size() == 2 && is_post_with_options(ops)) return rc_op_kind::comment;
   return rc_op_kind::multi;
-}
-
-std::size_t rc_payer_rank(std::int64_t max_rc) {
-  std::size_t rank = 0;
-  std::int64_t bound = 10'000'000'000;  // 10^10: rank 1 from here
-  while (rank + 1 < rc_payer_rank_count && max_rc >= bound) {
-    ++rank;
-    bound *= 10;
-  }
-  return rank;
-}
-
-rc_charge_sample make_rc_sample(rc_op_kind kind, std::int64_t max_rc, std::int64_t mana, const rc_usage& cost,
-                                const rc_usage& usage, const rc_reference_costs& reference) {
-  rc_charge_sample s;
-  s.kind = kind;
-  s.rank = static_cast<std::uint8_t>(rc_payer_rank(max_rc));
-  s.below = mana < max_rc / 20 ? 3 : mana < max_rc / 10 ? 2 : mana < max_rc / 5 ? 1 : 0;
-  for (std::size_t i = 0; i < rc_reference_kind_count; ++i) s.cant_afford[i] = mana < reference[i];
-  s.cost = cost;
-  s.usage = usage;
-  return s;
-}
-
-void rc_stats::apply(const rc_charge_sample& s, std::int64_t sign) {
-  rc_op_stats& op = ops[static_cast<std::size_t>(s.kind)];
-  add_to(op.count, sign);
-  for (std::size_t i = 0; i < rc_resource_count; ++i) {
-    op.cost[i] += sign * s.cost[i];
-    op.usage[i] += sign * s.usage[i];
-  }
-  rc_payer_stats& p = payers[s.rank];
-  add_to(p.count, sign);
-  if (s.below >= 1) add_to(p.below_20, sign);
-  if (s.below >= 2) add_to(p.below_10, sign);
-  if (s.below >= 3) add_to(p.below_5, sign);
-  for (std::size_t i = 0; i < rc_reference_kind_count; ++i)
-    if (s.cant_afford[i]) add_to(p.cant_afford[i], sign);
 }
 
 rc_stats& rc_stats::operator+=(const rc_stats& o) {

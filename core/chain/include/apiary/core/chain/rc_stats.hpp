@@ -44,7 +44,15 @@ inline constexpr std::size_t rc_payer_rank_count = 8;
 
 rc_op_kind rc_op_kind_of(const signed_transaction& tx);
 // clamp(floor(log10(max_rc)) - 9, 0, 7), by comparisons with powers of ten.
-std::size_t rc_payer_rank(std::int64_t max_rc);
+inline std::size_t rc_payer_rank(std::int64_t max_rc) {
+  std::size_t rank = 0;
+  std::int64_t bound = 10'000'000'000;  // 10^10: rank 1 from here
+  while (rank + 1 < rc_payer_rank_count && max_rc >= bound) {
+    ++rank;
+    bound *= 10;
+  }
+  return rank;
+}
 
 struct rc_op_stats {
   std::uint64_t count = 0;
@@ -77,8 +85,17 @@ using rc_reference_costs = std::array<std::int64_t, rc_reference_kind_count>;
 
 // The sample of a transaction of kind `kind` whose payer has `max_rc` at most and `mana`
 // before it pays `cost` (per resource) for `usage`.
-rc_charge_sample make_rc_sample(rc_op_kind kind, std::int64_t max_rc, std::int64_t mana, const rc_usage& cost,
-                                const rc_usage& usage, const rc_reference_costs& reference);
+inline rc_charge_sample make_rc_sample(rc_op_kind kind, std::int64_t max_rc, std::int64_t mana, const rc_usage& cost,
+                                       const rc_usage& usage, const rc_reference_costs& reference) {
+  rc_charge_sample s;
+  s.kind = kind;
+  s.rank = static_cast<std::uint8_t>(rc_payer_rank(max_rc));
+  s.below = mana < max_rc / 20 ? 3 : mana < max_rc / 10 ? 2 : mana < max_rc / 5 ? 1 : 0;
+  for (std::size_t i = 0; i < rc_reference_kind_count; ++i) s.cant_afford[i] = mana < reference[i];
+  s.cost = cost;
+  s.usage = usage;
+  return s;
+}
 
 struct rc_stats {
   std::array<rc_op_stats, rc_op_kind_count> ops{};
@@ -93,7 +110,23 @@ struct rc_stats {
   bool operator==(const rc_stats&) const = default;
 
  private:
-  void apply(const rc_charge_sample& s, std::int64_t sign);
+  // Counts go up by one, or down by one (the unsigned wrap of adding -1).
+  void apply(const rc_charge_sample& s, std::int64_t sign) {
+    const auto step = static_cast<std::uint64_t>(sign);
+    rc_op_stats& op = ops[static_cast<std::size_t>(s.kind)];
+    op.count += step;
+    for (std::size_t i = 0; i < rc_resource_count; ++i) {
+      op.cost[i] += sign * s.cost[i];
+      op.usage[i] += sign * s.usage[i];
+    }
+    rc_payer_stats& p = payers[s.rank];
+    p.count += step;
+    if (s.below >= 1) p.below_20 += step;
+    if (s.below >= 2) p.below_10 += step;
+    if (s.below >= 3) p.below_5 += step;
+    for (std::size_t i = 0; i < rc_reference_kind_count; ++i)
+      if (s.cant_afford[i]) p.cant_afford[i] += step;
+  }
 };
 
 // One archive: the statistics of blocks first_block..block, with the pools and prices at
