@@ -256,7 +256,8 @@ def read_interval_log(path: str | os.PathLike, check: Callable[[Any], str | None
     """The records of an `apiary run --interval-log`, one JSON object a line, each passed to
     `check` (which returns why a record is damaged, or None). A damaged line is refused with
     its number (exit 1). With partial_tail, a last line without its newline (a run killed while
-    writing it) is left out instead of refused."""
+    writing it) is left out instead of refused. The lines of the RC statistics' archives
+    (`{"rc_archive": {...}}`, docs/rc.md) are not records: they are left out."""
     path = Path(path)
     where = shown_path(str(path))
     records: list[dict[str, Any]] = []
@@ -272,6 +273,8 @@ def read_interval_log(path: str | os.PathLike, check: Callable[[Any], str | None
             except (ValueError, RecursionError) as e:   # JSONDecodeError, InputError, UnicodeDecodeError
                 raise ToolError(f"{where}:{number}: {e if isinstance(e, InputError) else 'not a JSON line'}",
                                 EXIT_FAILED) from None
+            if isinstance(record, dict) and record.keys() == {"rc_archive"}:
+                continue
             damage = "not a JSON object" if not isinstance(record, dict) else check(record) if check else None
             if damage:
                 raise ToolError(f"{where}:{number}: {damage}", EXIT_FAILED)

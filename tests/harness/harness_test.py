@@ -405,6 +405,12 @@ def run_apiary(args, cmd, timeout=900):
     return subprocess.run([args.apiary] + cmd, capture_output=True, text=True, timeout=timeout, cwd=args.work_dir)
 
 
+def interval_records(path):
+    """The records of an interval log, without the RC archives' own lines ({"rc_archive": ...})."""
+    with open(path) as f:
+        return [d for d in map(json.loads, f) if "rc_archive" not in d]
+
+
 def load_report(path, schema):
     with open(path) as f:
         report = json.load(f)

@@ -101,7 +101,7 @@ def block_figures(report):
 
 
 def check_interval_log(path, report):
-    records = [json.loads(line) for line in open(path)]
+    records = ht.interval_records(path)
     ht.check(len(records) >= 2, "%s: %d records" % (path, len(records)))
     for a, b in pairwise(records):
         ht.check(b["t_s"] > a["t_s"] and b["transactions"] >= a["transactions"] and b["blocks"] >= a["blocks"],
@@ -176,7 +176,7 @@ def mode_above_capacity(args, schema):
                              "--interval-log", log, "--report", report])
     ht.check(p.returncode == 0, "exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
     ht.load_report(report, schema)
-    medians = [rec["latency"]["end_to_end"]["p50_us"] for rec in map(json.loads, open(log))
+    medians = [rec["latency"]["end_to_end"]["p50_us"] for rec in ht.interval_records(log)
                if rec["latency"]["end_to_end"]["count"] > 0]
     ht.check(len(medians) >= 4, "only %d intervals with transactions" % len(medians))
     rising = all(b > a for a, b in pairwise(medians[1:]))

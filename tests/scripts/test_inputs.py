@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 import fakes
-from apiary_tools import compare, gbexport, ladder, maxrate, multirun, plot, report_html, soak, sweep
+from apiary_tools import compare, gbexport, inputs, ladder, maxrate, multirun, plot, report_html, soak, sweep
+from apiary_tools.common import ToolError
 
 BASE = [20000, 20100, 19900, 20050, 19950]
 
@@ -303,6 +304,22 @@ def test_a_damaged_interval_log_names_its_line(damage, line, tmp_path, capsys):
     assert soak.main(["--from", str(tmp_path), "--cashout-blocks", "1000"]) == 1
     assert f"intervals.jsonl:{line}:" in one_error(capsys, "soak")
     assert not (tmp_path / "soak.json").exists()
+
+
+def test_the_rc_archive_lines_of_an_interval_log_are_not_records(tmp_path):
+    records = fakes.soak_log(blocks=4_000, window=1_000)
+    archive = {"rc_archive": {"block": 200, "accepted": 5}}
+    lines = [json.dumps(r) for r in records]
+    lines[3:3] = [json.dumps(archive), json.dumps(archive)]
+    (tmp_path / "intervals.jsonl").write_text("\n".join(lines) + "\n")
+    # soak's own check of every record: an archive line passed to it would be refused.
+    got = inputs.read_interval_log(tmp_path / "intervals.jsonl", soak.record_check())
+    assert got == records
+    # Only a line that is nothing but an archive is left out.
+    lines[3] = json.dumps({"rc_archive": {}, "blocks": 1})
+    (tmp_path / "intervals.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ToolError, match="intervals.jsonl:4:"):
+        inputs.read_interval_log(tmp_path / "intervals.jsonl", soak.record_check())
 
 
 # ---- plans and options ----------------------------------------------------------------------------

@@ -230,12 +230,14 @@ reject chain::push(const full_transaction_ptr& tx, bool may_be_left_out) {
   // Charged after the operations, as Hive's post-apply: the rejection reason of a transaction
   // that breaks a rule is that rule, whatever its payer's mana.
   rc_usage used{};
-  if (r == reject::none) r = charge_rc(*tx, true, &used);
+  rc_charge_sample sample;
+  if (r == reject::none) r = charge_rc(*tx, true, &used, keeps_rc_stats() ? &sample : nullptr);
   if (r != reject::none) return r;  // the session's destructor undoes what was applied
   dedup_.add_pending_before_squash(*tx);
   if (may_be_left_out && can_reuse_pending()) {
     last_session_ = std::move(s);
     last_usage_ = used;
+    last_rc_sample_ = sample;
   } else {
     s.squash();
   }
@@ -244,10 +246,11 @@ reject chain::push(const full_transaction_ptr& tx, bool may_be_left_out) {
   rc_.commit_transaction();
   pending_.push_back(tx);
   for (std::size_t i = 0; i < rc_resource_count; ++i) pending_usage_[i] += used[i];
+  if (keeps_rc_stats()) pending_rc_stats_.add(sample);
   return reject::none;
 }
 
-reject chain::charge_rc(const full_transaction& tx, bool pushing, rc_usage* used) {
+reject chain::charge_rc(const full_transaction& tx, bool pushing, rc_usage* used, rc_charge_sample* sample) {
   const std::optional<account_name> payer_name = rc_payer(tx.tx());
   if (!payer_name) return reject::invalid_operation;  // the operations already refused it
   const account_object* payer = find_account(*payer_name);
@@ -257,10 +260,17 @@ reject chain::charge_rc(const full_transaction& tx, bool pushing, rc_usage* used
   const time_point_sec now = head_block_time();
   const global_properties_object& g = globals_.get(0);
   const rc_usage usage = count_resources(tx.tx(), tx.packed_size(), now);
-  const std::int64_t cost = rc_cost(usage, g.rc_pools, g.total_vesting);
+  rc_usage costs;
+  const std::int64_t cost = rc_cost(usage, g.rc_pools, g.total_vesting, costs);
   if (used != nullptr)
     for (std::size_t i = 0; i < rc_resource_count; ++i) (*used)[i] += usage[i];
-  return pushing ? rc_.charge_pending(*payer, cost, now) : rc_.charge_block(*payer, cost, now);
+  if (sample == nullptr) return pushing ? rc_.charge_pending(*payer, cost, now) : rc_.charge_block(*payer, cost, now);
+  // The statistics take the payer's mana before the charge from the charge itself.
+  std::int64_t mana = 0;
+  const reject r = pushing ? rc_.charge_pending(*payer, cost, now, &mana) : rc_.charge_block(*payer, cost, now, &mana);
+  if (r == reject::none)
+    *sample = make_rc_sample(rc_op_kind_of(tx.tx()), payer->vesting, mana, costs, usage, rc_reference_);
+  return r;
 }
 
 reject chain::apply_operations(const full_transaction& tx, bool pushing) {
@@ -331,6 +341,7 @@ full_transaction_ptr chain::take_back_last() {
   dedup_.take_back_pending(tx->id());
   counter_.take_back_transaction();
   for (std::size_t i = 0; i < rc_resource_count; ++i) pending_usage_[i] -= last_usage_[i];
+  if (keeps_rc_stats()) pending_rc_stats_.subtract(last_rc_sample_);
   return tx;
 }
 
@@ -345,6 +356,7 @@ void chain::forget_pending_bookkeeping() noexcept {
   counter_.reset();
   rc_.reset();
   pending_usage_ = {};
+  pending_rc_stats_ = {};
 }
 
 void chain::start_pending() { pending_session_ = db_.start_undo_session(); }
@@ -355,15 +367,18 @@ void chain::clear_pending() {
   start_pending();
 }
 
-void chain::apply_block_transactions(const full_block& block, block_result& result) {
+void chain::apply_block_transactions(const full_block& block, block_result& result, rc_stats& stats) {
   rc_usage used{};
+  const bool keep_stats = keeps_rc_stats();
   for (const full_transaction_ptr& tx : block.transactions) {
     reject r = apply_operations(*tx, false);
-    if (r == reject::none) r = charge_rc(*tx, false, &used);
+    rc_charge_sample sample;
+    if (r == reject::none) r = charge_rc(*tx, false, &used, keep_stats ? &sample : nullptr);
     if (r != reject::none)
       throw std::invalid_argument("block " + std::to_string(block.header.block_num()) + ": transaction " +
                                   to_hex(tx->id()) + " does not apply: " + std::string(reject_name(r)));
     dedup_.record_included(*tx);
+    if (keep_stats) stats.add(sample);
     ++result.applied;
   }
   // The pools move on once per block, after its charges: every price within a block is the
@@ -391,10 +406,35 @@ void chain::close_block(const full_block& block, block_result& result, database:
     db_.commit(static_cast<std::int64_t>(num - options_.reversible_blocks));
 }
 
-void chain::finish_block_statistics() {
+void chain::finish_block_statistics(const rc_stats& block_rc) {
   rc_status_.max_block_rejected = std::max(rc_status_.max_block_rejected, rc_rejected_in_block_);
   rc_rejected_in_block_ = 0;
   ++rc_status_.blocks;
+  if (!keeps_rc_stats()) return;
+  rc_stats_ += block_rc;
+  const std::uint32_t num = head_block_num();
+  if (rc_archive_first_ == 0) rc_archive_first_ = num;
+  if (num % options_.rc_stats_blocks == 0) archive_rc_stats();
+}
+
+// Hive's archive_and_reset_stats: the open statistics with the pools and prices now; the
+// next archive's cant_afford compares with this one's average costs.
+void chain::archive_rc_stats() {
+  const global_properties_object& g = globals_.get(0);
+  rc_archive& a = rc_archives_.emplace_back();
+  a.block = g.head_block_number;
+  a.first_block = rc_archive_first_;
+  a.pools = g.rc_pools;
+  a.levels = rc_pool_levels(g.rc_pools);
+  a.prices = rc_unit_prices(g.rc_pools, g.total_vesting);
+  a.regen = rc_regen_per_block(g.total_vesting);
+  a.accepted = rc_stats_.transactions();
+  a.rejected_rc = rc_status_.rejected - rc_rejected_at_archive_;
+  a.stats = rc_stats_;
+  rc_reference_ = rc_stats_.reference_costs(rc_reference_);
+  rc_stats_ = {};
+  rc_rejected_at_archive_ = rc_status_.rejected;
+  rc_archive_first_ = a.block + 1;
 }
 
 block_result chain::apply_block(const full_block& block) {
@@ -419,13 +459,14 @@ block_result chain::apply_block(const full_block& block) {
   std::vector<full_transaction_ptr> carried = std::move(pending_);
   pending_.clear();
   clear_pending_state();
+  rc_stats block_rc;
 
   // Until the pending session is open again nothing may escape: a failure puts the pending
   // transactions back, so the session stack keeps its shape (blocks, then pending).
   try {
     database::session block_session;
     if (options_.apply_block_in_session) block_session = db_.start_undo_session();
-    apply_block_transactions(block, result);
+    apply_block_transactions(block, result, block_rc);
     close_block(block, result, block_session);
   } catch (...) {
     // The block session (if any) is undone by now; re-push what was pending.
@@ -433,7 +474,7 @@ block_result chain::apply_block(const full_block& block) {
     for (const full_transaction_ptr& tx : carried) push(tx);
     throw;
   }
-  finish_block_statistics();
+  finish_block_statistics(block_rc);
 
   start_pending();
   // Usually the block is a prefix of the pending list (this chain produced it): those are
@@ -468,6 +509,7 @@ block_result chain::apply_pending_as_block(const full_block& block, const full_t
   result.reused_pending = true;
   std::vector<full_transaction_ptr> carried = std::move(pending_);
   pending_.clear();
+  const rc_stats block_rc = pending_rc_stats_;
   try {
     database::session block_session = std::move(pending_session_);
     dedup_.include_pending(carried);
@@ -484,7 +526,7 @@ block_result chain::apply_pending_as_block(const full_block& block, const full_t
     if (left_out) push(left_out);
     throw;
   }
-  finish_block_statistics();
+  finish_block_statistics(block_rc);
   start_pending();
   if (left_out) (push(left_out) == reject::none ? result.reapplied : result.dropped) += 1;
   return result;

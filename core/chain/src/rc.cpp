@@ -48,6 +48,11 @@ operation_usage usage_of(const operation& op) {
       op);
 }
 
+// The numerator of a resource's price: regen * a / 2^shift, plus one (never free).
+u128 price_numerator(std::int64_t regen, const rc_resource_params& p) {
+  return ((static_cast<u128>(regen) * p.a) >> rc_price_shift) + 1;
+}
+
 }  // namespace
 
 std::string_view rc_resource_name(rc_resource r) {
@@ -106,19 +111,44 @@ std::optional<account_name> rc_payer(const signed_transaction& tx) {
 }
 
 std::int64_t rc_cost(const rc_usage& usage, const rc_usage& pools, std::int64_t total_vesting) {
+  rc_usage unused;
+  return rc_cost(usage, pools, total_vesting, unused);
+}
+
+std::int64_t rc_cost(const rc_usage& usage, const rc_usage& pools, std::int64_t total_vesting, rc_usage& per_resource) {
   // Hive makes everything free while nothing regenerates (a chain without vesting); apiary
   // charges the floor of one mana per resource even then, so that a tiny --genesis-vesting
   // runs out of mana instead of paying nothing.
   const std::int64_t regen = std::max<std::int64_t>(rc_regen_per_block(total_vesting), 0);
   u128 total = 0;
   for (std::size_t i = 0; i < rc_resource_count; ++i) {
+    per_resource[i] = 0;
     if (usage[i] <= 0) continue;
     const rc_resource_params& p = rc_params[i];
-    const u128 price = ((static_cast<u128>(regen) * p.a) >> rc_price_shift) + 1;
     const auto denominator = static_cast<u128>(p.b + std::max<std::int64_t>(pools[i], 0));
-    total += price * static_cast<u128>(usage[i]) / denominator + 1;
+    const u128 cost = price_numerator(regen, p) * static_cast<u128>(usage[i]) / denominator + 1;
+    per_resource[i] = saturated(cost);
+    total += cost;
   }
   return saturated(total);
+}
+
+rc_levels rc_pool_levels(const rc_usage& pools) {
+  rc_levels out{};
+  for (std::size_t i = 0; i < rc_resource_count; ++i)
+    out[i] = static_cast<double>(pools[i]) / static_cast<double>(rc_params[i].equilibrium);
+  return out;
+}
+
+rc_prices rc_unit_prices(const rc_usage& pools, std::int64_t total_vesting) {
+  const std::int64_t regen = std::max<std::int64_t>(rc_regen_per_block(total_vesting), 0);
+  rc_prices out{};
+  for (std::size_t i = 0; i < rc_resource_count; ++i) {
+    const rc_resource_params& p = rc_params[i];
+    out[i] =
+        static_cast<double>(price_numerator(regen, p)) / static_cast<double>(p.b + std::max<std::int64_t>(pools[i], 0));
+  }
+  return out;
 }
 
 manabar rc_regenerated(const manabar& m, std::int64_t max, time_point_sec now) {

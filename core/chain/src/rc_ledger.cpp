@@ -9,21 +9,26 @@ std::int64_t rc_ledger::available(const account_object& a, time_point_sec now) c
   return mode_ == rc_mode::state ? mana : mana - pending_charge(a.name);
 }
 
-reject rc_ledger::charge_pending(const account_object& payer, std::int64_t cost, time_point_sec now) {
-  if (mode_ == rc_mode::state) return charge_in_state(payer, cost, now);
+reject rc_ledger::charge_pending(const account_object& payer, std::int64_t cost, time_point_sec now,
+                                 std::int64_t* mana) {
+  if (mode_ == rc_mode::state) return charge_in_state(payer, cost, now, mana);
   tx_cost_ = 0;
-  if (available(payer, now) < cost) return reject::insufficient_rc;
+  const std::int64_t has = available(payer, now);
+  if (mana != nullptr) *mana = has;
+  if (has < cost) return reject::insufficient_rc;
   tx_payer_ = payer.name;
   tx_cost_ = cost;
   return reject::none;
 }
 
-reject rc_ledger::charge_block(const account_object& payer, std::int64_t cost, time_point_sec now) {
-  return charge_in_state(payer, cost, now);
+reject rc_ledger::charge_block(const account_object& payer, std::int64_t cost, time_point_sec now, std::int64_t* mana) {
+  return charge_in_state(payer, cost, now, mana);
 }
 
-reject rc_ledger::charge_in_state(const account_object& payer, std::int64_t cost, time_point_sec now) {
+reject rc_ledger::charge_in_state(const account_object& payer, std::int64_t cost, time_point_sec now,
+                                  std::int64_t* mana) {
   const manabar m = rc_regenerated(payer.rc, payer.vesting, now);
+  if (mana != nullptr) *mana = m.current;
   if (m.current < cost) return reject::insufficient_rc;
   // Skip the write (and its undo copy) when nothing would change.
   if (cost == 0 && m == payer.rc) return reject::none;

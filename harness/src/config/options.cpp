@@ -459,6 +459,9 @@ void bind_chain(option_binder& b, run_config& c) {
   b.count("cashout-blocks", ch.cashout_blocks, 1, 100'000'000,
           "Blocks from a comment's creation to its payout, after which it and its votes leave the state (Hive: "
           "seven days)");
+  b.count("rc-stats-blocks", ch.rc_stats_blocks, 0, 100'000'000,
+          "Archive Hive's RC statistics (per operation kind and per payer rank) every this many blocks into the "
+          "report's rc.archives and the --interval-log; 0: keep none");
   b.choice("signers", ch.signers, core::signer_source_names,
            "Signer keys: attached (use the producer's attached keys) or recover (always recover them)");
   b.toggle("tapos-check", ch.check_tapos, "Check each transaction's reference block (off: Hive's skip_tapos_check)");

@@ -11,6 +11,7 @@
 
 #include "apiary/core/protocol/buffer.hpp"
 #include "apiary/harness/io/output_file.hpp"
+#include "cycle/rc_stats_json.hpp"
 #include "io/json_out.hpp"
 
 namespace apiary::harness {
@@ -212,7 +213,9 @@ interval_outputs::~interval_outputs() {
 
 void interval_outputs::write(const interval_record& r) {
   if (log_ != nullptr) {
-    const std::string line = interval_json(r);
+    std::string line;
+    for (const core::rc_archive& a : r.rc_archives) line += rc_archive_line(a);
+    line += interval_json(r);
     if (std::fwrite(line.data(), 1, line.size(), log_) != line.size() || std::fflush(log_) != 0)
       throw std::runtime_error(log_path_ + ": cannot write: " + std::strerror(errno));
   }

@@ -11,7 +11,8 @@
 // their RC, estimated from low_mana_samples accounts at the interval's first block (a walk
 // over every account would lengthen a block's cycle). With --counters, each counted thread's
 // counts over the interval (thread_counters.hpp), read by the main thread as it writes the
-// record.
+// record. The RC archives (rc_stats.hpp) the chain made in the interval's blocks go to the
+// log before its record, each as its own line {"rc_archive": {...}} (rc_stats_json.hpp).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,7 @@
 
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/core/chain/rc.hpp"
+#include "apiary/core/chain/rc_stats.hpp"
 #include "apiary/harness/cycle/block_figures.hpp"
 #include "apiary/harness/cycle/latency.hpp"
 #include "apiary/harness/cycle/thread_counters.hpp"
@@ -69,8 +71,9 @@ struct interval_record {
   std::int64_t rss_bytes = 0;
   core::state_census state;
   core::rc_status rc;
-  double rc_low_share = -1;            // < 0: not sampled yet
-  std::vector<named_counts> counters;  // empty: --counters off or unavailable
+  double rc_low_share = -1;                   // < 0: not sampled yet
+  std::vector<named_counts> counters;         // empty: --counters off or unavailable
+  std::vector<core::rc_archive> rc_archives;  // lines of their own, before the record's
 };
 
 std::string interval_json(const interval_record& r);    // one line, with its newline

@@ -102,6 +102,8 @@ bool interval_sampler::on_block(const queen::block_record& r, const core::chain&
     open_.breakdown = writer_.breakdown_now();
     open_.state = chain.census();
     open_.rc = chain.rc();
+    const std::vector<core::rc_archive>& archives = chain.rc_archives();
+    for (; archives_seen_ < archives.size(); ++archives_seen_) open_.rc_archives.push_back(archives[archives_seen_]);
     if (low >= 0) open_.rc_low_share = low;
     if (checkpoint) close(core::steady_now_ns(), true);
   }
@@ -116,6 +118,7 @@ void interval_sampler::close(std::int64_t now, bool checkpoint) {
   // The next interval starts from this one's last state; its blocks and low-mana share anew.
   open_.blocks = {};
   open_.rc_low_share = -1;
+  open_.rc_archives.clear();
   open_.checkpoint = false;
   sample_low_mana_.store(true, std::memory_order_relaxed);
 }

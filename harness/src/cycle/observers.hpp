@@ -92,9 +92,10 @@ struct interval_sample {
   queen::writer_breakdown breakdown;  // at its last block (at the close when it had none)
   core::state_census state;           // the same
   core::rc_status rc;
-  double rc_low_share = -1;    // sampled at its first block; < 0: not sampled
-  std::int64_t closed_ns = 0;  // core::steady_now_ns() at the close
-  bool checkpoint = false;     // closed by --checkpoint-blocks, at its last block
+  double rc_low_share = -1;                   // sampled at its first block; < 0: not sampled
+  std::vector<core::rc_archive> rc_archives;  // the chain archived in its blocks
+  std::int64_t closed_ns = 0;                 // core::steady_now_ns() at the close
+  bool checkpoint = false;                    // closed by --checkpoint-blocks, at its last block
 };
 
 // The blocks' side of the interval records (interval_log.hpp): adds each block to the open
@@ -103,7 +104,8 @@ struct interval_sample {
 // it closes the interval itself at every multiple of N blocks, so a checkpoint record holds
 // exactly the blocks since the last one however late the main thread writes it, and wakes
 // the main thread. The main thread closes the others (--interval) with take(). One mutex,
-// taken once per block and by the main thread at each look.
+// taken once per block and by the main thread at each look. The chain's RC archives
+// (rc_stats.hpp) made in the interval's blocks are copied into it, one copy per archive.
 class interval_sampler final : public queen::block_observer {
  public:
   interval_sampler(const queen::writer& w, std::uint32_t checkpoint_blocks)
@@ -122,7 +124,8 @@ class interval_sampler final : public queen::block_observer {
 
   const queen::writer& writer_;
   const std::uint32_t checkpoint_blocks_;
-  std::uint64_t applied_ = 0;  // writer thread
+  std::uint64_t applied_ = 0;      // writer thread
+  std::size_t archives_seen_ = 0;  // writer thread: the chain's archives copied so far
   std::atomic<bool> sample_low_mana_{true};
   core::mutex mutex_;
   core::condition_variable woken_;

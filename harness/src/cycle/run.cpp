@@ -580,6 +580,7 @@ void cycle_test::write_interval(const interval_sample& s, std::int64_t now, bool
   r.state = s.state;
   r.rc = s.rc;
   r.rc_low_share = s.rc_low_share;
+  r.rc_archives = s.rc_archives;
   interval_.blocks += r.blocks.blocks;
   r.t_s = static_cast<double>(end - run_start_ns_) / 1e9;
   r.interval_s = static_cast<double>(end - interval_.last_ns) / 1e9;
@@ -687,6 +688,7 @@ void cycle_test::collect() {
   result_.colony_threads = colony_->thread_stats();
   result_.pending_at_end = chain_->pending_count();
   result_.rc = chain_->rc();
+  result_.rc_archives = chain_->rc_archives();
   result_.rc_low_share = chain_->rc_share_below(low_mana_percent);
   result_.state = chain_->census();
   result_.queue_high_water = queue_->high_water();

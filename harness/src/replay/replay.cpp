@@ -90,6 +90,7 @@ replay_result replay_workload(const run_config& c, const saved_workload& w, std:
   r.head_block_id = core::to_hex(chain.head_block_id());
   r.state_digest = core::to_hex(chain.state_digest());
   r.state_at_end = chain.census();
+  r.rc_archives = chain.rc_archives();
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include "apiary/harness/config/options.hpp"
 #include "apiary/harness/io/text_format.hpp"
 #include "apiary/harness/replay/replay.hpp"
+#include "cycle/rc_stats_json.hpp"
 #include "report/report_json.hpp"
 
 namespace apiary::harness {
@@ -84,6 +85,14 @@ void write_result(json_out& j, const replay_result& r) {
   j.end_object();
 }
 
+// A replay has no warm-up: rc.stats sums every archive.
+void write_replay_rc(json_out& j, const run_config& c, const replay_result& r) {
+  j.key("rc");
+  j.begin_object();
+  write_rc_statistics(j, c.chain.rc_stats_blocks, r.rc_archives, 0);
+  j.end_object();
+}
+
 void write_replay_blocks(json_out& j, const replay_result& r) {
   j.key("blocks");
   j.begin_array();
@@ -124,6 +133,7 @@ void write_replay_report(core::out_buffer& out, const run_config& c, const run_c
     if ((e.scope & scope_workload) == 0) write_option(j, e);
   j.end_object();
   write_result(j, r);
+  write_replay_rc(j, c, r);
   write_replay_blocks(j, r);
   j.end_object();
   out.put('\n');

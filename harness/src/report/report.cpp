@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "apiary/core/protocol/json.hpp"
 #include "apiary/harness/config/options.hpp"
 #include "apiary/harness/io/output_file.hpp"
+#include "cycle/rc_stats_json.hpp"
 #include "report/report_json.hpp"
 
 namespace apiary::harness {
@@ -504,7 +506,8 @@ void write_ledger(json_out& j, const report_inputs& in) {
 
 // Resource credits: each pool at the end beside its equilibrium, and the insufficient_rc
 // rejections per block over the whole run (warm-up included; the ones after the last block
-// count in the total only).
+// count in the total only); Hive's RC statistics: every archive, and the sum of those wholly
+// in the measured window (rc_stats_json.hpp).
 void write_rc(json_out& j, const report_inputs& in) {
   [[maybe_unused]] const auto& [c, ctx, r, a, path] = in;
   const core::rc_status& rc = r.rc;
@@ -533,6 +536,9 @@ void write_rc(json_out& j, const report_inputs& in) {
   j.field("max_per_block", rc.max_block_rejected);
   j.end_object();
   j.field("low_mana_share", r.rc_low_share, 6);
+  const std::uint32_t measured_from =
+      r.blocks.size() > r.warmup_blocks ? r.blocks[r.warmup_blocks].num : std::numeric_limits<std::uint32_t>::max();
+  write_rc_statistics(j, c.chain.rc_stats_blocks, r.rc_archives, measured_from);
   j.end_object();
 }
 

@@ -11,6 +11,7 @@
 #include "apiary/core/base/named_enum.hpp"
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/core/chain/rc.hpp"
+#include "apiary/core/chain/rc_stats.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/audit.hpp"
 #include "apiary/harness/cycle/context.hpp"
@@ -129,9 +130,10 @@ struct run_result {
 
   std::uint64_t dumped_transactions = 0;
   std::uint64_t dumped_blocks = 0;
-  audit_result audit;       // --audit; audit.ran is false without it
-  core::rc_status rc;       // the chain's resource credits at the end
-  double rc_low_share = 0;  // accounts under 10% of their RC at the end
+  audit_result audit;                         // --audit; audit.ran is false without it
+  core::rc_status rc;                         // the chain's resource credits at the end
+  double rc_low_share = 0;                    // accounts under 10% of their RC at the end
+  std::vector<core::rc_archive> rc_archives;  // Hive's RC statistics, every --rc-stats-blocks blocks
   core::state_census state;
   counter_results counters;
   schedule_trace schedule;  // tps runs: the colony against its schedule

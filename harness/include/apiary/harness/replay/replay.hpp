@@ -17,6 +17,7 @@
 
 #include "apiary/colony/colony.hpp"
 #include "apiary/core/chain/chain.hpp"
+#include "apiary/core/chain/rc_stats.hpp"
 #include "apiary/core/chain/reject.hpp"
 #include "apiary/core/protocol/buffer.hpp"
 #include "apiary/harness/config/run_config.hpp"
@@ -41,7 +42,8 @@ struct replay_result {
   std::string state_digest;           // hex: the chain's state after the replay
   core::state_census state_at_start;  // what the state held when the replay began
   core::state_census state_at_end;
-  std::string error;  // the writer failed: why (the figures are up to the failure)
+  std::vector<core::rc_archive> rc_archives;  // Hive's RC statistics, every --rc-stats-blocks blocks
+  std::string error;                          // the writer failed: why (the figures are up to the failure)
 };
 
 // The chain options a replay of `w` uses: c's switches and block settings, w's genesis.
@@ -65,8 +67,9 @@ inline saved_workload generate_saved_workload(const run_config& c, std::uint64_t
   return generate_saved_workload(c, transactions, genesis_head(c.chain));
 }
 
-// The result as JSON (kind "replay"): the context, the workload, the options, the outcome
-// and one entry per block. `workload_source` names the file, or "generated".
+// The result as JSON (kind "replay"): the context, the workload, the options, the outcome,
+// the RC statistics (rc.archives, rc.stats over them all) and one entry per block. `workload_source` names the file, or
+// "generated".
 void write_replay_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const workload_meta& w,
                          const std::string& workload_source, const replay_result& r);
 

@@ -17,7 +17,12 @@
 // Resource credits (rc.hpp): push_transaction charges the payer after the operations applied,
 // inside the transaction's session, and rejects with insufficient_rc when its mana is short;
 // apply_block charges the block's transactions again (the pending charges were undone with
-// the pending state) and then moves the resource pools on by the block's usage.
+// the pending state) and then moves the resource pools on by the block's usage. Hive's RC
+// statistics (rc_stats.hpp) count the blocks' transactions as apply_block charges them; a
+// block that keeps the pending state takes the samples its transactions' pushes recorded,
+// which are the same (same prices, same mana before each charge), so the statistics do not
+// depend on the switches. At every multiple of chain_options::rc_stats_blocks the block's
+// statistics are archived before the pending transactions are pushed again.
 //
 // The three switches that decide where per-block bookkeeping lives each have one class, the
 // only place that reads them: dedup_index (chain_options::dedup, where transaction ids live),
@@ -49,6 +54,7 @@
 #include "apiary/core/chain/genesis_keys.hpp"
 #include "apiary/core/chain/rc.hpp"
 #include "apiary/core/chain/rc_ledger.hpp"
+#include "apiary/core/chain/rc_stats.hpp"
 #include "apiary/core/chain/reject.hpp"
 #include "apiary/core/chain/state_objects.hpp"
 #include "apiary/core/protocol/full_block.hpp"
@@ -172,6 +178,10 @@ class chain {
   // what its pending transactions owe (whatever the rc mode).
   std::int64_t rc_mana(const account_name& account) const;
   rc_status rc() const;
+  // Hive's RC statistics of the blocks applied since the last archive, and the archives so
+  // far, oldest first (one per chain_options::rc_stats_blocks blocks; none when that is 0).
+  const rc_stats& rc_statistics() const { return rc_stats_; }
+  const std::vector<rc_archive>& rc_archives() const { return rc_archives_; }
   // Object counts and bytes per index; cheap (no walk), any time on the owner thread.
   state_census census() const;
   // The share of accounts with vesting whose resource credits are under `percent` of their
@@ -223,15 +233,20 @@ class chain {
   void squash_last_session();             // squashes the last transaction's own session, if open, into the pending one
   full_transaction_ptr take_back_last();  // undoes it and takes it off the pending list
   // Charges the transaction's payer (pushing: rc_ledger::charge_pending, else charge_block);
-  // adds its usage to `used` when given.
-  reject charge_rc(const full_transaction& tx, bool pushing, rc_usage* used = nullptr);
-  void apply_block_transactions(const full_block& block, block_result& result);
+  // adds its usage to `used` when given; fills `sample` (when given) for the RC statistics.
+  reject charge_rc(const full_transaction& tx, bool pushing, rc_usage* used = nullptr,
+                   rc_charge_sample* sample = nullptr);
+  bool keeps_rc_stats() const { return options_.rc_stats_blocks != 0; }
+  void apply_block_transactions(const full_block& block, block_result& result, rc_stats& stats);
   // left_out: the last pending transaction, taken back out of the pending state first.
   block_result apply_pending_as_block(const full_block& block, const full_transaction_ptr& left_out);
   // The block is applied: it becomes the head, comments due pay out, expired ids go; then its
   // session (when open) is pushed and the blocks past the reversible ones committed.
   void close_block(const full_block& block, block_result& result, database::session& block_session);
-  void finish_block_statistics();
+  // After a block: its rejection counts, and its RC statistics added (archived at a multiple
+  // of rc_stats_blocks).
+  void finish_block_statistics(const rc_stats& block_rc);
+  void archive_rc_stats();
   // pushing: a new transaction, validated and held to the custom-op limit; otherwise a
   // block's transaction, trusted (the JSON is not parsed again, the limit not enforced).
   reject apply_operations(const full_transaction& tx, bool pushing);
@@ -261,6 +276,11 @@ class chain {
   rc_ledger rc_;               // pending RC charges; reads chain_options::rc
   rc_status rc_status_;        // the counters since the chain was built; rc() adds the pools
   std::uint64_t rc_rejected_in_block_ = 0;
+  rc_stats rc_stats_;                         // the blocks' since the last archive
+  std::vector<rc_archive> rc_archives_;       // every archive so far
+  rc_reference_costs rc_reference_{};         // as of the last archive (cant_afford)
+  std::uint64_t rc_rejected_at_archive_ = 0;  // rc_status_.rejected then
+  std::uint32_t rc_archive_first_ = 0;        // the first block of the open archive; 0: none yet
   private_key witness_key_;
   // The head the chain was built at (0 at genesis, a snapshot's head): the blocks after it are
   // the ones that may still be reversible (audit()).
@@ -272,6 +292,8 @@ class chain {
   // The last pending transaction's own session, when pushed as may_be_left_out, and its usage.
   database::session last_session_;
   rc_usage last_usage_{};
+  rc_stats pending_rc_stats_;        // the pending transactions' samples, summed
+  rc_charge_sample last_rc_sample_;  // the last pending transaction's, with its own session
 };
 
 }  // namespace apiary::core

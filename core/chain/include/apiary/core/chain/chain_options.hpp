@@ -108,6 +108,9 @@ struct chain_options {
   // Blocks from a comment's creation to its payout, after which it and its votes leave the
   // state (cashout.hpp); Hive's seven days by default.
   std::uint32_t cashout_blocks = cashout_constants::default_window_blocks;
+  // Hive's RC statistics (rc_stats.hpp) are archived at every block whose number is a multiple
+  // of this; 0: not kept at all. They are no part of the state.
+  std::uint32_t rc_stats_blocks = 200;
 
   // Genesis: `genesis_accounts` accounts named prefix0, prefix1, ..., keys derived with
   // private_key::from_login(name, role, key_password), each with these balances.

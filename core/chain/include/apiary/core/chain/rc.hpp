@@ -133,6 +133,16 @@ constexpr std::int64_t rc_regen_per_block(std::int64_t total_vesting) {
 // The mana a usage costs at these pool levels: at least 1 per resource used, even when
 // nothing regenerates (unlike Hive, docs/rc.md). Saturates at INT64_MAX.
 std::int64_t rc_cost(const rc_usage& usage, const rc_usage& pools, std::int64_t total_vesting);
+// The same, and what each resource costs of it in `per_resource` (each saturated too), for
+// the RC statistics (rc_stats.hpp).
+std::int64_t rc_cost(const rc_usage& usage, const rc_usage& pools, std::int64_t total_vesting, rc_usage& per_resource);
+
+// Each pool's level (pool / equilibrium) and each resource's price (mana per unit at these
+// pools), for reports.
+using rc_levels = std::array<double, rc_resource_count>;
+using rc_prices = std::array<double, rc_resource_count>;
+rc_levels rc_pool_levels(const rc_usage& pools);
+rc_prices rc_unit_prices(const rc_usage& pools, std::int64_t total_vesting);
 
 // The manabar at `now`: refilled by max * elapsed / regen_secs, at most max.
 manabar rc_regenerated(const manabar& m, std::int64_t max, time_point_sec now);

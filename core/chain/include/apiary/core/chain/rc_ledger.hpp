@@ -46,8 +46,10 @@ class rc_ledger {
   }
 
   // A pushed transaction costs its payer `cost`: insufficient_rc when the payer has less.
-  // Call it inside the transaction's undo session (state mode writes the account).
-  reject charge_pending(const account_object& payer, std::int64_t cost, time_point_sec now);
+  // Call it inside the transaction's undo session (state mode writes the account). `mana`
+  // (optional) receives what the payer had before the charge (the RC statistics).
+  reject charge_pending(const account_object& payer, std::int64_t cost, time_point_sec now,
+                        std::int64_t* mana = nullptr);
   // The transaction whose charge_pending succeeded was squashed: its charge joins the
   // pending ones (volatile mode). basic.
   void commit_transaction() {
@@ -55,7 +57,7 @@ class rc_ledger {
     tx_cost_ = 0;
   }
   // A block's transaction: charged in state, in both modes.
-  reject charge_block(const account_object& payer, std::int64_t cost, time_point_sec now);
+  reject charge_block(const account_object& payer, std::int64_t cost, time_point_sec now, std::int64_t* mana = nullptr);
   // The pending list was cleared (state mode: the pending session's undo already reverted it).
   void reset() noexcept {
     pending_.clear();
@@ -73,7 +75,7 @@ class rc_ledger {
   // The chain tests break invariants on purpose, to see the audit catch each one.
   friend struct chain_test_access;
 
-  reject charge_in_state(const account_object& payer, std::int64_t cost, time_point_sec now);
+  reject charge_in_state(const account_object& payer, std::int64_t cost, time_point_sec now, std::int64_t* mana);
 
   rc_mode mode_;
   account_index& accounts_;
