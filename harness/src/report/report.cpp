@@ -515,12 +515,11 @@ void write_rc(json_out& j, const report_inputs& in) {
   j.key("pools");
   j.begin_array();
   for (std::size_t i = 0; i < core::rc_resource_count; ++i) {
-    const core::rc_resource_params& p = core::rc_params[i];
     j.begin_object();
     j.field("resource", core::rc_resource_name(static_cast<core::rc_resource>(i)));
     j.field("pool", rc.pools[i]);
-    j.field("equilibrium", p.equilibrium);
-    j.field("level", static_cast<double>(rc.pools[i]) / static_cast<double>(p.equilibrium), 6);
+    j.field("equilibrium", rc.equilibria[i]);
+    j.field("level", static_cast<double>(rc.pools[i]) / static_cast<double>(rc.equilibria[i]), 6);
     j.end_object();
   }
   j.end_array();

@@ -172,6 +172,8 @@ class chain {
   // what its pending transactions owe (whatever the rc mode).
   std::int64_t rc_mana(const account_name& account) const;
   rc_status rc() const;
+  // The effective RC parameters: rc_scaled(options().rc_params, options().rc_scale).
+  const rc_parameters& rc_params() const { return rc_params_; }
   // Object counts and bytes per index; cheap (no walk), any time on the owner thread.
   state_census census() const;
   // The share of accounts with vesting whose resource credits are under `percent` of their
@@ -250,6 +252,7 @@ class chain {
   void pay_out(const comment_object& c, std::int64_t reward);
 
   chain_options options_;
+  rc_parameters rc_params_;  // scaled once from options_ (the constructor checks them)
   database db_;
   account_index& accounts_;
   comment_index& comments_;
