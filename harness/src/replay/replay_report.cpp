@@ -124,6 +124,10 @@ void write_replay_report(core::out_buffer& out, const run_config& c, const run_c
     if ((e.scope & scope_workload) == 0) write_option(j, e);
   j.end_object();
   write_result(j, r);
+  j.key("rc");
+  j.begin_object();
+  write_rc_params(j, c);
+  j.end_object();
   write_replay_blocks(j, r);
   j.end_object();
   out.put('\n');
