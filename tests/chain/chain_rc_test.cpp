@@ -254,6 +254,7 @@ TEST(RcParams, BadValuesAreNamed) {
   EXPECT_TRUE(problem([](auto& p) { p.price_scale_factor = 20'000; }).starts_with("price_scale_factor: 20000:"));
   EXPECT_TRUE(problem([](auto& p) { p.max_pool = 5; }).starts_with("max_pool: 5 is below the equilibrium"));
   EXPECT_TRUE(problem([](auto& p) { p.shift = 128; }).starts_with("shift: 128:"));
+  EXPECT_TRUE(problem([](auto& p) { p.shift = 8; }).starts_with("shift: 8: with coeff_a"));  // a price above 2^64
   EXPECT_TRUE(problem([](auto& p) { p.coeff_b = 0; }).starts_with("coeff_b: 0:"));
   EXPECT_TRUE(problem([](auto& p) { p.initial_level = 2.5; }).starts_with("initial_level: 2.5:"));
   EXPECT_TRUE(problem([](auto& p) { p.budget = std::int64_t{1} << 50; }).starts_with("budget: the maximum pool"));

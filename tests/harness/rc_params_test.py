@@ -144,6 +144,7 @@ BAD_FILES = [
     ("price-factor", "[state_bytes]\nprice_scale_factor = -1\n", ["[state_bytes]", "price_scale_factor", "'-1'"]),
     ("max-pool", "[history_bytes]\nmax_pool = 1000\n", ["[history_bytes]", "max_pool: 1000 is below the equilibrium"]),
     ("shift", "[history_bytes]\nshift = 128\n", ["[history_bytes]", "shift: 128"]),
+    ("shift-overflow", "[history_bytes]\nshift = 0\n", ["[history_bytes]", "shift: 0", "overflows 64 bits"]),
     ("shift-huge", "[history_bytes]\nshift = 99999999999\n", ["[history_bytes]", "shift", "'99999999999'"]),
     ("level", "[state_bytes]\ninitial_level = 2.5\n", ["[state_bytes]", "initial_level: 2.5"]),
     ("overflow", "[state_bytes]\nbudget = 9_000_000_000_000_000\n", ["[state_bytes]", "budget"]),

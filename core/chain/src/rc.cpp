@@ -19,7 +19,8 @@ __extension__ using i128 = __int128;
 
 constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
 
-constexpr u128 price_limit = u128{1} << 64;
+// The most all vesting can regenerate per block: prices must fit 64 bits up to it.
+constexpr u128 largest_regen = static_cast<u128>(rc_regen_per_block(std::numeric_limits<std::int64_t>::max()));
 // The parameters' bounds (rc_params_problem): pools and products stay well inside 64 bits.
 constexpr std::int64_t largest_unit = 1'000'000;
 constexpr std::int64_t largest_tau = std::int64_t{1} << 40;
@@ -168,15 +169,17 @@ std::int64_t rc_cost(const rc_usage& usage, const rc_usage& pools, std::int64_t 
   // Hive makes everything free while nothing regenerates (a chain without vesting); apiary
   // charges the floor of one mana per resource even then, so that a tiny --genesis-vesting
   // runs out of mana instead of paying nothing.
-  const std::int64_t regen = std::max<std::int64_t>(rc_regen_per_block(total_vesting), 0);
+  const auto regen = static_cast<std::uint64_t>(std::max<std::int64_t>(rc_regen_per_block(total_vesting), 0));
   u128 total = 0;
   for (std::size_t i = 0; i < rc_resource_count; ++i) {
     if (usage[i] <= 0) continue;
     const rc_resource_params& p = params[i];
-    // At most 2^64, so that the product with a usage (below 2^63) fits whatever the shift.
-    const u128 price = std::min((static_cast<u128>(regen) * p.coeff_a) >> p.shift, price_limit) + 1;
-    const auto denominator = static_cast<u128>(p.coeff_b + std::max<std::int64_t>(pools[i], 0));
-    u128 cost = price * static_cast<u128>(usage[i]) / denominator;
+    // The price fits 64 bits (rc_params_problem checks coeff_a and shift against the largest
+    // regen): its product with a usage is one 64 x 64 multiplication and fits 128 bits.
+    const auto price = static_cast<std::uint64_t>((static_cast<u128>(regen) * p.coeff_a) >> p.shift) + 1;
+    // Unsigned before widening: no sign to extend (coeff_b >= 1, a pool below zero counts as 0).
+    const auto denominator = static_cast<std::uint64_t>(p.coeff_b + std::max<std::int64_t>(pools[i], 0));
+    u128 cost = static_cast<u128>(price) * static_cast<std::uint64_t>(usage[i]) / denominator;
     // Hive's rc_scale price factor; beyond INT64_MAX the total saturates anyway.
     if (p.price_scale != rc_factor_one)
       cost = std::min(cost, static_cast<u128>(int64_max)) * p.price_scale / rc_factor_one;
@@ -234,6 +237,9 @@ std::string rc_params_problem(const rc_base_params& base, std::uint32_t scale) {
   if (b.shift > largest_shift)
     return "shift: " + std::to_string(b.shift) + ": shifts the 128-bit price product out (expected 0 to " +
            std::to_string(largest_shift) + ")";
+  if ((largest_regen * b.coeff_a) >> b.shift >= std::numeric_limits<std::uint64_t>::max())
+    return "shift: " + std::to_string(b.shift) + ": with coeff_a " + std::to_string(b.coeff_a) +
+           " a price overflows 64 bits (regen up to 2^63 / 144,000 a block); raise the shift or lower coeff_a";
   for (const auto& [name, f] :
        {std::pair{"budget_scale_factor", b.budget_scale_factor}, std::pair{"price_scale_factor", b.price_scale_factor}})
     if (f > rc_factor_one) return std::string(name) + ": " + std::to_string(f) + ": expected 0 to 10000";

@@ -93,7 +93,8 @@ std::string value_text(T v) {
 
 std::string read_rc_params(const std::string& path, core::rc_base_parameters& params) {
   std::vector<toml_item> items;
-  if (std::string problem = read_toml_tables(path, "resource credit parameter file", items); !problem.empty()) return problem;
+  if (std::string problem = read_toml_tables(path, "resource credit parameter file", items); !problem.empty())
+    return problem;
   core::rc_base_parameters read = params;
   for (const toml_item& item : items) {
     if (item.key.starts_with('['))

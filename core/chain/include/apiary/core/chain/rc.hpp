@@ -143,8 +143,9 @@ inline constexpr rc_base_parameters rc_default_params{{
 // What is wrong with a base parameter set at this scale: "key: problem" naming the first bad
 // key (the resource's name not included), or "" when the set can be used. Checks the ranges
 // (unit >= 1, budget >= 0, tau_blocks >= 1, factors 0..10,000, coeff_b >= 1, shift 0..127,
-// initial_level 0..max_pool/equilibrium, scale 1..rc_max_scale) and that the scaled values fit
-// (the maximum pool in 2^62, not below the equilibrium).
+// initial_level 0..max_pool/equilibrium, scale 1..rc_max_scale) and that the values fit: a
+// price per unit in 64 bits at the largest regen (rc_cost relies on it), the scaled maximum
+// pool in 2^62, not below the equilibrium.
 std::string rc_params_problem(const rc_base_params& base, std::uint32_t scale);
 
 // Hive's update_rc_scale: budget, given equilibrium and given max_pool grow by
