@@ -544,12 +544,15 @@ void write_rc(json_out& j, const report_inputs& in) {
   j.field("total_vesting", rc.total_vesting);
   j.key("pools");
   j.begin_array();
+  // The run's parameters, which the chain scaled the same way (a run stopped before its chain
+  // was built has no rc status to take them from).
+  const core::rc_parameters params = core::rc_scaled(c.chain.rc_params, c.chain.rc_scale);
   for (std::size_t i = 0; i < core::rc_resource_count; ++i) {
     j.begin_object();
     j.field("resource", core::rc_resource_name(static_cast<core::rc_resource>(i)));
     j.field("pool", rc.pools[i]);
-    j.field("equilibrium", rc.equilibria[i]);
-    j.field("level", static_cast<double>(rc.pools[i]) / static_cast<double>(rc.equilibria[i]), 6);
+    j.field("equilibrium", params[i].equilibrium);
+    j.field("level", static_cast<double>(rc.pools[i]) / static_cast<double>(params[i].equilibrium), 6);
     j.end_object();
   }
   j.end_array();
