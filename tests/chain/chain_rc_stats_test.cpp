@@ -59,22 +59,23 @@ TEST(RcStats, PayerRanksByOrderOfMagnitude) {
 }
 
 TEST(RcStats, CostSplitsPerResource) {
-  const rc_usage pools = core::rc_initial_pools();
+  const core::rc_parameters params = core::rc_scaled(core::rc_default_params, 1);
+  const rc_usage pools = core::rc_initial_pools(params);
   const std::int64_t vesting = 1'000'000'000'000'000;
   const rc_usage usage{1'000, 2'000, 30'000'000, 100'000};
   rc_usage split;
-  const std::int64_t total = core::rc_cost(usage, pools, vesting, split);
-  EXPECT_EQ(total, core::rc_cost(usage, pools, vesting));
+  const std::int64_t total = core::rc_cost(usage, pools, vesting, params, split);
+  EXPECT_EQ(total, core::rc_cost(usage, pools, vesting, params));
   std::int64_t sum = 0;
   for (std::size_t i = 0; i < core::rc_resource_count; ++i) {
     rc_usage alone{};
     alone[i] = usage[i];
-    EXPECT_EQ(split[i], core::rc_cost(alone, pools, vesting)) << i;
+    EXPECT_EQ(split[i], core::rc_cost(alone, pools, vesting, params)) << i;
     sum += split[i];
   }
   EXPECT_EQ(sum, total);
   rc_usage none{};
-  EXPECT_EQ(core::rc_cost(none, pools, vesting, split), 0);
+  EXPECT_EQ(core::rc_cost(none, pools, vesting, params, split), 0);
   EXPECT_EQ(split, rc_usage{});
 }
 
@@ -191,8 +192,8 @@ TEST_P(ChainRcStats, ArchivesCountedByHand) {
   EXPECT_EQ(p1.cant_afford, (std::array<std::uint64_t, 3>{0, 0, 1}));
   // The archive's pools and prices are the chain's at its block.
   EXPECT_EQ(a[1].pools, h.chain().rc().pools);
-  EXPECT_EQ(a[1].levels, core::rc_pool_levels(a[1].pools));
-  EXPECT_EQ(a[1].prices, core::rc_unit_prices(a[1].pools, h.chain().rc().total_vesting));
+  EXPECT_EQ(a[1].levels, core::rc_pool_levels(a[1].pools, h.chain().rc_params()));
+  EXPECT_EQ(a[1].prices, core::rc_unit_prices(a[1].pools, h.chain().rc().total_vesting, h.chain().rc_params()));
   EXPECT_EQ(h.chain().rc_statistics(), core::rc_stats{});  // all archived
   EXPECT_TRUE(h.chain().audit().ok());
 }

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "apiary/core/chain/rc.hpp"
@@ -18,6 +20,9 @@ using core::manabar;
 using core::rc_resource;
 using core::rc_usage;
 using core::time_point_sec;
+
+// The built-in parameters at rc_scale 1, what a chain with default options holds.
+const core::rc_parameters defaults = core::rc_scaled(core::rc_default_params, 1);
 
 constexpr std::size_t history = static_cast<std::size_t>(rc_resource::history_bytes);
 constexpr std::size_t market = static_cast<std::size_t>(rc_resource::market_bytes);
@@ -46,73 +51,219 @@ TEST(RcArithmetic, ManaRegeneratesLinearlyOverFiveDays) {
 }
 
 TEST(RcArithmetic, CostFollowsThePriceCurve) {
-  const rc_usage pools = core::rc_initial_pools();
+  const rc_usage pools = core::rc_initial_pools(defaults);
   const std::int64_t vesting = 1'000'000'000'000'000;  // regen per block: 6,944,444,444
   rc_usage u{};
-  EXPECT_EQ(core::rc_cost(u, pools, vesting), 0);  // nothing used, nothing paid
+  EXPECT_EQ(core::rc_cost(u, pools, vesting, defaults), 0);  // nothing used, nothing paid
   u[history] = 1'000;
   // By hand: (regen * a >> 32) + 1 per byte, over b + pool, plus 1.
-  const core::rc_resource_params& p = core::rc_params[history];
+  const core::rc_resource_params& p = defaults[history];
   const std::int64_t regen = vesting / 144'000;
   __extension__ using u128 = unsigned __int128;
-  const u128 price = (static_cast<u128>(regen) * p.a >> 32) + 1;
-  const auto expected = static_cast<std::int64_t>(price * 1'000 / static_cast<u128>(p.b + pools[history]) + 1);
-  EXPECT_EQ(core::rc_cost(u, pools, vesting), expected);
+  const u128 price = (static_cast<u128>(regen) * p.coeff_a >> 32) + 1;
+  const auto expected = static_cast<std::int64_t>(price * 1'000 / static_cast<u128>(p.coeff_b + pools[history]) + 1);
+  EXPECT_EQ(core::rc_cost(u, pools, vesting, defaults), expected);
   EXPECT_GT(expected, 1);
   // Using the whole budget at the equilibrium costs about 1.5% of a block's regeneration.
   u[history] = p.budget;
-  const double share = static_cast<double>(core::rc_cost(u, pools, vesting)) / static_cast<double>(regen);
+  const double share = static_cast<double>(core::rc_cost(u, pools, vesting, defaults)) / static_cast<double>(regen);
   EXPECT_NEAR(share, 0.015, 0.0005);
   // An emptier pool is dearer, up to 129 times at an empty (or negative) one.
   rc_usage low = pools;
   low[history] = pools[history] / 2;
-  EXPECT_GT(core::rc_cost(u, low, vesting), core::rc_cost(u, pools, vesting));
+  EXPECT_GT(core::rc_cost(u, low, vesting, defaults), core::rc_cost(u, pools, vesting, defaults));
   low[history] = 0;
-  const std::int64_t at_empty = core::rc_cost(u, low, vesting);
+  const std::int64_t at_empty = core::rc_cost(u, low, vesting, defaults);
   low[history] = -5;
-  EXPECT_EQ(core::rc_cost(u, low, vesting), at_empty);
-  EXPECT_NEAR(static_cast<double>(at_empty) / static_cast<double>(core::rc_cost(u, pools, vesting)), 129.0, 0.5);
+  EXPECT_EQ(core::rc_cost(u, low, vesting, defaults), at_empty);
+  EXPECT_NEAR(static_cast<double>(at_empty) / static_cast<double>(core::rc_cost(u, pools, vesting, defaults)), 129.0,
+              0.5);
   // At least one mana per resource used, even with no vesting at all.
   rc_usage all{1, 1, 1, 1};
-  EXPECT_EQ(core::rc_cost(all, pools, 0), 4);
+  EXPECT_EQ(core::rc_cost(all, pools, 0, defaults), 4);
 }
 
 TEST(RcArithmetic, PoolsDecayTowardsTheirEquilibrium) {
   const rc_usage none{};
   // Left alone, a pool at its equilibrium stays there (within rounding), a fuller one falls
   // and an emptier one rises.
-  rc_usage pools = core::rc_initial_pools();
-  for (int i = 0; i < 100; ++i) pools = core::rc_next_pools(pools, none);
+  rc_usage pools = core::rc_initial_pools(defaults);
+  for (int i = 0; i < 100; ++i) pools = core::rc_next_pools(pools, none, defaults);
   for (std::size_t r = 0; r < core::rc_resource_count; ++r)
-    EXPECT_NEAR(static_cast<double>(pools[r]), static_cast<double>(core::rc_params[r].equilibrium),
-                static_cast<double>(core::rc_params[r].equilibrium) * 1e-6);
+    EXPECT_NEAR(static_cast<double>(pools[r]), static_cast<double>(defaults[r].equilibrium),
+                static_cast<double>(defaults[r].equilibrium) * 1e-6);
   rc_usage empty{};
-  const rc_usage one = core::rc_next_pools(empty, none);
-  for (std::size_t r = 0; r < core::rc_resource_count; ++r) EXPECT_EQ(one[r], core::rc_params[r].budget);
+  const rc_usage one = core::rc_next_pools(empty, none, defaults);
+  for (std::size_t r = 0; r < core::rc_resource_count; ++r) EXPECT_EQ(one[r], defaults[r].budget);
   rc_usage full;
-  for (std::size_t r = 0; r < core::rc_resource_count; ++r) full[r] = core::rc_params[r].max_pool;
-  const rc_usage fell = core::rc_next_pools(full, none);
+  for (std::size_t r = 0; r < core::rc_resource_count; ++r) full[r] = defaults[r].max_pool;
+  const rc_usage fell = core::rc_next_pools(full, none, defaults);
   for (std::size_t r = 0; r < core::rc_resource_count; ++r) {
-    const core::rc_resource_params& p = core::rc_params[r];
+    const core::rc_resource_params& p = defaults[r];
     // The pool loses 1/tau of itself (twice the budget at twice the equilibrium), gains the budget.
     EXPECT_NEAR(static_cast<double>(fell[r]), static_cast<double>(p.max_pool - p.budget), 2.0);
   }
   // Execution time decays fastest: after ten of its characteristic times an empty pool is
   // within 0.01% of its equilibrium.
   rc_usage exec = empty;
-  for (int i = 0; i < 10 * 1'732; ++i) exec = core::rc_next_pools(exec, none);
-  EXPECT_NEAR(static_cast<double>(exec[execution]), static_cast<double>(core::rc_params[execution].equilibrium),
-              static_cast<double>(core::rc_params[execution].equilibrium) * 1e-4);
+  for (int i = 0; i < 10 * 1'732; ++i) exec = core::rc_next_pools(exec, none, defaults);
+  EXPECT_NEAR(static_cast<double>(exec[execution]), static_cast<double>(defaults[execution].equilibrium),
+              static_cast<double>(defaults[execution].equilibrium) * 1e-4);
   // Usage comes off first, and a pool may go below zero; it decays back towards zero.
   rc_usage used{};
-  used[history] = core::rc_params[history].max_pool * 3;
-  const rc_usage below = core::rc_next_pools(core::rc_initial_pools(), used);
+  used[history] = defaults[history].max_pool * 3;
+  const rc_usage below = core::rc_next_pools(core::rc_initial_pools(defaults), used, defaults);
   EXPECT_LT(below[history], 0);
-  EXPECT_GT(core::rc_next_pools(below, none)[history], below[history]);
+  EXPECT_GT(core::rc_next_pools(below, none, defaults)[history], below[history]);
   // Never above the maximum.
   rc_usage over = full;
   over[state] *= 3;
-  EXPECT_EQ(core::rc_next_pools(over, none)[state], core::rc_params[state].max_pool);
+  EXPECT_EQ(core::rc_next_pools(over, none, defaults)[state], defaults[state].max_pool);
+}
+
+// ---- parameters -----------------------------------------------------------------------------
+
+struct todays_values {
+  std::int64_t budget, tau, equilibrium, max_pool, coeff_b;
+  std::uint64_t coeff_a, decay_num;
+};
+
+// The constants apiary had before its parameters were data (docs/rc.md's table): rc_scale 1
+// must give exactly these, or every state digest moves.
+constexpr std::array<todays_values, core::rc_resource_count> todays{{
+    {1'388'896, 623'243, 865'619'709'728, 1'731'239'419'456, 6'762'653'982, 40'152'124'536'913, 451'629'584},
+    {2'314'816, 27'701, 64'122'718'016, 128'245'436'032, 500'958'734, 1'784'623'335'997, 10'161'184'676},
+    {1'393'478'272, 623'243, 868'475'578'676'096, 1'736'951'157'352'192, 6'784'965'458'407, 40'152'124'536'913,
+     451'629'584},
+    {1'280'000'000, 1'732, 2'216'960'000'000, 4'433'920'000'000, 17'320'000'000, 111'583'250'350, 162'514'420'734},
+}};
+
+TEST(RcParams, ScaleOneGivesTodaysConstants) {
+  const core::rc_parameters p = core::rc_scaled(core::rc_default_params, 1);
+  for (std::size_t r = 0; r < core::rc_resource_count; ++r) {
+    SCOPED_TRACE(core::rc_resource_name(static_cast<rc_resource>(r)));
+    EXPECT_EQ(p[r].budget, todays[r].budget);
+    EXPECT_EQ(p[r].tau_blocks, todays[r].tau);
+    EXPECT_EQ(p[r].equilibrium, todays[r].equilibrium);
+    EXPECT_EQ(p[r].max_pool, todays[r].max_pool);
+    EXPECT_EQ(p[r].coeff_a, todays[r].coeff_a);
+    EXPECT_EQ(p[r].coeff_b, todays[r].coeff_b);
+    EXPECT_EQ(p[r].decay_num, todays[r].decay_num);
+    EXPECT_EQ(p[r].shift, core::rc_price_shift);
+    EXPECT_EQ(p[r].price_scale, 10'000u);
+    EXPECT_EQ(p[r].initial_pool, todays[r].equilibrium);
+    EXPECT_EQ(core::rc_params_problem(core::rc_default_params[r], 1), "");
+  }
+  EXPECT_EQ(p[market].unit, 10);
+  // Hive's scale factors.
+  const std::array<std::uint32_t, 4> budget_factors{10'000, 10'000, 967, 10'000};
+  const std::array<std::uint32_t, 4> price_factors{0, 0, 161, 3'548};
+  for (std::size_t r = 0; r < core::rc_resource_count; ++r) {
+    EXPECT_EQ(p[r].budget_scale_factor, budget_factors[r]);
+    EXPECT_EQ(p[r].price_scale_factor, price_factors[r]);
+  }
+}
+
+TEST(RcParams, ScaleFollowsHivesFormulas) {
+  __extension__ using i128 = __int128;
+  for (const std::uint32_t s : {2u, 5u, 17u, 32u}) {
+    const core::rc_parameters p = core::rc_scaled(core::rc_default_params, s);
+    for (std::size_t r = 0; r < core::rc_resource_count; ++r) {
+      SCOPED_TRACE(std::string(core::rc_resource_name(static_cast<rc_resource>(r))) + " at " + std::to_string(s));
+      const core::rc_base_params& base = core::rc_default_params[r];
+      EXPECT_EQ(core::rc_params_problem(base, s), "");
+      // budget = base + base * budget_scale_factor * (s - 1) / 10,000, the equilibrium from it.
+      const i128 budget = base.budget + static_cast<i128>(base.budget) * base.budget_scale_factor * (s - 1) / 10'000;
+      EXPECT_EQ(p[r].budget, static_cast<std::int64_t>(budget));
+      EXPECT_EQ(p[r].equilibrium, p[r].budget * p[r].tau_blocks);
+      EXPECT_EQ(p[r].max_pool, 2 * p[r].equilibrium);
+      EXPECT_EQ(p[r].decay_num, todays[r].decay_num);
+      const i128 b = base.coeff_b + static_cast<i128>(base.coeff_b) * base.price_scale_factor * (s - 1) / 10'000;
+      EXPECT_EQ(p[r].coeff_b, static_cast<std::int64_t>(b));
+      EXPECT_EQ(p[r].coeff_a, todays[r].coeff_a);
+      EXPECT_EQ(p[r].price_scale, 10'000 + base.price_scale_factor * (s - 1));
+    }
+  }
+  // By hand: execution time grows 100% a step, state bytes 9.67%.
+  const core::rc_parameters at32 = core::rc_scaled(core::rc_default_params, 32);
+  EXPECT_EQ(at32[execution].budget, 40'960'000'000);
+  EXPECT_EQ(at32[execution].price_scale, 10'000u + 3'548u * 31);
+  EXPECT_EQ(core::rc_scaled(core::rc_default_params, 2)[state].budget, 1'528'227'620);
+  EXPECT_EQ(at32[state].budget, 5'570'708'087);
+  EXPECT_EQ(at32[history].coeff_b, todays[history].coeff_b);  // price_scale_factor 0
+}
+
+TEST(RcParams, PriceScaleMultipliesTheCost) {
+  const core::rc_parameters one = core::rc_scaled(core::rc_default_params, 1);
+  core::rc_parameters scaled = one;
+  scaled[execution].price_scale = 13'548;  // one step of execution time's 3,548
+  const std::int64_t vesting = 1'000'000'000'000'000;
+  rc_usage u{};
+  u[execution] = 2'000'000;
+  const rc_usage pools = core::rc_initial_pools(one);
+  // Each resource's cost before its +1, times 13,548 / 10,000.
+  const std::int64_t plain = core::rc_cost(u, pools, vesting, one) - 1;
+  EXPECT_GT(plain, 1'000);
+  EXPECT_EQ(core::rc_cost(u, pools, vesting, scaled), plain * 13'548 / 10'000 + 1);
+}
+
+TEST(RcParams, UnusedPoolSettlesAtBudgetTimesTau) {
+  // Not the defaults: small characteristic times, so that a few thousand blocks are many taus,
+  // pools started empty, half full and above the equilibrium.
+  core::rc_base_parameters base = core::rc_default_params;
+  const std::array<std::int64_t, 4> budgets{1'000, 7, 123'456, 50};
+  const std::array<std::int64_t, 4> taus{50, 3, 200, 10};
+  const std::array<double, 4> levels{0.0, 0.5, 1.9, 1.0};
+  for (std::size_t r = 0; r < core::rc_resource_count; ++r) {
+    base[r].budget = budgets[r];
+    base[r].tau_blocks = taus[r];
+    base[r].coeff_b = 1;
+    base[r].initial_level = levels[r];
+    ASSERT_EQ(core::rc_params_problem(base[r], 1), "");
+  }
+  const core::rc_parameters p = core::rc_scaled(base, 1);
+  rc_usage pools = core::rc_initial_pools(p);
+  EXPECT_EQ(pools[history], 0);
+  EXPECT_EQ(pools[market], 11);         // half of 21, to the nearest
+  EXPECT_EQ(pools[state], 46'913'280);  // 1.9 x 24,691,200
+  EXPECT_EQ(pools[execution], 500);
+  const rc_usage none{};
+  for (int i = 0; i < 3'000; ++i) pools = core::rc_next_pools(pools, none, p);
+  for (std::size_t r = 0; r < core::rc_resource_count; ++r) {
+    SCOPED_TRACE(core::rc_resource_name(static_cast<rc_resource>(r)));
+    EXPECT_EQ(p[r].equilibrium, budgets[r] * taus[r]);
+    // The decay rounds down, so the pool rests at most a tau above budget * tau.
+    EXPECT_GE(pools[r], budgets[r] * taus[r]);
+    EXPECT_LE(pools[r], budgets[r] * taus[r] + taus[r]);
+    EXPECT_EQ(core::rc_next_pools(pools, none, p), pools);  // settled
+  }
+}
+
+TEST(RcParams, BadValuesAreNamed) {
+  const auto problem = [](auto change, std::uint32_t scale = 1) {
+    core::rc_base_params p = core::rc_default_params[state];
+    change(p);
+    return core::rc_params_problem(p, scale);
+  };
+  EXPECT_TRUE(problem([](auto& p) { p.tau_blocks = 0; }).starts_with("tau_blocks: 0:"));
+  EXPECT_TRUE(problem([](auto& p) { p.budget = -1; }).starts_with("budget: -1:"));
+  EXPECT_TRUE(problem([](auto& p) { p.unit = 0; }).starts_with("unit: 0:"));
+  EXPECT_TRUE(problem([](auto&) {}, 0).starts_with("rc_scale: 0:"));
+  EXPECT_TRUE(problem([](auto&) {}, 33).starts_with("rc_scale: 33:"));
+  EXPECT_TRUE(problem([](auto& p) { p.budget_scale_factor = 32'768; }).starts_with("budget_scale_factor: 32768:"));
+  EXPECT_TRUE(problem([](auto& p) { p.price_scale_factor = 40'000; }).starts_with("price_scale_factor: 40000:"));
+  EXPECT_TRUE(problem([](auto& p) { p.max_pool = 5; }).starts_with("max_pool: 5 is below the equilibrium"));
+  EXPECT_TRUE(problem([](auto& p) { p.shift = 128; }).starts_with("shift: 128:"));
+  EXPECT_TRUE(problem([](auto& p) { p.shift = 8; }).starts_with("shift: 8: with coeff_a"));  // a price above 2^64
+  EXPECT_TRUE(problem([](auto& p) { p.coeff_b = 0; }).starts_with("coeff_b: 0:"));
+  EXPECT_TRUE(problem([](auto& p) { p.initial_level = 2.5; }).starts_with("initial_level: 2.5:"));
+  EXPECT_TRUE(problem([](auto& p) { p.budget = std::int64_t{1} << 50; }).starts_with("budget: the maximum pool"));
+  // A given maximum grows with the budget: still above the equilibrium at rc_scale 32.
+  EXPECT_EQ(problem([](auto& p) { p.max_pool = p.budget * p.tau_blocks * 11 / 10; }, 32), "");
+  // The chain refuses them too.
+  core::chain_options o = small_options();
+  o.rc_params[history].tau_blocks = 0;
+  EXPECT_THROW(core::chain c(o), std::invalid_argument);
 }
 
 core::signed_transaction signed_tx(core::operation op, std::uint32_t expires_in, int signatures) {
@@ -127,21 +278,21 @@ core::signed_transaction signed_tx(core::operation op, std::uint32_t expires_in,
 TEST(RcArithmetic, ResourcesByOperationKind) {
   using s = core::rc_sizes;
   const time_point_sec now{1'000};
-  const rc_usage v = core::count_resources(signed_tx(vote(user(1), user(2), "p", 100), 60, 1), 123, now);
+  const rc_usage v = core::count_resources(signed_tx(vote(user(1), user(2), "p", 100), 60, 1), 123, now, defaults);
   EXPECT_EQ(v[history], 123);
   EXPECT_EQ(v[market], 0);
   EXPECT_EQ(v[state], s::vote_state + s::transaction_state);  // one started hour
   EXPECT_EQ(v[execution], s::vote_time + s::transaction_time + s::signature_time);
   // A transfer is a market operation (in tenths of a byte); it holds no state of its own.
-  const rc_usage t = core::count_resources(signed_tx(transfer(user(1), user(2), 5), 3'601, 2), 150, now);
+  const rc_usage t = core::count_resources(signed_tx(transfer(user(1), user(2), 5), 3'601, 2), 150, now, defaults);
   EXPECT_EQ(t[market], 1'500);
   EXPECT_EQ(t[state], 2 * s::transaction_state);  // two started hours
   EXPECT_EQ(t[execution], s::transfer_time + s::transaction_time + 2 * s::signature_time);
-  const rc_usage c = core::count_resources(signed_tx(post(user(1), "abcd"), 60, 0), 200, now);
+  const rc_usage c = core::count_resources(signed_tx(post(user(1), "abcd"), 60, 0), 200, now, defaults);
   EXPECT_EQ(c[state], s::comment_state + 4 * s::comment_permlink_char + s::transaction_state);
   EXPECT_EQ(c[execution], s::comment_time + s::transaction_time);
-  const rc_usage o =
-      core::count_resources(signed_tx(options(user(1), "abcd", {{user(2), 100}, {user(3), 100}}), 60, 1), 90, now);
+  const rc_usage o = core::count_resources(signed_tx(options(user(1), "abcd", {{user(2), 100}, {user(3), 100}}), 60, 1),
+                                           90, now, defaults);
   EXPECT_EQ(o[state], 2 * s::beneficiary_state + s::transaction_state);
 }
 
@@ -171,7 +322,8 @@ class ChainRc : public ::testing::TestWithParam<core::rc_mode> {
   // The cost the chain charges for `t` now.
   static std::int64_t cost_of(const core::chain& c, const core::full_transaction& t) {
     const core::rc_status s = c.rc();
-    return core::rc_cost(core::count_resources(t.tx(), t.packed_size(), c.head_block_time()), s.pools, s.total_vesting);
+    return core::rc_cost(core::count_resources(t.tx(), t.packed_size(), c.head_block_time(), c.rc_params()), s.pools,
+                         s.total_vesting, c.rc_params());
   }
 };
 
@@ -189,14 +341,15 @@ TEST_P(ChainRc, PushChargesThePayerAndTheBlockChargesState) {
   const bool in_state = GetParam() == core::rc_mode::state;
   EXPECT_EQ(h.chain().find_account(user(1))->rc.current, in_state ? full - cost : full);
   const core::rc_usage pools = h.chain().rc().pools;
-  const core::rc_usage used = core::count_resources(t->tx(), t->packed_size(), h.chain().head_block_time());
+  const core::rc_usage used =
+      core::count_resources(t->tx(), t->packed_size(), h.chain().head_block_time(), h.chain().rc_params());
   h.produce();
   // In state now, in both modes, and regenerated by one block of three seconds.
   const core::account_object* a = h.chain().find_account(user(1));
   EXPECT_EQ(a->rc.current, full - cost);
   EXPECT_EQ(h.chain().rc_mana(user(1)), std::min(full, full - cost + full * 3 / 432'000));
   // The pools moved on by the block's usage.
-  EXPECT_EQ(h.chain().rc().pools, core::rc_next_pools(pools, used));
+  EXPECT_EQ(h.chain().rc().pools, core::rc_next_pools(pools, used, h.chain().rc_params()));
   EXPECT_EQ(h.chain().rc().blocks, 1u);
   EXPECT_TRUE(h.chain().audit().ok());
 }

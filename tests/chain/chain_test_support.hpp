@@ -46,7 +46,7 @@ struct chain_test_access {
   static void overcharge_pending(chain& c, const account_name& who) { c.rc_.pending_[who] = -5; }
   static void overfill_pool(chain& c) {
     c.globals_.modify(c.globals_.get(0),
-                      [](global_properties_object& g) { g.rc_pools[2] = rc_params[2].max_pool + 1; });
+                      [&c](global_properties_object& g) { g.rc_pools[2] = c.rc_params()[2].max_pool + 1; });
   }
   static void mint_vesting(chain& c, const account_name& who) {
     c.accounts_.modify(*c.find_account(who), [](account_object& a) { ++a.vesting; });

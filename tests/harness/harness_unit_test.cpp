@@ -130,13 +130,25 @@ TEST(RunConfig, EveryOptionReadsBackWhatItPrints) {
   }
 }
 
+// An empty file, for the options that read one (--rc-params takes it as the built-in values).
+const std::string& empty_file() {
+  static const std::string path = [] {
+    std::string p =
+        (std::filesystem::temp_directory_path() / ("apiary-empty-" + std::to_string(::getpid()) + ".toml")).string();
+    std::ofstream{p};
+    return p;
+  }();
+  return path;
+}
+
 // A value other than the default that an option takes, found by trying a few: so that a new
 // option needs no entry here.
 std::string other_value(const config_entry& e) {
-  static const char* const candidates[] = {
-      "off",   "on",       "1",       "2",     "65536",  "1048576",       "block",  "async", "bounded", "unified",
-      "state", "volatile", "recover", "debug", "vote=1", "duplicate=0.5", "x.json", "other", "clock", "vesting:1"};
-  for (const char* v : candidates) {
+  const std::vector<std::string> candidates = {
+      "off",     "on",      "1",     "2",         "65536",     "1048576", "block",  "async",
+      "bounded", "unified", "state", "volatile",  "recover",   "debug",   "vote=1", "duplicate=0.5",
+      "x.json",  "other",   "clock", "vesting:1", empty_file()};
+  for (const std::string& v : candidates) {
     run_config c;
     if (set_option(c, e.name, v).empty() && option_text(c, e.name) != e.text) return v;
   }
@@ -161,6 +173,7 @@ TEST(RunConfig, EveryOptionSetsItsOwnField) {
         EXPECT_EQ(after.text, before->text) << "--" << e.name << " also changed --" << after.name;
     }
   }
+  std::filesystem::remove(empty_file());
 }
 
 TEST(RunConfig, RateForms) {

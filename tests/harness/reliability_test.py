@@ -642,8 +642,8 @@ def errors_echoes(args, tmp):
 
 def errors_command_line(args):
     """CLI11's parse errors in apiary's words: the unknown word named, the nearest valid one."""
-    cases = [([], "", ["a command is required: run, workload, replay or snapshot"]),
-             (["fly"], "", ["unknown command 'fly'", "the commands are run, workload, replay and snapshot"]),
+    cases = [([], "", ["a command is required: run, workload, replay, snapshot or rc-params"]),
+             (["fly"], "", ["unknown command 'fly'", "the commands are run, workload, replay, snapshot and rc-params"]),
              (["replai"], "", ["unknown command 'replai'", "did you mean replay?"]),
              (["--blocks", "3"], "", ["unknown option '--blocks' before the command"]),
              (["run", "--blockz", "3"], "run", ["unknown option '--blockz'", "did you mean --blocks?"]),

@@ -30,6 +30,15 @@ std::uint32_t prefix_of(const block_id& id) {
   return p;
 }
 
+// The options' RC parameters scaled, or std::invalid_argument naming the first bad one.
+rc_parameters checked_rc_params(const chain_options& o) {
+  for (std::size_t i = 0; i < rc_resource_count; ++i)
+    if (std::string problem = rc_params_problem(o.rc_params[i], o.rc_scale); !problem.empty())
+      throw std::invalid_argument("rc parameters, " + std::string(rc_resource_name(static_cast<rc_resource>(i))) + " " +
+                                  problem);
+  return rc_scaled(o.rc_params, o.rc_scale);
+}
+
 }  // namespace
 
 chain::chain(chain_options options, const std::function<bool()>& cancelled, std::span<const account_keys> keys)
@@ -40,6 +49,7 @@ chain::chain(chain_options options, const std::function<bool()>& cancelled, std:
 
 chain::chain(chain_options options, empty_state /*unused*/)
     : options_(std::move(options)),
+      rc_params_(checked_rc_params(options_)),
       db_(options_.db),
       accounts_(db_.add_index<account_index>()),
       comments_(db_.add_index<comment_index>()),
@@ -85,6 +95,7 @@ std::int64_t chain::rc_mana(const account_name& account) const {
 rc_status chain::rc() const {
   rc_status s = rc_status_;
   s.pools = globals_.get(0).rc_pools;
+  for (std::size_t i = 0; i < rc_resource_count; ++i) s.equilibria[i] = rc_params_[i].equilibrium;
   s.total_vesting = globals_.get(0).total_vesting;
   return s;
 }
@@ -259,9 +270,9 @@ reject chain::charge_rc(const full_transaction& tx, bool pushing, rc_usage* used
   // block's charges equal the ones its transactions paid when they were pushed.
   const time_point_sec now = head_block_time();
   const global_properties_object& g = globals_.get(0);
-  const rc_usage usage = count_resources(tx.tx(), tx.packed_size(), now);
+  const rc_usage usage = count_resources(tx.tx(), tx.packed_size(), now, rc_params_);
   rc_usage costs;
-  const std::int64_t cost = rc_cost(usage, g.rc_pools, g.total_vesting, costs);
+  const std::int64_t cost = rc_cost(usage, g.rc_pools, g.total_vesting, rc_params_, costs);
   if (used != nullptr)
     for (std::size_t i = 0; i < rc_resource_count; ++i) (*used)[i] += usage[i];
   if (sample == nullptr) return pushing ? rc_.charge_pending(*payer, cost, now) : rc_.charge_block(*payer, cost, now);
@@ -383,7 +394,8 @@ void chain::apply_block_transactions(const full_block& block, block_result& resu
   }
   // The pools move on once per block, after its charges: every price within a block is the
   // same, whether paid when pushed or when the block is applied.
-  globals_.modify(globals_.get(0), [&](global_properties_object& g) { g.rc_pools = rc_next_pools(g.rc_pools, used); });
+  globals_.modify(globals_.get(0),
+                  [&](global_properties_object& g) { g.rc_pools = rc_next_pools(g.rc_pools, used, rc_params_); });
 }
 
 void chain::close_block(const full_block& block, block_result& result, database::session& block_session) {
@@ -425,8 +437,8 @@ void chain::archive_rc_stats() {
   a.block = g.head_block_number;
   a.first_block = rc_archive_first_;
   a.pools = g.rc_pools;
-  a.levels = rc_pool_levels(g.rc_pools);
-  a.prices = rc_unit_prices(g.rc_pools, g.total_vesting);
+  a.levels = rc_pool_levels(g.rc_pools, rc_params_);
+  a.prices = rc_unit_prices(g.rc_pools, g.total_vesting, rc_params_);
   a.regen = rc_regen_per_block(g.total_vesting);
   a.accepted = rc_stats_.transactions();
   a.rejected_rc = rc_status_.rejected - rc_rejected_at_archive_;
@@ -513,8 +525,9 @@ block_result chain::apply_pending_as_block(const full_block& block, const full_t
   try {
     database::session block_session = std::move(pending_session_);
     dedup_.include_pending(carried);
-    globals_.modify(globals_.get(0),
-                    [&](global_properties_object& g) { g.rc_pools = rc_next_pools(g.rc_pools, pending_usage_); });
+    globals_.modify(globals_.get(0), [&](global_properties_object& g) {
+      g.rc_pools = rc_next_pools(g.rc_pools, pending_usage_, rc_params_);
+    });
     forget_pending_bookkeeping();
     close_block(block, result, block_session);
   } catch (...) {

@@ -19,6 +19,7 @@
 #include "apiary/core/base/clock.hpp"
 #include "apiary/core/protocol/buffer.hpp"
 #include "apiary/harness/config/memory_budget.hpp"
+#include "apiary/harness/config/rc_params_file.hpp"
 #include "apiary/harness/cycle/context.hpp"
 #include "apiary/harness/cycle/genesis_key_cache.hpp"
 #include "apiary/harness/cycle/latency.hpp"
@@ -549,6 +550,32 @@ struct snapshot_command {
   }
 };
 
+// ---- apiary rc-params ---------------------------------------------------------------------
+
+struct rc_params_command {
+  run_config config;
+  CLI::App* app = nullptr;
+  std::unique_ptr<option_binder> options;
+
+  void setup(CLI::App& parent) {
+    app = parent.add_subcommand(
+        "rc-params",
+        "Print the resource credits' base parameters (the built-in ones, or --rc-params FILE's) as an --rc-params "
+        "file, with their effective values at --rc-scale as comments (docs/rc.md)");
+    app->footer("Exit status: 0 printed; 1 stdout could not be written; 2 bad command line or parameter file.");
+    options = std::make_unique<option_binder>(*app, scope_rc_params);
+    bind_run_options(*options, config);
+  }
+
+  int run() {
+    if (auto problem = validate_rc_params(config)) return usage_error("rc-params", *problem);
+    const std::string source = config.rc_params_file.empty() ? std::string("the built-in defaults")
+                                                             : "from " + shown_path(config.rc_params_file);
+    return print_out("rc-params", rc_params_toml(config.chain.rc_params, config.chain.rc_scale, source)) ? exit_ok
+                                                                                                         : exit_failed;
+  }
+};
+
 // Runs a parsed command; an exception that escapes it (out of memory, a failed write) is its
 // error line and exit status 1.
 template <class Body>
@@ -575,10 +602,12 @@ int run_apiary(int argc, const char* const* argv) {
   workload_command workload;
   replay_command replay;
   snapshot_command snapshot;
+  rc_params_command rc_params;
   run.setup(app);
   workload.setup(app);
   replay.setup(app);
   snapshot.setup(app);
+  rc_params.setup(app);
 
   try {
     app.parse(argc, argv);
@@ -598,6 +627,7 @@ int run_apiary(int argc, const char* const* argv) {
   if (workload.app->parsed()) return guarded("workload", [&] { return workload.run(); });
   if (replay.app->parsed()) return guarded("replay", [&] { return replay.run(argc, argv); });
   if (snapshot.app->parsed()) return guarded("snapshot", [&] { return snapshot.run(); });
+  if (rc_params.app->parsed()) return guarded("rc-params", [&] { return rc_params.run(); });
   return guarded("run", [&] { return run.run(argc, argv); });
 }
 

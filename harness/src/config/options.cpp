@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "apiary/harness/config/rc_params_file.hpp"
 #include "apiary/harness/io/error_text.hpp"
 #include "apiary/harness/io/input_file.hpp"
 
@@ -456,6 +457,23 @@ void bind_chain(option_binder& b, run_config& c) {
       "docs/rc.md)",
       [&ch](const std::string& t) { return core::parse_vesting_spec(t, ch.genesis_vesting).value_or(""); },
       [&ch] { return core::to_string(ch.genesis_vesting); });
+  b.section("The queen and the chain", scope_chain | scope_rc_params);
+  b.custom(
+      "rc-params", "FILE", value_kind::text,
+      "The resource credits' base parameters from this TOML file: a table per resource (history_bytes, "
+      "market_bytes, state_bytes, execution_time), every key optional (docs/rc.md; apiary rc-params prints them)",
+      [&c](const std::string& path) {
+        if (std::string problem = check_path(path); !problem.empty()) return problem;
+        c.rc_params_file = path;
+        c.chain.rc_params = core::rc_default_params;
+        const std::string problem = read_rc_params(path, c.chain.rc_params);
+        return problem.empty() ? problem : shown_path(path) + ": " + problem;
+      },
+      [&c] { return c.rc_params_file; }, "none: the built-in parameters");
+  b.count("rc-scale", ch.rc_scale, 1, core::rc_max_scale,
+          "Hive's rc_scale: each resource's budget and price curve scaled up by its budget_scale_factor and "
+          "price_scale_factor per step above 1 (docs/rc.md)");
+  b.section("The queen and the chain", scope_chain);
   b.count("cashout-blocks", ch.cashout_blocks, 1, 100'000'000,
           "Blocks from a comment's creation to its payout, after which it and its votes leave the state (Hive: "
           "seven days)");
@@ -618,10 +636,12 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// The first key given twice (underscores and hyphens alike, quotes dropped), as an error, or
-// nullopt. CLI11 would keep one of the values, or merge adjacent ones into a list.
+// The first key given twice in a table (underscores and hyphens alike, quotes dropped), or the
+// first table given twice, as an error, or nullopt. CLI11 would keep one of the values, or
+// merge adjacent ones into a list.
 std::optional<std::string> duplicate_key(std::string_view text) {
   std::map<std::string, std::size_t> first_line;
+  std::map<std::string, std::size_t, std::less<>> table_line;
   bool in_multiline = false;  // inside a """ or ''' string, where "a = b" is text
   std::size_t line_no = 0;
   for (std::size_t start = 0; start < text.size(); ++line_no) {
@@ -631,9 +651,16 @@ std::optional<std::string> duplicate_key(std::string_view text) {
     for (const char* quotes : {R"(""")", "'''"})
       for (std::size_t q = line.find(quotes); q != std::string_view::npos; q = line.find(quotes, q + 3))
         in_multiline = !in_multiline;
-    const std::size_t eq = line.find('=');
-    if (in_multiline || line.empty() || line.front() == '#' || line.front() == '[' || eq == std::string_view::npos)
+    if (!in_multiline && line.starts_with('[')) {
+      const auto [it, added] = table_line.emplace(line, line_no + 1);
+      if (!added)
+        return "duplicate table " + shown(line) + " (lines " + std::to_string(it->second) + " and " +
+               std::to_string(line_no + 1) + "); give each table once";
+      first_line.clear();  // a table's keys are its own
       continue;
+    }
+    const std::size_t eq = line.find('=');
+    if (in_multiline || line.empty() || line.front() == '#' || eq == std::string_view::npos) continue;
     std::string key(trim(line.substr(0, eq)));
     if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'') && key.back() == key.front())
       key = key.substr(1, key.size() - 2);
@@ -646,10 +673,12 @@ std::optional<std::string> duplicate_key(std::string_view text) {
   return std::nullopt;
 }
 
-// CLI11's TOML reader, strict: text only (a byte order mark skipped), no sections, each key
-// once with one value, underscores for hyphens.
+// CLI11's TOML reader, strict: text only (a byte order mark skipped), no sections (or, with
+// `tables`, sections one level deep), each key once with one value, underscores for hyphens.
 class toml_reader final : public CLI::ConfigTOML {
  public:
+  explicit toml_reader(bool tables = false) : tables_(tables) {}
+
   std::vector<CLI::ConfigItem> from_config(std::istream& input) const override {
     std::string text((std::istreambuf_iterator<char>(input)), std::istreambuf_iterator<char>());
     // Editors on Windows start UTF-8 files with a byte order mark; it is no part of a key.
@@ -661,8 +690,12 @@ class toml_reader final : public CLI::ConfigTOML {
     if (auto twice = duplicate_key(text)) throw CLI::ConfigError(*twice);
     std::istringstream again(text);
     std::vector<CLI::ConfigItem> parsed = CLI::ConfigTOML::from_config(again);
+    if (tables_) std::erase_if(parsed, [](const CLI::ConfigItem& i) { return i.name == "++" || i.name == "--"; });
     for (CLI::ConfigItem& item : parsed) {
-      if (!item.parents.empty() || item.name == "++" || item.name == "--") {
+      if (tables_ && item.parents.size() > 1)
+        throw CLI::ConfigError("unknown table [" + shown(item.parents.front() + "." + item.parents[1]) +
+                               "]; the tables are one level deep");
+      if (!tables_ && (!item.parents.empty() || item.name == "++" || item.name == "--")) {
         const std::string section = item.parents.empty() ? item.name : item.parents.front();
         throw CLI::ConfigError("unknown section [" + shown(section) + "]; the options are top-level keys");
       }
@@ -670,12 +703,31 @@ class toml_reader final : public CLI::ConfigTOML {
     }
     return parsed;
   }
+
+ private:
+  bool tables_;
 };
 
 // A config file is a page of keys; anything near this size is not one.
 constexpr std::uint64_t largest_config = 1024 * 1024;
 
 }  // namespace
+
+std::string read_toml_tables(const std::string& path, std::string_view what, std::vector<toml_item>& items) {
+  std::vector<CLI::ConfigItem> parsed;
+  try {
+    std::istringstream in(read_input_file(path, largest_config, what));
+    parsed = toml_reader(true).from_config(in);
+  } catch (const input_error& e) {
+    return e.what();
+  } catch (const CLI::Error& e) {
+    return e.what();
+  }
+  items.clear();
+  for (CLI::ConfigItem& item : parsed)
+    items.push_back({item.parents.empty() ? std::string() : item.parents.front(), item.name, item.inputs.front()});
+  return {};
+}
 
 std::string apply_config_file(CLI::App& app, const std::string& path) {
   const std::string named = "--config " + shown_path(path) + ": ";

@@ -10,6 +10,8 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "apiary/colony/colony.hpp"
+#include "apiary/harness/config/rc_params_file.hpp"
+#include "apiary/harness/io/error_text.hpp"
 
 namespace apiary::harness {
 
@@ -246,11 +248,19 @@ std::optional<std::string> validate_given(const run_config& c, const std::vector
   return std::nullopt;
 }
 
+std::optional<std::string> validate_rc_params(const run_config& c) {
+  auto problem = check_rc_params(c.chain.rc_params, c.chain.rc_scale);
+  if (!problem) return std::nullopt;
+  return c.rc_params_file.empty() ? "--rc-scale " + std::to_string(c.chain.rc_scale) + ": " + *problem
+                                  : "--rc-params: " + shown_path(c.rc_params_file) + ": " + *problem;
+}
+
 std::optional<std::string> validate(const run_config& c) {
   const colony::colony_config& k = c.colony;
   if (auto problem = inert_option(c)) return problem;
   if (auto problem = no_block_ever(c)) return problem;
   if (auto problem = k.faults.validate(k.sign)) return "--faults " + colony::to_string(k.faults) + ": " + *problem;
+  if (auto problem = validate_rc_params(c)) return problem;
   const std::uint32_t block_size = c.writer.block_size;
   if (block_size > c.max_block_size) {
     if (c.max_block_size == core::chain_limits::max_block_size)

@@ -145,7 +145,9 @@ std::string interval_json(const interval_record& r) {
   j.key("levels");
   j.begin_array();
   for (std::size_t i = 0; i < core::rc_resource_count; ++i)
-    j.value(static_cast<double>(r.rc.pools[i]) / static_cast<double>(core::rc_params[i].equilibrium), 4);
+    // An interval before the first block has no rc status yet: its levels are 0.
+    j.value(r.rc.equilibria[i] > 0 ? static_cast<double>(r.rc.pools[i]) / static_cast<double>(r.rc.equilibria[i]) : 0.0,
+            4);
   j.end_array();
   j.field("rejected", r.rc.rejected);
   j.field_or_null("low_mana_share", r.rc_low_share >= 0, r.rc_low_share, 4);

@@ -89,6 +89,7 @@ void write_result(json_out& j, const replay_result& r) {
 void write_replay_rc(json_out& j, const run_config& c, const replay_result& r) {
   j.key("rc");
   j.begin_object();
+  write_rc_params(j, c);
   write_rc_statistics(j, c.chain.rc_stats_blocks, r.rc_archives, 0);
   j.end_object();
 }

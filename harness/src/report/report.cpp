@@ -78,6 +78,36 @@ void write_context_fields(json_out& j, const run_context& ctx) {
   j.end_object();
 }
 
+void write_rc_params(json_out& j, const run_config& c) {
+  j.key("params");
+  j.begin_object();
+  j.field("scale", c.chain.rc_scale);
+  j.key("file");
+  j.text_or_null(c.rc_params_file);
+  j.key("resources");
+  j.begin_array();
+  const core::rc_parameters params = core::rc_scaled(c.chain.rc_params, c.chain.rc_scale);
+  for (std::size_t i = 0; i < core::rc_resource_count; ++i) {
+    const core::rc_resource_params& p = params[i];
+    j.begin_object();
+    j.field("name", core::rc_resource_name(static_cast<core::rc_resource>(i)));
+    j.field("unit", p.unit);
+    j.field("budget", p.budget);
+    j.field("tau_blocks", p.tau_blocks);
+    j.field("equilibrium", p.equilibrium);
+    j.field("max_pool", p.max_pool);
+    j.field("coeff_a", p.coeff_a);
+    j.field("coeff_b", p.coeff_b);
+    j.field("shift", p.shift);
+    j.field("price_scale", p.price_scale);
+    j.field("budget_scale_factor", p.budget_scale_factor);
+    j.field("price_scale_factor", p.price_scale_factor);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+}
+
 namespace {
 
 void write_series(json_out& j, std::string_view name, const block_series& s, int decimals) {
@@ -517,16 +547,19 @@ void write_rc(json_out& j, const report_inputs& in) {
   j.field("total_vesting", rc.total_vesting);
   j.key("pools");
   j.begin_array();
+  // The run's parameters, which the chain scaled the same way (a run stopped before its chain
+  // was built has no rc status to take them from).
+  const core::rc_parameters params = core::rc_scaled(c.chain.rc_params, c.chain.rc_scale);
   for (std::size_t i = 0; i < core::rc_resource_count; ++i) {
-    const core::rc_resource_params& p = core::rc_params[i];
     j.begin_object();
     j.field("resource", core::rc_resource_name(static_cast<core::rc_resource>(i)));
     j.field("pool", rc.pools[i]);
-    j.field("equilibrium", p.equilibrium);
-    j.field("level", static_cast<double>(rc.pools[i]) / static_cast<double>(p.equilibrium), 6);
+    j.field("equilibrium", params[i].equilibrium);
+    j.field("level", static_cast<double>(rc.pools[i]) / static_cast<double>(params[i].equilibrium), 6);
     j.end_object();
   }
   j.end_array();
+  write_rc_params(j, c);
   j.key("rejections");
   j.begin_object();
   j.field("total", rc.rejected);

@@ -16,6 +16,10 @@ void write_option(json_out& j, const config_entry& o);
 // `"indexes": {"accounts": {"objects": N, "bytes": N}, ...}` of a state's census.
 void write_indexes(json_out& j, const core::state_census& s);
 
+// `"params": {"scale", "file", "resources": [...]}`: the effective RC parameters (docs/rc.md),
+// into the `rc` object being written.
+void write_rc_params(json_out& j, const run_config& c);
+
 // The run_context fields (cpu_model ... start_time, and the state snapshot the chain started
 // from or null), into the object being written.
 void write_context_fields(json_out& j, const run_context& ctx);

@@ -39,6 +39,7 @@ enum option_scope : unsigned {
   scope_workload = 2u,
   scope_replay = 4u,
   scope_snapshot = 8u,
+  scope_rc_params = 16u,  // apiary rc-params: the RC parameter options alone
   scope_generation = scope_run | scope_workload | scope_replay | scope_snapshot,  // shapes the transactions
   scope_chain = scope_run | scope_replay | scope_snapshot,                        // shapes the chain and its blocks
 };
@@ -134,6 +135,20 @@ std::string to_toml(const std::vector<config_entry>& entries);
 // is skipped) without sections, with known keys only (underscores accepted for hyphens), each
 // given once. The error line naming the file and the key, or "".
 std::string apply_config_file(CLI::App& app, const std::string& path);
+
+// One key of a TOML file read by read_toml_tables: its table ("" before the first), its name
+// and its value as text (quotes removed).
+struct toml_item {
+  std::string table;
+  std::string key;
+  std::string value;
+};
+
+// Reads a TOML file of tables as strictly as a config file (a regular file of at most 1 MiB,
+// UTF-8 text, each table once, each key once in its table with one value), its tables one
+// level deep, with the config files' TOML reader. `what` names the kind of file. The items in
+// file order, or the problem (the path not named).
+std::string read_toml_tables(const std::string& path, std::string_view what, std::vector<toml_item>& items);
 
 // Parses `args` ("--name", "value", ...) into c as `apiary run` would, without resolve() or
 // validate(): the error line, or "" (for the tests and for tools that set options by name).

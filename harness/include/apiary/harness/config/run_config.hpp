@@ -77,6 +77,9 @@ struct run_config {
   core::chain_options chain;
   // A state snapshot to start from instead of the genesis (io/state_file.hpp); empty: genesis.
   std::string state;
+  // The --rc-params file the chain's RC base parameters came from (chain.rc_params); empty:
+  // the built-in ones.
+  std::string rc_params_file;
   colony::colony_config colony = default_colony();
   queen::writer_config writer;
   queue_settings queue;
@@ -118,6 +121,9 @@ core::chain_options sized_chain(const run_config& c,
 // Cross-option checks after resolve(): a message naming the option(s), the value and what is
 // allowed, or nullopt. Single values are checked where they are bound (options.cpp).
 std::optional<std::string> validate(const run_config& c);
+// The RC parameters at the rc_scale (part of validate()): the message naming --rc-params'
+// file, the table and the key, or nullopt.
+std::optional<std::string> validate_rc_params(const run_config& c);
 // Before resolve(): the checks that depend on what the user gave, not only on the values
 // (`given`: the names of the options given on the command line or in the config file): an
 // option given explicitly whose value resolve() would change, because the combination cannot

@@ -182,6 +182,8 @@ class chain {
   // far, oldest first (one per chain_options::rc_stats_blocks blocks; none when that is 0).
   const rc_stats& rc_statistics() const { return rc_stats_; }
   const std::vector<rc_archive>& rc_archives() const { return rc_archives_; }
+  // The effective RC parameters: rc_scaled(options().rc_params, options().rc_scale).
+  const rc_parameters& rc_params() const { return rc_params_; }
   // Object counts and bytes per index; cheap (no walk), any time on the owner thread.
   state_census census() const;
   // The share of accounts with vesting whose resource credits are under `percent` of their
@@ -265,6 +267,7 @@ class chain {
   void pay_out(const comment_object& c, std::int64_t reward);
 
   chain_options options_;
+  rc_parameters rc_params_;  // scaled once from options_ (the constructor checks them)
   database db_;
   account_index& accounts_;
   comment_index& comments_;

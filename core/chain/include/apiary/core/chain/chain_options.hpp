@@ -10,6 +10,7 @@
 #include "apiary/core/base/named_enum.hpp"
 #include "apiary/core/chain/cashout.hpp"
 #include "apiary/core/chain/genesis_vesting.hpp"
+#include "apiary/core/chain/rc.hpp"
 #include "apiary/core/protocol/account_name.hpp"
 #include "apiary/core/protocol/bytes.hpp"
 #include "apiary/core/state/database.hpp"
@@ -111,6 +112,11 @@ struct chain_options {
   // Hive's RC statistics (rc_stats.hpp) are archived at every block whose number is a multiple
   // of this; 0: not kept at all. They are no part of the state.
   std::uint32_t rc_stats_blocks = 200;
+  // The resource credits' base parameters and Hive's rc_scale (1 to rc_max_scale): the chain
+  // uses rc_scaled(rc_params, rc_scale) (rc.hpp, docs/rc.md). Not among the state options: a
+  // snapshot's pools move on under whatever parameters load it.
+  rc_base_parameters rc_params = rc_default_params;
+  std::uint32_t rc_scale = 1;
 
   // Genesis: `genesis_accounts` accounts named prefix0, prefix1, ..., keys derived with
   // private_key::from_login(name, role, key_password), each with these balances.
