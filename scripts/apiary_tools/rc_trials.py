@@ -43,8 +43,6 @@ from .stats import drift_interval
 MAX_SCALE = 32
 MAX_FACTOR = 32767
 FACTORS = ("budget_scale_factor", "price_scale_factor")
-# The table of the params file that holds each resource's own table, by the report's names.
-RESOURCES_TABLE = "resources"
 # The operations whose affordability rc_stats counts (each payer rank's cant_afford, in order).
 REFERENCE_OPS = ("vote", "comment", "transfer")
 TRIALS_DIR = "trials"
@@ -92,14 +90,14 @@ def toml_text(document: dict[str, Any], prefix: str = "") -> str:
 
 
 def params_document(base: dict[str, Any], factors: Factors | None, level: float) -> dict[str, Any]:
-    """The base file's content with the pools' initial level and, when given, each resource's factors."""
+    """The base parameters (a table per resource, as `apiary rc-params` prints them) with every
+    pool's initial level and, when given, each resource's factors."""
     doc = {k: (dict(v) if isinstance(v, dict) else v) for k, v in base.items()}
-    doc["initial_level"] = level
-    if factors:
-        tables = dict(doc.get(RESOURCES_TABLE, {}))
-        for name, values in factors.items():
-            tables[name] = dict(tables.get(name, {}), **dict(zip(FACTORS, values, strict=True)))
-        doc[RESOURCES_TABLE] = tables
+    for name, table in doc.items():
+        if isinstance(table, dict):
+            table["initial_level"] = level
+            if factors and name in factors:
+                table.update(zip(FACTORS, factors[name], strict=True))
     return doc
 
 

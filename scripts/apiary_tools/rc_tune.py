@@ -32,6 +32,7 @@ import csv
 import hashlib
 import io
 import math
+import subprocess
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -433,17 +434,23 @@ exit status: 0, 1 a trial failed, 2 bad usage, 130/143 interrupted (the finished
     return p
 
 
-def read_base(path: str | None) -> dict[str, Any]:
-    if path is None:
-        return {}
+def read_base(path: str | None, apiary: Path) -> dict[str, Any]:
+    """The parameters to start from, complete: `apiary rc-params` prints the built-in ones, or
+    the --rc-params file's merged with them (and checked by the binary that will run them)."""
+    if path is not None:
+        try:
+            read_bytes(path, "an --rc-params file", 1 << 20)
+        except ToolError as e:
+            raise ToolError(f"--rc-params {e}") from None
+    command = [str(apiary), "rc-params"] + (["--rc-params", path] if path is not None else [])
+    done = subprocess.run(command, capture_output=True, text=True, errors="replace", check=False)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or [f"exit {done.returncode}"]
+        raise ToolError(f"--rc-params: {lines[-1]}")
     try:
-        data = read_bytes(path, "an --rc-params file", 1 << 20)
-    except ToolError as e:
-        raise ToolError(f"--rc-params {e}") from None
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise ToolError(f"--rc-params {shown_path(path)}: not a TOML file ({e})") from None
+        return tomllib.loads(done.stdout)
+    except tomllib.TOMLDecodeError as e:
+        raise ToolError(f"{shown_path(str(apiary))} rc-params: not a TOML file ({e})") from None
 
 
 def settings_of(args: argparse.Namespace, command: list[str], base: dict[str, Any]) -> dict[str, Any]:
@@ -474,8 +481,8 @@ def prepare(argv: Sequence[str]) -> Tuning:
         if a.split("=", 1)[0] in OWN_OPTIONS:
             raise ToolError(f"{a}: rc-tune sets this itself; leave it out of the apiary arguments")
     args.rc_stats_blocks = args.rc_stats_blocks or max(1, args.blocks // 50)
-    base = read_base(args.rc_params)
     apiary = check_apiary(args.apiary or default_apiary())
+    base = read_base(args.rc_params, apiary)
     command = [str(apiary), "replay", "--rc-scale", str(args.scale), "--blocks", str(args.blocks),
                "--rc-stats-blocks", str(args.rc_stats_blocks), *passthrough]
     out = Path(args.out) if args.out else REPO_ROOT / "results" / f"rc-tune-{utc_stamp()}"

@@ -127,6 +127,19 @@ def rc_replay(argv):
     return 0
 
 
+def rc_params(argv):
+    """`apiary rc-params [--rc-params F]`: the fake's base parameters (fakes.rc_params_text)."""
+    tables = {}
+    if "--rc-params" in argv:
+        try:
+            tables = tomllib.loads(Path(option(argv, "--rc-params")).read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            print(f"apiary rc-params: --rc-params: {e}", file=sys.stderr)
+            return 2
+    sys.stdout.write(fakes.rc_params_text(tables))
+    return 0
+
+
 def replay(argv):
     """`apiary replay --workload F --report R`: a replay report of the workload's transactions
     and, under the fake valgrind (tests/scripts/fake_valgrind/, which sets FAKE_CALLGRIND_OUT),
@@ -240,4 +253,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit({"workload": workload, "replay": replay}.get(sys.argv[1] if len(sys.argv) > 1 else "", main)(sys.argv[1:]))
+    commands = {"workload": workload, "replay": replay, "rc-params": rc_params}
+    sys.exit(commands.get(sys.argv[1] if len(sys.argv) > 1 else "", main)(sys.argv[1:]))

@@ -412,6 +412,16 @@ def rc_resources(scale: int, factors: dict) -> list[dict]:
     return out
 
 
+def rc_params_text(tables: dict) -> str:
+    """`apiary rc-params`: the base parameters, a table per resource, with `tables`' keys."""
+    text = ""
+    for name, _, base, tau, bsf, psf, _ in RC_RESOURCES:
+        given = {"budget": base, "tau_blocks": tau, "budget_scale_factor": bsf, "price_scale_factor": psf,
+                 "initial_level": 1.0, **tables.get(name, {})}
+        text += f"[{name}]\n" + "".join(f"{k} = {v!r}\n" for k, v in given.items()) + "\n"
+    return text
+
+
 def rc_usage(transactions: float) -> list[float]:
     return [transactions * r[6] for r in RC_RESOURCES]
 
@@ -448,9 +458,9 @@ def _rc_archive(block: int, pools: list[float], resources: list[dict], used: lis
 def rc_replay_section(scale: int, params: dict, blocks: int, every: int, per_slot: int) -> dict:
     """The report's rc section of a replay under the fake pool model: each block
     pool' = (pool - used)(1 - 1/tau) + budget, from initial_level × equilibrium."""
-    resources = rc_resources(scale, params.get("resources", {}))
-    level = params.get("initial_level", 1.0)
-    pools = [level * r["equilibrium"] for r in resources]
+    tables = {k: v for k, v in params.items() if isinstance(v, dict)}
+    resources = rc_resources(scale, tables)
+    pools = [tables.get(r["name"], {}).get("initial_level", 1.0) * r["equilibrium"] for r in resources]
     archives, used, n = [], [0.0] * len(resources), 0
     for block in range(1, blocks + 1):
         txs = _rc_block_transactions(block, per_slot)
