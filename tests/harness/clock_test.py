@@ -170,8 +170,14 @@ def mode_replay(args, schema):
     sized = replay(args, ["--workload", wl, "--genesis-vesting", "30", "--block-size", "64KiB"],
                    os.path.join(tmp, "size.json"), "size")
     ht.check(sized["result"]["state_digest"] != r["state_digest"], "blocks by size and by clock give one state")
-    print("replay: %d blocks, %d accepted, state %s... the same twice and generated"
-          % (r["blocks"], r["accepted"], r["state_digest"][:16]))
+    # --blocks N: exactly the slots' transactions of N blocks, so the replay ends at block N
+    counted = replay(args, clock + common + ["--blocks", "9"], os.path.join(tmp, "blocks.json"))["result"]
+    offered = counted["accepted"] + sum(counted["rejections"].values())
+    ht.check(counted["blocks"] == 9 and offered == counted["transactions"],
+             "--blocks 9: %d blocks, %d of %d transactions answered" % (counted["blocks"], offered,
+                                                                         counted["transactions"]))
+    print("replay: %d blocks, %d accepted, state %s... the same twice and generated; --blocks 9 gives 9 blocks of "
+          "%d transactions" % (r["blocks"], r["accepted"], r["state_digest"][:16], counted["transactions"]))
 
 
 def mode_usage(args, schema):
@@ -184,7 +190,10 @@ def mode_usage(args, schema):
              (["run", "--blocks-by", "clock", "--block-transactions", "100"], "--block-transactions"),
              (["run", "--rate", "block", "--blocks-by", "clock", "--block-budget", "100"], "--block-budget"),
              (["run", "--genesis-vesting", "0"], "--genesis-vesting 0"),
-             (["replay", "--blocks-by", "clock", "--slot-transactions", "uniform:1..x"], "uniform:1..x")]
+             (["replay", "--blocks-by", "clock", "--slot-transactions", "uniform:1..x"], "uniform:1..x"),
+             (["replay", "--blocks", "5"], "--blocks-by clock"),
+             (["replay", "--blocks-by", "clock", "--blocks", "5", "--transactions", "10"], "--transactions"),
+             (["replay", "--blocks-by", "clock", "--blocks", "5", "--faults", "duplicate=0.1"], "--faults")]
     bad = clock_config(args, "clock-bad", {"blocks-by": '"clock"', "slot-transactions": '"uniform:5"'})
     cases.append((["run", "--config", bad], "uniform:5"))
     for cmd, needle in cases:

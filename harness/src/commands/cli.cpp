@@ -333,6 +333,7 @@ struct workload_command {
 struct replay_command {
   run_config config;
   std::uint64_t transactions = 20'000;
+  std::uint32_t blocks = 0;   // with --blocks-by clock: the slots' transactions of this many blocks
   std::string workload_in;    // the saved workload (empty: generate one)
   std::string save_workload;  // also save the generated workload here
   std::string report;         // the JSON result (empty: none)
@@ -357,6 +358,11 @@ struct replay_command {
     app->add_option("--transactions", transactions, transactions_help(transactions) + "; without --workload only")
         ->type_name("N")
         ->transform(count_check(1, most_workload_transactions));
+    app->add_option("--blocks", blocks,
+                    "With --blocks-by clock: generate exactly the transactions --slot-transactions offers for this many "
+                    "blocks after the head, instead of --transactions (default: none)")
+        ->type_name("N")
+        ->transform(count_check(1, 100'000'000));
     app->add_option("--save-workload", save_workload, "Also save the generated workload here (default: none)")
         ->type_name("FILE");
     app->add_option("--report", report, "Write the result as JSON here (default: none)")->type_name("PATH");
@@ -378,9 +384,24 @@ struct replay_command {
             "--transactions and --save-workload only apply when the replay generates its workload (without "
             "--workload)");
     }
+    if (app->count("--blocks") > 0) {
+      if (config.blocks_by != core::block_trigger::clock)
+        return std::string("--blocks: only with --blocks-by clock, whose slots say how many transactions a block is");
+      if (app->count("--transactions") > 0 || !workload_in.empty())
+        return std::string("--blocks: the workload is then the slots' transactions; drop --transactions and --workload");
+      if (config.colony.faults.any())
+        return std::string("--blocks: not with --faults, whose companions would take some of the slots' places");
+    }
     if (auto problem = validate_given(config, options->given(scope_replay))) return problem;
     resolve(config);
     return validate(config);
+  }
+
+  // --blocks: the transactions the slots after block `head` offer for that many blocks.
+  void take_slot_transactions(std::uint32_t head) {
+    if (blocks == 0) return;
+    transactions = 0;
+    for (std::uint32_t b = 1; b <= blocks; ++b) transactions += config.slot_transactions.count(head + b);
   }
 
   // The workload: loaded (a bad file is bad usage) or generated from `head` (and saved if asked).
@@ -412,6 +433,7 @@ struct replay_command {
 
   int run(int argc, const char* const* argv) {
     if (auto problem = check_options()) return usage_error("replay", *problem);
+    take_slot_transactions(0);
     if (workload_in.empty())
       if (auto problem = check_memory(config, transactions)) return usage_error("replay", *problem);
     if (!outputs_usable("replay", {{"--workload", workload_in}, {"--state", config.state}},
@@ -422,6 +444,7 @@ struct replay_command {
     std::unique_ptr<core::chain> loaded =
         load_state("replay", config.state, sized_chain(config, transactions), ctx.state, status);
     if (status != exit_ok) return status;
+    if (loaded) take_slot_transactions(head_of(*loaded).block_num);
     const std::optional<saved_workload> w =
         obtain_workload(status, loaded ? head_of(*loaded) : genesis_head(config.chain));
     if (!w) return status;
