@@ -358,9 +358,10 @@ struct replay_command {
     app->add_option("--transactions", transactions, transactions_help(transactions) + "; without --workload only")
         ->type_name("N")
         ->transform(count_check(1, most_workload_transactions));
-    app->add_option("--blocks", blocks,
-                    "With --blocks-by clock: generate exactly the transactions --slot-transactions offers for this many "
-                    "blocks after the head, instead of --transactions (default: none)")
+    app->add_option(
+           "--blocks", blocks,
+           "With --blocks-by clock: generate exactly the transactions --slot-transactions offers for this many "
+           "blocks after the head, instead of --transactions (default: none)")
         ->type_name("N")
         ->transform(count_check(1, 100'000'000));
     app->add_option("--save-workload", save_workload, "Also save the generated workload here (default: none)")
@@ -388,7 +389,8 @@ struct replay_command {
       if (config.blocks_by != core::block_trigger::clock)
         return std::string("--blocks: only with --blocks-by clock, whose slots say how many transactions a block is");
       if (app->count("--transactions") > 0 || !workload_in.empty())
-        return std::string("--blocks: the workload is then the slots' transactions; drop --transactions and --workload");
+        return std::string(
+            "--blocks: the workload is then the slots' transactions; drop --transactions and --workload");
       if (config.colony.faults.any())
         return std::string("--blocks: not with --faults, whose companions would take some of the slots' places");
     }
