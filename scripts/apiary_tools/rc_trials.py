@@ -48,7 +48,7 @@ REFERENCE_OPS = ("vote", "comment", "transfer")
 TRIALS_DIR = "trials"
 POLL_S = 0.2
 
-RESOURCE = obj(("name", "budget", "tau_blocks", "equilibrium") + FACTORS, name=STRING, unit=STRING,
+RESOURCE = obj(("name", "budget", "tau_blocks", "equilibrium") + FACTORS, name=STRING, unit=COUNT,
                budget=NONNEG, tau_blocks={"type": "number", "exclusiveMinimum": 0}, equilibrium=NONNEG,
                budget_scale_factor=COUNT, price_scale_factor=COUNT)
 ARCHIVE = obj(("block", "levels", "prices", "ops", "payers"), block=COUNT, levels=NUMBERS, prices=NUMBERS,
@@ -323,7 +323,11 @@ def analyse(report: dict[str, Any], transient: float, tolerance: float, where: s
                    np.asarray([a["prices"] for a in archives], dtype=float), _low_shares(archives), kept)
     span = blocks[-1] - blocks[0] + (blocks[1] - blocks[0])
     for r in range(n):
-        out.drifts.append(drift_interval(blocks[kept:], out.levels[kept:, r]))
+        # Over one characteristic time rather than the trial: a pool held at level L with budget
+        # b and use u moves by about (b (1 - L) - u) / (b tau) a block, so its drift over tau is
+        # how far from L it settles (1 - u/b). A trial far shorter than tau cannot see that
+        # drift itself, but its slope can.
+        out.drifts.append(drift_interval(blocks[kept:], out.levels[kept:, r], span=float(resources[r]["tau_blocks"])))
         out.verdicts.append(verdict(out.drifts[-1], tolerance))
         out.usage.append(sum(op["usage"][r] for a in archives for op in a["ops"]) / span)
     return out

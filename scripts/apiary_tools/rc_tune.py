@@ -9,7 +9,8 @@ parameters with the pools starting at the target level L; it measures each resou
 per block u, and the first guess of the budget is b = u (1 - 1/tau) / (1 - L), where a pool
 whose use is u settles at L. Then each round runs --parallel trials (every trial sets every
 resource's factor; the resources' searches go side by side): a resource whose level, after the
-transient, has a drift whose 95% interval holds 0 or stays within ±--tolerance is settled;
+transient, drifts (by its fitted slope, over one characteristic time tau: how far from L the
+pool would settle) with a 95% interval that holds 0 or stays within ±--tolerance is settled;
 a falling one needs a larger factor, a rising one a smaller; each resource's interval of
 factors is cut at the round's trials until it settles or the interval closes (then the trial
 nearest to flat is taken). With --tune-price, once the budgets are set, one price_scale_factor
@@ -346,7 +347,7 @@ def summary_markdown(tuning: Tuning, search: Search) -> str:
              f"- {len(tuning.rows)} trials of {args.blocks:,} blocks ({search.runner.ran} run now), "
              f"rounds: {search.rounds} of up to {args.parallel} trials; chosen trial `{chosen.trial.key}`",
              f"- target level {args.target_level:g}, transient {args.transient:.0%} of the archives, "
-             f"tolerance ±{args.tolerance:g} over the window",
+             f"tolerance ±{args.tolerance:g} of drift over each pool's characteristic time",
              f"- apiary arguments: `{' '.join(tuning.command[2:])}`", "", markdown_table(header, rows),
              f"Payers unable to afford a reference operation (largest of vote, comment, transfer): "
              f"{a.low_share:.2%} against the bound {args.low_rc_bound:.2%} "
@@ -412,7 +413,8 @@ exit status: 0, 1 a trial failed, 2 bad usage, 130/143 interrupted (the finished
     p.add_argument("--transient", type=finite_number(0, 0.9, "a fraction"), default=0.2, metavar="F",
                    help="the fraction of the archives left out at the start (default: %(default)s)")
     p.add_argument("--tolerance", type=finite_number(0, 1, "a level", above=True), default=0.01, metavar="T",
-                   help="a level's drift over the window within ±T counts as flat (default: %(default)s)")
+                   help="a level's drift over its characteristic time (tau) within ±T counts as flat "
+                   "(default: %(default)s)")
     p.add_argument("--low-rc-bound", type=finite_number(0, 1, "a share"), default=0.05, metavar="X",
                    help="the share of payers unable to afford a reference operation (default: %(default)s)")
     p.add_argument("--tune-price", action="store_true",

@@ -51,7 +51,7 @@ def prices_figure(tuning: Tuning, search: Search, path: Path) -> Path:
     for i, ax in enumerate(axes):
         _transient(ax, a)
         ax.plot(a.blocks, a.prices[:, i], linewidth=0.8)
-        ax.set_title(f"{a.names[i]} ({a.resources[i].get('unit', '?')})")
+        ax.set_title(a.names[i])
         ax.set_xlabel("block")
         ax.set_ylabel("mana per unit")
     return plot._save(fig, path)

@@ -318,13 +318,14 @@ class Drift:
 
 
 def drift_interval(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray,
-                   confidence: float = CONFIDENCE) -> Drift:
-    """The drift of y over the span of x by a least-squares line, with the t interval of its
-    slope. At least 3 points; a series without spread around its line has an exact drift."""
+                   confidence: float = CONFIDENCE, span: float | None = None) -> Drift:
+    """The drift of y over `span` (default: the span of x) by a least-squares line, with the t
+    interval of its slope. At least 3 points; a series without spread around its line has an
+    exact drift."""
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if xs.size < 3:
         raise ValueError("a drift needs at least 3 points")
-    span = float(xs[-1] - xs[0])
+    span = float(xs[-1] - xs[0]) if span is None else span
     fit = stats.linregress(xs, ys)
     half = float(stats.t.ppf(0.5 + confidence / 2, xs.size - 2) * fit.stderr) if fit.stderr > 0 else 0.0
     return Drift(float(fit.slope) * span, (float(fit.slope) - half) * span, (float(fit.slope) + half) * span)

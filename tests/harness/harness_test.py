@@ -401,8 +401,11 @@ def check_block_dump(path, report):
 
 # ---- modes -----------------------------------------------------------------------------------
 
-def run_apiary(args, cmd, timeout=900):
-    return subprocess.run([args.apiary] + cmd, capture_output=True, text=True, timeout=timeout, cwd=args.work_dir)
+def run_apiary(args, cmd, timeout=900, env=None):
+    """apiary with `cmd`, in the work directory; `env` adds to (or overrides) the environment."""
+    full = dict(os.environ, **env) if env else None
+    return subprocess.run([args.apiary] + cmd, capture_output=True, text=True, timeout=timeout, cwd=args.work_dir,
+                          env=full)
 
 
 def interval_records(path):

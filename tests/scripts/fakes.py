@@ -386,10 +386,10 @@ def soak_log(blocks=20_000, window=5_000, step=100, cycle_late=1.0):
 # name, unit, base budget per block, tau (blocks), budget_scale_factor, price_scale_factor and
 # usage per transaction. The characteristic times are short, so that a trial of a few hundred
 # blocks shows whether a pool settles.
-RC_RESOURCES = (("history", "byte", 100_000, 2_000, 10_000, 0, 200),
-                ("market", "1/10 byte", 20_000, 1_000, 10_000, 0, 30),
-                ("state", "byte-hour", 5_000_000, 2_000, 967, 161, 8_000),
-                ("execution", "ns", 50_000_000, 500, 10_000, 3_548, 60_000))
+RC_RESOURCES = (("history", 1, 100_000, 2_000, 10_000, 0, 200),
+                ("market", 10, 20_000, 1_000, 10_000, 0, 30),
+                ("state", 1, 5_000_000, 2_000, 967, 161, 8_000),
+                ("execution", 1, 50_000_000, 500, 10_000, 3_548, 60_000))
 RC_OPS = (("vote", 0.3), ("comment", 0.05), ("transfer", 0.1), ("custom_json", 0.5), ("multi", 0.05))
 RC_RANKS = (0.05, 0.1, 0.2, 0.25, 0.2, 0.1, 0.07, 0.03)
 # The share of payers who cannot afford a reference operation at a price index of 1 (every pool
