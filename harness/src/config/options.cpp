@@ -403,6 +403,34 @@ void bind_colony_run(option_binder& b, colony::colony_config& k) {
            "Measure the producers' generation and signing CPU time per transaction (one clock read each)");
 }
 
+// The resource credits' genesis and parameters, in bind_chain's sequence of options.
+void bind_rc(option_binder& b, run_config& c) {
+  core::chain_options& ch = c.chain;
+  b.custom(
+      "genesis-vesting", "N|LAW:KEY=V,...", value_kind::text,
+      "Each genesis account's vesting in micro-VESTS, its RC maximum: one number for every account, or drawn per "
+      "account from lognormal:median=M,sigma=S,min=A,max=B or pareto:alpha=K,min=A,max=B (truncated to [min, max]; "
+      "docs/rc.md)",
+      [&ch](const std::string& t) { return core::parse_vesting_spec(t, ch.genesis_vesting).value_or(""); },
+      [&ch] { return core::to_string(ch.genesis_vesting); });
+  b.section("The queen and the chain", scope_chain | scope_rc_params);
+  b.custom(
+      "rc-params", "FILE", value_kind::text,
+      "The resource credits' base parameters from this TOML file: a table per resource (history_bytes, "
+      "market_bytes, state_bytes, execution_time), every key optional (docs/rc.md; apiary rc-params prints them)",
+      [&c](const std::string& path) {
+        if (std::string problem = check_path(path); !problem.empty()) return problem;
+        c.rc_params_file = path;
+        c.chain.rc_params = core::rc_default_params;
+        const std::string problem = read_rc_params(path, c.chain.rc_params);
+        return problem.empty() ? problem : shown_path(path) + ": " + problem;
+      },
+      [&c] { return c.rc_params_file; }, "none: the built-in parameters");
+  b.count("rc-scale", ch.rc_scale, 1, core::rc_max_scale,
+          "Hive's rc_scale: each resource's budget and price curve scaled up by its budget_scale_factor and "
+          "price_scale_factor per step above 1 (docs/rc.md)");
+}
+
 void bind_chain(option_binder& b, run_config& c) {
   core::chain_options& ch = c.chain;
   b.section("The queen and the chain", scope_chain);
@@ -450,29 +478,7 @@ void bind_chain(option_binder& b, run_config& c) {
   b.choice("rc", ch.rc, core::rc_mode_names,
            "Pending resource-credit charges: state (in the account, undone with the transaction) or volatile (a "
            "hash map merged into state when the block is applied)");
-  b.custom(
-      "genesis-vesting", "N|LAW:KEY=V,...", value_kind::text,
-      "Each genesis account's vesting in micro-VESTS, its RC maximum: one number for every account, or drawn per "
-      "account from lognormal:median=M,sigma=S,min=A,max=B or pareto:alpha=K,min=A,max=B (truncated to [min, max]; "
-      "docs/rc.md)",
-      [&ch](const std::string& t) { return core::parse_vesting_spec(t, ch.genesis_vesting).value_or(""); },
-      [&ch] { return core::to_string(ch.genesis_vesting); });
-  b.section("The queen and the chain", scope_chain | scope_rc_params);
-  b.custom(
-      "rc-params", "FILE", value_kind::text,
-      "The resource credits' base parameters from this TOML file: a table per resource (history_bytes, "
-      "market_bytes, state_bytes, execution_time), every key optional (docs/rc.md; apiary rc-params prints them)",
-      [&c](const std::string& path) {
-        if (std::string problem = check_path(path); !problem.empty()) return problem;
-        c.rc_params_file = path;
-        c.chain.rc_params = core::rc_default_params;
-        const std::string problem = read_rc_params(path, c.chain.rc_params);
-        return problem.empty() ? problem : shown_path(path) + ": " + problem;
-      },
-      [&c] { return c.rc_params_file; }, "none: the built-in parameters");
-  b.count("rc-scale", ch.rc_scale, 1, core::rc_max_scale,
-          "Hive's rc_scale: each resource's budget and price curve scaled up by its budget_scale_factor and "
-          "price_scale_factor per step above 1 (docs/rc.md)");
+  bind_rc(b, c);
   b.section("The queen and the chain", scope_chain);
   b.count("cashout-blocks", ch.cashout_blocks, 1, 100'000'000,
           "Blocks from a comment's creation to its payout, after which it and its votes leave the state (Hive: "
