@@ -398,7 +398,7 @@ TEST_P(ChainRc, TinyVestingRunsOutOfMana) {
   int accepted = 0;
   int starved = 0;
   for (int i = 0; i < 8; ++i) {
-    const reject r = h.push(h.make(custom_json(user(1), "t" + std::to_string(i)), user(1)));
+    const reject r = h.push(h.make(custom_json(user(1), std::string("t").append(std::to_string(i))), user(1)));
     if (r == reject::none) ++accepted;
     if (r == reject::insufficient_rc) ++starved;
   }
