@@ -63,13 +63,12 @@ def check_writer_task_clock(r, quiet):
     busy = writer_busy_ms(r)
     task = r["counters"]["threads"][0]["window"]["task_clock_ns"] / 1e6
     ratio = task / busy
-    ht.check(1 - ratio <= 0.10 or not quiet, "the writer's task clock %.1f ms is %.3fx its busy time %.1f ms "
-             "(total %.1f, waiting for work %.1f, for locks %.1f)" % (task, ratio, busy, r["writer"]["total_ms"],
-                                                                     r["writer"]["wait_work_ms"],
-                                                                     r["writer"]["wait_lock_ms"]))
     ht.check(ratio - 1 <= 0.10, "the writer's task clock %.1f ms is %.3fx its busy time %.1f ms: more CPU than "
              "wall time" % (task, ratio, busy))
-    return ratio
+    below = "the writer's task clock %.1f ms is %.3fx its busy time %.1f ms (total %.1f, waiting for work %.1f, " \
+            "for locks %.1f)" % (task, ratio, busy, r["writer"]["total_ms"], r["writer"]["wait_work_ms"],
+                                 r["writer"]["wait_lock_ms"])
+    return ratio, None if 1 - ratio <= 0.10 or not quiet else below
 
 
 def check_threads_add_up(r, sanitizer):
@@ -138,7 +137,7 @@ def check_summary(stdout, r):
 
 
 def mode_window(args, schema):
-    busy_machine = []
+    busy_machine, low_runs = [], []
     for attempt in range(1, ATTEMPTS + 1):
         paths = paths_of(args, "window")
         r, stdout = run(args, schema, paths["json"], ["--sign", "off", "--threads", "1", "--blocks", "200",
@@ -164,11 +163,17 @@ def mode_window(args, schema):
             return
         others = r["cpu"]["other_processes_share"]
         quiet = others is not None and others <= QUIET
-        ratio = check_writer_task_clock(r, quiet)
-        if quiet:
+        ratio, problem = check_writer_task_clock(r, quiet)
+        if quiet and problem is None:
             print("window: the writer's task clock is %.3fx its busy time (run %d)" % (ratio, attempt))
             return
+        if problem is not None:
+            # Quiet by the other processes' share, yet preempted (a virtual machine's stolen time is nobody's
+            # process): another run decides; every run of a writer that is not busy when it says so fails.
+            low_runs.append(problem)
+            continue
         busy_machine.append("%.0f%% (%.2fx)" % (100 * others, ratio) if others is not None else "?")
+    ht.check(len(low_runs) < ATTEMPTS, "in every run on a quiet machine: %s" % "; ".join(low_runs))
     # Preempted by other processes, the writer is busy (wall time) without running (CPU time): the lower bound
     # cannot be held on such a machine.
     print("window: the writer's task clock held only to at most 1.1x its busy time: other processes took %s of the "
