@@ -90,19 +90,27 @@ def workload(argv):
     return 0
 
 
+def read_rc_params(argv, command):
+    """The --rc-params file's tables ({} without one), or None after its one-line error."""
+    if "--rc-params" not in argv:
+        return {}
+    try:
+        return tomllib.loads(Path(option(argv, "--rc-params")).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        print(f"apiary {command}: --rc-params: {e}", file=sys.stderr)
+        return None
+
+
 def rc_replay(argv):
     """`apiary replay --rc-scale S --rc-params F --blocks B --rc-stats-blocks K --report R
     [--slot-transactions N]`: a report whose rc section follows the fake pool model
     (fakes.rc_replay_section), N transactions a block (default 1300). Environment:
       FAKE_APIARY_RC_SLEEP=S      first wait S seconds (a SIGINT ends it: no report, exit 130)
       FAKE_APIARY_RC_TRUNCATE=1   the report is cut in half"""
-    params = {}
+    params = read_rc_params(argv, "replay")
+    if params is None:
+        return 2
     if "--rc-params" in argv:
-        try:
-            params = tomllib.loads(Path(option(argv, "--rc-params")).read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            print(f"apiary replay: --rc-params: {e}", file=sys.stderr)
-            return 2
         params["file"] = option(argv, "--rc-params")
     scale = int(option(argv, "--rc-scale"))
     if not 1 <= scale <= 32:
@@ -129,13 +137,9 @@ def rc_replay(argv):
 
 def rc_params(argv):
     """`apiary rc-params [--rc-params F]`: the fake's base parameters (fakes.rc_params_text)."""
-    tables = {}
-    if "--rc-params" in argv:
-        try:
-            tables = tomllib.loads(Path(option(argv, "--rc-params")).read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            print(f"apiary rc-params: --rc-params: {e}", file=sys.stderr)
-            return 2
+    tables = read_rc_params(argv, "rc-params")
+    if tables is None:
+        return 2
     sys.stdout.write(fakes.rc_params_text(tables))
     return 0
 
