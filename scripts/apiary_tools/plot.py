@@ -9,6 +9,10 @@
   each latency stage, one line per input (a multirun directory's runs merged into one
   histogram), on HdrHistogram's axes: the percentile as 1/(1 - p) on a log scale, so the tail
   gets the room;
+- rc-pools.png (reports with RC archives, `--rc-stats-blocks`): each resource pool's level
+  (pool / equilibrium) over the blocks, one line per input, with the level it settles at under
+  the run's average use, 1 - u (1 - 1/tau) / b (docs/rc.md): shows which pools have settled
+  and which are still on their way;
 - sweep-<param>.png (from a sweep's sweep.json): the average cycle and the µs per transaction
   against the swept parameter, with the 95% confidence intervals of the means as error bars.
 
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -271,6 +276,53 @@ def sweep_figure(sweep: dict[str, Any], path: Path) -> Path:
     return _save(fig, path)
 
 
+@dataclass
+class RcPools:
+    """A report's RC archives as drawn: per resource its name, the archives' levels and where
+    the pool settles under the run's average use per block."""
+    names: list[str]
+    blocks: np.ndarray        # the archives' block numbers
+    levels: np.ndarray        # archives × resources
+    settles: np.ndarray       # per resource: 1 - u (1 - 1/tau) / b
+
+
+def rc_pools(report: dict[str, Any]) -> RcPools | None:
+    """The pools of a report with two RC archives or more (None without: nothing to draw). An
+    archive's operations hold the use since the one before, the first's since the start."""
+    rc = report.get("rc") or {}
+    archives, resources = rc.get("archives") or [], (rc.get("params") or {}).get("resources") or []
+    if len(archives) < 2 or not resources:
+        return None
+    blocks = np.asarray([a["block"] for a in archives], dtype=float)
+    span = blocks[-1] - blocks[0] + (blocks[1] - blocks[0])
+    settles = []
+    for i, r in enumerate(resources):
+        use = sum(op["usage"][i] for a in archives for op in a["ops"]) / span
+        settles.append(1 - use * (1 - 1 / r["tau_blocks"]) / r["budget"] if r["budget"] else math.nan)
+    return RcPools([r["name"] for r in resources], blocks,
+                   np.asarray([a["levels"] for a in archives], dtype=float), np.asarray(settles))
+
+
+def rc_pools_figure(series: Sequence[tuple[str, RcPools]], path: Path) -> Path:
+    """Each pool's level over the blocks, one line per input, its settling level dashed."""
+    names = series[0][1].names
+    fig, axes = _panels(len(names), "RC pool level (pool / equilibrium) over the blocks")
+    for i, (ax, name) in enumerate(zip(axes, names, strict=True)):
+        for n, (label, pools) in enumerate(series):
+            if i >= len(pools.names):
+                continue
+            colour = f"C{n % 10}"
+            ax.plot(pools.blocks, pools.levels[:, i], linewidth=1.0, color=colour, label=label)
+            ax.axhline(pools.settles[i], color=colour, linewidth=0.8, linestyle="--",
+                       label=f"settles at {pools.settles[i]:.4f}")
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel("block number")
+        ax.set_ylabel("level")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
 # ---- choosing what to draw -----------------------------------------------------------------
 
 def representative(rs: RunSet) -> Run:
@@ -321,9 +373,11 @@ def parser() -> Parser:
     p = Parser(
         prog="plot",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Draw PNG figures from apiary reports: the per-block cycle over each run and "
-                    "the histogram of cycle times; or, with --sweep, a sweep's figures again.",
+        description="Draw PNG figures from apiary reports: the per-block cycle over each run, "
+                    "the histogram of cycle times, the latency distributions and the RC pools' levels; or, "
+                    "with --sweep, a sweep's figures again.",
         epilog="""inputs: report files or multirun directories (a directory is drawn by its median run).
+rc-pools.png is drawn from the reports with RC archives (apiary run --rc-stats-blocks).
 
 examples:
   scripts/plot results/multirun-X/a results/multirun-X/b --out plots/
@@ -342,7 +396,7 @@ same name and leave the rest).""")
     return p
 
 
-FIGURES = ("cycle-over-run.png", "cycle-histogram.png", "latency.png")
+FIGURES = ("cycle-over-run.png", "cycle-histogram.png", "latency.png", "rc-pools.png")
 
 
 def _main(argv: Sequence[str]) -> int:
@@ -367,6 +421,8 @@ def _main(argv: Sequence[str]) -> int:
                    cycle_histogram(series, out / "cycle-histogram.png")]
         if stages := latency_sets(sets):
             written.append(latency_figure(stages, out / "latency.png"))
+        if pools := [(label, p) for label, report in series if (p := rc_pools(report)) is not None]:
+            written.append(rc_pools_figure(pools, out / "rc-pools.png"))
     for w in written:
         print(w)
     return 0

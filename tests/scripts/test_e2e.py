@@ -3,6 +3,7 @@ two sets, gb-export of a set and of one report, plot, and a two-value sweep. The
 smoke-sized (a fraction of a second each), so this checks the plumbing, not performance."""
 
 import json
+import subprocess
 
 import jsonschema
 import pytest
@@ -10,6 +11,7 @@ import pytest
 import fakes
 from apiary_tools import compare, gbexport, multirun, plot, sweep
 
+RC_RESOURCES = ("history_bytes", "market_bytes", "state_bytes", "execution_time")
 SMOKE = ["--", "--config", "configs/smoke.toml", "--blocks", "8"]
 
 
@@ -73,6 +75,7 @@ def test_plot_draws_no_latency_without_records(tmp_path):
     assert plot.main([str(report), "--out", str(tmp_path / "plots")]) == 0
     assert (tmp_path / "plots" / "cycle-over-run.png").exists()
     assert not (tmp_path / "plots" / "latency.png").exists()
+    assert not (tmp_path / "plots" / "rc-pools.png").exists()
 
 
 def test_sweep_two_block_sizes(apiary_bin, repo, tmp_path, capsys):
@@ -120,3 +123,41 @@ def test_pooled_percentiles_of_one_report_are_its_own(ab_dir):
     agg = json.loads((ab_dir / "split" / "aggregate.json").read_text())
     assert agg["latency"]["pooled"]["inclusion"]["count"] == sum(
         json.loads(p.read_text())["latency"]["inclusion"]["count"] for p in (ab_dir / "split").glob("run-*.json"))
+
+
+def test_plot_draws_the_rc_pools_of_a_real_run(apiary_bin, repo, tmp_path):
+    report = tmp_path / "rc.json"
+    code = subprocess.run([str(apiary_bin), "run", "--config", str(repo / "configs" / "smoke.toml"), "--blocks", "30",
+                           "--rc-stats-blocks", "10", "--report", str(report)], capture_output=True).returncode
+    assert code == 0
+    pools = plot.rc_pools(json.loads(report.read_text()))
+    assert pools is not None and pools.names and pools.levels.shape == (len(pools.blocks), len(pools.names))
+    assert all(0 < s <= 1 for s in pools.settles)
+    assert plot.main([str(report), "--out", str(tmp_path / "plots")]) == 0
+    assert (tmp_path / "plots" / "rc-pools.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_rc_pools_settle_where_the_pools_go(tmp_path):
+    # The fake pools follow pool' = (pool - u)(1 - 1/tau) + b from their equilibrium; after many
+    # of the shortest tau (500 blocks) that pool sits at the level the figure draws dashed.
+    report = fakes.make_report([1000.0] * 5)
+    report["rc"] = fakes.rc_replay_section(1, {}, 6000, 100, 100)
+    pools = plot.rc_pools(report)
+    assert pools is not None
+    for i, resource in enumerate(report["rc"]["params"]["resources"]):
+        assert pools.settles[i] == pytest.approx(fakes.rc_settled_level(resource, 100), abs=0.002)
+    execution = pools.names.index("execution")
+    assert pools.levels[-1, execution] == pytest.approx(pools.settles[execution], abs=0.002)
+    for resource, name in zip(report["rc"]["params"]["resources"], RC_RESOURCES, strict=True):
+        resource["name"] = name     # the report schema's names
+    path = tmp_path / "fake.json"
+    path.write_text(json.dumps(report))
+    assert plot.main([str(path), str(path), "--labels", "a,b", "--out", str(tmp_path / "plots")]) == 0
+    assert (tmp_path / "plots" / "rc-pools.png").exists()
+
+
+def test_rc_pools_need_two_archives():
+    report = fakes.make_report([1000.0] * 5)
+    assert plot.rc_pools(report) is None
+    report["rc"] = fakes.rc_replay_section(1, {}, 100, 100, 100)
+    assert plot.rc_pools(report) is None
