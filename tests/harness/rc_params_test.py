@@ -7,7 +7,8 @@ ctest.
              replay report's rc.params holds the effective (scaled) values; a run's report holds them too, valid
              against the schema, and a config file may name the file.
   print      `apiary rc-params` prints a file that --rc-params reads back to the same output, at rc_scale 1 and
-             at 5, also after a change; its effective values follow Hive's scaling.
+             at 5, also after a change; its effective values follow Hive's scaling; the files in
+             configs/rc-params read, Hive's 64 KiB budgets at rc_scale 32 giving apiary's defaults back.
   refusals   every bad value (tau_blocks 0, a negative budget, unit 0, a scale outside 1..32, a factor outside
              0..32767, max_pool below the equilibrium, a shift that overflows, initial_level beyond max_pool, an
              unknown table or key, a key outside a table, a malformed or truncated file, a missing file) is one
@@ -122,7 +123,15 @@ def mode_print(args, schema):
     ht.check("budget_scale_factor = 5000" in state and ("at rc_scale 5: budget %d," % budget) in state,
              "the changed factor's effective budget:\n%s" % state)
     ht.check("initial_level = 0.25" in at5, "initial_level did not round-trip:\n%s" % at5)
-    print("print: the defaults and a changed file at rc_scale 5 read back to the same output")
+    # The shipped files (docs/rc.md, "A million blocks"): Hive's 64 KiB budgets at Hive's largest
+    # scale give apiary's defaults back where the factor is 10,000; the tuned file reads.
+    shipped = os.path.join(args.source_dir, "configs", "rc-params")
+    hive = printed(args, "--rc-params", os.path.join(shipped, "hive-64k.toml"), "--rc-scale", "32")
+    for budget in (1_388_896, 2_314_816, 1_280_000_000):
+        ht.check(("at rc_scale 32: budget %d," % budget) in hive, "hive-64k.toml at rc_scale 32:\n%s" % hive)
+    tuned = printed(args, "--rc-params", os.path.join(shipped, "tuned-scale-32.toml"), "--rc-scale", "32")
+    ht.check(tuned.count("initial_level = 0.5") == 4, "tuned-scale-32.toml:\n%s" % tuned)
+    print("print: the defaults and a changed file at rc_scale 5 read back to the same output; the shipped files read")
 
 
 def refusal(args, cmd, words, report=None):
