@@ -40,6 +40,7 @@ from . import latency as latency_mod  # noqa: E402
 from .common import REPO_ROOT, Parser, ToolError, check_name, parse_csv, run_main, utc_stamp  # noqa: E402
 from .inputs import checked, read_json  # noqa: E402
 from .outputs import Outputs, make_directory, write_figure  # noqa: E402
+from .rc_trials import use_per_block  # noqa: E402
 from .reports import Run, RunSet, input_files, load_report, load_set, measured_blocks  # noqa: E402
 from .schemas import (  # noqa: E402
     COUNT,
@@ -287,19 +288,14 @@ class RcPools:
 
 
 def rc_pools(report: dict[str, Any]) -> RcPools | None:
-    """The pools of a report with two RC archives or more (None without: nothing to draw). An
-    archive's operations hold the use since the one before, the first's since the start."""
+    """The pools of a report with two RC archives or more (None without: nothing to draw)."""
     rc = report.get("rc") or {}
     archives, resources = rc.get("archives") or [], (rc.get("params") or {}).get("resources") or []
     if len(archives) < 2 or not resources:
         return None
-    blocks = np.asarray([a["block"] for a in archives], dtype=float)
-    span = blocks[-1] - blocks[0] + (blocks[1] - blocks[0])
-    settles = []
-    for i, r in enumerate(resources):
-        use = sum(op["usage"][i] for a in archives for op in a["ops"]) / span
-        settles.append(1 - use * (1 - 1 / r["tau_blocks"]) / r["budget"] if r["budget"] else math.nan)
-    return RcPools([r["name"] for r in resources], blocks,
+    settles = [1 - use * (1 - 1 / r["tau_blocks"]) / r["budget"] if r["budget"] else math.nan
+               for use, r in zip(use_per_block(archives, len(resources)), resources, strict=True)]
+    return RcPools([r["name"] for r in resources], np.asarray([a["block"] for a in archives], dtype=float),
                    np.asarray([a["levels"] for a in archives], dtype=float), np.asarray(settles))
 
 

@@ -305,6 +305,14 @@ def verdict(drift: Any, tolerance: float) -> str:
     return "falling" if drift.high < 0 else "rising"
 
 
+def use_per_block(archives: list[dict[str, Any]], resources: int) -> list[float]:
+    """Each resource's average use per block over the archives (two or more); an archive's
+    operations hold the use since the archive before (the first's since one interval before it)."""
+    first, second, last = archives[0]["block"], archives[1]["block"], archives[-1]["block"]
+    span = last - first + (second - first)
+    return [sum(op["usage"][r] for a in archives for op in a["ops"]) / span for r in range(resources)]
+
+
 def analyse(report: dict[str, Any], transient: float, tolerance: float, where: str) -> Analysis:
     rc = report["rc"]
     resources, archives = rc["params"]["resources"], rc["archives"]
@@ -321,7 +329,6 @@ def analyse(report: dict[str, Any], transient: float, tolerance: float, where: s
     out = Analysis([r["name"] for r in resources], resources, blocks,
                    np.asarray([a["levels"] for a in archives], dtype=float),
                    np.asarray([a["prices"] for a in archives], dtype=float), _low_shares(archives), kept)
-    span = blocks[-1] - blocks[0] + (blocks[1] - blocks[0])
     for r in range(n):
         # Over one characteristic time rather than the trial: a pool held at level L with budget
         # b and use u moves by about (b (1 - L) - u) / (b tau) a block, so its drift over tau is
@@ -329,5 +336,5 @@ def analyse(report: dict[str, Any], transient: float, tolerance: float, where: s
         # drift itself, but its slope can.
         out.drifts.append(drift_interval(blocks[kept:], out.levels[kept:, r], span=float(resources[r]["tau_blocks"])))
         out.verdicts.append(verdict(out.drifts[-1], tolerance))
-        out.usage.append(sum(op["usage"][r] for a in archives for op in a["ops"]) / span)
+    out.usage = use_per_block(archives, n)
     return out
