@@ -2,7 +2,7 @@
 // 1,000,000-account genesis: loading one (check, then build every index), checking one alone
 // (the size, the header, XXH3 over every byte), writing one (the state digest included), and
 // XXH3 on its own over the same bytes. Each reports bytes_per_second: the file's bytes over
-// the time, the figure docs/snapshots.md quotes.
+// the time, the figure docs/measured/snapshots.md quotes.
 //
 //   apiary_snapshot_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //

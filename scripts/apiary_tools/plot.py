@@ -378,7 +378,7 @@ rc-pools.png is drawn from the reports with RC archives (apiary run --rc-stats-b
 examples:
   scripts/plot results/multirun-X/a results/multirun-X/b --out plots/
   scripts/plot results/20260101T000000Z-default.json --out plots/
-  scripts/plot --sweep results/sweep-block-size-20260101T000000Z/sweep.json --out docs/ --force
+  scripts/plot --sweep results/sweep-block-size-20260101T000000Z/sweep.json --out docs/measured/ --force
 
 --out must be a new or empty directory unless --force (the figures then replace files of the
 same name and leave the rest).""")

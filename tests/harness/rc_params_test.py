@@ -123,7 +123,7 @@ def mode_print(args, schema):
     ht.check("budget_scale_factor = 5000" in state and ("at rc_scale 5: budget %d," % budget) in state,
              "the changed factor's effective budget:\n%s" % state)
     ht.check("initial_level = 0.25" in at5, "initial_level did not round-trip:\n%s" % at5)
-    # The shipped files (docs/rc.md, "A million blocks"): Hive's 64 KiB budgets at Hive's largest
+    # The shipped files (docs/measured/rc.md, "A million blocks"): Hive's 64 KiB budgets at Hive's largest
     # scale give apiary's defaults back where the factor is 10,000; the tuned file reads.
     shipped = os.path.join(args.source_dir, "configs", "rc-params")
     hive = printed(args, "--rc-params", os.path.join(shipped, "hive-64k.toml"), "--rc-scale", "32")

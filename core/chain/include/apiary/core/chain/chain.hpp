@@ -133,7 +133,7 @@ class chain {
   //   2  the first id in that bucket, the buckets of the accounts and comments the operations
   //      name.
   // (A third stage for the first account and comment in those buckets measured no faster, for
-  // 1.9% more instructions per transaction: docs/profile.md.) Hints only: nothing changes,
+  // 1.9% more instructions per transaction: docs/measured/profile.md.) Hints only: nothing changes,
   // and a stage left out costs only time.
   static constexpr int prefetch_stages = 2;
   void prefetch_push(const full_transaction& tx, int stage) const;

@@ -161,7 +161,7 @@ using comment_index = undo_index<
     bmi::indexed_by<
         bmi::ordered_unique<bmi::tag<by_id>, bmi::member<comment_object, std::uint32_t, &comment_object::id>>,
         // Hashed, not ordered as Hive's: the chain only ever looks a comment up by it, and a
-        // walk down a tree of comments misses the caches at every level (docs/profile.md).
+        // walk down a tree of comments misses the caches at every level (docs/measured/profile.md).
         bmi::hashed_unique<
             bmi::tag<by_permlink>,
             bmi::composite_key<comment_object, bmi::member<comment_object, account_name, &comment_object::author>,
