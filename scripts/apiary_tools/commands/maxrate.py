@@ -260,7 +260,7 @@ def to_markdown(trials: Sequence[Trial], search: Search, bound_s: float) -> str:
 
 
 def plot(trials: Sequence[Trial], search: Search, bound_s: float, path: Path) -> None:
-    import matplotlib
+    import matplotlib  # lazy for start-up time: only the figure needs it
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
