@@ -8,7 +8,7 @@ the runs' transactions, not a mean of each run's. Modes:
 - N runs of one configuration: `multirun --runs 5 --config configs/smoke.toml`;
 - an A/B pair, interleaved A B A B … so that drift of the machine (other jobs, heat) falls on
   both sides alike: `multirun --runs 5 --a "--dedup split" --b "--dedup unified" -- --config …`;
-  the comparison (see compare.py) is written beside the two sets;
+  the comparison (see comparison.py) is written beside the two sets;
 - an adaptive A/B (`--adaptive`): --runs pairs, then one interleaved pair at a time until the
   sequential decision on the mean cycle (sequential.py: anytime-valid, so looking after every
   pair keeps its α) is settled, or --max-runs or --max-time is spent; the decision is in the
