@@ -1,7 +1,8 @@
 """Pieces every command shares: run_main, which turns an error into one line and a signal
 into its exit status; the one handler of SIGINT and SIGTERM (STOP); the error type and how a
-message echoes what the user gave; the argparse parser and the types of counts, numbers and
-names; the project paths; Markdown and number formatting. Reading files is inputs.py's,
+message echoes what the user gave; the argparse parser and every type of an option's value
+(counts, numbers, probabilities, percentages, levels, durations, seconds, names), defined here
+once; the project paths; Markdown and number formatting. Reading files is inputs.py's,
 writing them outputs.py's."""
 
 from __future__ import annotations
@@ -288,6 +289,53 @@ def duration(text: str) -> float:
 
 
 duration.__name__ = "duration"
+
+
+def probability(text: str) -> float:
+    """The argparse type of a significance level (--alpha, --max-pvalue): above 0 and below 1."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number between 0 and 1") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"{text}: expected a number between 0 and 1")
+    return v
+
+
+def percent(text: str) -> float:
+    """The argparse type of a change in percent (--min-effect, --min-magnitude): 0 or more, `%` allowed."""
+    try:
+        v = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a percentage such as 2 or 0.5") from None
+    if v < 0 or not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"{text}: expected a percentage, 0 or more")
+    return v
+
+
+def open_unit(text: str) -> float:
+    """The argparse type of --target-level: a number above 0 and below 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:   # NaN too
+        raise argparse.ArgumentTypeError(f"expected a level above 0 and below 1, not '{shown(text)}'")
+    return value
+
+
+open_unit.__name__ = "level"
+
+
+def positive_seconds(text: str) -> float:
+    """The argparse type of a bound in seconds (maxrate's --bound): above 0, an `s` allowed."""
+    try:
+        value = float(text.removesuffix("s"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds, such as 3 or 0.5") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text}: expected seconds above 0")
+    return value
 
 
 def parse_csv(text: str) -> list[str]:

@@ -157,7 +157,7 @@ def run_task(spec: dict[str, Any]) -> dict[str, Any]:
     apiary's log. Stops the run (one SIGINT, as a terminal's Ctrl-C) when the client sets the
     plan's stop event; with spec["interval_log_name"], the run writes its interval log there too
     and the text comes back as "interval_log"."""
-    from distributed import Event, get_worker
+    from distributed import Event, get_worker  # lazy for start-up time: distributed only with --cluster
 
     worker = get_worker()
     host = identity(worker.name, worker.address)
@@ -209,7 +209,7 @@ def _task_function() -> Callable[[dict[str, Any]], dict[str, Any]]:
     reference, so it travels by value (cloudpickle), and imports run_task only when it runs,
     on the worker, from the worker's own checkout."""
     def run_on_worker(spec):
-        from apiary_tools.fleet import run_task
+        from apiary_tools.fleet import run_task  # on the worker, from its own checkout, when the task runs
         return run_task(spec)
     return run_on_worker
 
@@ -219,7 +219,7 @@ def _facts_function() -> Callable[..., dict[str, str]]:
     without apiary's tools on its path answers with the ImportError rather than failing to
     unpickle."""
     def facts(dask_worker=None):
-        from apiary_tools.fleet import worker_facts
+        from apiary_tools.fleet import worker_facts  # on the worker, from its own checkout, when the task runs
         return worker_facts(dask_worker)
     return facts
 
@@ -342,7 +342,7 @@ def connect(address: str, timeout: float):
     probe(address, timeout)
     import logging
 
-    from distributed import Client
+    from distributed import Client  # lazy for start-up time: distributed only with --cluster
     # The client's own log lines (reconnecting, ...) would interleave with the progress lines.
     logging.getLogger("distributed").setLevel(logging.ERROR)
     left = max(1.0, timeout - (time.monotonic() - started))
@@ -446,7 +446,7 @@ class _Execution:
     retrying failed runs elsewhere, and stopping."""
 
     def __init__(self, backend: ClusterBackend, plan, progress: Progress, keep_going: bool, on_result):
-        from distributed import Event
+        from distributed import Event  # lazy for start-up time: distributed only with --cluster
         self.b = backend
         self.progress = progress
         self.keep_going = keep_going
@@ -595,7 +595,7 @@ class RemoteProcess:
     interval log arrives whole at the end, not while the run goes)."""
 
     def __init__(self, backend: ClusterBackend, cmd: Sequence[str]):
-        from distributed import Event
+        from distributed import Event  # lazy for start-up time: distributed only with --cluster
         if "--report" not in cmd or "--interval-log" not in cmd:
             raise ToolError("the run has no --report or no --interval-log")
         args = list(cmd)

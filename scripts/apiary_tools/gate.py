@@ -6,12 +6,14 @@ on the parent commit and on the candidate under valgrind (callgrind or cachegrin
 the total instruction count (event `Ir`) by the transactions processed, and fails when the
 candidate needs more than `threshold` (3% by default) more instructions per transaction.
 
-This module holds only the pure parts, so they can be tested on constructed input: reading
-the total of an event from a callgrind or cachegrind output file, the decision, and where the
-instructions moved: each function's self and inclusive count read from the two callgrind
-files (`function_costs`), per transaction, and the functions that moved most
-(`function_changes`), so that a failed gate names its cause. Running valgrind and the
-workload is the driver's job.
+The pure parts can be tested on constructed input: reading the total of an event from a
+callgrind or cachegrind output file, the decision, and where the instructions moved: each
+function's self and inclusive count read from the two callgrind files (`function_costs`),
+per transaction, and the functions that moved most (`function_changes`), so that a failed
+gate names its cause. Then the counting itself, which the gate (commands/perf_gate), multirun,
+ladder and bisect share: the gate's seeded workload (`Workload`, `make_workload`) and its
+replay under callgrind, counting only the measured function (`count_replay`, `count_side`).
+Building the base and deciding what to compare is the gate command's job.
 
 Both output formats (valgrind's docs: "Callgrind Format Specification", and cachegrind's
 out-file format) declare the event order in an `events:` line and give the whole program's
@@ -26,10 +28,15 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from .common import short_symbols
+from .common import EXIT_FAILED, ToolError, short_symbols
+from .inputs import checked, read_json
+from .schemas import COUNT, STRING, obj, problem
 
 DEFAULT_THRESHOLD = 0.03
 
@@ -330,3 +337,75 @@ def changes_text(changes: dict[str, list[FunctionChange]], width: int = 100) -> 
         yield f"functions whose {words[kind]} per transaction moved most (base -> current, change):"
         for r, name in zip(rows, short_symbols([r.function for r in rows], width), strict=True):
             yield f"  {r.base:>12,.1f} -> {r.current:>12,.1f}  {r.change:>+12,.1f}  {name}"
+
+
+MEASURED_FUNCTION = "apiary_replay_measured"
+# What the gate reads of `apiary replay --report` (docs/replay.md).
+REPLAY = obj(("result",), result=obj(("transactions", "accepted", "blocks", "state_digest"),
+                                     transactions={"type": "integer", "minimum": 1}, accepted=COUNT, blocks=COUNT,
+                                     state_digest=STRING))
+
+
+def log(message: str) -> None:
+    print(f"perf-gate: {message}", flush=True)
+
+
+def run(cmd: Sequence[str | os.PathLike], **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kwargs)
+
+
+def make_workload(name: str, binary: Path, workload: Path, transactions: int, seed: int, accounts: int,
+                  extra: Sequence[str] = ()) -> Path:
+    """`apiary workload` with `binary`: the seeded transactions every replay of a comparison pushes."""
+    gen = run([binary, "workload", "--out", workload, "--transactions", str(transactions), "--seed", str(seed),
+               "--accounts", str(accounts), *extra])
+    if gen.returncode != 0:
+        raise ToolError(f"{name}: apiary workload failed: {gen.stderr.strip()}", EXIT_FAILED)
+    return workload
+
+
+def count_replay(name: str, binary: Path, workload: Path, work: Path, replay_args: Sequence[str],
+                 say: Callable[[str], None] = log) -> dict:
+    """Replays `workload` under callgrind and returns the instruction count of the measured
+    function with the replay's own figures; `say` gets the line that reports it."""
+    out = work / f"{name}.callgrind"
+    report = work / f"{name}-replay.json"
+    cmd: list[str | os.PathLike] = [
+        "valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={MEASURED_FUNCTION}",
+        f"--callgrind-out-file={out}", binary, "replay", "--workload", workload, *replay_args, "--report", report]
+    t0 = time.monotonic()
+    p = run(cmd)
+    if p.returncode != 0:
+        raise ToolError(f"{name}: the replay under callgrind failed ({p.returncode}): "
+                        f"{(p.stderr.strip().splitlines() or [''])[-1]}", EXIT_FAILED)
+    ir = callgrind_total_ir(out)
+    result = checked(read_json(report), str(report), lambda d: problem(REPLAY, d), EXIT_FAILED)["result"]
+    if ir == 0:
+        raise ToolError(f"{name}: callgrind counted nothing in {MEASURED_FUNCTION}", EXIT_FAILED)
+    side = {"binary": str(binary), "callgrind": str(out), "instructions": ir,
+            "transactions": result["transactions"], "accepted": result["accepted"], "blocks": result["blocks"],
+            "ir_per_tx": ir_per_tx(ir, result["transactions"]),
+            "state_digest": result["state_digest"], "seconds": round(time.monotonic() - t0, 1)}
+    say(f"{name}: {ir:,} instructions for {result['transactions']:,} transactions "
+        f"({side['ir_per_tx']:,.1f} per transaction, {result['blocks']} blocks; {side['seconds']} s under callgrind)")
+    return side
+
+
+def count_side(name: str, binary: Path, work: Path, args, say: Callable[[str], None] = log) -> dict:
+    """Generates the workload with `binary` and counts its replay (both sides the same way);
+    `args` holds the workload's settings: perf-gate's options, or WORKLOAD."""
+    workload = make_workload(name, binary, work / f"{name}.workload", args.transactions, args.seed, args.accounts)
+    return count_replay(name, binary, workload, work, ["--block-size", args.block_size], say)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """The gate's seeded workload and replay: perf-gate's defaults (--transactions, --accounts,
+    --seed, --block-size), and what other tools count with, so that their figures are the gate's."""
+    transactions: int = 20_000
+    accounts: int = 10_000
+    seed: int = 1
+    block_size: str = "256KiB"
+
+
+WORKLOAD = Workload()

@@ -1,8 +1,10 @@
 """The results history as the other tools see it: the --history option (defined here once;
 multirun, compare, ladder, soak, perf-gate and scripts/history bind it) and the ingestion of
-what a tool wrote. The history's own command is history_cli.py (scripts/history); its tables
-history_db.py, read only when a history is given, so the tools start without SQLAlchemy.
-docs/history.md explains."""
+what a tool wrote. The history's own command is commands/history (scripts/history); its tables
+history_db.py and the ingestion history_ingest.py, imported only when a history is given, so
+the tools start without SQLAlchemy. docs/history.md explains.
+
+Floor: results. Thread safety: called by a command's main thread."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import REPO_ROOT
+from .common import REPO_ROOT, utc_iso
 
 if TYPE_CHECKING:
     from .history_db import Entry
@@ -39,8 +41,7 @@ def add_history_option(p: argparse.ArgumentParser, always: bool = False) -> None
 
 def record_entries(target: str, entries: Sequence[Entry], tool: str) -> None:
     """Results a tool made in memory (the perf gate's) into the history, in one transaction."""
-    from . import history_db as db
-    from .common import utc_iso
+    from . import history_db as db  # lazy for start-up time: SQLAlchemy only with a history
     engine = db.open_history(target)
     try:
         with engine.begin() as conn:
@@ -54,8 +55,8 @@ def record(target: str | None, paths: Sequence[str | Path], tool: str) -> None:
     """What a tool calls after writing its result: ingests it when --history was given."""
     if target is None:
         return
-    from . import history_db as db
-    from .history_ingest import ingest_paths
+    from . import history_db as db  # lazy for start-up time: SQLAlchemy only with a history
+    from .history_ingest import ingest_paths  # lazy for start-up time, as history_db
     engine = db.open_history(target)
     try:
         added, skipped = ingest_paths(engine, [Path(p) for p in paths], lambda _: None)

@@ -1,5 +1,6 @@
 """What goes into the results history from each kind of result the tools write: recognising a
-file or a directory, and turning it into history_db.Entry records (docs/history.md).
+file or a directory (by the kinds of kinds.py), and turning it into history_db.Entry records
+(docs/history.md).
 
 Kinds, and what one becomes:
 - `run`: an `apiary run` report; its metrics (metrics.flatten), its latency percentiles and
@@ -14,6 +15,8 @@ Kinds, and what one becomes:
   shares, instructions per transaction.
 - `soak`: soak.json (with report.json beside it for the commit and configuration).
 - `perf-gate`: the perf gate's result: instructions per transaction of the current commit.
+
+Floor: results. Thread safety: one thread ingests; each file goes in in its own transaction.
 """
 
 from __future__ import annotations
@@ -30,12 +33,12 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from . import history_db as db
+from . import kinds
 from . import latency as latency_mod
 from . import metrics as metrics_mod
 from .common import ToolError, shown, shown_path, utc_iso
 from .history_db import Entry
 from .inputs import read_json
-from .perf_gate_ci import PERF_GATE_KIND
 from .reports import AGGREGATE_NAME, RunSet, is_aggregate, is_report, load_set, read_report_json
 
 # Options that name or place a run's outputs: they do not change what is measured, so two runs
@@ -46,8 +49,6 @@ OUTPUT_OPTIONS = frozenset({
     "dump-block-limit"})
 # What a report's context says about who ran it rather than where: not the environment.
 NOT_ENVIRONMENT = frozenset({"commit", "hostname", "command_line", "start_time", "seed", "chain_id"})
-COMPARISON_NAME = "comparison.json"
-KINDS = ("run", "multirun", "compare", "ladder", "soak", "perf-gate")
 
 
 class Skipped(Exception):
@@ -225,9 +226,9 @@ def kind_of(data: Any) -> str | None:
         return "run"
     if is_aggregate(data):
         return "multirun"
-    kinds = {"apiary-compare": "compare", "apiary-ladder": "ladder", "apiary-soak": "soak", PERF_GATE_KIND: "perf-gate"}
-    if data.get("kind") in kinds:
-        return kinds[data["kind"]]
+    for kind in INGESTED:
+        if kind.kind is not None and kind.is_one(data):
+            return kind.name
     if "meta" in data and "steps" in data:
         return "ladder"   # written before ladder.json had a kind
     if "threshold_pct" in data and "sides" in data:
@@ -235,9 +236,12 @@ def kind_of(data: Any) -> str | None:
     return None
 
 
+# The kinds the history keeps, each with what one of its files becomes.
 READERS: dict[str, Callable[[Path, dict[str, Any]], list[Entry]]] = {
-    "run": run_entries, "multirun": multirun_entries, "compare": compare_entries, "ladder": ladder_entries,
-    "soak": soak_entries, "perf-gate": perf_gate_entries}
+    kinds.RUN.name: run_entries, kinds.MULTIRUN.name: multirun_entries, kinds.COMPARISON.name: compare_entries,
+    kinds.LADDER.name: ladder_entries, kinds.SOAK.name: soak_entries, kinds.PERF_GATE.name: perf_gate_entries}
+INGESTED = tuple(kind for kind in kinds.KINDS if kind.name in READERS)
+KINDS = tuple(READERS)
 
 
 def entries_of_file(path: Path) -> list[Entry]:
@@ -258,7 +262,8 @@ def entries_of_file(path: Path) -> list[Entry]:
 
 
 # Files a result directory holds beside its result: read through it, not on their own.
-_WHOLE = (AGGREGATE_NAME, "ladder.json", "soak.json")
+_WHOLE = (kinds.MULTIRUN.file, kinds.LADDER.file, kinds.SOAK.file)
+_COMPARISON = kinds.COMPARISON.file
 
 
 def result_files(path: Path) -> Iterator[Path]:
@@ -270,11 +275,11 @@ def result_files(path: Path) -> Iterator[Path]:
         return
     whole = [path / name for name in _WHOLE if (path / name).is_file()]
     yield from whole
-    if (path / COMPARISON_NAME).is_file():
-        yield path / COMPARISON_NAME
+    if (path / _COMPARISON).is_file():
+        yield path / _COMPARISON
     if not whole:
-        yield from sorted(p for p in path.glob("*.json") if p.name != COMPARISON_NAME and p.is_file())
-    if any(w.name in ("ladder.json", "soak.json") for w in whole):
+        yield from sorted(p for p in path.glob("*.json") if p.name != _COMPARISON and p.is_file())
+    if any(w.name in _WHOLE[1:] for w in whole):
         return
     for sub in sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")):
         if os.access(sub, os.R_OK | os.X_OK):

@@ -1,10 +1,11 @@
 # Sourced by the entry scripts in scripts/ (multirun, compare, gb-export, sweep, plot, ...):
-# runs `python -m apiary_tools TOOL MODULE` (__main__.py: SIGINT and SIGTERM handled from the
-# start) with the project venv, because the tools need numpy, scipy, matplotlib and
-# jsonschema, which only the venv is sure to have.
-# Usage inside an entry script: source ".../apiary_tools/launch.sh" TOOL MODULE "$@"
+# runs `python -m apiary_tools TOOL COMMAND` (__main__.py: COMMAND names a module of
+# apiary_tools/commands/; SIGINT and SIGTERM handled from the start) with the project venv,
+# because the tools need numpy, scipy, matplotlib and jsonschema, which only the venv is sure
+# to have.
+# Usage inside an entry script: source ".../apiary_tools/launch.sh" TOOL COMMAND "$@"
 apiary_tool=$1
-apiary_module=$2
+apiary_command=$2
 shift 2
 apiary_scripts=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 apiary_python="$apiary_scripts/../.venv/bin/python"
@@ -13,4 +14,4 @@ if [ ! -x "$apiary_python" ]; then
   exit 2
 fi
 export PYTHONPATH="$apiary_scripts${PYTHONPATH:+:$PYTHONPATH}"
-exec "$apiary_python" -m apiary_tools "$apiary_tool" "$apiary_module" "$@"
+exec "$apiary_python" -m apiary_tools "$apiary_tool" "$apiary_command" "$@"

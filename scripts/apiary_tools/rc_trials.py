@@ -155,9 +155,9 @@ def _trial_function() -> Callable[..., dict[str, Any]]:
     """trial_task as a cluster task: by value, importing the worker's own tools when it runs
     (as fleet's tasks do)."""
     def run_on_worker(spec, stop_name):
-        from distributed import Event
+        from distributed import Event  # lazy for start-up time: distributed only with --cluster
 
-        from apiary_tools.rc_trials import trial_task
+        from apiary_tools.rc_trials import trial_task  # on the worker, from its own checkout, when the task runs
         return trial_task(spec, Event(stop_name))
     return run_on_worker
 
@@ -183,7 +183,7 @@ class Runner:
         self.pool = ThreadPoolExecutor(parallel) if backend is None else None
         self.event: Any = threading.Event()
         if backend is not None:
-            from distributed import Event
+            from distributed import Event  # lazy for start-up time: distributed only with --cluster
             self.event = Event(f"apiary-rc-tune-stop-{uuid.uuid4().hex}", client=backend.client)
         self.say = say
         self.ran = 0

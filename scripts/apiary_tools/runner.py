@@ -13,6 +13,13 @@ Where the runs execute is the backend's business: `LocalBackend` (here) runs the
 another on this machine; `fleet.ClusterBackend` sends them to the workers of a Dask cluster
 (`--cluster`). Both take the same plan and give the same outcome, so the tools that build
 plans (multirun, sweep, ladder) do not know which one ran it.
+
+Also what every command that runs apiary shares: its own options split from apiary's
+(split_passthrough, glue_values), and the set of a plan's completed runs (set_from_results)
+written as multirun writes one (write_set: aggregate.json and summary.md).
+
+Floor: running. Thread safety: a plan is executed by one thread; the signal handling is the
+main thread's (common.STOP).
 """
 
 from __future__ import annotations
@@ -31,9 +38,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from . import proc
+from .aggregates import SUMMARY_NAME, aggregate, summary_markdown
 from .common import ToolError, exit_code_for, fmt_number, load_avg, split_args
-from .outputs import make_directory, open_stream
-from .reports import check_report, is_report, read_report_json
+from .outputs import make_directory, open_stream, write_json, write_text
+from .reports import AGGREGATE_NAME, RunSet, add_path, check_report, is_report, read_report_json
 
 # The most runs one plan holds (multirun's runs × sides, a sweep's values × runs, a ladder's
 # steps × rounds), checked before the plan is built; with --cluster every machine runs it.
@@ -329,4 +337,49 @@ def round_values(results: Sequence[RunResult], value: Callable[[dict[str, Any]],
         v = value(r.report) if r.completed and r.report is not None else None
         if v is not None:
             out.setdefault(r.planned.index, {})[r.planned.label] = v
+    return out
+
+# ---- the sets of completed runs, and the command lines ------------------------------------------
+
+def write_set(rs: RunSet, out_dir: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The set's aggregate.json and summary.md in `out_dir`; the aggregate."""
+    agg = aggregate(rs, extra, out_dir)
+    write_json(out_dir / AGGREGATE_NAME, agg)
+    write_text(out_dir / SUMMARY_NAME, summary_markdown(agg))
+    return agg
+
+
+def set_from_results(label: str, results: Sequence[RunResult], include_invalid: bool = False) -> RunSet | None:
+    """The set of the completed runs (the valid ones, unless include_invalid), with what the
+    runner knows about each (load, duration)."""
+    done = {str(r.planned.report_path): r for r in results if r.completed}
+    rs = RunSet(label=label, include_invalid=include_invalid)
+    for path in done:
+        add_path(rs, Path(path))
+    for run in rs.runs:
+        run.info.update(done[str(run.path)].info())
+    return rs if rs.n else None
+
+
+def split_passthrough(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """A command's own arguments, and those after `--`, which go to apiary."""
+    argv = list(argv)
+    if "--" in argv:
+        i = argv.index("--")
+        return argv[:i], argv[i + 1:]
+    return argv, []
+
+
+def glue_values(argv: Sequence[str], options: Sequence[str]) -> list[str]:
+    """`--a --keep-alive=off` as `--a=--keep-alive=off`: argparse would take a value that
+    starts with dashes for an option of its own, and these values are apiary's options."""
+    out, i = [], 0
+    argv = list(argv)
+    while i < len(argv):
+        if argv[i] in options and i + 1 < len(argv):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
     return out

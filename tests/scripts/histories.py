@@ -20,8 +20,9 @@ import numpy as np
 import pytest
 
 import fakes
-from apiary_tools import compare, history, ladder, multirun, soak
+from apiary_tools import history
 from apiary_tools import history_db as db
+from apiary_tools.commands import compare, ladder, multirun, soak
 
 
 def perf_gate_result(commit: str, ir_per_tx: float, parent: float | None = None) -> dict:

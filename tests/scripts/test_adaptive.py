@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from apiary_tools import compare, multirun
+from apiary_tools import comparison
+from apiary_tools.commands import multirun
 
 NOISY = {"FAKE_APIARY_NOISE": "0.01"}
 
@@ -85,12 +86,13 @@ def test_compare_re_judges_the_pairs_as_the_loop_did(tmp_path, fake_command, fak
     fake_env(FAKE_APIARY_SLOWER="--side b 1.05", **NOISY)
     code, out = ab(tmp_path, fake_command, "--threshold", "1")
     assert code == 0
-    again = compare.build([str(out / "a")], [str(out / "b")], threshold_pct=1.0)
+    again = comparison.build([str(out / "a")], [str(out / "b")], threshold_pct=1.0)
     loop = decision(out)
     for key in ("verdict", "change", "low", "high", "pairs", "detectable"):
         assert again.sequential[key] == pytest.approx(loop[key]), key
     # A higher threshold re-judges the same pairs differently.
-    assert compare.build([str(out / "a")], [str(out / "b")], threshold_pct=20.0).sequential["verdict"] == "equivalent"
+    rejudged = comparison.build([str(out / "a")], [str(out / "b")], threshold_pct=20.0)
+    assert rejudged.sequential["verdict"] == "equivalent"
 
 
 def test_compare_gives_no_decision_for_runs_that_are_not_paired(tmp_path, fake_command, fake_env):
@@ -98,17 +100,17 @@ def test_compare_gives_no_decision_for_runs_that_are_not_paired(tmp_path, fake_c
     a, b = tmp_path / "a", tmp_path / "b"
     for out, runs in ((a, "5"), (b, "6")):
         assert multirun.main(["--command", fake_command, "--runs", runs, "--out", str(out), "--quiet"]) == 0
-    cmp = compare.build([str(a)], [str(b)])
+    cmp = comparison.build([str(a)], [str(b)])
     assert cmp.sequential is None and "not paired" in cmp.sequential_note
-    assert "Sequential decision: none (the sides are not paired" in compare.to_markdown(cmp)
+    assert "Sequential decision: none (the sides are not paired" in comparison.to_markdown(cmp)
 
 
 def test_ctrl_c_keeps_the_completed_pairs(tmp_path, repo, fake_command):
     out = tmp_path / "ab"
     env = dict(os.environ, FAKE_APIARY_HANG_RUN="7", PYTHONPATH=str(repo / "scripts"), **NOISY)
-    proc = subprocess.Popen([sys.executable, "-m", "apiary_tools.multirun", "--command", fake_command, "--adaptive",
-                             "--threshold", "0", "--a", "--side a", "--b", "--side b", "--out", str(out)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "apiary_tools.commands.multirun", "--command", fake_command,
+                             "--adaptive", "--threshold", "0", "--a", "--side a", "--b", "--side b", "--out", str(out)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not (out / "a" / "run-007.out").exists() and time.monotonic() < deadline:
         time.sleep(0.05)

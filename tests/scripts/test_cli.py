@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from apiary_tools import bisect, compare, gbexport, history_cli, maxrate, multirun, plot, rc_tune, report_html, sweep
+from apiary_tools.commands import bisect, compare, gbexport, maxrate, multirun, plot, rc_tune, report_html, sweep
+from apiary_tools.commands import history as history_cli
 from apiary_tools.common import whole_number
 
 TOOLS = {"multirun": multirun, "compare": compare, "gb-export": gbexport, "sweep": sweep, "plot": plot,
@@ -128,7 +129,7 @@ def test_multirun_failed_run(tmp_path, capsys, fake_command, monkeypatch):
 def test_multirun_interrupted(tmp_path, repo, fake_command, sig, code):
     out = tmp_path / "o"
     env = dict(os.environ, FAKE_APIARY_HANG_RUN="2", PYTHONPATH=str(repo / "scripts"))
-    proc = subprocess.Popen([sys.executable, "-m", "apiary_tools.multirun", "--command", fake_command,
+    proc = subprocess.Popen([sys.executable, "-m", "apiary_tools.commands.multirun", "--command", fake_command,
                              "--runs", "4", "--out", str(out)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30

@@ -6,7 +6,8 @@ import json
 import pytest
 
 import fakes
-from apiary_tools import compare
+from apiary_tools import comparison
+from apiary_tools.commands import compare
 from apiary_tools.common import ToolError
 from apiary_tools.reports import load_report, load_set
 
@@ -20,7 +21,7 @@ def rows(cmp):
 def test_clear_faster(tmp_path):
     a = fakes.write_set(tmp_path / "a", BASE)
     b = fakes.write_set(tmp_path / "b", [m * 0.9 for m in BASE])
-    cmp = compare.build([str(a)], [str(b)])
+    cmp = comparison.build([str(a)], [str(b)])
     cycle = rows(cmp)["aggregates.cycle_us.avg"]
     assert cycle.verdict == "faster" and cycle.improvement and not cycle.regression
     assert cycle.change.change_pct == pytest.approx(-10, abs=0.5)
@@ -48,7 +49,7 @@ def test_clear_slower_fails_the_gate(tmp_path, capsys):
 def test_noise_is_no_significant_change(tmp_path):
     a = fakes.write_set(tmp_path / "a", [20000, 20300, 19800, 20100, 19900])
     b = fakes.write_set(tmp_path / "b", [20100, 19850, 20250, 19950, 20000])
-    cmp = compare.build([str(a)], [str(b)])
+    cmp = comparison.build([str(a)], [str(b)])
     assert rows(cmp)["aggregates.cycle_us.avg"].verdict == "no significant change"
     assert cmp.exit_code == 0
 
@@ -57,8 +58,8 @@ def test_min_effect_hides_small_but_consistent_changes(tmp_path):
     steady = [20000] * 5
     a = fakes.write_set(tmp_path / "a", steady, spread=0.001)
     b = fakes.write_set(tmp_path / "b", [m * 1.005 for m in steady], spread=0.001)  # +0.5%, separated
-    strict = compare.build([str(a)], [str(b)], min_effect_pct=0.0)
-    loose = compare.build([str(a)], [str(b)], min_effect_pct=1.0)
+    strict = comparison.build([str(a)], [str(b)], min_effect_pct=0.0)
+    loose = comparison.build([str(a)], [str(b)], min_effect_pct=1.0)
     assert strict.by_name["aggregates.cycle_us.avg"].change.change_pct == pytest.approx(0.5, abs=0.2)
     assert strict.by_name["aggregates.cycle_us.avg"].verdict == "slower"
     assert strict.exit_code == 1
@@ -77,7 +78,7 @@ def test_single_reports_have_no_p_value(tmp_path, capsys):
 def test_too_few_runs_are_flagged(tmp_path):
     a = fakes.write_set(tmp_path / "a", BASE[:3])
     b = fakes.write_set(tmp_path / "b", [m * 2 for m in BASE[:3]])
-    cmp = compare.build([str(a)], [str(b)])
+    cmp = comparison.build([str(a)], [str(b)])
     assert cmp.by_name["aggregates.cycle_us.avg"].verdict == "no significant change"
     assert any("smallest possible Mann" in n for n in cmp.notes())
 
@@ -85,19 +86,19 @@ def test_too_few_runs_are_flagged(tmp_path):
 def test_neutral_metric_is_higher_or_lower(tmp_path):
     a = fakes.write_set(tmp_path / "a", BASE, utilization=0.5)
     b = fakes.write_set(tmp_path / "b", BASE, utilization=0.8)
-    cmp = compare.build([str(a)], [str(b)])
+    cmp = comparison.build([str(a)], [str(b)])
     assert cmp.by_name["cpu.utilization"].verdict == "higher"
     assert not cmp.by_name["cpu.utilization"].regression
 
 
 def test_aggregate_files_compare_like_directories(tmp_path):
-    from apiary_tools import multirun
+    from apiary_tools.commands import multirun
     a = fakes.write_set(tmp_path / "a", BASE)
     b = fakes.write_set(tmp_path / "b", [m * 1.1 for m in BASE])
     assert multirun.main(["--aggregate", str(a), "--quiet"]) == 0
     assert multirun.main(["--aggregate", str(b), "--quiet"]) == 0
-    from_dirs = compare.build([str(a)], [str(b)])
-    from_files = compare.build([str(a / "aggregate.json")], [str(b / "aggregate.json")])
+    from_dirs = comparison.build([str(a)], [str(b)])
+    from_files = comparison.build([str(a / "aggregate.json")], [str(b / "aggregate.json")])
     x = from_dirs.by_name["us_per_tx"].change
     y = from_files.by_name["us_per_tx"].change
     assert (x.change_pct, x.p_value, x.ci_low_pct) == pytest.approx((y.change_pct, y.p_value, y.ci_low_pct))
@@ -107,7 +108,7 @@ def test_skipped_runs_are_named(tmp_path):
     a = fakes.write_set(tmp_path / "a", BASE)
     fakes.write_report(tmp_path / "a" / "run-009.json", fakes.make_report([1.0], status="interrupted"))
     b = fakes.write_set(tmp_path / "b", BASE)
-    cmp = compare.build([str(a)], [str(b)])
+    cmp = comparison.build([str(a)], [str(b)])
     assert cmp.a.n == 5
     assert any("run-009.json" in n and "interrupted" in n for n in cmp.notes())
 
@@ -121,7 +122,7 @@ def test_aborted_runs_are_skipped_and_named(tmp_path):
     aborted.update(status="aborted", interrupted=True, failed=False, stop_reason="SIGTERM",
                    error="a second signal ended the run at once", report_path="run-010.json")
     fakes.write_report(tmp_path / "a" / "run-010.json", aborted)
-    cmp = compare.build([str(a)], [str(fakes.write_set(tmp_path / "b", BASE))])
+    cmp = comparison.build([str(a)], [str(fakes.write_set(tmp_path / "b", BASE))])
     assert cmp.a.n == 5
     assert any("run-010.json" in n and "aborted" in n for n in cmp.notes())
     with pytest.raises(ToolError, match="aborted by a second signal"):
@@ -135,10 +136,10 @@ def test_invalid_runs_stay_out_of_verdicts_unless_asked(tmp_path):
     invalid = fakes.make_report([50.0])
     invalid["validity"] = {"valid": False, "reasons": ["the load generator fell behind its schedule"], "warnings": []}
     fakes.write_report(tmp_path / "a" / "run-010.json", invalid)
-    cmp = compare.build([str(a)], [str(fakes.write_set(tmp_path / "b", BASE))])
+    cmp = comparison.build([str(a)], [str(fakes.write_set(tmp_path / "b", BASE))])
     assert cmp.a.n == 5
     assert any("run-010.json" in n and "invalid: the load generator fell behind" in n for n in cmp.notes())
-    assert compare.build([str(a)], [str(a)], include_invalid=True).a.n == 6
+    assert comparison.build([str(a)], [str(a)], include_invalid=True).a.n == 6
     assert load_set([a], "a").n == 6   # shown or recorded, it counts
     with pytest.raises(ToolError, match="no completed, valid runs"):
         load_set([tmp_path / "a" / "run-010.json"], "a", include_invalid=False)
@@ -191,7 +192,7 @@ def test_latency_tail_that_rises_is_slower(tmp_path, capsys):
         assert 0 < row["ci_low_pct"] <= row["change_pct"] <= row["ci_high_pct"]
         assert row["n_a"] == row["n_b"] == 5
     # the point estimate is the pooled percentile of each side, not a mean of the runs' p99s
-    cmp = compare.build([str(a)], [str(b)])
+    cmp = comparison.build([str(a)], [str(b)])
     from apiary_tools import latency
     pooled = latency.pooled(cmp.a.latency_runs(), "a")["inclusion"]
     assert cmp.by_name["latency.inclusion.p99_us"].change.mean_a == pooled.percentile_us(0.99)
@@ -200,36 +201,36 @@ def test_latency_tail_that_rises_is_slower(tmp_path, capsys):
 def test_latency_of_the_same_load_is_no_significant_change(tmp_path):
     a = fakes.write_latency_set(tmp_path / "a", 2000)
     b = fakes.write_latency_set(tmp_path / "b", 2000, seed=1)
-    cmp = compare.build([str(a)], [str(b)], gate=["latency.end_to_end.p99_us"])
+    cmp = comparison.build([str(a)], [str(b)], gate=["latency.end_to_end.p99_us"])
     row = cmp.by_name["latency.inclusion.p99_us"]
     assert row.verdict == "no significant change" and row.change.ci_low_pct <= 0 <= row.change.ci_high_pct
     assert cmp.exit_code == 0
 
 
 def test_latency_interval_is_reproducible_and_survives_the_aggregate(tmp_path):
-    from apiary_tools import multirun
+    from apiary_tools.commands import multirun
     a = fakes.write_latency_set(tmp_path / "a", 1000)
     b = fakes.write_latency_set(tmp_path / "b", 1500, seed=1)
-    first = compare.build([str(a)], [str(b)]).by_name["latency.inclusion.p99_us"].change
-    again = compare.build([str(a)], [str(b)]).by_name["latency.inclusion.p99_us"].change
+    first = comparison.build([str(a)], [str(b)]).by_name["latency.inclusion.p99_us"].change
+    again = comparison.build([str(a)], [str(b)]).by_name["latency.inclusion.p99_us"].change
     assert first == again
     assert multirun.main(["--aggregate", str(a), "--quiet"]) == 0
     assert multirun.main(["--aggregate", str(b), "--quiet"]) == 0
-    from_files = compare.build([str(a / "aggregate.json")], [str(b / "aggregate.json")])
+    from_files = comparison.build([str(a / "aggregate.json")], [str(b / "aggregate.json")])
     assert from_files.by_name["latency.inclusion.p99_us"].change == first
 
 
 def test_latency_of_single_reports_has_no_interval(tmp_path):
     a = fakes.write_latency_set(tmp_path / "a", 1000, runs=1)
     b = fakes.write_latency_set(tmp_path / "b", 3000, runs=1)
-    row = compare.build([str(a)], [str(b)]).by_name["latency.inclusion.p99_us"]
+    row = comparison.build([str(a)], [str(b)]).by_name["latency.inclusion.p99_us"]
     assert row.verdict == "no test (n=1)" and row.change.ci_low_pct is None and row.change.change_pct > 0
 
 
 def test_schema_1_on_one_side_compares_no_latency(tmp_path):
     a = fakes.write_set(tmp_path / "a", BASE, schema_version=1)
     b = fakes.write_set(tmp_path / "b", BASE)
-    cmp = compare.build([str(a)], [str(b)])
+    cmp = comparison.build([str(a)], [str(b)])
     assert not any(r.name.startswith("latency.") for r in cmp.rows)
     assert any("only b's reports have latency" in n for n in cmp.notes())
     assert compare.main([str(a), str(b), "--fail-on", "latency.inclusion.p99_us"]) == 2

@@ -8,7 +8,8 @@ import json
 import pytest
 
 import fakes
-from apiary_tools import compare, metrics, multirun
+from apiary_tools import comparison, metrics
+from apiary_tools.commands import compare, multirun
 from apiary_tools.reports import load_set
 
 BASE = [20000, 20100, 19900, 20050, 19950]
@@ -102,26 +103,26 @@ def test_instructions_per_cycle_that_rise_are_better(tmp_path):
             thread["per_transaction"]["cycles"] *= 0.8
             thread["ipc"] /= 0.8
         path.write_text(json.dumps(report))
-    cmp = compare.build([str(a)], [str(b)])
+    cmp = comparison.build([str(a)], [str(b)])
     assert cmp.by_name["counters.writer.ipc"].verdict == "better"
     assert cmp.by_name["counters.writer.per_transaction.cycles"].verdict == "better"
-    assert "| writer | ipc |" in compare.to_markdown(cmp)
+    assert "| writer | ipc |" in comparison.to_markdown(cmp)
 
 
 def test_nulls_on_one_side_leave_the_counter_out(tmp_path):
     """Hardware counts on A's machine, none on B's: those are not compared, and the rest is."""
     a = fakes.write_profiled_set(tmp_path / "a", BASE, hardware=True)
     b = fakes.write_profiled_set(tmp_path / "b", BASE)
-    cmp = compare.build([str(a)], [str(b)])
+    cmp = comparison.build([str(a)], [str(b)])
     assert "counters.writer.per_transaction.cycles" not in cmp.by_name
     assert cmp.by_name["counters.writer.per_transaction.task_clock_ns"].verdict == "no significant change"
-    assert "Not counted: branch_misses" in compare.to_markdown(cmp)
+    assert "Not counted: branch_misses" in comparison.to_markdown(cmp)
 
 
 def test_one_side_without_counters_has_no_block(tmp_path):
     a = fakes.write_set(tmp_path / "a", BASE)
     b = fakes.write_profiled_set(tmp_path / "b", BASE)
-    assert "Counters per transaction" not in compare.to_markdown(compare.build([str(a)], [str(b)]))
+    assert "Counters per transaction" not in comparison.to_markdown(comparison.build([str(a)], [str(b)]))
 
 
 @pytest.mark.parametrize("spoil, message", [

@@ -9,7 +9,8 @@ import jsonschema
 import pytest
 
 import fakes
-from apiary_tools import compare, gbexport, multirun, plot, sweep
+from apiary_tools import figures
+from apiary_tools.commands import compare, gbexport, multirun, plot, sweep
 
 RC_RESOURCES = ("history_bytes", "market_bytes", "state_bytes", "execution_time")
 SMOKE = ["--", "--config", "configs/smoke.toml", "--blocks", "8"]
@@ -130,7 +131,7 @@ def test_plot_draws_the_rc_pools_of_a_real_run(apiary_bin, repo, tmp_path):
     code = subprocess.run([str(apiary_bin), "run", "--config", str(repo / "configs" / "smoke.toml"), "--blocks", "30",
                            "--rc-stats-blocks", "10", "--report", str(report)], capture_output=True).returncode
     assert code == 0
-    pools = plot.rc_pools(json.loads(report.read_text()))
+    pools = figures.rc_pools(json.loads(report.read_text()))
     assert pools is not None and pools.names and pools.levels.shape == (len(pools.blocks), len(pools.names))
     assert all(0 < s <= 1 for s in pools.settles)
     assert plot.main([str(report), "--out", str(tmp_path / "plots")]) == 0
@@ -142,7 +143,7 @@ def test_rc_pools_settle_where_the_pools_go(tmp_path):
     # of the shortest tau (500 blocks) that pool sits at the level the figure draws dashed.
     report = fakes.make_report([1000.0] * 5)
     report["rc"] = fakes.rc_replay_section(1, {}, 6000, 100, 100)
-    pools = plot.rc_pools(report)
+    pools = figures.rc_pools(report)
     assert pools is not None
     for i, resource in enumerate(report["rc"]["params"]["resources"]):
         assert pools.settles[i] == pytest.approx(fakes.rc_settled_level(resource, 100), abs=0.002)
@@ -158,6 +159,6 @@ def test_rc_pools_settle_where_the_pools_go(tmp_path):
 
 def test_rc_pools_need_two_archives():
     report = fakes.make_report([1000.0] * 5)
-    assert plot.rc_pools(report) is None
+    assert figures.rc_pools(report) is None
     report["rc"] = fakes.rc_replay_section(1, {}, 100, 100, 100)
-    assert plot.rc_pools(report) is None
+    assert figures.rc_pools(report) is None

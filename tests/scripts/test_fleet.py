@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from apiary_tools import fleet, multirun, stats
+from apiary_tools import fleet, stats
+from apiary_tools.commands import multirun
 
 REPO = Path(__file__).resolve().parents[2]
 AB = ["--runs", "2", "--a", "--dedup split", "--b", "--dedup unified"]
@@ -178,7 +179,7 @@ def test_what_answers_at_the_address_is_named_within_the_timeout(listener, messa
     with listener() as port:
         t0 = time.monotonic()
         try:
-            proc = subprocess.run([sys.executable, "-m", "apiary_tools.multirun", "--command", fake_command,
+            proc = subprocess.run([sys.executable, "-m", "apiary_tools.commands.multirun", "--command", fake_command,
                                    "--out", str(tmp_path / "o"), "--cluster", f"tcp://127.0.0.1:{port}",
                                    "--cluster-timeout", str(TIMEOUT_S)], capture_output=True, text=True,
                                   timeout=TIMEOUT_S + 30, env=dict(os.environ, PYTHONPATH=str(repo / "scripts")))

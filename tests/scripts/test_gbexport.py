@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import mannwhitneyu
 
 import fakes
-from apiary_tools import gbexport, multirun
+from apiary_tools.commands import gbexport, multirun
 
 FAMILIES = ["apiary/cycle", "apiary/produced", "apiary/applied", "apiary/processing", "apiary/per_tx"]
 SECONDS_PER_UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}

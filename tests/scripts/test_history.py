@@ -16,9 +16,10 @@ import sqlalchemy as sa
 
 import fakes
 import histories
-from apiary_tools import compare, history_cli, multirun
 from apiary_tools import history_db as db
 from apiary_tools import history_ingest as ingest_mod
+from apiary_tools.commands import compare, multirun
+from apiary_tools.commands import history as history_cli
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,8 @@ import pytest
 
 import histories
 from apiary_tools import history_db as db
-from apiary_tools import perf_gate, perf_gate_ci
+from apiary_tools.commands import perf_gate
+from apiary_tools.commands.perf_gate import ci as perf_gate_ci
 from apiary_tools.history_ingest import perf_gate_entries
 from test_perf_gate import STAND_IN
 

@@ -11,9 +11,9 @@ import subprocess
 import pytest
 
 import histories
-from apiary_tools import history_cli
 from apiary_tools import history_db as db
 from apiary_tools import history_detect as detect_mod
+from apiary_tools.commands import history as history_cli
 from test_report_html import check_page
 
 METRIC = "aggregates.cycle_us.avg"

@@ -21,7 +21,18 @@ from pathlib import Path
 import pytest
 
 import fakes
-from apiary_tools import compare, gbexport, ladder, maxrate, multirun, perf_gate, plot, report_html, soak, sweep
+from apiary_tools.commands import (
+    compare,
+    gbexport,
+    ladder,
+    maxrate,
+    multirun,
+    perf_gate,
+    plot,
+    report_html,
+    soak,
+    sweep,
+)
 
 MAINS = {"compare": compare.main, "gb-export": gbexport.main, "report-html": report_html.main, "plot": plot.main,
          "multirun": multirun.main, "sweep": sweep.main, "find-max-rate": maxrate.main, "ladder": ladder.main,

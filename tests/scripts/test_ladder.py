@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 import fakes
-from apiary_tools import ladder
+from apiary_tools import common, ladders
+from apiary_tools.commands import ladder
 from apiary_tools.runner import PlannedRun, RunResult
 
 
@@ -25,12 +26,12 @@ def test_steps_turn_the_switches_on_in_hives_order():
         before = dict(zip(ladder.step_args(i - 1)[::2], ladder.step_args(i - 1)[1::2], strict=True))
         after = dict(zip(ladder.step_args(i)[::2], ladder.step_args(i)[1::2], strict=True))
         changed = {k for k in after if after[k] != before[k]}
-        assert changed == set(ladder.STEPS[i - 1].args[::2])
+        assert changed == set(ladders.STEPS[i - 1].args[::2])
 
 
 def test_merge_lets_a_later_value_win_and_rejects_loose_words():
     assert ladder.merge(["--sign", "off", "--blocks", "5"], ["--sign", "on"]) == ["--blocks", "5", "--sign", "on"]
-    with pytest.raises(ladder.ToolError):
+    with pytest.raises(common.ToolError):
         ladder.merge(["--sign"])
 
 
@@ -55,17 +56,18 @@ def test_analysis_finds_the_steps_that_helped():
     sig = [r["vs_previous"]["significant"] for r in rows[1:]]
     assert sig == [True, False, True, False, False, True, False]
     # The runs' spread is 0.2%: a step that changes nothing is shown to be below 2%.
-    assert [ladder.verdict(r["vs_previous"]) for r in rows[1:]] == [
+    assert [ladders.verdict(r["vs_previous"]) for r in rows[1:]] == [
         "significant", "below 2%", "significant", "below 2%", "below 2%", "significant", "below 2%"]
     assert rows[6]["vs_start"]["change_pct"] == pytest.approx(-60, abs=1)
     assert rows[0]["writer_share"]["unknown"] == pytest.approx(0.3)
-    md = ladder.to_markdown(rows, {"mode": "quick", "runs": 5, "alpha": 0.05, "machine": "test", "load_before": "0"})
+    md = ladders.to_markdown(rows, {"mode": "quick", "runs": 5, "alpha": 0.05, "machine": "test", "load_before": "0"})
     assert "3 fire-and-forget" in md and "7 volatile RC" in md and "unknown" in md
 
 
 def test_a_wide_interval_is_undecided():
-    assert ladder.verdict({"p_value": 0.4, "significant": False, "ci_low_pct": -5.0, "ci_high_pct": 1.0}) == "undecided"
-    assert ladder.verdict({"p_value": 0.4, "significant": False, "ci_low_pct": -1.5, "ci_high_pct": 1.9}) == "below 2%"
+    wide = {"p_value": 0.4, "significant": False, "ci_low_pct": -5.0, "ci_high_pct": 1.0}
+    assert ladders.verdict(wide) == "undecided"
+    assert ladders.verdict({"p_value": 0.4, "significant": False, "ci_low_pct": -1.5, "ci_high_pct": 1.9}) == "below 2%"
 
 
 def test_a_quick_ladder_with_the_real_binary(tmp_path, apiary_bin):

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import fakes
-from apiary_tools import gbexport, inputs, plot, schemas, soak
+from apiary_tools import figures, inputs, schemas
+from apiary_tools.commands import gbexport, plot, soak
 from apiary_tools.common import ToolError
 from apiary_tools.reports import load_report, measured_blocks, read_report_json
 from apiary_tools.schemas import Blocks
@@ -125,12 +126,12 @@ def test_the_timeline_of_many_blocks_is_downsampled_keeping_the_extremes():
     nums = np.arange(2, BLOCKS + 2, dtype=float)
     cycles = np.full(BLOCKS, 20.0)
     cycles[12_345] = 95.0   # one slow block
-    x, mean, low, high, per_point = plot.downsample(nums, cycles)
-    assert len(x) == plot.MAX_POINTS == 2000 and per_point == 10
+    x, mean, low, high, per_point = figures.downsample(nums, cycles)
+    assert len(x) == figures.MAX_POINTS == 2000 and per_point == 10
     assert high.max() == 95.0 and low.min() == 20.0
     assert mean[1234] == pytest.approx(20.0 + 75.0 / 10)   # blocks 12,340 to 12,349 of the run
     assert x[0] == 2 + 5 and np.all(np.diff(x) == 10)
-    few = plot.downsample(nums[:50], cycles[:50])
+    few = figures.downsample(nums[:50], cycles[:50])
     assert few[4] == 1 and np.array_equal(few[0], nums[:50])
 
 

@@ -125,7 +125,7 @@ def test_bad_stages_are_refused(change, message):
 # ---- multirun's pooled table ----------------------------------------------------------------
 
 def test_multirun_pools_the_runs_histograms(tmp_path, capsys):
-    from apiary_tools import multirun
+    from apiary_tools.commands import multirun
     times = [fakes.load_model(2400, rate, 4000, seed, 20.0) for seed, rate in enumerate((1000, 2000, 3000))]
     for i, t in enumerate(times, 1):
         fakes.write_report(tmp_path / f"run-{i:03d}.json", fakes.make_report([20000.0] * 10, latency=t))
@@ -143,7 +143,7 @@ def test_multirun_pools_the_runs_histograms(tmp_path, capsys):
 
 
 def test_multirun_without_latency_has_no_latency_rows(tmp_path, capsys):
-    from apiary_tools import multirun
+    from apiary_tools.commands import multirun
     fakes.write_set(tmp_path, [20000, 20100], schema_version=1)
     assert multirun.main(["--aggregate", str(tmp_path)]) == 0
     assert "Transaction latency" not in capsys.readouterr().out
@@ -151,7 +151,7 @@ def test_multirun_without_latency_has_no_latency_rows(tmp_path, capsys):
 
 
 def test_multirun_says_which_runs_lack_latency(tmp_path, capsys):
-    from apiary_tools import multirun
+    from apiary_tools.commands import multirun
     fakes.write_set(tmp_path, [20000, 20100])
     fakes.write_report(tmp_path / "run-003.json", fakes.make_report([20000.0] * 10, schema_version=1))
     assert multirun.main(["--aggregate", str(tmp_path)]) == 0

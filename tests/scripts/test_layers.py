@@ -1,5 +1,5 @@
 """scripts/check-layers: the repository passes, and each kind of arrow against the layers
-planted in a copy of its C++ folders is named."""
+planted in a copy of its C++ folders, or of its Python tools, is named."""
 
 import shutil
 import subprocess

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from apiary_tools import maxrate
+from apiary_tools.commands import maxrate
 
 CAPACITY = 3000
 
@@ -118,9 +118,9 @@ def test_ctrl_c_keeps_the_table(tmp_path, repo, fake_command):
     out = tmp_path / "o"
     env = dict(os.environ, FAKE_APIARY_CAPACITY=str(CAPACITY), FAKE_APIARY_HANG_ABOVE="5000",
                PYTHONPATH=str(repo / "scripts"))
-    proc = subprocess.Popen([sys.executable, "-m", "apiary_tools.maxrate", "--command", fake_command, "--low", "500",
-                             "--high", "8000", "--out", str(out), "--no-plot"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "apiary_tools.commands.maxrate", "--command", fake_command,
+                             "--low", "500", "--high", "8000", "--out", str(out), "--no-plot"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while not (out / "rate-8000-run-001.out").exists() and time.monotonic() < deadline:
         time.sleep(0.05)

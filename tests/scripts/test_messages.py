@@ -5,7 +5,7 @@ as a shell would is one line, --quiet never hides an error, and even a bug is on
 import pytest
 
 import fakes
-from apiary_tools import (
+from apiary_tools.commands import (
     bisect,
     compare,
     gbexport,

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import fakes
-from apiary_tools import compare, gbexport, ladder, maxrate, multirun, plot, report_html, soak, sweep
+from apiary_tools.commands import compare, gbexport, ladder, maxrate, multirun, plot, report_html, soak, sweep
 
 BASE = [20000, 20100, 19900, 20050, 19950]
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from apiary_tools import perf_gate
+from apiary_tools import gate as gate_mod
+from apiary_tools.commands import perf_gate
 
 
 def _script(path: Path, body: str) -> Path:
@@ -116,7 +117,7 @@ def test_the_verdict_decides_the_exit_status(tmp_path, current, monkeypatch, bas
         return {"instructions": counts[name], "transactions": 1000, "ir_per_tx": counts[name] / 1000,
                 "state_digest": "same", "blocks": 4, "accepted": 1000}
 
-    monkeypatch.setattr(perf_gate, "count_side", fake_count)
+    monkeypatch.setattr(gate_mod, "count_side", fake_count)
     out = tmp_path / "gate.json"
     code = perf_gate.main(["--apiary", str(current), "--work", str(tmp_path / "w"), "--wall-runs", "0",
                            "--json", str(out)])
@@ -134,8 +135,8 @@ def test_bad_usage_is_one_line_and_exit_2(tmp_path, capsys):
 def test_a_real_count_of_the_current_binary(tmp_path, apiary_bin):
     """count_side on the real binary, twice: the instruction count does not move."""
     args = perf_gate.parser().parse_args(["--transactions", "300", "--accounts", "200", "--block-size", "64KiB"])
-    a = perf_gate.count_side("current", apiary_bin, tmp_path, args)
-    b = perf_gate.count_side("current", apiary_bin, tmp_path, args)
+    a = gate_mod.count_side("current", apiary_bin, tmp_path, args)
+    b = gate_mod.count_side("current", apiary_bin, tmp_path, args)
     assert a["instructions"] == b["instructions"] > 0
     assert a["transactions"] == 300 and a["blocks"] >= 1
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import fakes
-from apiary_tools import compare, multirun, profiles
+from apiary_tools import kinds, profiles
+from apiary_tools.commands import compare, multirun
 from apiary_tools.common import ToolError
 from apiary_tools.reports import load_set
 
@@ -93,7 +94,7 @@ def test_compare_profile_writes_the_table_and_the_flame_graphs(tmp_path, capsys)
     summed = dict(line.rsplit(" ", 1) for line in (out / "b.folded").read_text().splitlines())
     assert sum(map(int, summed.values())) == sum(
         sum(fakes.folded_stacks(slow=SLOW, seed=100 + i).values()) for i in (1, 2, 3))
-    saved = compare.load(tmp_path / "cmp.json")["profile"]
+    saved = kinds.COMPARISON.read(tmp_path / "cmp.json")["profile"]
     assert saved["dir"] == "diff" and saved["functions"][0]["function"] == SLOW
     assert saved["a"]["runs"] == saved["b"]["runs"] == 3 and saved["files"]["diff_svg"] == "profile-diff.svg"
 

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import fakes
-from apiary_tools import rc_tune
+from apiary_tools.commands import rc_tune
+from apiary_tools.commands.rc_tune import search
 from apiary_tools.rc_trials import MAX_FACTOR
 from test_fleet import cluster  # noqa: F401  (the fixture: a scheduler and two workers here)
 from test_report_html import check_page
@@ -82,7 +83,7 @@ def test_tune_price_brings_the_low_rc_share_within_the_bound(fake_binary, tmp_pa
     # one resolution step below, the share is over the bound: the smallest such factor was found
     below = [r for r in rows if r["phase"] == "price" and r["low_rc_share"] > 0.05]
     assert below and max(r["history.price_scale_factor"] for r in below) >= \
-        final["history.price_scale_factor"] - rc_tune.PRICE_RESOLUTION
+        final["history.price_scale_factor"] - search.PRICE_RESOLUTION
 
 
 def test_a_second_run_runs_no_trial_again(fake_binary, tmp_path, capsys):
@@ -174,11 +175,11 @@ def test_bad_files_are_one_line(fake_binary, tmp_path, capsys, monkeypatch):
 def test_the_search_closes_in_when_the_guess_is_wrong():
     """A resource that settles only at factor 20,000 (flat within ±3), searched from a guess of
     1,000, two trials a round: the interval closes in on it within 15 rounds."""
-    bracket, guess, rounds = rc_tune.Bracket(), 1000, 0
+    bracket, guess, rounds = search.Bracket(), 1000, 0
     while bracket.chosen is None and rounds < 15:
         rounds += 1
-        points = rc_tune.first_points(guess, 2) if rounds == 1 else bracket.points(2)
-        rc_tune.update_budget(bracket, [(f, "flat" if abs(f - 20_000) <= 3 else "falling" if f < 20_000 else "rising",
+        points = search.first_points(guess, 2) if rounds == 1 else bracket.points(2)
+        search.update_budget(bracket, [(f, "flat" if abs(f - 20_000) <= 3 else "falling" if f < 20_000 else "rising",
                                          (f - 20_000) / 1e4) for f in points])
     assert bracket.status == "settled" and abs(bracket.chosen - 20_000) <= 3 and rounds < 15
 

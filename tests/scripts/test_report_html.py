@@ -14,7 +14,7 @@ import pytest
 from matplotlib import image
 
 import fakes
-from apiary_tools import compare, ladder, report_html
+from apiary_tools.commands import compare, ladder, report_html
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -23,7 +23,7 @@ from apiary_tools.common import STOP, Interrupted
 DRIVER = textwrap.dedent("""
     import importlib, os, signal, sys
     module_name, step, sig = sys.argv[1:4]
-    module = importlib.import_module("apiary_tools." + module_name)
+    module = importlib.import_module("apiary_tools.commands." + module_name)
     owner, _, name = step.rpartition(".")
     holder = getattr(module, owner) if owner else module
     original = getattr(holder, name)

@@ -6,7 +6,8 @@ import json
 import pytest
 
 import fakes
-from apiary_tools import inputs, report_html, soak
+from apiary_tools import inputs, soaks
+from apiary_tools.commands import report_html, soak
 from apiary_tools.common import ToolError
 
 
@@ -18,7 +19,7 @@ def test_slopes_after_the_windows_are_flat_when_the_state_is():
     assert a["peak_rss_bytes"] == 100 * 2**20 + 4096 * 5_000
     assert a["rc"]["pools"]["execution_time"] == {"start": 0.8, "end": 0.8, "min": 0.8}
     assert a["rc"]["rejected"] == 20 and a["rc"]["low_mana_share_max"] == pytest.approx(0.02)
-    md = soak.to_markdown(a)
+    md = soaks.to_markdown(a)
     assert "RSS slope after the windows" in md and "cashout window" in md
 
 

@@ -44,12 +44,12 @@ from typing import Any
 
 import numpy as np
 
-from . import stats
-from .common import EXIT_FAILED, Parser, ToolError, run_main, whole_number
-from .metrics import flatten
-from .outputs import Outputs, write_json
-from .reports import RunSet, input_files, is_report, load_report, load_set, measured_blocks, read_report_json
-from .schemas import problem
+from .. import stats
+from ..common import EXIT_FAILED, Parser, ToolError, run_main, whole_number
+from ..metrics import flatten
+from ..outputs import Outputs, write_json
+from ..reports import RunSet, input_files, is_report, load_report, load_set, measured_blocks, read_report_json
+from ..schemas import problem
 
 SCHEMA_PATH = Path(__file__).with_name("gbench.schema.json")
 TIME_UNITS = {"us": 1.0, "ms": 1e-3}

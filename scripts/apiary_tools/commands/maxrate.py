@@ -44,7 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from .common import (
+from .. import kinds
+from ..common import (
     EXIT_FAILED,
     EXIT_OK,
     REPO_ROOT,
@@ -56,15 +57,15 @@ from .common import (
     exit_code_for,
     fmt_number,
     markdown_table,
+    positive_seconds,
     run_main,
     utc_iso,
     utc_stamp,
     whole_number,
 )
-from .inputs import read_interval_log
-from .multirun import glue_values, split_passthrough
-from .outputs import Outputs, make_directory, write_figure, write_json, write_text
-from .runner import (
+from ..inputs import read_interval_log
+from ..outputs import Outputs, make_directory, write_figure, write_json, write_text
+from ..runner import (
     MAX_PLAN_RUNS,
     PlannedRun,
     Progress,
@@ -72,9 +73,11 @@ from .runner import (
     apiary_command,
     effective_config,
     execute,
+    glue_values,
+    split_passthrough,
     with_progress_off,
 )
-from .schemas import COUNT, obj, problem
+from ..schemas import COUNT, obj, problem
 
 DEFAULT_BOUND_S = 3.0
 # apiary run's largest --rate (harness/src/config/options.cpp).
@@ -83,7 +86,7 @@ DEFAULT_INTERVAL = "1s"
 MIN_INTERVALS = 6
 GROWTH_MARGIN = 0.10
 OWN_OPTIONS = ("--rate", "--report", "--interval", "--interval-log")
-NAME = "maxrate"
+NAME = kinds.MAXRATE.file.removesuffix(".json")
 # What the queue rule reads of an interval record.
 RECORD = obj(("in_flight", "queue_depth", "latency"), in_flight=COUNT, queue_depth=COUNT,
              latency=obj(("end_to_end",), end_to_end=obj(("p50_us",), p50_us={"type": ["number", "null"],
@@ -257,7 +260,7 @@ def to_markdown(trials: Sequence[Trial], search: Search, bound_s: float) -> str:
 
 
 def plot(trials: Sequence[Trial], search: Search, bound_s: float, path: Path) -> None:
-    import matplotlib
+    import matplotlib  # lazy for start-up time: only the figure needs it
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -286,10 +289,10 @@ def write_tables(out: Path, trials: Sequence[Trial], search: Search, meta: dict[
     """The three tables, each replaced whole: a reader never sees one half-written."""
     write_text(out / f"{NAME}.csv", to_csv(trials))
     write_text(out / f"{NAME}.md", to_markdown(trials, search, meta["bound_s"]))
-    write_json(out / f"{NAME}.json", dict(meta, status=search.status, max_rate=search.best,
-                                          first_failing=search.first_failing,
-                                          trials=[dict(t.row(), run_figures=[asdict(r) for r in t.runs])
-                                                  for t in sorted(trials, key=lambda t: t.rate)]))
+    write_json(out / kinds.MAXRATE.file, dict(meta, status=search.status, max_rate=search.best,
+                                              first_failing=search.first_failing,
+                                              trials=[dict(t.row(), run_figures=[asdict(r) for r in t.runs])
+                                                      for t in sorted(trials, key=lambda t: t.rate)]))
 
 
 # ---- the command -------------------------------------------------------------------------------
@@ -309,16 +312,6 @@ def precision(text: str) -> Precision:
     if not m or float(m.group(1)) <= 0:
         raise argparse.ArgumentTypeError(f"{text!r}: expected tx/s (e.g. 50) or a percentage (e.g. 2%), above 0")
     return Precision(float(m.group(1)), m.group(2) == "%")
-
-
-def positive_seconds(text: str) -> float:
-    try:
-        value = float(text.removesuffix("s"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds, such as 3 or 0.5") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text}: expected seconds above 0")
-    return value
 
 
 def parser() -> Parser:
@@ -458,9 +451,9 @@ def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(glue_values(own, ("--command",)))
     _check(args, passthrough)
     prefix, out = _prepare(args, passthrough)
-    meta = {"kind": "apiary-find-max-rate", "version": 1, "created": utc_iso(), "low": args.low, "high": args.high,
-            "precision": str(args.precision), "bound_s": args.bound, "runs_per_rate": args.runs,
-            "interval": args.interval, "command": prefix + passthrough}
+    meta = kinds.MAXRATE.stamp({"created": utc_iso(), "low": args.low, "high": args.high,
+                                "precision": str(args.precision), "bound_s": args.bound, "runs_per_rate": args.runs,
+                                "interval": args.interval, "command": prefix + passthrough})
     trials = Trials(prefix, passthrough, args, out, meta)
     search = Search(trials, args.low, args.high, args.precision)
     trials.search = search

@@ -1,22 +1,20 @@
 """rc-tune's figures and page: the chosen trial's pools' levels, prices and low-RC shares
 over its blocks, every trial's levels by round, and rc-tune.html with the summary, the table
-of trials and the figures (report_html.Page: one self-contained file)."""
+of trials and the figures (pages.Page: one self-contained file)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from . import plot
-from .common import markdown_table
-from .outputs import write_text
-from .rc_trials import REFERENCE_OPS, Analysis
-from .report_html import Page
-
-if TYPE_CHECKING:
-    from .rc_tune import Search, Tuning
+from ... import figures
+from ...common import markdown_table
+from ...outputs import write_text
+from ...pages import Page
+from ...rc_trials import REFERENCE_OPS, Analysis
+from .search import Search, Tuning
 
 PAGE_NAME = "rc-tune.html"
 
@@ -33,7 +31,7 @@ def _transient(ax, a: Analysis) -> None:
 
 def levels_figure(tuning: Tuning, search: Search, path: Path) -> Path:
     a = _chosen(tuning, search)
-    fig, axes = plot._panels(len(a.names), "Pool level (pool / equilibrium) of the chosen trial")
+    fig, axes = figures.panels(len(a.names), "Pool level (pool / equilibrium) of the chosen trial")
     for i, ax in enumerate(axes):
         _transient(ax, a)
         ax.plot(a.blocks, a.levels[:, i], marker=".", markersize=3, linewidth=0.8)
@@ -42,24 +40,24 @@ def levels_figure(tuning: Tuning, search: Search, path: Path) -> Path:
         ax.set_xlabel("block")
         ax.set_ylabel("level")
         ax.legend(fontsize="small")
-    return plot._save(fig, path)
+    return figures.save(fig, path)
 
 
 def prices_figure(tuning: Tuning, search: Search, path: Path) -> Path:
     a = _chosen(tuning, search)
-    fig, axes = plot._panels(len(a.names), "Price per unit of each resource, the chosen trial")
+    fig, axes = figures.panels(len(a.names), "Price per unit of each resource, the chosen trial")
     for i, ax in enumerate(axes):
         _transient(ax, a)
         ax.plot(a.blocks, a.prices[:, i], linewidth=0.8)
         ax.set_title(a.names[i])
         ax.set_xlabel("block")
         ax.set_ylabel("mana per unit")
-    return plot._save(fig, path)
+    return figures.save(fig, path)
 
 
 def low_rc_figure(tuning: Tuning, search: Search, path: Path) -> Path:
     a = _chosen(tuning, search)
-    fig, axes = plot._panels(1, "Payers unable to afford a reference operation, the chosen trial", width=8)
+    fig, axes = figures.panels(1, "Payers unable to afford a reference operation, the chosen trial", width=8)
     ax = axes[0]
     _transient(ax, a)
     for j, op in enumerate(REFERENCE_OPS):
@@ -68,15 +66,15 @@ def low_rc_figure(tuning: Tuning, search: Search, path: Path) -> Path:
     ax.set_xlabel("block")
     ax.set_ylabel("% of payers")
     ax.legend(fontsize="small")
-    return plot._save(fig, path)
+    return figures.save(fig, path)
 
 
 def rounds_figure(tuning: Tuning, search: Search, path: Path) -> Path:
     """Every trial's pool levels, one panel per resource, and its low-RC share, coloured by round."""
     names = search.probe.names
     rounds = max(f.trial.round for f in tuning.trials) or 1
-    fig, axes = plot._panels(len(names) + 1, f"Every trial, by round (black: chosen; colour: round 0 to {rounds})")
-    colours = plot.plt.get_cmap("viridis")
+    fig, axes = figures.panels(len(names) + 1, f"Every trial, by round (black: chosen; colour: round 0 to {rounds})")
+    colours = figures.plt.get_cmap("viridis")
     for f in tuning.trials:
         a = tuning.analysis(f)
         chosen = search.chosen is not None and f.trial.key == search.chosen.trial.key
@@ -94,7 +92,7 @@ def rounds_figure(tuning: Tuning, search: Search, path: Path) -> Path:
     axes[-1].set_ylabel("% of payers")
     for ax in axes:
         ax.set_xlabel("block")
-    return plot._save(fig, path)
+    return figures.save(fig, path)
 
 
 FIGURES: tuple[tuple[str, Callable[[Any, Any, Path], Path], str], ...] = (

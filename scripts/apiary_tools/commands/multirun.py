@@ -8,7 +8,7 @@ the runs' transactions, not a mean of each run's. Modes:
 - N runs of one configuration: `multirun --runs 5 --config configs/smoke.toml`;
 - an A/B pair, interleaved A B A B … so that drift of the machine (other jobs, heat) falls on
   both sides alike: `multirun --runs 5 --a "--dedup split" --b "--dedup unified" -- --config …`;
-  the comparison (see compare.py) is written beside the two sets;
+  the comparison (see comparison.py) is written beside the two sets;
 - an adaptive A/B (`--adaptive`): --runs pairs, then one interleaved pair at a time until the
   sequential decision on the mean cycle (sequential.py: anytime-valid, so looking after every
   pair keeps its α) is settled, or --max-runs or --max-time is spent; the decision is in the
@@ -19,7 +19,7 @@ Two builds in one command: `--a-apiary BIN` and `--b-apiary BIN` give each side 
 (an A/B, with or without --a/--b), and `--base REF` makes side A the apiary of that commit, built
 in its own worktree (builds.py: build/commits/<sha>/, the release preset, ccache; kept for the next
 time), against the current build (or --b-apiary). Beside the wall-time comparison, each binary's
-instructions per transaction are counted as the CI gate counts them (perf_gate.py: the seeded
+instructions per transaction are counted as the CI gate counts them (gate.py: the seeded
 replay under callgrind, deterministic), and written in comparison.md and .json.
 
 With `--cluster tcp://HOST:8786` every machine of the cluster runs the whole plan (fleet.py),
@@ -49,10 +49,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import compare as compare_mod
-from . import fleet, history, latency, metrics, perf_gate, profiles, sequential, stats
-from .builds import Builds, stderr_line
-from .common import (
+from .. import comparison as compare_mod
+from .. import fleet, gate, history, kinds, metrics, profiles, sequential
+from ..aggregates import SUMMARY_NAME, aggregate, summary_markdown
+from ..builds import Builds, stderr_line
+from ..common import (
     EXIT_FAILED,
     EXIT_OK,
     REPO_ROOT,
@@ -61,31 +62,28 @@ from .common import (
     ToolError,
     check_apiary,
     default_apiary,
-    fmt_metric,
     fmt_number,
     fmt_pct,
     load_avg,
     markdown_table,
     name_type,
+    percent,
+    probability,
     run_main,
     split_args,
-    utc_iso,
     utc_stamp,
     whole_number,
 )
-from .inputs import check_file
-from .outputs import Outputs, make_directory, write_json, write_text
-from .reports import (
-    AGGREGATE_KIND,
+from ..inputs import check_file
+from ..outputs import Outputs, make_directory, write_json, write_text
+from ..reports import (
     AGGREGATE_NAME,
-    AGGREGATE_VERSION,
     RunSet,
     add_include_invalid,
-    add_path,
     input_files,
     load_set,
 )
-from .runner import (
+from ..runner import (
     MAX_PLAN_RUNS,
     PlannedRun,
     PlanOutcome,
@@ -96,158 +94,19 @@ from .runner import (
     effective_config,
     execute,
     execute_rounds,
+    glue_values,
     round_values,
+    set_from_results,
+    split_passthrough,
     with_progress_off,
+    write_set,
 )
 
-SUMMARY_NAME = "summary.md"
 # --adaptive's budget of runs a side without --max-runs (the interval is tuned for it).
 DEFAULT_MAX_RUNS = sequential.DEFAULT_EXPECTED_PAIRS
 
 
 # ---- aggregation -----------------------------------------------------------------------------
-
-def _relative(path: str | None, base: Path | None) -> str | None:
-    if path is None or base is None:
-        return path
-    try:
-        return os.path.relpath(path, base)
-    except ValueError:
-        return path
-
-
-def aggregate(rs: RunSet, extra: dict[str, Any] | None = None, base: Path | None = None) -> dict[str, Any]:
-    """The aggregate file's content: each run's value of each metric and their statistics.
-    Run paths are relative to `base` (the aggregate's directory) so the directory can move."""
-    per_metric = {}
-    for name in rs.metric_names():
-        indices = [i for i, run in enumerate(rs.runs) if name in run.metrics]
-        values = [rs.runs[i].metrics[name] for i in indices]
-        entry = stats.summarize_sample(values).to_dict()
-        entry["values"] = values
-        if len(indices) != rs.n:
-            entry["runs"] = indices
-        per_metric[name] = entry
-    data = {
-        "kind": AGGREGATE_KIND,
-        "version": AGGREGATE_VERSION,
-        "label": rs.label,
-        "created": utc_iso(),
-        "sources": rs.sources,
-        "n_runs": rs.n,
-        "runs": [dict(run.info, path=_relative(run.path, base)) for run in rs.runs],
-        "skipped": rs.skipped,
-        "include_invalid": rs.include_invalid,   # whether runs marked invalid were counted
-        "context": rs.context,
-        "config": rs.config,
-        "config_differences": rs.config_differences(),
-        "metrics": per_metric,
-    }
-    section = rs.latency_section()
-    if section is not None:
-        data["latency"] = section
-    if extra:
-        data.update(extra)
-    return data
-
-
-def _ci(entry: dict[str, Any], name: str) -> str:
-    if entry.get("ci_low") is None:
-        return "–"
-    return f"{fmt_metric(name, entry['ci_low'])} … {fmt_metric(name, entry['ci_high'])}"
-
-
-LATENCY_COLUMNS = (("mean_us", "mean"), ("p50_us", "p50"), ("p90_us", "p90"), ("p99_us", "p99"),
-                   ("p999_us", "p99.9"), ("max_us", "max"))
-
-
-def latency_markdown(agg: dict[str, Any]) -> list[str]:
-    """The pooled latency table: each stage's percentiles over all the runs' transactions (the
-    runs' histograms merged), or nothing when the reports have no latency (schema_version 1)."""
-    section = agg.get("latency")
-    if not section:
-        return []
-    n = len(section["runs"])
-    of = "" if n == agg["n_runs"] else f" ({agg['n_runs'] - n} of the {agg['n_runs']} runs have no latency)"
-    rows = []
-    for name in latency.SHOWN_STAGES:
-        s = section["pooled"].get(name)
-        if s:
-            rows.append([latency.STAGE_LABELS[name], fmt_number(s["count"])]
-                        + [fmt_number(s[key]) for key, _ in LATENCY_COLUMNS])
-    header = ["stage", "transactions"] + [f"{title} (µs)" for _, title in LATENCY_COLUMNS]
-    return [f"Transaction latency, pooled over {n} runs' histograms{of}:", "",
-            markdown_table(header, rows)]
-
-
-def counters_markdown(agg: dict[str, Any]) -> list[str]:
-    """Each thread's counts per transaction and its instructions per cycle over the runs
-    (`apiary run --counters on`), or nothing."""
-    names = metrics.per_transaction_counters(agg["metrics"])
-    if not names:
-        return []
-    rows = []
-    for name in names:
-        e = agg["metrics"][name]
-        thread, _, event = metrics.counter_parts(name) or ("", "", name)
-        rows.append([thread, event, fmt_metric(name, e["mean"]), _ci(e, name), fmt_metric(name, e["min"]),
-                     fmt_metric(name, e["max"]), str(e.get("n", len(e["values"])))])
-    return ["Counters per transaction (`apiary run --counters on`; each thread's own):", "",
-            markdown_table(["thread", "counter", "mean", "95% CI", "min", "max", "runs"], rows, "llrrrrr")]
-
-
-def summary_markdown(agg: dict[str, Any], show_all: bool = True, heading: str = "##") -> str:
-    """Key metrics first (cycle, per transaction, throughput, writer shares, CPU), then the rest."""
-    ctx, cfg = agg.get("context", {}), agg.get("config", {})
-    lines = [f"{heading} {agg['label']}: {agg['n_runs']} runs of `{cfg.get('name', '?')}`", ""]
-    lines.append(f"- {ctx.get('build_type', '?')} build, commit {ctx.get('commit', '?')}, "
-                 f"{ctx.get('cpu_model', '?')}, {ctx.get('cores', '?')} cores, host {ctx.get('hostname', '?')}")
-    loads = [r.get("load_avg_before") for r in agg.get("runs", []) if r.get("load_avg_before")]
-    if loads:
-        lines.append(f"- load average (1 min) before the runs: {min(load[0] for load in loads):.2f} … "
-                     f"{max(load[0] for load in loads):.2f}")
-    for s in agg.get("skipped", []):
-        lines.append(f"- skipped {s['path']}: {s['reason']}")
-    for key, values in agg.get("config_differences", {}).items():
-        lines.append(f"- warning: the runs differ in `{key}`: {values}")
-    lines += ["- 95% CI: Student's t interval of the mean; stddev: sample (n − 1)", ""]
-    header = ["metric", "mean", "95% CI", "median", "stddev", "min", "max"]
-
-    def row(name):
-        e = agg["metrics"][name]
-        return [metrics.label(name), fmt_metric(name, e["mean"]), _ci(e, name), fmt_metric(name, e["median"]),
-                fmt_metric(name, e["stddev"]), fmt_metric(name, e["min"]), fmt_metric(name, e["max"])]
-
-    names = metrics.ordered(agg["metrics"])
-    key = [n for n in names if n in metrics.KEY_METRICS]
-    lines.append(markdown_table(header, [row(n) for n in key]))
-    lines += latency_markdown(agg)
-    lines += counters_markdown(agg)
-    if show_all:
-        counters = set(metrics.per_transaction_counters(names))
-        rest = [n for n in names if n not in metrics.KEY_METRICS and n not in counters]
-        lines += ["<details><summary>All other metrics</summary>", "",
-                  markdown_table(header, [row(n) for n in rest]), "</details>", ""]
-    return "\n".join(lines)
-
-
-def write_set(rs: RunSet, out_dir: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    agg = aggregate(rs, extra, out_dir)
-    write_json(out_dir / AGGREGATE_NAME, agg)
-    write_text(out_dir / SUMMARY_NAME, summary_markdown(agg))
-    return agg
-
-
-def set_from_results(label: str, results: Sequence[RunResult], include_invalid: bool = False) -> RunSet | None:
-    """The set of the completed runs (the valid ones, unless include_invalid), with what the
-    runner knows about each (load, duration)."""
-    done = {str(r.planned.report_path): r for r in results if r.completed}
-    rs = RunSet(label=label, include_invalid=include_invalid)
-    for path in done:
-        add_path(rs, Path(path))
-    for run in rs.runs:
-        run.info.update(done[str(run.path)].info())
-    return rs if rs.n else None
 
 
 # ---- running ---------------------------------------------------------------------------------
@@ -331,9 +190,9 @@ gate, run `scripts/compare` on the two directories.""")
     add_include_invalid(p)
     p.add_argument("--aggregate", nargs="+", metavar="PATH",
                    help="run nothing: aggregate these reports / directories / aggregate files")
-    p.add_argument("--alpha", type=compare_mod.probability, default=compare_mod.DEFAULT_ALPHA,
+    p.add_argument("--alpha", type=probability, default=compare_mod.DEFAULT_ALPHA,
                    help="significance level of the A/B comparison (default: %(default)s)")
-    p.add_argument("--min-effect", type=compare_mod.percent, default=compare_mod.DEFAULT_MIN_EFFECT_PCT,
+    p.add_argument("--min-effect", type=percent, default=compare_mod.DEFAULT_MIN_EFFECT_PCT,
                    metavar="PCT",
                    help="smallest change in percent the A/B comparison calls significant (default: %(default)s)")
     p.add_argument("--adaptive", action="store_true",
@@ -351,29 +210,6 @@ gate, run `scripts/compare` on the two directories.""")
     fleet.add_options(p)
     history.add_history_option(p)
     return p
-
-
-def split_passthrough(argv: Sequence[str]) -> tuple[list[str], list[str]]:
-    argv = list(argv)
-    if "--" in argv:
-        i = argv.index("--")
-        return argv[:i], argv[i + 1:]
-    return argv, []
-
-
-def glue_values(argv: Sequence[str], options: Sequence[str]) -> list[str]:
-    """`--a --keep-alive=off` as `--a=--keep-alive=off`: argparse would take a value that
-    starts with dashes for an option of its own, and these values are apiary's options."""
-    out, i = [], 0
-    argv = list(argv)
-    while i < len(argv):
-        if argv[i] in options and i + 1 < len(argv):
-            out.append(f"{argv[i]}={argv[i + 1]}")
-            i += 2
-        else:
-            out.append(argv[i])
-            i += 1
-    return out
 
 
 def _default_out() -> Path:
@@ -435,7 +271,7 @@ def _main(argv: Sequence[str]) -> int:
         common = ["--config", args.config] + common
     plan = Outputs().read("--config", [args.config] if args.config else [])
     out = plan.directory("--out", Path(args.out) if args.out else _default_out(), args.force,
-                         (AGGREGATE_NAME, SUMMARY_NAME, "comparison.md", "comparison.json",
+                         (AGGREGATE_NAME, SUMMARY_NAME, "comparison.md", kinds.COMPARISON.file,
                           *(profiles.FILES.values() if programs else ())))
     prefix = apiary_command(binaries["b"] if binaries else None if args.command else
                             check_apiary(args.apiary or default_apiary()), args.command)
@@ -500,7 +336,7 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
         if args.prefixes and outcome.stopped_by is None:
             text += instructions_section(args, sides, out, progress, data)
         write_text(out / "comparison.md", text)
-        write_json(out / "comparison.json", data)
+        write_json(out / kinds.COMPARISON.file, data)
         print(text, end="")
     elif not ab and sets:
         print(summary_markdown(aggregate(next(iter(sets.values()))), show_all=False), end="")
@@ -548,13 +384,13 @@ def side_binaries(args) -> dict[str, Path] | None:
 
 def instructions_section(args, sides: list[tuple[str, list[str]]], out: Path, progress: Progress,
                          data: dict[str, Any]) -> str:
-    """Each binary's replay under callgrind (the CI gate's count, perf_gate.py): the comparison's
+    """Each binary's replay under callgrind (the CI gate's count, gate.py): the comparison's
     section in Markdown, and data["instructions"]. Without valgrind: said, and nothing."""
     if shutil.which("valgrind") is None:
         progress.say("valgrind is not installed: no instructions per transaction (scripts/install-deps.sh installs it)")
         return ""
     work = make_directory(out / "instructions")
-    counted = {label: perf_gate.count_side(label, Path(args.prefixes[label][0]), work, perf_gate.gate_settings(),
+    counted = {label: gate.count_side(label, Path(args.prefixes[label][0]), work, gate.WORKLOAD,
                                            progress.say) for label, _ in sides}
     (a, sa), (b, sb) = counted.items()
     change = (sb["ir_per_tx"] / sa["ir_per_tx"] - 1) * 100

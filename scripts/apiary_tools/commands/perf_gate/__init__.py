@@ -21,7 +21,7 @@ Steps, each printed as it goes:
    (smoke-sized `apiary run`s, A B A B ...): shared CI machines are too noisy to gate on it.
 5. With $APIARY_HISTORY (or --history), this commit's count goes into the results history and
    the gate also fails on a change point at the head of its series; --junit and --markdown
-   write the reports a CI system shows (perf_gate_ci.py, docs/ci.md).
+   write the reports a CI system shows (ci.py, docs/ci.md).
 
 Exit status: 0 passed (or nothing to compare, when allowed), 1 the gate failed or could not
 measure (the reason on stderr and in --json), 2 bad usage or a broken current build.
@@ -29,18 +29,16 @@ measure (the reason on stderr and in --json), 2 bad usage or a broken current bu
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from . import gate, perf_gate_ci
-from .common import (
+from ... import gate
+from ...common import (
     EXIT_FAILED,
     EXIT_OK,
     REPO_ROOT,
@@ -51,30 +49,15 @@ from .common import (
     short_symbol,
     whole_number,
 )
-from .inputs import checked, read_json
-from .metrics import flatten
-from .outputs import Outputs, check_directory, make_directory, write_json
-from .reports import load_report
-from .runner import MAX_PLAN_RUNS
-from .schemas import COUNT, STRING, obj, problem
-
-MEASURED_FUNCTION = "apiary_replay_measured"
-# What the gate reads of `apiary replay --report` (docs/replay.md).
-REPLAY = obj(("result",), result=obj(("transactions", "accepted", "blocks", "state_digest"),
-                                     transactions={"type": "integer", "minimum": 1}, accepted=COUNT, blocks=COUNT,
-                                     state_digest=STRING))
-
-
-def log(message: str) -> None:
-    print(f"perf-gate: {message}", flush=True)
-
-
-def run(cmd: Sequence[str | os.PathLike], **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kwargs)
+from ...metrics import flatten
+from ...outputs import Outputs, check_directory, make_directory, write_json
+from ...reports import load_report
+from ...runner import MAX_PLAN_RUNS
+from . import ci
 
 
 def resolve_commit(rev: str) -> str | None:
-    p = run(["git", "-C", REPO_ROOT, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"])
+    p = gate.run(["git", "-C", REPO_ROOT, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"])
     return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else None
 
 
@@ -82,79 +65,30 @@ def build_base(commit: str, work: Path, jobs: int) -> Path | None:
     """Checks out `commit` in a worktree and builds its apiary; None (with the reason logged)
     when it cannot be built. A worktree already at that commit is reused, with its build."""
     tree = work / "base"
-    head = run(["git", "-C", tree, "rev-parse", "HEAD"]) if tree.exists() else None
+    head = gate.run(["git", "-C", tree, "rev-parse", "HEAD"]) if tree.exists() else None
     if head is None or head.returncode != 0 or head.stdout.strip() != commit:
         if tree.exists():
-            run(["git", "-C", REPO_ROOT, "worktree", "remove", "--force", tree])
+            gate.run(["git", "-C", REPO_ROOT, "worktree", "remove", "--force", tree])
             shutil.rmtree(tree, ignore_errors=True)
-        run(["git", "-C", REPO_ROOT, "worktree", "prune"])
-        p = run(["git", "-C", REPO_ROOT, "worktree", "add", "--detach", tree, commit])
+        gate.run(["git", "-C", REPO_ROOT, "worktree", "prune"])
+        p = gate.run(["git", "-C", REPO_ROOT, "worktree", "add", "--detach", tree, commit])
         if p.returncode != 0:
-            log(f"cannot check out {commit[:10]}: {p.stderr.strip()}")
+            gate.log(f"cannot check out {commit[:10]}: {p.stderr.strip()}")
             return None
     build = tree / "build-gate"
     t0 = time.monotonic()
     configure: list[str | os.PathLike] = ["cmake", "-S", tree, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
                  "-DAPIARY_BUILD_TESTS=OFF", "-DAPIARY_BUILD_BENCH=OFF", "-DAPIARY_WERROR=OFF"]
-    p = run(configure)
+    p = gate.run(configure)
     if p.returncode == 0:
-        p = run(["cmake", "--build", build, "--target", "apiary", "-j", str(jobs)])
+        p = gate.run(["cmake", "--build", build, "--target", "apiary", "-j", str(jobs)])
     if p.returncode != 0:
         tail = "\n".join((p.stdout + p.stderr).strip().splitlines()[-5:])
-        log(f"the base commit {commit[:10]} does not build:\n{tail}")
+        gate.log(f"the base commit {commit[:10]} does not build:\n{tail}")
         return None
     binary = build / "harness" / "apiary"
-    log(f"built the base {commit[:10]} in {time.monotonic() - t0:.0f} s")
+    gate.log(f"built the base {commit[:10]} in {time.monotonic() - t0:.0f} s")
     return binary if binary.is_file() else None
-
-
-def make_workload(name: str, binary: Path, workload: Path, transactions: int, seed: int, accounts: int,
-                  extra: Sequence[str] = ()) -> Path:
-    """`apiary workload` with `binary`: the seeded transactions every replay of a comparison pushes."""
-    gen = run([binary, "workload", "--out", workload, "--transactions", str(transactions), "--seed", str(seed),
-               "--accounts", str(accounts), *extra])
-    if gen.returncode != 0:
-        raise ToolError(f"{name}: apiary workload failed: {gen.stderr.strip()}", EXIT_FAILED)
-    return workload
-
-
-def count_replay(name: str, binary: Path, workload: Path, work: Path, replay_args: Sequence[str],
-                 say: Callable[[str], None] = log) -> dict:
-    """Replays `workload` under callgrind and returns the instruction count of the measured
-    function with the replay's own figures; `say` gets the line that reports it."""
-    out = work / f"{name}.callgrind"
-    report = work / f"{name}-replay.json"
-    cmd: list[str | os.PathLike] = [
-        "valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={MEASURED_FUNCTION}",
-        f"--callgrind-out-file={out}", binary, "replay", "--workload", workload, *replay_args, "--report", report]
-    t0 = time.monotonic()
-    p = run(cmd)
-    if p.returncode != 0:
-        raise ToolError(f"{name}: the replay under callgrind failed ({p.returncode}): "
-                        f"{(p.stderr.strip().splitlines() or [''])[-1]}", EXIT_FAILED)
-    ir = gate.callgrind_total_ir(out)
-    result = checked(read_json(report), str(report), lambda d: problem(REPLAY, d), EXIT_FAILED)["result"]
-    if ir == 0:
-        raise ToolError(f"{name}: callgrind counted nothing in {MEASURED_FUNCTION}", EXIT_FAILED)
-    side = {"binary": str(binary), "callgrind": str(out), "instructions": ir,
-            "transactions": result["transactions"], "accepted": result["accepted"], "blocks": result["blocks"],
-            "ir_per_tx": gate.ir_per_tx(ir, result["transactions"]),
-            "state_digest": result["state_digest"], "seconds": round(time.monotonic() - t0, 1)}
-    say(f"{name}: {ir:,} instructions for {result['transactions']:,} transactions "
-        f"({side['ir_per_tx']:,.1f} per transaction, {result['blocks']} blocks; {side['seconds']} s under callgrind)")
-    return side
-
-
-def count_side(name: str, binary: Path, work: Path, args, say: Callable[[str], None] = log) -> dict:
-    """Generates the workload with `binary` and counts its replay (both sides the same way)."""
-    workload = make_workload(name, binary, work / f"{name}.workload", args.transactions, args.seed, args.accounts)
-    return count_replay(name, binary, workload, work, ["--block-size", args.block_size], say)
-
-
-def gate_settings() -> argparse.Namespace:
-    """The gate's workload and replay settings, its defaults (--transactions, --seed, ...): what
-    other tools count with, so that their figures are the gate's."""
-    return parser().parse_args([])
 
 
 def wall_comparison(base: Path, current: Path, work: Path, runs: int) -> dict | None:
@@ -164,18 +98,18 @@ def wall_comparison(base: Path, current: Path, work: Path, runs: int) -> dict | 
     for i in range(runs):
         for name, binary in (("base", base), ("current", current)):
             report = work / f"wall-{name}-{i}.json"
-            p = run([binary, "run", "--config", config, "--progress", "off", "--report", report])
+            p = gate.run([binary, "run", "--config", config, "--progress", "off", "--report", report])
             if p.returncode != 0:
-                log(f"wall time: the {name} run failed ({p.returncode}); skipping the comparison")
+                gate.log(f"wall time: the {name} run failed ({p.returncode}); skipping the comparison")
                 return None
             avg = flatten(load_report(report)).get("aggregates.cycle_us.avg")
             if avg is None:
-                log(f"wall time: the {name} run's report has no cycle time; skipping the comparison")
+                gate.log(f"wall time: the {name} run's report has no cycle time; skipping the comparison")
                 return None
             cycle[name].append(avg)
     med = {k: statistics.median(v) for k, v in cycle.items()}
     change = (med["current"] / med["base"] - 1) * 100
-    log(f"wall time (information only, {runs} interleaved smoke runs each): full cycle median "
+    gate.log(f"wall time (information only, {runs} interleaved smoke runs each): full cycle median "
         f"{med['base']:,.0f} us -> {med['current']:,.0f} us ({change:+.1f}%)")
     return {"runs": runs, "cycle_us": cycle, "median_us": med, "change_pct": change}
 
@@ -198,19 +132,22 @@ def parser() -> Parser:
     p.add_argument("--threshold", type=finite_number(0, 1000, "a percentage"),
                    default=gate.DEFAULT_THRESHOLD * 100,
                    help="the allowed growth in instructions per transaction, in percent (default: 3)")
-    p.add_argument("--transactions", type=whole_number(1, 1_000_000_000), default=20_000,
-                   help="workload size (default: 20000)")
-    p.add_argument("--accounts", type=whole_number(1, 10_000_000), default=10_000,
-                   help="genesis accounts (default: 10000)")
-    p.add_argument("--seed", type=whole_number(0, 2**64 - 1), default=1, help="workload seed (default: 1)")
-    p.add_argument("--block-size", default="256KiB",
-                   help="block size target of the replay, so blocks are produced and applied often (default: 256KiB)")
+    workload = gate.WORKLOAD
+    p.add_argument("--transactions", type=whole_number(1, 1_000_000_000), default=workload.transactions,
+                   help=f"workload size (default: {workload.transactions})")
+    p.add_argument("--accounts", type=whole_number(1, 10_000_000), default=workload.accounts,
+                   help=f"genesis accounts (default: {workload.accounts})")
+    p.add_argument("--seed", type=whole_number(0, 2**64 - 1), default=workload.seed,
+                   help=f"workload seed (default: {workload.seed})")
+    p.add_argument("--block-size", default=workload.block_size,
+                   help="block size target of the replay, so blocks are produced and applied often "
+                        f"(default: {workload.block_size})")
     p.add_argument("--wall-runs", type=whole_number(0, MAX_PLAN_RUNS), default=3,
                    help="interleaved smoke runs per side for the wall-time information; 0: none (default: 3)")
     p.add_argument("--work", type=Path, default=REPO_ROOT / "build" / "perf-gate",
                    help="where the base worktree, its build and the profiles go (default: build/perf-gate)")
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON here")
-    perf_gate_ci.add_options(p)
+    ci.add_options(p)
     return p
 
 
@@ -225,7 +162,7 @@ def _main(argv: Sequence[str]) -> int:
     if shutil.which("valgrind") is None:
         raise ToolError("valgrind is not installed (scripts/install-deps.sh installs it)")
     result: dict = {"threshold_pct": args.threshold, "base": args.base}
-    perf_gate_ci.describe(result, args, resolve_commit("HEAD"))
+    ci.describe(result, args, resolve_commit("HEAD"))
     try:
         code = _gate(args, result)
     except ToolError as e:   # the gate failed, or could not measure: the reason is in the result too
@@ -242,22 +179,22 @@ def _main(argv: Sequence[str]) -> int:
 def _finish(args, result: dict) -> None:
     """A measured result into the history and its newest segment checked (with $APIARY_HISTORY or
     --history); then the result as JSON, JUnit XML and Markdown, as asked."""
-    target = perf_gate_ci.history_target(args)
+    target = ci.history_target(args)
     if target and "sides" in result:
         source = str(Path(args.json).resolve()) if args.json else f"perf-gate:{result['commit']}"
-        result["history"] = perf_gate_ci.check_history(target, result, source, args.threshold, args.recent)
-        log(result["history"]["message"])
+        result["history"] = ci.check_history(target, result, source, args.threshold, args.recent)
+        gate.log(result["history"]["message"])
     if args.json:
         write_json(args.json, result)
-    perf_gate_ci.write_reports(result, args.junit, args.markdown)
+    ci.write_reports(result, args.junit, args.markdown)
 
 
 def base_cannot_exist() -> str | None:
     """Why no base can be found in this clone (HEAD is a first commit, or the clone is shallow),
     or None when the history is all here."""
-    if run(["git", "-C", REPO_ROOT, "rev-parse", "--is-shallow-repository"]).stdout.strip() == "true":
+    if gate.run(["git", "-C", REPO_ROOT, "rev-parse", "--is-shallow-repository"]).stdout.strip() == "true":
         return "this clone is shallow"
-    parents = run(["git", "-C", REPO_ROOT, "rev-list", "--parents", "-n", "1", "HEAD"])
+    parents = gate.run(["git", "-C", REPO_ROOT, "rev-list", "--parents", "-n", "1", "HEAD"])
     if parents.returncode == 0 and len(parents.stdout.split()) == 1:
         return "HEAD is the first commit"
     return None
@@ -271,7 +208,7 @@ def _base(args, result: dict) -> Path | None:
         if why and args.allow_missing_base:
             result["status"] = "skipped"
             result["reason"] = f"{args.base} does not exist: {why}"
-            log(f"nothing to compare: {result['reason']}; passing, as --allow-missing-base asks")
+            gate.log(f"nothing to compare: {result['reason']}; passing, as --allow-missing-base asks")
             return None
         raise ToolError(f"--base {args.base}: not a commit in this clone" +
                         (f" ({why}; --allow-missing-base passes then)" if why else
@@ -279,12 +216,12 @@ def _base(args, result: dict) -> Path | None:
                          "or a shallow clone)"), EXIT_FAILED)
     result["base_commit"] = commit
     make_directory(args.work)
-    log(f"base {args.base} = {commit[:10]}; building it in {args.work / 'base'}")
+    gate.log(f"base {args.base} = {commit[:10]}; building it in {args.work / 'base'}")
     base = build_base(commit, args.work, os.cpu_count() or 2)
     if base is None:
         raise ToolError(f"the base commit {commit[:10]} could not be built (its last lines are above); nothing "
                         "was measured", EXIT_FAILED)
-    if run([base, "replay", "--help"]).returncode != 0:
+    if gate.run([base, "replay", "--help"]).returncode != 0:
         raise ToolError(f"the base commit {commit[:10]} has no `apiary replay` (it predates the gate); nothing "
                         "was measured: give a later --base", EXIT_FAILED)
     return base
@@ -295,11 +232,11 @@ def _gate(args, result: dict) -> int:
     base = _base(args, result)
     if base is None:
         return EXIT_OK
-    sides = {name: count_side(name, binary, args.work, args)
+    sides = {name: gate.count_side(name, binary, args.work, args)
              for name, binary in (("base", base), ("current", args.apiary))}
     result["sides"] = sides
     if sides["base"]["state_digest"] != sides["current"]["state_digest"]:
-        log("note: the two replays end in different states (the workload or the chain's rules changed)")
+        gate.log("note: the two replays end in different states (the workload or the chain's rules changed)")
     verdict = gate.decide(sides["base"]["ir_per_tx"], sides["current"]["ir_per_tx"], args.threshold / 100)
     result["verdict"] = verdict.to_dict()
     result["status"] = "passed" if verdict.passed else "failed"
@@ -308,7 +245,7 @@ def _gate(args, result: dict) -> int:
         result["wall_time"] = wall_comparison(base, args.apiary, args.work, args.wall_runs)
     if not verdict.passed:
         for line in gate.changes_text(changes or {}):
-            log(line)
+            gate.log(line)
         message = verdict.message
         if changes and changes["self"] and changes["inclusive"]:
             own, inclusive = changes["self"][0], changes["inclusive"][0]
@@ -316,7 +253,7 @@ def _gate(args, result: dict) -> int:
                         f"{short_symbol(inclusive.function, 80)} ({inclusive.change:+,.1f} with its callees)")
         result["reason"] = message
         raise ToolError(message, EXIT_FAILED)
-    log(verdict.message)
+    gate.log(verdict.message)
     return EXIT_OK
 
 
@@ -330,7 +267,7 @@ def where_it_moved(sides: dict, result: dict) -> dict[str, list[gate.FunctionCha
         costs = {name: gate.function_costs(side["callgrind"]) for name, side in sides.items()}
     except (OSError, gate.ParseError) as e:
         result["functions_error"] = str(e)
-        log(f"note: where the instructions moved is not known: {e}")
+        gate.log(f"note: where the instructions moved is not known: {e}")
         return None
     changes = gate.function_changes(costs["base"], costs["current"], sides["base"]["transactions"],
                                     sides["current"]["transactions"])

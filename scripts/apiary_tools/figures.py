@@ -1,28 +1,20 @@
-"""plot: figures of cycle times, from reports or from a sweep.
+"""The tools' figures of runs, drawn with matplotlib (the Agg backend: files only, no display
+needed): the per-block cycle over each run (a run of more than MAX_POINTS blocks, a long
+soak's, is drawn as MAX_POINTS runs of consecutive blocks, each its mean and its min-to-max
+band: `downsample`), the distribution of the cycle per run, the percentile distribution of
+each latency stage on HdrHistogram's axes (the percentile as 1/(1 - p) on a log scale, so the
+tail gets the room), each RC pool's level over the blocks with the level it settles at under
+the run's average use, 1 - u (1 - 1/tau) / b (docs/rc.md), and a sweep's cycle and µs per
+transaction against the swept value with the 95% confidence intervals of the means. Runs
+differ by orders of magnitude across a block-size sweep, so every run gets its own panel
+rather than sharing axes. The plot, sweep, report-html and rc-tune commands draw with these.
 
-- cycle-over-run.png: each measured block's full cycle against its block number, one panel
-  per run, with the run's mean: shows warm-up effects, drift and outliers that an average hides
-  (a run of more than MAX_POINTS blocks, a long soak's, is drawn as MAX_POINTS runs of
-  consecutive blocks, each its mean and its min-to-max band: `downsample`);
-- cycle-histogram.png: the distribution of the cycle per run, with mean and median;
-- latency.png (inputs with latency records, report schema 2): the percentile distribution of
-  each latency stage, one line per input (a multirun directory's runs merged into one
-  histogram), on HdrHistogram's axes: the percentile as 1/(1 - p) on a log scale, so the tail
-  gets the room;
-- rc-pools.png (reports with RC archives, `--rc-stats-blocks`): each resource pool's level
-  (pool / equilibrium) over the blocks, one line per input, with the level it settles at under
-  the run's average use, 1 - u (1 - 1/tau) / b (docs/rc.md): shows which pools have settled
-  and which are still on their way;
-- sweep-<param>.png (from a sweep's sweep.json): the average cycle and the µs per transaction
-  against the swept parameter, with the 95% confidence intervals of the means as error bars.
-
-Runs differ by orders of magnitude across a block-size sweep, so every run gets its own panel
-rather than sharing axes. matplotlib draws with the Agg backend: files only, no display needed.
+Floor: results (rc_trials gives the pools' use per block). Thread safety: none; matplotlib's
+pyplot is not thread-safe, so one thread draws.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,50 +29,16 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from . import latency as latency_mod  # noqa: E402
-from .common import REPO_ROOT, Parser, ToolError, check_name, parse_csv, run_main, utc_stamp  # noqa: E402
-from .inputs import checked, read_json  # noqa: E402
-from .outputs import Outputs, make_directory, write_figure  # noqa: E402
+from .common import ToolError  # noqa: E402
+from .outputs import write_figure  # noqa: E402
 from .rc_trials import use_per_block  # noqa: E402
-from .reports import Run, RunSet, input_files, load_report, load_set, measured_blocks  # noqa: E402
-from .schemas import (  # noqa: E402
-    COUNT,
-    NUMBER_OR_NULL,
-    NUMBERS,
-    RELATIVE_PATH,
-    STRING,
-    STRINGS,
-    SUMMARY,
-    array,
-    obj,
-    problem,
-    report_part,
-    rooted,
-)
+from .reports import Run, RunSet, measured_blocks  # noqa: E402
 
 MAX_PANELS = 12
 # The most points a panel of the cycle over a run draws (its width is about 570 pixels at DPI):
 # beyond, each point stands for consecutive blocks, drawn as their mean and their min-to-max band.
 MAX_POINTS = 2000
 DPI = 110
-SWEEP_KIND, SWEEP_VERSION = "apiary-sweep", 1
-# sweep.json, as scripts/sweep writes it: each point's directory and representative report
-# are paths inside the sweep's directory.
-SWEEP = rooted(obj(
-    ("kind", "version", "param", "values", "points"), kind={"const": SWEEP_KIND}, version={"const": SWEEP_VERSION},
-    created=STRING, param={"type": "string", "pattern": "^[a-z][a-z0-9-]*$"}, values=array(STRING, minItems=1),
-    runs_per_value=COUNT, run_args=STRINGS, load_avg_before=NUMBERS, load_avg_after=NUMBERS,
-    context=report_part("context"),
-    points=array(obj(("value", "dir", "n", "metrics"), value=STRING, x=NUMBER_OR_NULL, dir=RELATIVE_PATH, n=COUNT,
-                     metrics={"type": "object", "additionalProperties": SUMMARY},
-                     representative=RELATIVE_PATH))))
-
-
-def load_sweep(path: Path) -> dict[str, Any]:
-    """A sweep.json, checked."""
-    data = read_json(path)
-    if not isinstance(data, dict) or data.get("kind") != SWEEP_KIND:
-        raise ToolError(f"{path}: not a sweep.json written by scripts/sweep")
-    return checked(data, str(path), lambda d: problem(SWEEP, d))
 
 
 def _grid(n: int) -> tuple[int, int]:
@@ -88,7 +46,8 @@ def _grid(n: int) -> tuple[int, int]:
     return math.ceil(n / cols), cols
 
 
-def _panels(n: int, title: str, width: float = 5.2, height: float = 3.0):
+def panels(n: int, title: str, width: float = 5.2, height: float = 3.0):
+    """A figure of n panels in a grid, the unused ones hidden: (figure, the n axes)."""
     rows, cols = _grid(n)
     fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
     fig.suptitle(title)
@@ -128,7 +87,8 @@ def _draw_cycles(ax, nums: np.ndarray, cycles: np.ndarray) -> None:
     ax.plot(x, mean, linewidth=0.8, color="tab:blue", label=f"mean of {per_point:,} blocks")
 
 
-def _save(fig, path: Path) -> Path:
+def save(fig, path: Path) -> Path:
+    """The figure laid out and written to `path` (outputs.write_figure), then closed."""
     fig.tight_layout()
     try:
         return write_figure(fig, path, DPI)
@@ -138,7 +98,7 @@ def _save(fig, path: Path) -> Path:
 
 def cycle_over_run(series: Sequence[tuple[str, dict[str, Any]]], path: Path) -> Path:
     """Per-block cycle time over each run."""
-    fig, axes = _panels(len(series), "Full block cycle per measured block")
+    fig, axes = panels(len(series), "Full block cycle per measured block")
     for ax, (label, report) in zip(axes, series, strict=True):
         nums, cycles = _cycles_ms(report)
         _draw_cycles(ax, nums, cycles)
@@ -152,12 +112,12 @@ def cycle_over_run(series: Sequence[tuple[str, dict[str, Any]]], path: Path) -> 
         ax.set_ylabel("cycle (ms)")
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def cycle_histogram(series: Sequence[tuple[str, dict[str, Any]]], path: Path) -> Path:
     """The distribution of the cycle time of each run."""
-    fig, axes = _panels(len(series), "Distribution of the full block cycle")
+    fig, axes = panels(len(series), "Distribution of the full block cycle")
     for ax, (label, report) in zip(axes, series, strict=True):
         _, cycles = _cycles_ms(report)
         if cycles.size:
@@ -172,7 +132,7 @@ def cycle_histogram(series: Sequence[tuple[str, dict[str, Any]]], path: Path) ->
         ax.set_ylabel("blocks")
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def _error_bars(points: Sequence[dict[str, Any]], metric: str, scale: float):
@@ -228,7 +188,7 @@ def latency_figure(sets: Sequence[tuple[str, dict[str, latency_mod.Stage]]], pat
         ax.set_ylabel("latency (ms)")
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=8)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def latency_sets(sets: Sequence[tuple[str, RunSet]]) -> list[tuple[str, dict[str, latency_mod.Stage]]]:
@@ -274,7 +234,7 @@ def sweep_figure(sweep: dict[str, Any], path: Path) -> Path:
         ax.set_ylabel(ylabel)
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 @dataclass
@@ -302,7 +262,7 @@ def rc_pools(report: dict[str, Any]) -> RcPools | None:
 def rc_pools_figure(series: Sequence[tuple[str, RcPools]], path: Path) -> Path:
     """Each pool's level over the blocks, one line per input, its settling level dashed."""
     names = series[0][1].names
-    fig, axes = _panels(len(names), "RC pool level (pool / equilibrium) over the blocks")
+    fig, axes = panels(len(names), "RC pool level (pool / equilibrium) over the blocks")
     for i, (ax, name) in enumerate(zip(axes, names, strict=True)):
         for n, (label, pools) in enumerate(series):
             if i >= len(pools.names):
@@ -316,10 +276,8 @@ def rc_pools_figure(series: Sequence[tuple[str, RcPools]], path: Path) -> Path:
         ax.set_ylabel("level")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    return _save(fig, path)
+    return save(fig, path)
 
-
-# ---- choosing what to draw -----------------------------------------------------------------
 
 def representative(rs: RunSet) -> Run:
     """The run whose average cycle is the median of the set's, so one picture stands for the set."""
@@ -329,104 +287,3 @@ def representative(rs: RunSet) -> Run:
                         "(an aggregate.json alone has no blocks)")
     runs.sort(key=lambda r: r.metrics.get("aggregates.cycle_us.avg", 0.0))
     return runs[(len(runs) - 1) // 2]
-
-
-def sets_from_inputs(inputs: Sequence[str], labels: Sequence[str] | None) -> list[tuple[str, RunSet]]:
-    """Each input's set (read once: a soak's report is 250 MB) and its label."""
-    if labels and len(labels) != len(inputs):
-        raise ToolError(f"--labels: {len(labels)} names for {len(inputs)} inputs")
-    if len(inputs) > MAX_PANELS:
-        raise ToolError(f"{len(inputs)} inputs: at most {MAX_PANELS} fit in one figure")
-    out = []
-    for i, path in enumerate(inputs):
-        p = Path(path)
-        rs = load_set([p], p.name if p.is_dir() else p.stem)
-        out.append((labels[i] if labels else rs.label, rs))
-    return out
-
-
-def sweep_series(sweep: dict[str, Any], base: Path) -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    for p in sweep["points"]:
-        if p.get("representative"):
-            report_path = base / p["representative"]
-            if report_path.is_file():
-                out.append((f"--{sweep['param']} {p['value']}", load_report(report_path)))
-    return out[:MAX_PANELS]
-
-
-def plot_sweep_dir(sweep_path: Path, out: Path) -> list[Path]:
-    sweep = load_sweep(sweep_path)
-    written = [sweep_figure(sweep, out / f"sweep-{sweep['param']}.png")]
-    series = sweep_series(sweep, sweep_path.parent)
-    if series:
-        written.append(cycle_over_run(series, out / f"sweep-{sweep['param']}-cycle-over-run.png"))
-        written.append(cycle_histogram(series, out / f"sweep-{sweep['param']}-cycle-histogram.png"))
-    return written
-
-
-def parser() -> Parser:
-    p = Parser(
-        prog="plot",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Draw PNG figures from apiary reports: the per-block cycle over each run, "
-                    "the histogram of cycle times, the latency distributions and the RC pools' levels; or, "
-                    "with --sweep, a sweep's figures again.",
-        epilog="""inputs: report files or multirun directories (a directory is drawn by its median run).
-rc-pools.png is drawn from the reports with RC archives (apiary run --rc-stats-blocks).
-
-examples:
-  scripts/plot results/multirun-X/a results/multirun-X/b --out plots/
-  scripts/plot results/20260101T000000Z-default.json --out plots/
-  scripts/plot --sweep results/sweep-block-size-20260101T000000Z/sweep.json --out docs/measured/ --force
-
---out must be a new or empty directory unless --force (the figures then replace files of the
-same name and leave the rest).""")
-    p.add_argument("inputs", nargs="*", metavar="INPUT", help="reports or multirun directories")
-    p.add_argument("--sweep", metavar="SWEEP_JSON", help="redraw the figures of a sweep from its sweep.json")
-    p.add_argument("--out", metavar="DIR", help="where the PNG files go (default: results/plot-<UTC time>); it must "
-                   "be new or empty, unless --force")
-    p.add_argument("--force", action="store_true",
-                   help="write into an --out directory that has files in it (figures of the same name are replaced)")
-    p.add_argument("--labels", metavar="NAME,...", help="panel titles, one per input (default: the file names)")
-    return p
-
-
-FIGURES = ("cycle-over-run.png", "cycle-histogram.png", "latency.png", "rc-pools.png")
-
-
-def _main(argv: Sequence[str]) -> int:
-    args = parser().parse_args(argv)
-    if args.sweep and args.inputs:
-        raise ToolError("--sweep draws from the sweep alone: give no other inputs")
-    if not args.sweep and not args.inputs:
-        raise ToolError("give at least one report or multirun directory (or --sweep)")
-    labels = parse_csv(args.labels) if args.labels else None
-    for label in labels or ():
-        check_name("--labels", label)
-    plan = Outputs().read("INPUT", [f for p in ([args.sweep] if args.sweep else args.inputs) for f in input_files(p)])
-    out = plan.directory("--out", Path(args.out) if args.out else REPO_ROOT / "results" / f"plot-{utc_stamp()}",
-                         args.force, () if args.sweep else FIGURES)
-    if args.sweep:
-        written = plot_sweep_dir(Path(args.sweep), make_directory(out))
-    else:
-        sets = sets_from_inputs(args.inputs, labels)
-        series = [(label, representative(rs).full_report()) for label, rs in sets]
-        make_directory(out)
-        written = [cycle_over_run(series, out / "cycle-over-run.png"),
-                   cycle_histogram(series, out / "cycle-histogram.png")]
-        if stages := latency_sets(sets):
-            written.append(latency_figure(stages, out / "latency.png"))
-        if pools := [(label, p) for label, report in series if (p := rc_pools(report)) is not None]:
-            written.append(rc_pools_figure(pools, out / "rc-pools.png"))
-    for w in written:
-        print(w)
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    return run_main("plot", _main, argv)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

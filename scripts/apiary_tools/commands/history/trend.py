@@ -1,7 +1,7 @@
 """`scripts/history trend`: one self-contained HTML page of each metric over commits, the change
 points marked (docs/history.md#the-trend-page). The figures are matplotlib's SVG written into
 the page itself (no image files, nothing loaded from anywhere, no script), beside a table of
-the change points; the page is report_html's, so it looks like the other tools' pages.
+the change points; the page is pages.py's, so it looks like the other tools' pages.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
-from . import metrics as metrics_mod  # noqa: E402
-from .common import fmt_number, markdown_table  # noqa: E402
-from .history_detect import ChangePoint, Series  # noqa: E402
-from .report_html import Page  # noqa: E402
+from ... import metrics as metrics_mod  # noqa: E402
+from ...common import fmt_number, markdown_table  # noqa: E402
+from ...history_detect import ChangePoint, Series  # noqa: E402
+from ...pages import Page  # noqa: E402
 
 # The metrics the page draws unless --metric names one: the key ones and the gate's.
 TREND_METRICS = frozenset(metrics_mod.KEY_METRICS) | {"ir_per_tx", "instructions.ir_per_tx", "cycle_ms.mean"}

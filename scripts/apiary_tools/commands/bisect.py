@@ -6,7 +6,7 @@ Steps, each said on stderr as it goes:
    commit, as the history's first-parent line shows it); GOOD must be on BAD's first-parent line.
 2. Each commit the search needs is built (builds.py: its own worktree, the release preset,
    ccache; kept by commit id) and measured. The default metric, `instructions`, is the
-   deterministic one the CI gate uses (perf_gate.py): the replay of a seeded workload under
+   deterministic one the CI gate uses (gate.py): the replay of a seeded workload under
    callgrind, instructions per transaction, one replay a commit. `cycle` (the full cycle's mean,
    aggregates.cycle_us.avg) or any metric of a run report (`scripts/compare`'s names) is the mean
    of --runs `apiary run`s instead, noisier.
@@ -42,9 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import metrics, perf_gate
-from .builds import Builds, git, resolve, stderr_line
-from .common import (
+from .. import gate, kinds, metrics
+from ..builds import Builds, git, resolve, stderr_line
+from ..common import (
     EXIT_FAILED,
     EXIT_OK,
     REPO_ROOT,
@@ -55,6 +55,7 @@ from .common import (
     fmt_number,
     fmt_pct,
     markdown_table,
+    probability,
     run_main,
     shown,
     shown_path,
@@ -62,16 +63,14 @@ from .common import (
     utc_stamp,
     whole_number,
 )
-from .compare import DEFAULT_ALPHA, probability
-from .inputs import check_file, read_json
-from .outputs import check_directory, make_directory, write_json, write_text
-from .runner import with_progress_off
-from .sequential import Sequential, describe
+from ..comparison import DEFAULT_ALPHA
+from ..inputs import check_file, read_json
+from ..outputs import check_directory, make_directory, write_json, write_text
+from ..runner import with_progress_off
+from ..sequential import Sequential, describe
 
-STATE_NAME = "bisect.json"
+STATE_NAME = kinds.BISECT.file
 TABLE_NAME = "bisect.md"
-KIND = "apiary-bisect"
-VERSION = 1
 INSTRUCTIONS = "instructions"
 CYCLE = "cycle"
 DEFAULT_CONFIG = REPO_ROOT / "configs" / "smoke.toml"
@@ -105,7 +104,7 @@ class Measure:
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on: a state measured otherwise is not reused."""
         if self.metric == INSTRUCTIONS:
-            d = perf_gate.gate_settings()
+            d = gate.WORKLOAD
             return {"metric": self.metric, "transactions": d.transactions, "accounts": d.accounts,
                     "seed": d.seed, "block_size": d.block_size}
         return {"metric": self.metric, "runs": self.runs, "run_args": self.run_args}
@@ -113,7 +112,7 @@ class Measure:
     def value(self, binary: Path, work: Path) -> float:
         make_directory(work)
         if self.metric == INSTRUCTIONS:
-            return float(perf_gate.count_side(work.name, binary, work, perf_gate.gate_settings(), say)["ir_per_tx"])
+            return float(gate.count_side(work.name, binary, work, gate.WORKLOAD, say)["ir_per_tx"])
         values = run_values(binary, self.run_args, self.metric, [work / f"run-{i:03d}.json"
                                                                  for i in range(1, self.runs + 1)])
         return sum(values) / len(values)
@@ -151,11 +150,10 @@ class State:
 
     def __init__(self, out: Path, measure: Measure):
         self.path = out / STATE_NAME
-        self.data: dict[str, Any] = {"kind": KIND, "version": VERSION, "measure": measure.settings(),
-                                     "measured": {}}
+        self.data: dict[str, Any] = kinds.BISECT.stamp({"measure": measure.settings(), "measured": {}})
         if self.path.exists():
             old = read_json(self.path)
-            if not isinstance(old, dict) or old.get("kind") != KIND or not isinstance(old.get("measured"), dict):
+            if not kinds.BISECT.is_one(old) or not isinstance(old.get("measured"), dict):
                 raise ToolError(f"--out {shown_path(str(self.path))}: not a bisect state; choose another --out")
             if old.get("measure") != self.data["measure"]:
                 raise ToolError(f"--out {shown_path(str(out))}: holds a bisection measured otherwise "

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps
 
-from . import fleet, history, proc
-from .common import (
+from .. import fleet, history, kinds, proc
+from ..common import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_SIGINT,
@@ -45,29 +45,24 @@ from .common import (
     check_apiary,
     default_apiary,
     finite_number,
-    markdown_table,
     run_main,
     utc_stamp,
     whole_number,
 )
-from .inputs import check_file, checked, read_interval_log, read_json
-from .outputs import Outputs, make_directory, open_stream, write_figure, write_json, write_text
-from .reports import load_report
-from .schemas import COUNT, NONNEG, NUMBER, NUMBER_OR_NULL, PAIR, array, obj, problem
+from ..inputs import check_file, read_interval_log
+from ..outputs import Outputs, make_directory, open_stream, write_json, write_text
+from ..reports import load_report
+from ..schemas import COUNT, NONNEG, PAIR, array, obj, problem
+from ..soaks import MIB, RC_RESOURCES, plot, to_markdown
 
 # Blocks after which the first transaction ids expire: Hive's 3,600-second limit, 3-second slots.
 EXPIRY_BLOCKS = 1200
-# What the harness keeps per block for the report (queen::block_record), whatever the state does.
-BLOCK_RECORD_BYTES = 112
-RC_RESOURCES = ("history_bytes", "market_bytes", "state_bytes", "execution_time")
-MIB = 1024 * 1024
 # apiary run's largest --blocks, --cashout-blocks and --checkpoint-blocks (harness/src/config/options.cpp).
 APIARY_MAX_BLOCKS = 100_000_000
 # How often a line says how far the run is.
 PROGRESS_EVERY_S = 60
 # What the soak writes beside the run's report.json, intervals.jsonl and summary.txt.
-OUTPUTS = ("soak.json", "soak.md", "soak.png")
-KIND, VERSION = "apiary-soak", 1
+OUTPUTS = (kinds.SOAK.file, "soak.md", "soak.png")
 
 # What the soak reads of an interval record (docs/report.md; harness/src/cycle/interval_log.cpp).
 RECORD = obj(("t_s", "blocks", "interval_blocks", "transactions", "rss_bytes", "cycle_us", "state", "rc"),
@@ -78,32 +73,6 @@ RECORD = obj(("t_s", "blocks", "interval_blocks", "transactions", "rss_bytes", "
                           transactions=PAIR, comments_paid=COUNT), "additionalProperties": {"anyOf": [PAIR, COUNT]}},
              rc=obj(("levels", "rejected", "low_mana_share"), levels=array(NONNEG, minItems=1, maxItems=4),
                     rejected=COUNT, low_mana_share={"type": ["number", "null"], "minimum": 0, "maximum": 1}))
-SERIES = ("block", "t_s", "rss", "state_bytes", "comments", "votes", "transactions", "cycle_mean", "cycle_max",
-          "low_mana", "rc_rejected_per_block", "rc_levels", "comments_paid")
-# soak.json, as `analyse` writes it and report-html reads it back.
-ANALYSIS = obj(
-    ("records", "blocks", "wall_s", "transactions", "peak_rss_bytes", "steady_from_block", "records_after_windows",
-     "comments_paid", "state_end", "rc", "series"),
-    kind={"const": KIND}, version={"const": VERSION}, records={"type": "integer", "minimum": 2}, blocks=COUNT,
-    wall_s=NONNEG, transactions=COUNT, peak_rss_bytes=COUNT, report_peak_rss_bytes={"type": ["integer", "null"]},
-    cashout_blocks={"type": ["integer", "null"]}, steady_from_block=NONNEG, records_after_windows=COUNT,
-    comments_paid=COUNT, state_end={"type": "object", "additionalProperties": {"anyOf": [PAIR, COUNT]}},
-    rss_after_windows=obj(("min_bytes", "max_bytes"), min_bytes=COUNT, max_bytes=COUNT),
-    cycle_early_late=obj(("records", "early_mean_us", "late_mean_us", "change_pct", "mann_whitney_p"),
-                         records=COUNT, early_mean_us=NUMBER, late_mean_us=NUMBER, change_pct=NUMBER,
-                         mann_whitney_p=NUMBER),
-    report=obj(("status", "cycle_median_us", "cycle_max_us", "cycle_max_block"), status={"type": "string"},
-               cycle_median_us=NUMBER_OR_NULL, cycle_max_us=NUMBER_OR_NULL,
-               cycle_max_block={"type": ["integer", "null"]}),
-    rc=obj(("pools", "low_mana_share_max", "low_mana_share_end", "rejected", "rejected_per_block_max"),
-           pools={"type": "object", "additionalProperties": obj(("start", "end", "min"), start=NUMBER, end=NUMBER,
-                                                                min=NUMBER)},
-           low_mana_share_max=NUMBER_OR_NULL, low_mana_share_end=NUMBER_OR_NULL, rejected=COUNT,
-           rejected_per_block_max=NUMBER),
-    series={**obj(SERIES, rc_levels=array(array(NUMBER, minItems=1, maxItems=4))),
-            "additionalProperties": array(NUMBER_OR_NULL)},
-    **{f"{name}_slope_{part}": NUMBER for name in ("rss", "state_bytes", "cycle_mean_us")
-       for part in ("per_1000_blocks", "stderr")})
 
 
 def record_check():
@@ -122,24 +91,6 @@ def record_check():
         return None
 
     return check
-
-
-def analysis_problem(a: Any) -> str | None:
-    """What is wrong with a soak.json: its schema, and every series as long as the others."""
-    why = problem(ANALYSIS, a)
-    if why:
-        return why
-    lengths = {name: len(a["series"][name]) for name in SERIES}
-    if len(set(lengths.values())) > 1:
-        return f"series: of different lengths ({', '.join(f'{k} {n}' for k, n in lengths.items())})"
-    if len({len(row) for row in a["series"]["rc_levels"]}) > 1:
-        return "series.rc_levels: rows of different lengths"
-    return None
-
-
-def load_analysis(path: Path) -> dict[str, Any]:
-    """A soak.json, checked."""
-    return checked(read_json(path), str(path), analysis_problem)
 
 
 def series(records: list[dict[str, Any]]) -> dict[str, np.ndarray]:
@@ -232,95 +183,6 @@ def analyse(records: list[dict[str, Any]], report: dict | None, cashout_blocks: 
     out["series"] = {k: [None if np.isnan(v) else round(float(v), 6) for v in a.ravel()] if k != "rc_levels" else
                      a.round(6).tolist() for k, a in s.items()}
     return out
-
-
-def _slope_row(a: dict, name: str, label: str, unit: float, unit_name: str) -> list[str] | None:
-    key = f"{name}_slope_per_1000_blocks"
-    if key not in a:
-        return None
-    stderr = a.get(f"{name}_slope_stderr") or 0.0
-    return [label, f"{a[key] / unit:+,.3f} {unit_name} (± {stderr / unit:,.3f})"]
-
-
-def to_markdown(a: dict) -> str:
-    rows = [["blocks", f"{a['blocks']:,}"], ["transactions in blocks", f"{a['transactions']:,}"],
-            ["wall time", f"{a['wall_s'] / 60:,.1f} min"],
-            ["peak RSS (interval records)", f"{a['peak_rss_bytes'] / MIB:,.1f} MiB"]]
-    if a.get("report_peak_rss_bytes"):
-        rows.append(["peak RSS (getrusage)", f"{a['report_peak_rss_bytes'] / MIB:,.1f} MiB"])
-    if a.get("cashout_blocks"):
-        rows.append(["cashout window", f"{a['cashout_blocks']:,} blocks; {a['comments_paid']:,} comments paid"])
-    rows.append(["after the windows",
-                 f"from block {a['steady_from_block']:,.0f} ({a['records_after_windows']} records)"])
-    if "rss_after_windows" in a:
-        r = a["rss_after_windows"]
-        rows.append(["RSS after the windows", f"{r['min_bytes'] / MIB:,.1f} to {r['max_bytes'] / MIB:,.1f} MiB"])
-    for row in (_slope_row(a, "rss", "RSS slope after the windows, per 1,000 blocks", MIB, "MiB"),
-                _slope_row(a, "state_bytes", "state bytes slope after the windows, per 1,000 blocks", MIB, "MiB"),
-                _slope_row(a, "cycle_mean_us", "mean cycle slope after the windows, per 1,000 blocks", 1, "µs")):
-        if row:
-            rows.append(row)
-    rows.append(["per-block records the harness keeps", f"{BLOCK_RECORD_BYTES * 1000 / MIB:,.3f} MiB per 1,000 blocks"])
-    c = a.get("cycle_early_late")
-    if c:
-        rows.append([f"mean cycle, first / last {c['records']} records after the windows",
-                     f"{c['early_mean_us'] / 1000:,.2f} / {c['late_mean_us'] / 1000:,.2f} ms "
-                     f"({c['change_pct']:+.1f}%, Mann-Whitney p = {c['mann_whitney_p']:.3g})"])
-    r = a.get("report") or {}
-    if r.get("cycle_median_us") is not None:
-        rows.append(["cycle median (report)", f"{r['cycle_median_us'] / 1000:,.2f} ms"])
-    if r.get("cycle_max_us") is not None and r.get("cycle_max_block") is not None:
-        rows.append(["slowest cycle (report)", f"{r['cycle_max_us'] / 1000:,.1f} ms at block {r['cycle_max_block']:,}"])
-    rc = a["rc"]
-    pools = ", ".join(f"{k} {v['start']:.3f} → {v['end']:.3f} (min {v['min']:.3f})" for k, v in rc["pools"].items())
-    rows.append(["RC pool levels (pool / equilibrium)", pools])
-    low, end = rc["low_mana_share_max"], rc["low_mana_share_end"]
-    rows.append(["accounts under 10% RC", "-" if low is None else f"at most {low:.1%}" +
-                 ("" if end is None else f", {end:.1%} at the end")])
-    rows.append(["RC rejections", f"{rc['rejected']:,} (at most {rc['rejected_per_block_max']:,.1f} per block)"])
-    st = a["state_end"]
-    rows.append(["state at the end", ", ".join(f"{k} {v[0]:,}" for k, v in st.items() if isinstance(v, list))])
-    return markdown_table(["", "value"], rows, "lr") + "\n"
-
-
-def plot(a: dict, path: Path) -> None:
-    import matplotlib
-    import matplotlib.ticker
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    s = {k: np.array(v, dtype=float) for k, v in a["series"].items()}
-    x = s["block"] / 1000
-    fig, ax = plt.subplots(5, 1, figsize=(9, 13), sharex=True)
-    ax[0].plot(x, s["rss"] / MIB, label="RSS")
-    ax[0].plot(x, s["state_bytes"] / MIB, label="state objects (census)")
-    ax[0].set_ylabel("MiB")
-    ax[0].set_title("Soak: memory, state, cycle and resource credits over the run")
-    for key in ("comments", "votes", "transactions"):
-        ax[1].plot(x, s[key] / 1000, label=key)
-    ax[1].set_ylabel("objects (thousands)")
-    ax[2].plot(x, s["cycle_mean"] / 1000, label="mean per interval")
-    ax[2].plot(x, s["cycle_max"] / 1000, lw=0.6, alpha=0.6, label="slowest per interval")
-    ax[2].set_yscale("log")
-    ax[2].yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-    ax[2].yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax[2].set_ylabel("full cycle (ms)")
-    for i, name in enumerate(RC_RESOURCES[:s["rc_levels"].shape[1]]):
-        ax[3].plot(x, s["rc_levels"][:, i], label=name)
-    ax[3].set_ylabel("RC pool / equilibrium")
-    ax[4].plot(x, s["low_mana"] * 100, label="accounts under 10% RC (%)")
-    ax[4].plot(x, s["rc_rejected_per_block"], label="RC rejections per block")
-    ax[4].set_xlabel("block (thousands)")
-    for a_ in ax:
-        a_.grid(alpha=0.3)
-        a_.legend(fontsize=8, loc="best")
-        if a.get("steady_from_block"):
-            a_.axvline(a["steady_from_block"] / 1000, color="grey", ls=":", lw=1)
-    fig.tight_layout()
-    try:
-        write_figure(fig, path, 100)
-    finally:
-        plt.close(fig)
 
 
 def parser() -> Parser:
@@ -438,12 +300,12 @@ def write_analysis(args, out: Path, code: int, cmd: list[str] | None) -> None:
     report = load_report(out / "report.json") if (out / "report.json").is_file() else None
     records = read_interval_log(out / "intervals.jsonl", record_check(), partial_tail=True)
     cashout = args.cashout_blocks or (report or {}).get("state", {}).get("cashout_blocks")
-    a = {"kind": KIND, "version": VERSION, **analyse(records, report, cashout)}
+    a = kinds.SOAK.stamp(analyse(records, report, cashout))
     if cmd:
         a["command"] = cmd
         a["exit_code"] = code
-    write_json(out / "soak.json", a)
-    history.record(args.history, [out / "soak.json"], "soak")
+    write_json(out / kinds.SOAK.file, a)
+    history.record(args.history, [out / kinds.SOAK.file], "soak")
     md = to_markdown(a)
     write_text(out / "soak.md", md)
     plot(a, out / "soak.png")

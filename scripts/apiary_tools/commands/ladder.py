@@ -57,14 +57,13 @@ import signal
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from . import fleet, history, metrics, perf_gate, sequential, stats
-from .common import (
+from .. import fleet, gate, history, kinds, metrics, sequential, stats
+from ..common import (
     EXIT_OK,
     REPO_ROOT,
     STOP,
@@ -72,16 +71,15 @@ from .common import (
     ToolError,
     check_apiary,
     default_apiary,
-    markdown_table,
     parse_csv,
+    probability,
     run_main,
     utc_stamp,
     whole_number,
 )
-from .compare import probability
-from .inputs import checked, read_json
-from .outputs import Outputs, make_directory, write_figure, write_json, write_text
-from .runner import (
+from ..ladders import BREAKDOWN, SMALL_PCT, START, STEPS, plot, to_markdown
+from ..outputs import Outputs, make_directory, write_json, write_text
+from ..runner import (
     MAX_PLAN_RUNS,
     PlannedRun,
     PlanOutcome,
@@ -91,42 +89,6 @@ from .runner import (
     execute_rounds,
     round_values,
     with_progress_off,
-)
-from .schemas import (
-    COUNT,
-    NUMBER,
-    NUMBER_OR_NULL,
-    RELATIVE_PATH,
-    STRING,
-    STRING_OR_NULL,
-    STRINGS,
-    array,
-    obj,
-    problem,
-)
-
-
-@dataclass(frozen=True)
-class Step:
-    name: str
-    what: str
-    args: tuple[str, ...]  # this step's options; each step keeps the ones before it
-    hive_ms: float | None  # Hive's published cycle after the step (none for the step it has not taken)
-
-
-START = Step("start", "all six optimizations off",
-             ("--keep-alive", "off", "--dedup", "unified", "--submit", "async", "--queue", "bounded",
-              "--custom-ops", "state", "--pool-objects", "off", "--pool-undo", "off", "--rc", "state",
-              "--reuse-pending", "off"), 750)
-STEPS = (
-    Step("1 keep-alive", "undo containers reused (keep_alive)", ("--keep-alive", "on"), 667),
-    Step("2 split dedup", "pending ids in a volatile hash set", ("--dedup", "split"), 638),
-    Step("3 fire-and-forget", "fire-and-forget submission, in-flight brake instead of a bounded queue",
-         ("--submit", "fire-and-forget", "--queue", "unbounded"), 412),
-    Step("4 local counters", "custom-op counters in a local hash map", ("--custom-ops", "local"), 372),
-    Step("5 object pool", "pool allocator for state objects", ("--pool-objects", "on"), 321),
-    Step("6 undo pool", "pool allocator for undo states", ("--pool-undo", "on"), 312),
-    Step("7 volatile RC", "pending RC charges in a local map, merged at the block", ("--rc", "volatile"), None),
 )
 
 # Both modes measure the core without signing: with signing on, two cores spend most of a
@@ -141,45 +103,6 @@ MODES: dict[str, dict[str, Any]] = {
                       "--warmup-blocks", "5"],
              "replay": {"transactions": 20_000, "accounts": 10_000, "block_size": "256KiB"}},
 }
-# A step whose change is not significant is shown to be small when its interval lies within this.
-SMALL_PCT = 2.0
-
-BREAKDOWN = ("wait_work", "wait_lock", "transactions", "blocks", "observe", "unknown")
-KIND, VERSION = "apiary-ladder", 1
-# A step's change against another (stats.Change with `significant`): an interval has both ends.
-_CHANGE = {**obj(change_pct=NUMBER_OR_NULL, ci_low_pct=NUMBER_OR_NULL, ci_high_pct=NUMBER_OR_NULL,
-                 p_value=NUMBER_OR_NULL, significant={"type": "boolean"}),
-           "allOf": [{"if": obj(("p_value",), p_value=NUMBER), "then": obj(("significant",))},
-                     {"if": obj(("ci_low_pct",), ci_low_pct=NUMBER),
-                      "then": obj(("ci_high_pct",), ci_high_pct=NUMBER)}]}
-_STEP = obj(("step", "name", "runs", "hive_ms"), step=COUNT, name=STRING, what=STRING, options=STRINGS, runs=COUNT,
-            hive_ms=NUMBER_OR_NULL, cycle_ms=obj(("mean",), mean=NUMBER, ci_low=NUMBER_OR_NULL, ci_high=NUMBER_OR_NULL),
-            writer_share={"type": "object", "additionalProperties": NUMBER}, tx_per_block=NUMBER,
-            cpu_utilization=NUMBER, vs_previous=_CHANGE, vs_start=_CHANGE,
-            instructions=obj(("ir_per_tx", "state_digest"), ir_per_tx=NUMBER, state_digest=STRING))
-# ladder.json, as the ladder writes it and report-html reads it back (one without kind and
-# version is from before they were written): each run's report is a path inside its directory.
-SCHEMA = obj(("meta", "steps"), kind={"const": KIND}, version={"const": VERSION},
-             meta=obj(("mode", "runs", "alpha", "machine", "load_before"), mode=STRING, runs=COUNT, alpha=NUMBER,
-                      machine=STRING, load_before=STRING, extra_args=STRINGS),
-             steps=array(_STEP, minItems=1),
-             runs=array(obj(("path",), path=RELATIVE_PATH, label=STRING, status=STRING_OR_NULL)))
-
-
-def ladder_problem(data: Any) -> str | None:
-    """Its schema, and the steps in increasing order, each at most once (--steps runs some)."""
-    why = problem(SCHEMA, data)
-    if why:
-        return why
-    for i, step in enumerate(data["steps"]):
-        if not step["step"] <= len(STEPS) or (i and step["step"] <= data["steps"][i - 1]["step"]):
-            return f"steps[{i}].step: {step['step']}, expected steps in increasing order from 0 to {len(STEPS)}"
-    return None
-
-
-def load(path: Path) -> dict[str, Any]:
-    """A ladder.json, checked."""
-    return checked(read_json(path), str(path), ladder_problem)
 
 
 def merge(*arg_lists: Sequence[str]) -> list[str]:
@@ -271,11 +194,11 @@ def replay_options(binary: Path) -> set[str]:
 
 def _replay_unless_stopped(name: str, binary: Path, workload: Path, work: Path, replay_args: list[str],
                            say) -> dict[str, Any] | None:
-    """perf_gate.count_replay, unless a signal came (before, or during it: it stopped the replay)."""
+    """gate.count_replay, unless a signal came (before, or during it: it stopped the replay)."""
     if STOP.received is not None:
         return None
     try:
-        return perf_gate.count_replay(name, binary, workload, work, replay_args, say)
+        return gate.count_replay(name, binary, workload, work, replay_args, say)
     except ToolError:
         if STOP.received is None:
             raise
@@ -292,7 +215,7 @@ def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say,
     spec = mode["replay"]
     work = out / "instructions"
     make_directory(work)
-    workload = perf_gate.make_workload("ladder", binary, work / "ladder.workload", spec["transactions"], 1,
+    workload = gate.make_workload("ladder", binary, work / "ladder.workload", spec["transactions"], 1,
                                        spec["accounts"], ["--sign", "off"])
     allowed = replay_options(binary)
     counts = []
@@ -308,128 +231,6 @@ def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say,
         counts.append({"step": i, "options": core, "ir_per_tx": side["ir_per_tx"],
                        "state_digest": side["state_digest"]})
     return counts
-
-
-def _pct(d: dict | None) -> str:
-    if not d or d.get("change_pct") is None:
-        return "-"
-    text = f"{d['change_pct']:+.1f}%"
-    if d.get("ci_low_pct") is not None:
-        text += f" [{d['ci_low_pct']:+.1f}, {d['ci_high_pct']:+.1f}]"
-    return text
-
-
-def verdict(d: dict | None) -> str:
-    """significant; else below 2% when the change's whole interval lies within ±2%; else
-    undecided (the runs cannot tell)."""
-    if not d or d.get("p_value") is None:
-        return "-"
-    if d["significant"]:
-        return "significant"
-    low, high = d.get("ci_low_pct"), d.get("ci_high_pct")
-    if low is not None and high is not None and -SMALL_PCT <= low and high <= SMALL_PCT:
-        return f"below {SMALL_PCT:g}%"
-    return "undecided"
-
-
-def _sig(d: dict | None) -> str:
-    if not d or d.get("p_value") is None:
-        return "-"
-    return f"{verdict(d)} (p={d['p_value']:.3f})"
-
-
-def _instructions(rows: list[dict[str, Any]], pos: int) -> str:
-    """The instructions of the row at `pos`, with the change from the step before when it ran."""
-    ir = rows[pos].get("instructions")
-    if not ir:
-        return "-"
-    if pos == 0 or rows[pos - 1]["step"] != rows[pos]["step"] - 1 or not rows[pos - 1].get("instructions"):
-        return f"{ir['ir_per_tx']:,.0f}"
-    before = rows[pos - 1]["instructions"]["ir_per_tx"]
-    return f"{ir['ir_per_tx']:,.0f} ({100 * (ir['ir_per_tx'] / before - 1):+.1f}%)"
-
-
-def _decision(r: dict[str, Any]) -> str:
-    """The sequential decision against the step before: verdict, interval, pairs, detectable."""
-    d = r.get("sequential")
-    if not d:
-        return "-"
-    words = f"**{d['verdict']}**" if d["verdict"] != "undecided" else d["verdict"]
-    if d.get("high") is None:   # fewer pairs than a first look needs
-        return f"{words}, {d['pairs']} pairs"
-    return (f"{words} [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}], {d['pairs']} pairs, "
-            f"±{100 * d['detectable']:.1f}%")
-
-
-def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
-    """ladder.md's tables. A ladder.json from before the sequential decisions has the fixed
-    test's verdict in their place."""
-    table = []
-    decided = any(r.get("sequential") for r in rows)
-    for pos, r in enumerate(rows):
-        c = r.get("cycle_ms")
-        cycle = "-" if not c else (f"{c['mean']:,.1f} ± {(c['ci_high'] - c['mean']):,.1f}"
-                                   if c.get("ci_high") is not None else f"{c['mean']:,.1f}")
-        table.append([r["name"], cycle, _pct(r.get("vs_previous")),
-                      _decision(r) if decided else _sig(r.get("vs_previous")),
-                      _pct(r.get("vs_start")), _instructions(rows, pos),
-                      "-" if r["hive_ms"] is None else f"{r['hive_ms']:,.0f}"])
-    threshold = meta.get("threshold_pct", SMALL_PCT)
-    verdict_column = (f"verdict (anytime-valid, α={meta['alpha']}, ±{threshold:g}%): interval, pairs, detectable"
-                      if decided else f"verdict (α={meta['alpha']}, or within ±{SMALL_PCT:g}%)")
-    md = [f"Ladder ({meta['mode']} mode, {meta['runs']} interleaved runs a step; {meta['machine']}; "
-          f"load average before {meta['load_before']}):", "",
-          markdown_table(["step", "full cycle ms (mean ± 95% CI)", "vs previous [95% CI]", verdict_column,
-                          "vs start", "instructions per tx (replay)", "Hive ms"], table),
-          "Writer-loop breakdown per step (share of the writer's time):", ""]
-    brows = []
-    for r in rows:
-        w = r.get("writer_share")
-        brows.append([r["name"]] + (["-"] * len(BREAKDOWN) if not w else
-                                    [f"{100 * w.get(k, 0.0):.1f}%" for k in BREAKDOWN]))
-    md.append(markdown_table(["step", "waiting for work", "waiting for locks", "transactions", "blocks", "observing",
-                              "unknown"], brows))
-    digests = {r["instructions"]["state_digest"] for r in rows if r.get("instructions")}
-    if digests:
-        md.append("Every step's replay ends in the same state digest." if len(digests) == 1 else
-                  f"The steps' replays end in {len(digests)} different state digests: a switch changes the state.")
-    return "\n".join(md)
-
-
-def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = [r["name"] for r in rows]
-    means = [r["cycle_ms"]["mean"] if r.get("cycle_ms") else 0 for r in rows]
-    errs = [(r["cycle_ms"]["ci_high"] - r["cycle_ms"]["mean"]) if r.get("cycle_ms") and r["cycle_ms"]["ci_high"]
-            is not None else 0 for r in rows]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.8))
-    x = np.arange(len(rows))
-    left.bar(x, means, yerr=errs, capsize=4, color="#4c72b0")
-    for xi, m in zip(x, means, strict=True):
-        left.annotate(f"{m:,.0f}", (xi, m), ha="center", va="bottom", fontsize=8, xytext=(0, 3),
-                      textcoords="offset points")
-    left.set_xticks(x, names, rotation=30, ha="right")
-    left.set_ylabel("full block cycle (ms), mean with 95% CI")
-    left.set_title(title)
-    left.grid(axis="y", alpha=0.3)
-    bottom = np.zeros(len(rows))
-    colors = ["#dddddd", "#937860", "#55a868", "#4c72b0", "#8172b2", "#c44e52"]
-    for k, color in zip(BREAKDOWN, colors, strict=True):
-        vals = np.array([100 * r["writer_share"].get(k, 0.0) if r.get("writer_share") else 0 for r in rows])
-        right.bar(x, vals, bottom=bottom, label=k.replace("_", " "), color=color)
-        bottom += vals
-    right.set_xticks(x, names, rotation=30, ha="right")
-    right.set_ylabel("share of the writer's time (%)")
-    right.set_title("writer-loop breakdown")
-    right.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
-    try:
-        write_figure(fig, path, 110)
-    finally:
-        plt.close(fig)
 
 
 def judges_for(steps: Sequence[int], threshold_pct: float, alpha: float, max_runs: int,
@@ -528,7 +329,7 @@ def _main(argv: Sequence[str]) -> int:
     steps = step_list(args.steps) if args.steps is not None else list(ALL_STEPS)
     check_plan(max_runs * len(steps), "--runs and --max-runs")
     out = Outputs().directory("--out", args.out or REPO_ROOT / "results" / f"ladder-{args.mode}-{utc_stamp()}",
-                              args.force, ("ladder.json", "ladder.md", "ladder.png"))
+                              args.force, (kinds.LADDER.file, "ladder.md", "ladder.png"))
     binary = check_apiary(args.apiary or default_apiary())
     prefix = [str(binary), "run"]
     base = merge(mode["args"], args.extra)
@@ -563,14 +364,14 @@ def _run(args, binary: Path, base: list[str], out: Path, runs: int, max_runs: in
                           if backend is not None else ""),
             "load_before": ", ".join(f"{x:.2f}"
                                      for x in (outcome.results[0].load_avg_before if outcome.results else []))}
-    write_json(out / "ladder.json", {"kind": KIND, "version": VERSION, "meta": meta, "steps": rows,
-                                     "runs": [r.info() for r in outcome.results]})
+    write_json(out / kinds.LADDER.file, kinds.LADDER.stamp({"meta": meta, "steps": rows,
+                                                           "runs": [r.info() for r in outcome.results]}))
     md = to_markdown(rows, meta)
     write_text(out / "ladder.md", md + "\n")
     plot(rows, out / "ladder.png", f"apiary ladder ({args.mode})")
     print(md)
     print(f"ladder: written to {out}", file=sys.stderr)
-    history.record(args.history, [out / "ladder.json"], "ladder")
+    history.record(args.history, [out / kinds.LADDER.file], "ladder")
     outcome.raise_failure()
     return outcome.exit_code
 

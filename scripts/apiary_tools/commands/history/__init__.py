@@ -27,14 +27,13 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from . import history_db as db
-from . import history_detect as detect_mod
-from . import metrics as metrics_mod
-from .common import EXIT_OK, Parser, ToolError, fmt_number, run_main, shown
-from .compare import percent, probability
-from .history import add_history_option
-from .history_ingest import KINDS, ingest_paths
-from .outputs import Outputs, write_text
+from ... import history_db as db
+from ... import history_detect as detect_mod
+from ... import metrics as metrics_mod
+from ...common import EXIT_OK, Parser, ToolError, fmt_number, percent, probability, run_main, shown
+from ...history import add_history_option
+from ...history_ingest import KINDS, ingest_paths
+from ...outputs import Outputs, write_text
 
 # ---- subcommands ------------------------------------------------------------------------------
 
@@ -158,7 +157,7 @@ def _detect(engine: Engine, args) -> int:
 
 
 def _trend(engine: Engine, args) -> int:
-    from . import history_trend  # matplotlib: only for the page
+    from . import trend as history_trend  # lazy for start-up time: matplotlib only for the page
     Outputs().file("--out", args.out)
     with engine.connect() as conn:
         series = detect_mod.build_series(conn, _filters(args))

@@ -12,7 +12,7 @@ equal to the size, unless the run arguments already set it.
 Output directory (default results/sweep-<param>-<UTC time>/): one multirun-style directory
 per value (reports, logs, aggregate.json, summary.md), sweep.json (every value's statistics),
 sweep.md (the table) and the figures sweep-<param>.png, sweep-<param>-cycle-over-run.png and
-sweep-<param>-cycle-histogram.png (see plot.py).
+sweep-<param>-cycle-histogram.png (sweeps.py, figures.py).
 
 With `--cluster tcp://HOST:8786` every machine of the cluster runs the whole sweep (fleet.py);
 each value's statistics pool the machines' runs.
@@ -29,27 +29,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import fleet, metrics, plot
-from .common import (
+from .. import figures, fleet, kinds, sweeps
+from ..common import (
     REPO_ROOT,
     STOP,
     Parser,
     ToolError,
     check_apiary,
     default_apiary,
-    fmt_metric,
     load_avg,
-    markdown_table,
     parse_csv,
     run_main,
     utc_iso,
     utc_stamp,
     whole_number,
 )
-from .inputs import check_file
-from .multirun import glue_values, set_from_results, split_passthrough, write_set
-from .outputs import Outputs, make_directory, write_json, write_text
-from .runner import (
+from ..inputs import check_file
+from ..outputs import Outputs, make_directory, write_json, write_text
+from ..runner import (
     MAX_PLAN_RUNS,
     PlannedRun,
     Progress,
@@ -57,16 +54,14 @@ from .runner import (
     check_plan,
     effective_config,
     execute,
+    glue_values,
+    set_from_results,
+    split_passthrough,
     with_progress_off,
+    write_set,
 )
 
 HIVE_MAX_BLOCK = 2 * 1024 * 1024
-SWEEP_NAME = "sweep.json"
-TABLE_NAME = "sweep.md"
-# The metrics the table shows per value, after the cycle and µs per transaction with their CIs.
-TABLE_METRICS = ("aggregates.cycle_us.median", "aggregates.cycle_us.p99", "aggregates.transactions_per_block.avg",
-                 "aggregates.processing_us.avg", "throughput.tx_per_s", "cpu.utilization",
-                 "writer.wait_work_share", "writer.unknown_share")
 
 
 def _safe(text: str) -> str:
@@ -109,54 +104,9 @@ def point(value: str, x: float | None, directory: Path, base: Path, rs) -> dict[
     entry["n"] = rs.n
     entry["metrics"] = {k: {f: v for f, v in s.items() if f != "values" and f != "runs"}
                         for k, s in agg["metrics"].items()}
-    rep = plot.representative(rs)
+    rep = figures.representative(rs)
     entry["representative"] = str(Path(rep.path or "?").resolve().relative_to(base.resolve()))
     return entry
-
-
-def _with_ci(name: str, s: dict[str, Any] | None) -> str:
-    if not s:
-        return "–"
-    text = fmt_metric(name, s["mean"])
-    if s.get("ci_low") is not None:
-        text += f" ({fmt_metric(name, s['ci_low'])} … {fmt_metric(name, s['ci_high'])})"
-    return text
-
-
-def table_markdown(sweep: dict[str, Any], heading: str = "##") -> str:
-    """One row per value: the mean of each metric over the runs, the cycle and the cost per
-    transaction with their 95% CIs, and both relative to the first value."""
-    pts = sweep["points"]
-    param = sweep["param"]
-    first = next((p for p in pts if p["n"]), None)
-    header = ["--" + param, "runs", "cycle avg µs (95% CI)", "µs per tx (95% CI)"] + \
-             [metrics.SHORT_NAMES.get(m, m) for m in TABLE_METRICS] + ["cycle ×", "µs per tx ×"]
-    rows = []
-    for p in pts:
-        m = p["metrics"]
-        row = [p["value"], str(p["n"]), _with_ci("aggregates.cycle_us.avg", m.get("aggregates.cycle_us.avg")),
-               _with_ci("us_per_tx", m.get("us_per_tx"))]
-        row += [fmt_metric(name, m[name]["mean"]) if name in m else "–" for name in TABLE_METRICS]
-        for name in ("aggregates.cycle_us.avg", "us_per_tx"):
-            if first and name in m and name in first["metrics"] and first["metrics"][name]["mean"]:
-                row.append(f"{m[name]['mean'] / first['metrics'][name]['mean']:.2f}")
-            else:
-                row.append("–")
-        rows.append(row)
-    ctx = sweep.get("context", {})
-    lines = [f"{heading} Sweep of `--{param}`", ""]
-    lines.append(f"- {ctx.get('build_type', '?')} build, commit {ctx.get('commit', '?')}, "
-                 f"{ctx.get('cpu_model', '?')}, {ctx.get('cores', '?')} cores")
-    lines.append(f"- run arguments: `{' '.join(sweep.get('run_args', [])) or '(defaults)'}`; "
-                 f"{sweep.get('runs_per_value')} runs per value, round-robin")
-    before, after = sweep.get("load_avg_before"), sweep.get("load_avg_after")
-    if before or after:
-        lines.append(f"- load average (1, 5, 15 min): {' '.join(map(str, before or []))} before, "
-                     f"{' '.join(map(str, after or []))} after")
-    lines.append("- values are means over the runs; 95% CI: Student's t interval; "
-                 "×: relative to the first value")
-    lines += ["", markdown_table(header, rows)]
-    return "\n".join(lines)
 
 
 def parser() -> Parser:
@@ -217,7 +167,7 @@ def _main(argv: Sequence[str]) -> int:
             raise ToolError(f"{a}: the sweep sets this itself; leave it out of the run arguments")
     out = Outputs().read("--config", [args.config] if args.config else []).directory(
         "--out", Path(args.out) if args.out else REPO_ROOT / "results" / f"sweep-{param}-{utc_stamp()}", args.force,
-        (SWEEP_NAME, TABLE_NAME))
+        (kinds.SWEEP.file, sweeps.TABLE_NAME))
     prefix = apiary_command(None if args.command else check_apiary(args.apiary or default_apiary()), args.command)
     directories = {value: f"{param}-{_safe(value)}" for value in values}
     if len(set(directories.values())) != len(values):
@@ -255,16 +205,15 @@ def _run(args, param: str, values: list[str], common: list[str], prefix: list[st
         if rs is not None and not context:
             context = rs.context
         points.append(point(value, x, directory, out, rs))
-    sweep = {"kind": plot.SWEEP_KIND, "version": plot.SWEEP_VERSION, "created": utc_iso(), "param": param,
-             "values": values,
-             "runs_per_value": args.runs, "run_args": common, "load_avg_before": before,
-             "load_avg_after": load_avg(), "context": context, "points": points}
-    write_json(out / SWEEP_NAME, sweep)
-    table = table_markdown(sweep)
-    write_text(out / TABLE_NAME, table)
+    sweep = kinds.SWEEP.stamp({"created": utc_iso(), "param": param, "values": values,
+                               "runs_per_value": args.runs, "run_args": common, "load_avg_before": before,
+                               "load_avg_after": load_avg(), "context": context, "points": points})
+    write_json(out / kinds.SWEEP.file, sweep)
+    table = sweeps.table_markdown(sweep)
+    write_text(out / sweeps.TABLE_NAME, table)
     print(table, end="")
     if not args.no_plots and any(p["n"] for p in points):
-        for path in plot.plot_sweep_dir(out / SWEEP_NAME, out):
+        for path in sweeps.plot_sweep_dir(out / kinds.SWEEP.file, out):
             progress.say(f"figure {path}")
     outcome.raise_failure()
     return outcome.exit_code

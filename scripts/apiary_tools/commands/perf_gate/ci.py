@@ -1,4 +1,4 @@
-"""What the perf gate adds for CI (docs/ci.md): its result in the results history and the
+"""What the perf gate (this package's command) adds for CI (docs/ci.md): its result in the results history and the
 check of the history's newest segment, and the reports a CI system shows: JUnit XML (one test
 case per gated check) and a short Markdown summary for a merge request's comment.
 
@@ -21,23 +21,21 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from . import history
-from .common import fmt_number, markdown_table, short_symbol, utc_iso, whole_number
-from .outputs import write_text
+from ... import history, kinds
+from ...common import fmt_number, markdown_table, short_symbol, utc_iso, whole_number
+from ...outputs import write_text
 
-PERF_GATE_KIND = "apiary-perf-gate"   # the result's `kind`, by which the history knows it
 METRIC = "ir_per_tx"
 DEFAULT_RECENT = 10
-RESULT_VERSION = 1
 
 
 def describe(result: dict[str, Any], args, commit: str | None) -> None:
     """What the history keeps of a gate besides its counts: which commit, workload and machine."""
-    result.update({"kind": PERF_GATE_KIND, "version": RESULT_VERSION, "commit": commit, "time": utc_iso(),
-                   "machine": os.environ.get("APIARY_HOST") or socket.gethostname(),
-                   "environment": {"kernel": platform.release(), "arch": platform.machine()},
-                   "config": {"transactions": args.transactions, "accounts": args.accounts, "seed": args.seed,
-                              "block_size": args.block_size}})
+    result.update(kinds.PERF_GATE.stamp({
+        "commit": commit, "time": utc_iso(), "machine": os.environ.get("APIARY_HOST") or socket.gethostname(),
+        "environment": {"kernel": platform.release(), "arch": platform.machine()},
+        "config": {"transactions": args.transactions, "accounts": args.accounts, "seed": args.seed,
+                   "block_size": args.block_size}}))
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
@@ -59,9 +57,9 @@ def check_history(target: str, result: dict[str, Any], source: str, threshold_pc
     """Ingests the measured result (from `source`: its --json, or a name) and checks the newest
     segment of its series: the check's record (`passed`, `message`, the change's figures), kept
     in the result as `history`."""
-    from . import history_db as db  # the tables and the detection only with a history
-    from . import history_detect as detect_mod
-    from .history_ingest import perf_gate_entries
+    from ... import history_db as db  # lazy for start-up time: the tables and the detection only with a history
+    from ... import history_detect as detect_mod  # lazy for start-up time, as history_db
+    from ...history_ingest import perf_gate_entries  # lazy for start-up time, as history_db
     entries = perf_gate_entries(Path(source), result)
     history.record_entries(target, entries, "perf-gate")
     engine = db.open_history(target)

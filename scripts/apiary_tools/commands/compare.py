@@ -1,0 +1,152 @@
+"""compare: two reports or two multi-run sets, metric by metric, with a verdict a CI job can
+act on.
+
+For every metric both sides have: the means, the change of B against A in percent, its 95%
+confidence interval, the two-sided Mann–Whitney U p-value, and a verdict. A change is
+significant when p < alpha and the change is at least --min-effect percent; a significant
+change is called faster/slower (or better/worse, fewer/more, smaller/larger) when the metric
+has a better direction (metrics.DIRECTIONS), else higher/lower. With a single run on a side
+there is no test: the change is shown and nothing is significant.
+
+Runs from several machines (multirun --cluster) are compared machine by machine: the change,
+its interval and the p-value are stratified by machine (stats.compare), and the table shows
+the spread of the runs within a machine beside the spread between the machines' means.
+
+Transaction latency (reports of schema_version 2) is compared by its tail: the p99 of
+inclusion and of end-to-end latency, each side's runs' histograms merged (latency.py). The
+runs are the unit of resampling: a bootstrap over runs gives the interval of
+p99(B) / p99(A) − 1, and the change is significant when the interval excludes 0 (and is at
+least --min-effect); there is no p-value. These rows can gate like the others
+(`--fail-on latency.inclusion.p99_us`).
+
+Exit status: 0 no significant regression in the gate metrics (--fail-on), 1 at least one,
+2 bad usage or input.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from .. import history, profiles, sequential, stats
+from ..common import (
+    EXIT_FAILED,
+    Parser,
+    ToolError,
+    check_name,
+    fmt_pct,
+    parse_csv,
+    percent,
+    probability,
+    run_main,
+)
+from ..comparison import DEFAULT_ALPHA, DEFAULT_GATE, DEFAULT_MIN_EFFECT_PCT, build, to_markdown
+from ..outputs import Outputs, make_directory, write_json, write_text
+from ..reports import add_include_invalid, input_files
+
+
+def parser() -> argparse.ArgumentParser:
+    p = Parser(
+        prog="compare",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Compare B against A, metric by metric: the change of the mean in percent, its 95% "
+                    "confidence interval, the Mann-Whitney U p-value and a verdict. A and B are each a "
+                    "report file, a multirun directory or its aggregate.json.",
+        epilog="""verdicts:
+  faster/slower (times, rates), better/worse, fewer/more, smaller/larger: a significant change
+  (p < alpha and at least --min-effect percent) in a metric with a better direction;
+  higher/lower: a significant change in a metric without one; no significant change;
+  no test (n=1): a side has a single run, so only the change is shown.
+latency: inclusion and end-to-end p99 of each side's runs' histograms merged, with a bootstrap
+  interval over runs; significant when the interval excludes 0 (reports of schema_version 2).
+sequential decision: when the sides are an interleaved A/B's (multirun: the same run-NNN on
+  both sides, one machine), the mean cycle of the pairs is judged as `multirun --adaptive`
+  judges it, with an anytime-valid interval: slower/faster beyond ±--threshold, equivalent
+  within, else undecided (docs/tools.md). It does not change the exit status.
+
+exit status: 0 no significant regression in the --fail-on metrics, 1 at least one, 2 bad usage.
+
+examples:
+  scripts/compare results/base.json results/new.json
+  scripts/compare results/multirun-A results/multirun-B --fail-on aggregates.cycle_us.avg,us_per_tx
+  scripts/compare results/multirun-A results/multirun-B --fail-on latency.inclusion.p99_us
+  scripts/compare base/aggregate.json new/aggregate.json --json cmp.json --markdown cmp.md
+  scripts/compare results/multirun-A results/multirun-B --profile --out profile-diff""")
+    p.add_argument("a", metavar="A", help="the baseline: a report, a multirun directory or aggregate.json")
+    p.add_argument("b", metavar="B", help="the candidate, compared against A")
+    p.add_argument("--alpha", type=probability, default=DEFAULT_ALPHA,
+                   help="significance level of the Mann-Whitney U test (default: %(default)s)")
+    p.add_argument("--min-effect", type=percent, default=DEFAULT_MIN_EFFECT_PCT, metavar="PCT",
+                   help="smallest change in percent that counts as significant (default: %(default)s)")
+    p.add_argument("--fail-on", default=",".join(DEFAULT_GATE), metavar="METRIC,...",
+                   help="metrics whose significant regression makes the exit status 1 (default: %(default)s)")
+    sequential.add_options(p, DEFAULT_MIN_EFFECT_PCT, max_time=False)
+    p.add_argument("--ci", choices=stats.CI_METHODS, default="bootstrap",
+                   help="how the confidence interval of the change is computed (default: %(default)s)")
+    p.add_argument("--labels", metavar="A,B", help="names for the two sides (default: from the paths)")
+    add_include_invalid(p)
+    p.add_argument("--all", action="store_true", help="list every metric, not only the key ones and "
+                   "those with a significant change")
+    p.add_argument("--json", metavar="PATH", help="also write the comparison as JSON")
+    p.add_argument("--markdown", metavar="PATH", help="also write the Markdown to a file")
+    p.add_argument("--profile", action="store_true",
+                   help="also compare the runs' profiles (`apiary run --profile`, `multirun --profile`): the "
+                        "functions whose self share moved most, each side's summed stacks (a.folded, b.folded), "
+                        "their flame graphs (a.svg, b.svg) and the differential one (profile-diff.svg), written "
+                        "into --out, else beside --json; needs inferno (scripts/install-deps.sh)")
+    p.add_argument("--out", metavar="DIR",
+                   help="with --profile: the directory of the profile's files (new or empty, unless --force)")
+    p.add_argument("--force", action="store_true",
+                   help="with --profile: write into an --out directory that has files in it")
+    p.add_argument("--quiet", action="store_true", help="print nothing on stdout (use with --json/--markdown)")
+    history.add_history_option(p)
+    return p
+
+
+def _main(argv: Sequence[str]) -> int:
+    args = parser().parse_args(argv)
+    gate = parse_csv(args.fail_on)
+    if not gate:
+        raise ToolError("--fail-on: name at least one metric")
+    labels = parse_csv(args.labels) if args.labels else None
+    if labels is not None and len(labels) != 2:
+        raise ToolError(f"--labels {args.labels}: expected two names separated by a comma")
+    for label in labels or ():
+        check_name("--labels", label)
+    if args.history and not args.json:
+        raise ToolError("--history ingests the comparison's JSON: give --json PATH too")
+    if (args.out is not None or args.force) and not args.profile:
+        raise ToolError("--out and --force go with --profile: the profile's files are what --out holds")
+    programs = profiles.find_programs() if args.profile else {}
+    plan = Outputs().read("A", input_files(args.a)).read("B", input_files(args.b))
+    json_path, markdown_path = plan.file("--json", args.json), plan.file("--markdown", args.markdown)
+    profile_dir = profiles.output_dir(args.out, args.json) if args.profile else None
+    if profile_dir is not None:
+        profiles.plan(plan, profile_dir, args.out is not None, args.force)
+    cmp = build([args.a], [args.b], labels, args.alpha, args.min_effect, args.ci, gate, args.threshold,
+                args.include_invalid)
+    if profile_dir is not None:
+        cmp.profile, files = profiles.compare(cmp.a, cmp.b, plan, programs, profile_dir)
+        if json_path is not None:
+            cmp.profile.json_dir = profiles.relative_to(profile_dir, json_path.parent)
+        profiles.write(files, make_directory(profile_dir))
+    text = to_markdown(cmp, show_all=args.all)
+    if json_path:
+        write_json(json_path, cmp.to_dict())
+    if markdown_path:
+        write_text(markdown_path, text)
+    if not args.quiet:
+        print(text, end="")
+    history.record(args.history, [json_path] if json_path else [], "compare")
+    if cmp.regressions:   # on stderr too, so that --quiet hides no failure
+        raise ToolError("the gate failed: " + "; ".join(f"{r.name} {r.verdict} ({fmt_pct(r.change.change_pct)})"
+                                                        for r in cmp.regressions), EXIT_FAILED)
+    return cmp.exit_code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_main("compare", _main, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
