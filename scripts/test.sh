@@ -26,13 +26,45 @@ esac
 scripts/install-deps.sh
 export APIARY_WERROR=ON
 jobs=$(nproc)
-stage() { echo "== $1 == (${SECONDS} s in)"; }
+
+# Each stage's start is printed as it begins, and every stage's time once the command ends,
+# passed or not.
+stage_names=()
+stage_starts=()
+stage() {
+  stage_names+=("$1")
+  stage_starts+=("$SECONDS")
+  echo "== $1 == (${SECONDS} s in)"
+}
+stage_times() {
+  local status=$? i end
+  [ "${#stage_names[@]}" -gt 0 ] || return "$status"
+  echo "test.sh: stage times ($([ "$status" -eq 0 ] && echo passed || echo "failed, exit $status")):"
+  for i in "${!stage_names[@]}"; do
+    end=${stage_starts[$((i + 1))]:-$SECONDS}
+    printf '  %5d s  %s\n' "$((end - stage_starts[i]))" "${stage_names[$i]}"
+  done
+  printf '  %5d s  in all\n' "$SECONDS"
+  return "$status"
+}
+trap stage_times EXIT
+
+# One compiler cache for the builds of this run (the presets and the performance gate's build
+# of the parent commit), in build/ccache unless CCACHE_DIR says otherwise: a clean clone starts
+# with it empty. Paths are hashed relative to the checkout, so a build of another commit in its
+# own worktree, at the same depth below it, finds the objects whose sources did not change.
+if command -v ccache >/dev/null; then
+  export CCACHE_DIR=${CCACHE_DIR:-$PWD/build/ccache} CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+else
+  launcher=()
+fi
 stage "lint: formatting and the Python checks"
 scripts/lint --format
 scripts/lint --python
 if [ "$quick" -eq 1 ]; then
   stage "release (quick: unit and end-to-end tests)"
-  cmake --preset release >/dev/null
+  cmake --preset release "${launcher[@]}" >/dev/null
   cmake --build --preset release -j "$jobs"
   ctest --preset release -j "$jobs" -LE 'scripts|fuzz' -E '^bench[.]'
   stage "done"
@@ -40,7 +72,7 @@ if [ "$quick" -eq 1 ]; then
 fi
 for preset in release asan; do
   stage "$preset"
-  cmake --preset "$preset" >/dev/null
+  cmake --preset "$preset" "${launcher[@]}" >/dev/null
   cmake --build --preset "$preset" -j "$jobs"
   if [ "$preset" = release ]; then
     ctest --preset "$preset" -j "$jobs"
@@ -52,7 +84,7 @@ for preset in release asan; do
 done
 
 stage "tsan (threaded tests)"
-cmake --preset tsan >/dev/null
+cmake --preset tsan "${launcher[@]}" >/dev/null
 cmake --build --preset tsan -j "$jobs" --target apiary_queen_tests apiary_colony_tests apiary apiary_harness_tests
 ctest --preset tsan -j "$jobs" -L 'threaded|harness'
 

@@ -37,7 +37,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ... import gate
+from ... import builds, gate
 from ...common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -61,6 +61,24 @@ def resolve_commit(rev: str) -> str | None:
     return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else None
 
 
+def _configure_and_build(tree: Path, build: Path, jobs: int, werror: str):
+    """Configures `tree` like the release preset (tests and benchmarks off) and builds apiary."""
+    generator, variables = builds.preset_settings()
+    configure: list[str | os.PathLike] = ["cmake", "-S", tree, "-B", build]
+    configure += ["-G", generator] if generator else []
+    configure += [f"-D{k}={v}" for k, v in variables.items()]
+    configure += [f"-DAPIARY_WERROR={werror}", "-DAPIARY_BUILD_TESTS=OFF", "-DAPIARY_BUILD_BENCH=OFF"]
+    env = dict(os.environ)
+    if shutil.which("ccache"):
+        configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
+        env.update(CCACHE_BASEDIR=str(tree), CCACHE_NOHASHDIR="true")
+        env.setdefault("CCACHE_DIR", str(REPO_ROOT / "build" / "ccache"))
+    p = gate.run(configure, env=env)
+    if p.returncode == 0:
+        p = gate.run(["cmake", "--build", build, "--target", "apiary", "-j", str(jobs)], env=env)
+    return p
+
+
 def build_base(commit: str, work: Path, jobs: int) -> Path | None:
     """Checks out `commit` in a worktree and builds its apiary; None (with the reason logged)
     when it cannot be built. A worktree already at that commit is reused, with its build."""
@@ -75,13 +93,16 @@ def build_base(commit: str, work: Path, jobs: int) -> Path | None:
         if p.returncode != 0:
             gate.log(f"cannot check out {commit[:10]}: {p.stderr.strip()}")
             return None
-    build = tree / "build-gate"
+    # The release preset's settings and its depth below the checkout (build/release): with
+    # ccache, the paths hash as the current build's did, so the parent's build compiles only the
+    # files that changed (scripts/test.sh builds the current commit through the same cache).
+    build = tree / "build" / "release"
     t0 = time.monotonic()
-    configure: list[str | os.PathLike] = ["cmake", "-S", tree, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-                 "-DAPIARY_BUILD_TESTS=OFF", "-DAPIARY_BUILD_BENCH=OFF", "-DAPIARY_WERROR=OFF"]
-    p = gate.run(configure)
-    if p.returncode == 0:
-        p = gate.run(["cmake", "--build", build, "--target", "apiary", "-j", str(jobs)])
+    werror = os.environ.get("APIARY_WERROR", "OFF")
+    p = _configure_and_build(tree, build, jobs, werror)
+    if p.returncode != 0 and werror != "OFF":
+        gate.log(f"the base commit {commit[:10]} does not build with APIARY_WERROR={werror}; again without")
+        p = _configure_and_build(tree, build, jobs, "OFF")
     if p.returncode != 0:
         tail = "\n".join((p.stdout + p.stderr).strip().splitlines()[-5:])
         gate.log(f"the base commit {commit[:10]} does not build:\n{tail}")
