@@ -83,21 +83,13 @@ struct alignas(64) worker {
   std::thread thread;
   std::atomic<int> tid{0};  // gettid(), published as the thread starts
 
-  counter generated;
-  counter submitted;
+  std::array<counter, colony_counter_count> counts;  // colony_counters.hpp
   std::array<counter, fault_kind_count> injected;
   std::array<counter, op_kind_count> kind_count;
   std::array<counter, op_kind_count> kind_extra;
   std::array<counter, op_kind_count> kind_packed;
-  std::array<counter, op_kind_count> substitutions;  // by the kind drawn: reply or vote
-  counter thread_cpu;
-  counter generation_cpu;
-  counter signing_cpu;
-  counter key_cpu;
   std::array<counter, brake_count> brake_waits;
   std::array<counter, brake_count> brake_ns;
-  counter late_resumes;
-  counter in_flight_peak;
   // While the thread is held (in-flight brake or waiting for an outcome): when that wait
   // began (steady clock, ns); 0 otherwise. Read by thread_stats() for held_ongoing_ns.
   std::atomic<std::int64_t> held_since_ns{0};
@@ -120,6 +112,8 @@ struct alignas(64) worker {
   // completes one producer's transactions in the order it submitted them).
   core::mutex promise_mutex;
   std::deque<std::promise<core::reject>> promises APIARY_GUARDED_BY(promise_mutex);
+
+  counter& count(colony_counter c) { return counts[static_cast<std::size_t>(c)]; }
 
   void add_wait(brake b, steady::time_point since) {
     brake_waits[static_cast<std::size_t>(b)].add(1);
@@ -348,7 +342,7 @@ void colony::producer_thread(worker& w) {
   } catch (...) {
     fail(std::current_exception());  // also lets start() return: it waits for a stop too
   }
-  w.thread_cpu.set(detail::thread_cpu_ns() - w.cpu_at_start);
+  w.count(colony_counter::thread_cpu_ns).set(detail::thread_cpu_ns() - w.cpu_at_start);
   w.finished.store(true);
 }
 
@@ -369,7 +363,7 @@ void colony::prepare(worker& w) {
           w.keys.private_key(account, role);
       }
     }
-    w.key_cpu.add(detail::thread_cpu_ns() - t0);
+    w.count(colony_counter::key_cpu_ns).add(detail::thread_cpu_ns() - t0);
   }
 }
 
@@ -389,7 +383,7 @@ void colony::refresh_head(worker& w) {
     w.resume_at_most = config_.resume_below(limit) - 1;
   }
   // Once a block: cheap enough to keep the thread's CPU total current for stats().
-  w.thread_cpu.set(detail::thread_cpu_ns() - w.cpu_at_start);
+  w.count(colony_counter::thread_cpu_ns).set(detail::thread_cpu_ns() - w.cpu_at_start);
 }
 
 void colony::pause(core::mutex& m, core::condition_variable& cv) {
@@ -420,7 +414,8 @@ bool colony::wait_in_flight(worker& w, std::uint32_t at_most, brake b) {
   }
   w.add_wait(b, since);
   w.held_since_ns.store(0, std::memory_order_relaxed);
-  if (b == brake::in_flight && w.in_flight.load() == 0 && !stop_.load()) w.late_resumes.add(1);
+  if (b == brake::in_flight && w.in_flight.load() == 0 && !stop_.load())
+    w.count(colony_counter::in_flight_late_resumes).add(1);
   return !stop_.load();
 }
 
@@ -507,17 +502,20 @@ void colony::produce(worker& w) {
     }
     if (measure) {
       const std::uint64_t t2 = detail::thread_cpu_ns();
-      w.generation_cpu.add(t1 - t0);
-      w.signing_cpu.add(t2 - t1 - std::min(key_ns, t2 - t1));
-      w.key_cpu.add(key_ns);
+      w.count(colony_counter::generation_cpu_ns).add(t1 - t0);
+      w.count(colony_counter::signing_cpu_ns).add(t2 - t1 - std::min(key_ns, t2 - t1));
+      w.count(colony_counter::key_cpu_ns).add(key_ns);
     }
 
     const std::size_t k = index_of(g.kind);
-    w.generated.add(1);
+    w.count(colony_counter::generated).add(1);
     w.kind_count[k].add(1);
     w.kind_extra[k].add(g.extra_size);
     w.kind_packed[k].add(tx->packed_size());
-    if (g.kind != g.drawn) w.substitutions[index_of(g.drawn)].add(1);
+    // Only a reply or a vote is ever replaced, by an article (no target in the ring).
+    if (g.kind != g.drawn)
+      w.count(g.drawn == op_kind::reply ? colony_counter::reply_substitutions : colony_counter::vote_substitutions)
+          .add(1);
 
     // A faulty companion follows the normal transaction now and then (faults.hpp).
     const std::optional<fault_kind> fault = w.faults.draw();
@@ -552,8 +550,9 @@ bool colony::submit(worker& w, core::full_transaction_ptr tx, const core::tx_com
     request_stop();
     return false;
   }
-  w.submitted.add(1);
-  if (in_flight > w.in_flight_peak.get()) w.in_flight_peak.set(in_flight);
+  w.count(colony_counter::submitted).add(1);
+  detail::counter& peak = w.count(colony_counter::in_flight_peak);
+  if (in_flight > peak.get()) peak.set(in_flight);
   return true;
 }
 
@@ -626,8 +625,7 @@ std::vector<colony_stats> colony::thread_stats() const {
     colony_stats s;
     s.threads = 1;
     s.accounts = w.gen.accounts().size();
-    s.generated = w.generated.get();
-    s.submitted = w.submitted.get();
+    for (std::size_t c = 0; c < colony_counter_count; ++c) s.*colony_counters[c].member = w.counts[c].get();
     for (std::size_t k = 0; k < fault_kind_count; ++k) {
       s.faults[k] = w.injected[k].get();
       s.injected += s.faults[k];
@@ -637,13 +635,7 @@ std::vector<colony_stats> colony::thread_stats() const {
     s.in_flight = w.in_flight.load();
     for (std::size_t k = 0; k < op_kind_count; ++k)
       s.kinds[k] = {w.kind_count[k].get(), w.kind_extra[k].get(), w.kind_packed[k].get()};
-    s.reply_substitutions = w.substitutions[index_of(op_kind::reply)].get();
-    s.vote_substitutions = w.substitutions[index_of(op_kind::vote)].get();
     s.article_substitutions = s.reply_substitutions + s.vote_substitutions;
-    s.thread_cpu_ns = w.thread_cpu.get();
-    s.generation_cpu_ns = w.generation_cpu.get();
-    s.signing_cpu_ns = w.signing_cpu.get();
-    s.key_cpu_ns = w.key_cpu.get();
     auto brake_of = [&w](brake b) {
       const auto i = static_cast<std::size_t>(b);
       return brake_totals{w.brake_waits[i].get(), w.brake_ns[i].get()};
@@ -652,8 +644,6 @@ std::vector<colony_stats> colony::thread_stats() const {
     s.budget_brake = brake_of(brake::budget);
     s.tps_brake = brake_of(brake::tps);
     s.result_wait = brake_of(brake::result);
-    s.in_flight_late_resumes = w.late_resumes.get();
-    s.in_flight_peak = w.in_flight_peak.get();
     if (const std::int64_t held = w.held_since_ns.load(std::memory_order_relaxed); held != 0)
       s.held_ongoing_ns =
           static_cast<std::uint64_t>(std::max<std::int64_t>(0, detail::ns_since_epoch(detail::steady::now()) - held));
