@@ -2,8 +2,6 @@
 
 #include <unistd.h>
 
-#include <ctime>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -23,6 +21,8 @@
 #include "apiary/core/base/clock.hpp"
 #include "apiary/core/base/thread_name.hpp"
 #include "apiary/core/protocol/serialize.hpp"
+#include "pause.hpp"
+#include "thread_cpu.hpp"
 
 namespace apiary::colony {
 
@@ -31,12 +31,6 @@ namespace detail {
 using steady = std::chrono::steady_clock;
 
 namespace {
-
-std::uint64_t thread_cpu_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 std::int64_t ns_since_epoch(steady::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
@@ -83,21 +77,13 @@ struct alignas(64) worker {
   std::thread thread;
   std::atomic<int> tid{0};  // gettid(), published as the thread starts
 
-  counter generated;
-  counter submitted;
+  std::array<counter, colony_counter_count> counts;  // colony_counters.hpp
   std::array<counter, fault_kind_count> injected;
   std::array<counter, op_kind_count> kind_count;
   std::array<counter, op_kind_count> kind_extra;
   std::array<counter, op_kind_count> kind_packed;
-  std::array<counter, op_kind_count> substitutions;  // by the kind drawn: reply or vote
-  counter thread_cpu;
-  counter generation_cpu;
-  counter signing_cpu;
-  counter key_cpu;
   std::array<counter, brake_count> brake_waits;
   std::array<counter, brake_count> brake_ns;
-  counter late_resumes;
-  counter in_flight_peak;
   // While the thread is held (in-flight brake or waiting for an outcome): when that wait
   // began (steady clock, ns); 0 otherwise. Read by thread_stats() for held_ongoing_ns.
   std::atomic<std::int64_t> held_since_ns{0};
@@ -121,15 +107,26 @@ struct alignas(64) worker {
   core::mutex promise_mutex;
   std::deque<std::promise<core::reject>> promises APIARY_GUARDED_BY(promise_mutex);
 
+  counter& count(colony_counter c) { return counts[static_cast<std::size_t>(c)]; }
+
   void add_wait(brake b, steady::time_point since) {
     brake_waits[static_cast<std::size_t>(b)].add(1);
     brake_ns[static_cast<std::size_t>(b)].add(elapsed_ns(since));
   }
 };
 
+// What make() built for send(): the transaction, and the faulty companion to follow it.
+struct made {
+  core::full_transaction_ptr tx;
+  core::full_transaction_ptr companion;  // null when no fault was drawn
+  std::optional<fault_kind> fault;
+  std::uint8_t kind = 0;  // index_of(the built kind), for tx_intent
+};
+
 }  // namespace detail
 
 using detail::brake;
+using detail::made;
 using detail::worker;
 
 std::uint32_t auto_in_flight_limit(std::uint32_t block_transactions, std::uint32_t threads) {
@@ -176,17 +173,18 @@ colony::colony(const colony_config& config, core::transaction_sink& sink, const 
     : config_(config),
       sink_(sink),
       ring_(std::max<std::size_t>(config.comment_ring_capacity, 1), config.comment_max_age()),
-      head_(initial_head) {
+      heads_(initial_head, config.first_in_flight_limit()),
+      budget_(stop_, config.wait_for_work_ms) {
   if (auto problem = config_.validate()) throw std::invalid_argument(*problem);
   APIARY_CHECK(initial_head.block_num == core::block_num_from_id(initial_head.id));
-  limit_ = config_.first_in_flight_limit();
+  const std::uint32_t limit = heads_.in_flight_limit();
 
   const auto genesis = genesis_account_names(config_.genesis_accounts, config_.account_prefix);
   if (config_.rate == rate_mode::block_budget) {
     budget_per_block_ = config_.block_budget;
     if (config_.slots) budget_per_block_ = config_.slots->count(initial_head.block_num + 1);
     if (budget_per_block_ == 0 && !config_.slots) budget_per_block_ = estimate_block_transactions(config_);
-    budget_.store(budget_per_block_);
+    budget_.preset(budget_per_block_);
   }
 
   if (config_.submit == submit_mode::async)
@@ -199,8 +197,8 @@ colony::colony(const colony_config& config, core::transaction_sink& sink, const 
     auto w = std::make_unique<worker>(t, std::move(g), config_.key_password,
                                       fault_injector(config_.faults, config_.seed, t));
     w->ring = &ring_;
-    w->limit = limit_;
-    w->resume_at_most = config_.resume_below(limit_) - 1;
+    w->limit = limit;
+    w->resume_at_most = config_.resume_below(limit) - 1;
     workers_.push_back(std::move(w));
   }
 }
@@ -221,22 +219,17 @@ void colony::start() {
     join_threads();
     throw;
   }
-  core::unique_lock lock(start_mutex_);
-  start_cv_.wait(lock, [this]() APIARY_REQUIRES(start_mutex_) { return ready_ == workers_.size() || stop_.load(); });
-  budget_ns_.store(core::steady_now_ns(), std::memory_order_relaxed);  // the first block's budget
-  go_ = true;
-  lock.unlock();
-  start_cv_.notify_all();
+  gate_.wait_for(workers_.size());
+  budget_.stamp();  // the first block's budget, published as the threads start
+  gate_.open();
 }
 
 void colony::request_stop() {
   stop_.store(true);
   // Take each mutex before notifying: a waiter between its check of stop_ and its wait
   // holds the mutex, so the notification cannot fall in between.
-  { core::lock_guard lock(start_mutex_); }
-  start_cv_.notify_all();
-  { core::lock_guard lock(budget_mutex_); }
-  budget_cv_.notify_all();
+  gate_.wake();
+  budget_.wake();
   for (auto& w : workers_) {
     { core::lock_guard lock(w->mutex); }
     w->cv.notify_all();
@@ -295,31 +288,19 @@ void colony::on_block(const head_info& head, const block_counts& block) {
   plan.transactions = block.transactions;
   plan.pending_after = static_cast<std::uint32_t>(std::min<std::size_t>(block.pending_after, UINT32_MAX));
   ring_.advance(head.block_num);
-  {
-    core::lock_guard lock(head_mutex_);
-    head_ = head;
-    if (config_.in_flight_limit == 0) limit_ = auto_in_flight_limit(block.transactions, config_.threads);
-    plan.in_flight_limit = limit_;
-    head_seq_.fetch_add(1, std::memory_order_release);
-  }
+  std::optional<std::uint32_t> limit;
+  if (config_.in_flight_limit == 0) limit = auto_in_flight_limit(block.transactions, config_.threads);
+  plan.in_flight_limit = heads_.post(head, limit);
   if (config_.rate == rate_mode::block_budget) {
     plan.budget =
         config_.slots ? config_.slots->count(head.block_num + 1) : next_block_budget(budget_per_block_, block);
-    {
-      core::lock_guard lock(budget_mutex_);
-      budget_ns_.store(core::steady_now_ns(), std::memory_order_relaxed);
-      budget_.store(plan.budget);
-    }
-    if (!config_.wait_for_work_ms) budget_cv_.notify_all();  // pollers find it themselves
+    budget_.refill(plan.budget);  // after the head: a unit of it comes with the head
   }
   core::lock_guard lock(plans_mutex_);
   plans_.push_back(plan);
 }
 
-std::uint32_t colony::in_flight_limit() const {
-  core::lock_guard lock(head_mutex_);
-  return limit_;
-}
+std::uint32_t colony::in_flight_limit() const { return heads_.in_flight_limit(); }
 
 std::vector<block_plan> colony::block_plans() const {
   core::lock_guard lock(plans_mutex_);
@@ -335,20 +316,12 @@ void colony::producer_thread(worker& w) {
   w.cpu_at_start = detail::thread_cpu_ns();
   try {
     prepare(w);
-    {
-      core::lock_guard lock(start_mutex_);
-      ++ready_;
-    }
-    start_cv_.notify_all();
-    {
-      core::unique_lock lock(start_mutex_);
-      start_cv_.wait(lock, [this]() APIARY_REQUIRES(start_mutex_) { return go_ || stop_.load(); });
-    }
+    gate_.arrive_and_wait();
     produce(w);
   } catch (...) {
     fail(std::current_exception());  // also lets start() return: it waits for a stop too
   }
-  w.thread_cpu.set(detail::thread_cpu_ns() - w.cpu_at_start);
+  w.count(colony_counter::thread_cpu_ns).set(detail::thread_cpu_ns() - w.cpu_at_start);
   w.finished.store(true);
 }
 
@@ -369,39 +342,20 @@ void colony::prepare(worker& w) {
           w.keys.private_key(account, role);
       }
     }
-    w.key_cpu.add(detail::thread_cpu_ns() - t0);
+    w.count(colony_counter::key_cpu_ns).add(detail::thread_cpu_ns() - t0);
   }
 }
 
 void colony::refresh_head(worker& w) {
-  if (head_seq_.load(std::memory_order_acquire) == w.head_seq) return;
-  head_info h;
-  std::uint32_t limit = 0;
-  {
-    core::lock_guard lock(head_mutex_);
-    h = head_;
-    limit = limit_;
-    w.head_seq = head_seq_.load(std::memory_order_relaxed);
-  }
-  w.gen.set_head(h.id, h.time);
-  if (limit != w.limit) {
-    w.limit = limit;
-    w.resume_at_most = config_.resume_below(limit) - 1;
+  const std::optional<posted_head> posted = heads_.read_if_moved(w.head_seq);
+  if (!posted) return;
+  w.gen.set_head(posted->head.id, posted->head.time);
+  if (posted->in_flight_limit != w.limit) {
+    w.limit = posted->in_flight_limit;
+    w.resume_at_most = config_.resume_below(w.limit) - 1;
   }
   // Once a block: cheap enough to keep the thread's CPU total current for stats().
-  w.thread_cpu.set(detail::thread_cpu_ns() - w.cpu_at_start);
-}
-
-void colony::pause(core::mutex& m, core::condition_variable& cv) {
-  const std::uint32_t ms = *config_.wait_for_work_ms;
-  if (ms == 0) {
-    std::this_thread::yield();
-    return;
-  }
-  core::unique_lock lock(m);
-  // Only request_stop() notifies a poller (nobody else knows it waits): the predicate makes
-  // any other wake-up sleep on until the time is up.
-  cv.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop_.load(); });
+  w.count(colony_counter::thread_cpu_ns).set(detail::thread_cpu_ns() - w.cpu_at_start);
 }
 
 bool colony::wait_in_flight(worker& w, std::uint32_t at_most, brake b) {
@@ -410,7 +364,7 @@ bool colony::wait_in_flight(worker& w, std::uint32_t at_most, brake b) {
   w.held_since_ns.store(detail::ns_since_epoch(since), std::memory_order_relaxed);
   if (config_.wait_for_work_ms && b == brake::in_flight) {
     // Hive's way: pause, then check, until few enough are left (completions do not wake it).
-    do pause(w.mutex, w.cv);
+    do detail::pause_for_work(w.mutex, w.cv, *config_.wait_for_work_ms, stop_);
     while (w.in_flight.load() > at_most && !stop_.load());
   } else {
     core::unique_lock lock(w.mutex);
@@ -420,29 +374,18 @@ bool colony::wait_in_flight(worker& w, std::uint32_t at_most, brake b) {
   }
   w.add_wait(b, since);
   w.held_since_ns.store(0, std::memory_order_relaxed);
-  if (b == brake::in_flight && w.in_flight.load() == 0 && !stop_.load()) w.late_resumes.add(1);
+  if (b == brake::in_flight && w.in_flight.load() == 0 && !stop_.load())
+    w.count(colony_counter::in_flight_late_resumes).add(1);
   return !stop_.load();
 }
 
 bool colony::take_budget(worker& w) {
-  std::int64_t left = budget_.load(std::memory_order_relaxed);
   for (;;) {
-    while (left > 0)
-      // Acquire: a unit of a new block's budget comes with that block's head (on_block
-      // publishes the head first).
-      if (budget_.compare_exchange_weak(left, left - 1, std::memory_order_acquire, std::memory_order_relaxed))
-        return true;
+    if (budget_.try_take()) return true;
     const auto since = detail::steady::now();
-    if (config_.wait_for_work_ms) {
-      do pause(budget_mutex_, budget_cv_);
-      while (budget_.load() <= 0 && !stop_.load());
-    } else {
-      core::unique_lock lock(budget_mutex_);
-      budget_cv_.wait(lock, [this] { return budget_.load() > 0 || stop_.load(); });
-    }
+    budget_.wait();
     w.add_wait(brake::budget, since);
     if (stop_.load()) return false;
-    left = budget_.load(std::memory_order_relaxed);
   }
 }
 
@@ -462,79 +405,80 @@ bool colony::take_token(worker& w) {
 }
 
 void colony::produce(worker& w) {
-  const bool measure = config_.measure_cpu;
-  const core::tx_completion done{&colony::on_complete, &w};
-  for (std::uint64_t made = 0; config_.transactions_per_thread == 0 || made < config_.transactions_per_thread; ++made) {
+  for (std::uint64_t n = 0; config_.transactions_per_thread == 0 || n < config_.transactions_per_thread; ++n) {
     if (stop_.load(std::memory_order_relaxed)) return;
-    refresh_head(w);  // a new limit applies from now
-    if (w.in_flight.load() >= w.limit && !wait_in_flight(w, w.resume_at_most, brake::in_flight)) return;
-    // When the rate schedule meant this transaction to go (tx_intent): the publication of
-    // the block's budget, the token's slot, or (no rate limit) now, as generation starts.
-    std::int64_t intended = 0;
-    if (config_.rate == rate_mode::block_budget) {
-      if (!take_budget(w)) return;
-      intended = budget_ns_.load(std::memory_order_relaxed);
-    }
-    if (config_.rate == rate_mode::tps) {
-      if (!take_token(w)) return;
-      intended = std::chrono::duration_cast<std::chrono::nanoseconds>(w.bucket->last_slot().time_since_epoch()).count();
-    }
-    refresh_head(w);  // again: a unit of a new block's budget comes with that block's head
-    if (intended == 0) intended = core::steady_now_ns();
-
-    const std::uint64_t t0 = measure ? detail::thread_cpu_ns() : 0;
-    generated_transaction g = w.gen.next();
-    const std::uint64_t t1 = measure ? detail::thread_cpu_ns() : 0;
-
-    std::uint64_t key_ns = 0;
-    core::full_transaction_ptr tx;
-    if (config_.sign) {
-      const core::private_key* priv = w.keys.find_private_key(g.signer, g.role);
-      const core::public_key* pub = config_.attach_signer_keys ? w.keys.find_public_key(g.signer, g.role) : nullptr;
-      if (priv == nullptr || (config_.attach_signer_keys && pub == nullptr)) {
-        const std::uint64_t k0 = measure ? detail::thread_cpu_ns() : 0;
-        priv = &w.keys.private_key(g.signer, g.role);
-        if (config_.attach_signer_keys) pub = &w.keys.public_key(g.signer, g.role);
-        if (measure) key_ns = detail::thread_cpu_ns() - k0;
-      }
-      std::span<const core::public_key> signer_keys;
-      if (pub != nullptr) signer_keys = std::span(pub, 1);
-      tx = std::make_shared<const core::full_transaction>(std::move(g.tx), config_.chain, std::span(priv, 1),
-                                                          signer_keys);
-    } else {
-      tx = std::make_shared<const core::full_transaction>(std::move(g.tx), config_.chain,
-                                                          std::span<const core::private_key>{});
-    }
-    if (measure) {
-      const std::uint64_t t2 = detail::thread_cpu_ns();
-      w.generation_cpu.add(t1 - t0);
-      w.signing_cpu.add(t2 - t1 - std::min(key_ns, t2 - t1));
-      w.key_cpu.add(key_ns);
-    }
-
-    const std::size_t k = index_of(g.kind);
-    w.generated.add(1);
-    w.kind_count[k].add(1);
-    w.kind_extra[k].add(g.extra_size);
-    w.kind_packed[k].add(tx->packed_size());
-    if (g.kind != g.drawn) w.substitutions[index_of(g.drawn)].add(1);
-
-    // A faulty companion follows the normal transaction now and then (faults.hpp).
-    const std::optional<fault_kind> fault = w.faults.draw();
-    core::full_transaction_ptr companion;
-    if (fault)
-      companion = build_fault(*fault, tx, g.signer, w.keys, config_.chain, config_.sign, config_.attach_signer_keys);
-    const core::tx_intent intent{intended, static_cast<std::uint8_t>(k)};
-    if (!send(w, std::move(tx), done, intent)) return;
-    if (companion) {
-      // On the chain's clock a companion is one of the slot's transactions too.
-      if (config_.slots && !take_budget(w)) return;
-      // Counted once the sink took it, so every injected companion gets an answer.
-      if (!send(w, std::move(companion), done, intent)) return;
-      w.injected[static_cast<std::size_t>(*fault)].add(1);
-    }
-    if (config_.submit == submit_mode::sync && !wait_in_flight(w, 0, brake::result)) return;
+    const std::optional<std::int64_t> intended = pass_brakes(w);
+    if (!intended) return;
+    made m = make(w);
+    if (!send(w, m, *intended)) return;
   }
+}
+
+std::optional<std::int64_t> colony::pass_brakes(worker& w) {
+  refresh_head(w);  // a new limit applies from now
+  if (w.in_flight.load() >= w.limit && !wait_in_flight(w, w.resume_at_most, brake::in_flight)) return std::nullopt;
+  // When the rate schedule meant this transaction to go (tx_intent): the publication of the
+  // block's budget, the token's slot, or (no rate limit) now, as generation starts.
+  std::int64_t intended = 0;
+  if (config_.rate == rate_mode::block_budget) {
+    if (!take_budget(w)) return std::nullopt;
+    intended = budget_.published_ns();
+  }
+  if (config_.rate == rate_mode::tps) {
+    if (!take_token(w)) return std::nullopt;
+    intended = std::chrono::duration_cast<std::chrono::nanoseconds>(w.bucket->last_slot().time_since_epoch()).count();
+  }
+  refresh_head(w);  // again: a unit of a new block's budget comes with that block's head
+  if (intended == 0) intended = core::steady_now_ns();
+  return intended;
+}
+
+made colony::make(worker& w) {
+  const bool measure = config_.measure_cpu;
+  const std::uint64_t t0 = measure ? detail::thread_cpu_ns() : 0;
+  generated_transaction g = w.gen.next();
+  if (measure) w.count(colony_counter::generation_cpu_ns).add(detail::thread_cpu_ns() - t0);
+
+  signing_time timing;
+  made m;
+  m.tx = make_transaction(std::move(g.tx), g.signer, g.role, w.keys, config_.chain, config_.sign,
+                          config_.attach_signer_keys, measure ? &timing : nullptr);
+  if (measure) {
+    w.count(colony_counter::signing_cpu_ns).add(timing.signing_ns);
+    w.count(colony_counter::key_cpu_ns).add(timing.key_ns);
+  }
+
+  const std::size_t k = index_of(g.kind);
+  m.kind = static_cast<std::uint8_t>(k);
+  w.count(colony_counter::generated).add(1);
+  w.kind_count[k].add(1);
+  w.kind_extra[k].add(g.extra_size);
+  w.kind_packed[k].add(m.tx->packed_size());
+  // Only a reply or a vote is ever replaced, by an article (no target in the ring).
+  if (g.kind != g.drawn)
+    w.count(g.drawn == op_kind::reply ? colony_counter::reply_substitutions : colony_counter::vote_substitutions)
+        .add(1);
+
+  // A faulty companion follows the normal transaction now and then (faults.hpp).
+  m.fault = w.faults.draw();
+  if (m.fault)
+    m.companion =
+        build_fault(*m.fault, m.tx, g.signer, w.keys, config_.chain, config_.sign, config_.attach_signer_keys);
+  return m;
+}
+
+bool colony::send(worker& w, made& m, std::int64_t intended) {
+  const core::tx_completion done{&colony::on_complete, &w};
+  const core::tx_intent intent{intended, m.kind};
+  if (!hand_over(w, std::move(m.tx), done, intent)) return false;
+  if (m.companion) {
+    // On the chain's clock a companion is one of the slot's transactions too.
+    if (config_.slots && !take_budget(w)) return false;
+    // Counted once the sink took it, so every injected companion gets an answer.
+    if (!hand_over(w, std::move(m.companion), done, intent)) return false;
+    w.injected[static_cast<std::size_t>(*m.fault)].add(1);
+  }
+  return config_.submit != submit_mode::sync || wait_in_flight(w, 0, brake::result);
 }
 
 bool colony::submit(worker& w, core::full_transaction_ptr tx, const core::tx_completion& done, core::tx_intent intent) {
@@ -552,12 +496,14 @@ bool colony::submit(worker& w, core::full_transaction_ptr tx, const core::tx_com
     request_stop();
     return false;
   }
-  w.submitted.add(1);
-  if (in_flight > w.in_flight_peak.get()) w.in_flight_peak.set(in_flight);
+  w.count(colony_counter::submitted).add(1);
+  detail::counter& peak = w.count(colony_counter::in_flight_peak);
+  if (in_flight > peak.get()) peak.set(in_flight);
   return true;
 }
 
-bool colony::send(worker& w, core::full_transaction_ptr tx, const core::tx_completion& done, core::tx_intent intent) {
+bool colony::hand_over(worker& w, core::full_transaction_ptr tx, const core::tx_completion& done,
+                       core::tx_intent intent) {
   if (config_.submit != submit_mode::async) return submit(w, std::move(tx), done, intent);
   // The promise is queued before the submit: its completion may come before submit returns.
   std::future<core::reject> outcome;
@@ -626,8 +572,7 @@ std::vector<colony_stats> colony::thread_stats() const {
     colony_stats s;
     s.threads = 1;
     s.accounts = w.gen.accounts().size();
-    s.generated = w.generated.get();
-    s.submitted = w.submitted.get();
+    for (std::size_t c = 0; c < colony_counter_count; ++c) s.*colony_counters[c].member = w.counts[c].get();
     for (std::size_t k = 0; k < fault_kind_count; ++k) {
       s.faults[k] = w.injected[k].get();
       s.injected += s.faults[k];
@@ -637,13 +582,7 @@ std::vector<colony_stats> colony::thread_stats() const {
     s.in_flight = w.in_flight.load();
     for (std::size_t k = 0; k < op_kind_count; ++k)
       s.kinds[k] = {w.kind_count[k].get(), w.kind_extra[k].get(), w.kind_packed[k].get()};
-    s.reply_substitutions = w.substitutions[index_of(op_kind::reply)].get();
-    s.vote_substitutions = w.substitutions[index_of(op_kind::vote)].get();
     s.article_substitutions = s.reply_substitutions + s.vote_substitutions;
-    s.thread_cpu_ns = w.thread_cpu.get();
-    s.generation_cpu_ns = w.generation_cpu.get();
-    s.signing_cpu_ns = w.signing_cpu.get();
-    s.key_cpu_ns = w.key_cpu.get();
     auto brake_of = [&w](brake b) {
       const auto i = static_cast<std::size_t>(b);
       return brake_totals{w.brake_waits[i].get(), w.brake_ns[i].get()};
@@ -652,8 +591,6 @@ std::vector<colony_stats> colony::thread_stats() const {
     s.budget_brake = brake_of(brake::budget);
     s.tps_brake = brake_of(brake::tps);
     s.result_wait = brake_of(brake::result);
-    s.in_flight_late_resumes = w.late_resumes.get();
-    s.in_flight_peak = w.in_flight_peak.get();
     if (const std::int64_t held = w.held_since_ns.load(std::memory_order_relaxed); held != 0)
       s.held_ongoing_ns =
           static_cast<std::uint64_t>(std::max<std::int64_t>(0, detail::ns_since_epoch(detail::steady::now()) - held));

@@ -29,8 +29,6 @@ double colony_stats::average_packed_bytes() const { return ratio(packed_bytes(),
 colony_stats& colony_stats::operator+=(const colony_stats& o) {
   threads += o.threads;
   accounts += o.accounts;
-  generated += o.generated;
-  submitted += o.submitted;
   injected += o.injected;
   for (std::size_t k = 0; k < fault_kind_count; ++k) faults[k] += o.faults[k];
   for (std::size_t i = 0; i < core::reject_count; ++i) outcomes.by_reason[i] += o.outcomes.by_reason[i];
@@ -41,19 +39,16 @@ colony_stats& colony_stats::operator+=(const colony_stats& o) {
     kinds[k].packed_bytes += o.kinds[k].packed_bytes;
   }
   article_substitutions += o.article_substitutions;
-  reply_substitutions += o.reply_substitutions;
-  vote_substitutions += o.vote_substitutions;
-  thread_cpu_ns += o.thread_cpu_ns;
-  generation_cpu_ns += o.generation_cpu_ns;
-  signing_cpu_ns += o.signing_cpu_ns;
-  key_cpu_ns += o.key_cpu_ns;
+  for (const colony_counter_info& c : colony_counters) {
+    std::uint64_t& mine = this->*c.member;
+    const std::uint64_t theirs = o.*c.member;
+    mine = c.how == colony_counter_info::merge::max ? std::max(mine, theirs) : mine + theirs;
+  }
   add(in_flight_brake, o.in_flight_brake);
   add(budget_brake, o.budget_brake);
   add(tps_brake, o.tps_brake);
   add(result_wait, o.result_wait);
   held_ongoing_ns += o.held_ongoing_ns;
-  in_flight_late_resumes += o.in_flight_late_resumes;
-  in_flight_peak = std::max(in_flight_peak, o.in_flight_peak);
   sink_closed = sink_closed || o.sink_closed;
   return *this;
 }

@@ -148,6 +148,15 @@ void write_config(json_out& j, const run_config& c) {
   j.end_object();
 }
 
+// A producer counter under its report key (colony_counters.hpp): a count as it is, a time in ms.
+void write_counter(json_out& j, const colony::colony_counter_info& c, const colony::colony_stats& k) {
+  const std::uint64_t v = k.*c.member;
+  if (c.in == colony::colony_counter_info::unit::ns)
+    j.field(c.report_key(), ms(static_cast<std::int64_t>(v)), 3);
+  else
+    j.field(c.report_key(), v);
+}
+
 // Each producer thread, as Hive's colony prints it at the end.
 void write_colony_threads(json_out& j, const std::vector<colony::colony_stats>& threads) {
   j.key("per_thread");
@@ -157,15 +166,11 @@ void write_colony_threads(json_out& j, const std::vector<colony::colony_stats>& 
     j.begin_object();
     j.field("thread", static_cast<std::uint64_t>(t));
     j.field("accounts", k.accounts);
-    j.field("generated", k.generated);
-    j.field("submitted", k.submitted);
+    for (const colony::colony_counter_info& c : colony::colony_counters)
+      if (c.per_thread()) write_counter(j, c, k);
     j.field("accepted", k.accepted());
     j.field("rejected", k.rejected());
-    j.field("reply_substitutions", k.reply_substitutions);
-    j.field("vote_substitutions", k.vote_substitutions);
-    j.field("in_flight_peak", k.in_flight_peak);
     j.field("in_flight_waits", k.in_flight_brake.waits);
-    j.field("in_flight_late_resumes", k.in_flight_late_resumes);
     j.field("budget_waits", k.budget_brake.waits);
     j.end_object();
   }
@@ -460,8 +465,8 @@ void write_colony(json_out& j, const report_inputs& in) {
   j.field("threads", k.threads);
   j.field("rate", rate_text(c.colony));
   j.field("block_budget", r.colony_block_budget);
-  j.field("generated", k.generated);
-  j.field("submitted", k.submitted);
+  for (const colony::colony_counter_info& counter : colony::colony_counters)
+    if (counter.in_total()) write_counter(j, counter, k);
   j.field("injected", k.injected);
   j.field("accepted", k.accepted());
   j.field("rejected", k.rejected());
@@ -469,12 +474,7 @@ void write_colony(json_out& j, const report_inputs& in) {
   j.field("in_flight_at_end", k.in_flight);
   j.field("article_substitutions", k.article_substitutions);
   j.field("avg_size_bytes", k.average_packed_bytes(), 3);
-  j.field("thread_cpu_ms", ms(static_cast<std::int64_t>(k.thread_cpu_ns)), 3);
-  j.field("generation_cpu_ms", ms(static_cast<std::int64_t>(k.generation_cpu_ns)), 3);
-  j.field("signing_cpu_ms", ms(static_cast<std::int64_t>(k.signing_cpu_ns)), 3);
-  j.field("key_cpu_ms", ms(static_cast<std::int64_t>(k.key_cpu_ns)), 3);
   j.field("sink_closed", k.sink_closed);
-  j.field("in_flight_peak", k.in_flight_peak);
   write_colony_threads(j, r.colony_threads);
   j.key("brakes");
   j.begin_object();

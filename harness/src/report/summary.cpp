@@ -260,12 +260,11 @@ void log_colony_thread(spdlog::logger& log, std::size_t t, const colony::colony_
     log.info("{} replies and {} votes substituted with articles due to lack of proper target comment",
              k.reply_substitutions, k.vote_substitutions);
   if (k.rejected() != 0) log.info("{} transactions failed", k.rejected());
-  if (k.in_flight_brake.waits == 0) return;
-  log.info("{} times production loop was locked out due to reaching max number of waiting transactions",
-           k.in_flight_brake.waits);
-  if (k.in_flight_late_resumes != 0)
-    log.info("{} times production loop was unlocked only after all transactions were cleared from queue",
-             k.in_flight_late_resumes);
+  if (k.in_flight_brake.waits != 0)
+    log.info("{} times production loop was locked out due to reaching max number of waiting transactions",
+             k.in_flight_brake.waits);
+  for (const colony::colony_counter_info& c : colony::colony_counters)
+    if (!c.hive_line.empty() && k.*c.member != 0) log.info("{}", fmt::format(fmt::runtime(c.hive_line), k.*c.member));
 }
 
 }  // namespace

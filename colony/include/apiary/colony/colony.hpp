@@ -74,7 +74,10 @@
 #include "apiary/colony/colony_config.hpp"
 #include "apiary/colony/colony_stats.hpp"
 #include "apiary/colony/comment_ring.hpp"
+#include "apiary/colony/head_board.hpp"
 #include "apiary/colony/mix.hpp"
+#include "apiary/colony/shared_budget.hpp"
+#include "apiary/colony/start_gate.hpp"
 #include "apiary/core/base/mutex.hpp"
 #include "apiary/core/chain/reject.hpp"
 #include "apiary/core/chain/submission.hpp"
@@ -88,14 +91,6 @@ class thread_pool;
 }  // namespace boost::asio
 
 namespace apiary::colony {
-
-// The head block the colony's transactions build on. block_num must be the number the id
-// encodes (core::block_num_from_id).
-struct head_info {
-  std::uint32_t block_num = 0;
-  core::block_id id;
-  core::time_point_sec time;
-};
 
 // What the colony learns of a block just applied.
 struct block_counts {
@@ -144,6 +139,7 @@ std::uint32_t estimate_block_transactions(const colony_config& config);
 
 namespace detail {
 struct worker;
+struct made;
 enum class brake : std::uint8_t;
 }  // namespace detail
 
@@ -197,16 +193,24 @@ class colony {
 
   // A producer thread's body: prepare, wait for the start, produce.
   void producer_thread(detail::worker& w);
-  void produce(detail::worker& w);
   void prepare(detail::worker& w);
+  // The producer's loop, each transaction in three steps: pass the brakes, make it, send it.
+  void produce(detail::worker& w);
+  // The in-flight limit, then the rate mode's brake. When the rate schedule meant the next
+  // transaction to go (tx_intent); none when the thread is to stop instead.
+  std::optional<std::int64_t> pass_brakes(detail::worker& w);
+  // Builds and signs the next transaction and, now and then, its faulty companion; counts them.
+  detail::made make(detail::worker& w);
+  // Submits them (the companion under the slot's budget too, on the chain's clock); in sync
+  // mode waits for the outcome. False when the thread is to stop.
+  bool send(detail::worker& w, detail::made& m, std::int64_t intended);
   // Each returns false when the thread is to stop instead.
   bool wait_in_flight(detail::worker& w, std::uint32_t at_most, detail::brake b);
-  // wait_for_work_ms set: one pause between two checks; a stop ends it.
-  void pause(core::mutex& m, core::condition_variable& cv);
   bool take_budget(detail::worker& w);
   bool take_token(detail::worker& w);
   // Hands one transaction over as the submit mode says; false when the sink is closed.
-  bool send(detail::worker& w, core::full_transaction_ptr tx, const core::tx_completion& done, core::tx_intent intent);
+  bool hand_over(detail::worker& w, core::full_transaction_ptr tx, const core::tx_completion& done,
+                 core::tx_intent intent);
   // Hands one transaction to the sink; false when the sink is closed (the thread stops).
   bool submit(detail::worker& w, core::full_transaction_ptr tx, const core::tx_completion& done,
               core::tx_intent intent);
@@ -222,27 +226,12 @@ class colony {
   // submit_mode::async: the tasks that wait for the outcomes' futures.
   std::unique_ptr<boost::asio::thread_pool> async_pool_;
 
-  std::atomic<bool> stop_{false};
+  std::atomic<bool> stop_{false};  // before the members that watch it
   bool started_ = false;
 
-  // The start gate: threads count themselves ready, then wait for go_.
-  core::mutex start_mutex_;
-  core::condition_variable start_cv_;
-  std::uint32_t ready_ APIARY_GUARDED_BY(start_mutex_) = 0;
-  bool go_ APIARY_GUARDED_BY(start_mutex_) = false;
-
-  // The head the producers build on: copied by a thread when head_seq_ moves.
-  mutable core::mutex head_mutex_;
-  head_info head_ APIARY_GUARDED_BY(head_mutex_);
-  std::uint32_t limit_ APIARY_GUARDED_BY(head_mutex_) = 0;  // the in-flight limit
-  std::atomic<std::uint64_t> head_seq_{0};                  // written under head_mutex_
-
-  // rate_mode::block_budget: transactions left for this block, shared by the threads.
-  core::mutex budget_mutex_;
-  core::condition_variable budget_cv_;
-  std::atomic<std::int64_t> budget_{0};  // refilled under budget_mutex_
-  // When the budget in budget_ was published (core::steady_now_ns): its transactions' slot.
-  std::atomic<std::int64_t> budget_ns_{0};
+  start_gate gate_{stop_};
+  head_board heads_;
+  shared_budget budget_;  // rate_mode::block_budget
 
   mutable core::mutex plans_mutex_;
   // A deque: a long run's growth never copies it all within one block's on_block.

@@ -1,5 +1,6 @@
 // colony_stats: what a colony's producer threads did, per thread or merged (leveldb
-// db_bench's way: each thread counts its own, the report adds them up). Plain values.
+// db_bench's way: each thread counts its own, the report adds them up). Plain values; the
+// producers' own tallies among them are the table of colony_counters.hpp.
 //
 // Per thread, it holds what Hive's colony prints for each thread at the end: transactions
 // built (generated) and per kind their count, share, average extra and packed size; replies
@@ -22,6 +23,7 @@
 #include <array>
 #include <cstdint>
 
+#include "apiary/colony/colony_counters.hpp"
 #include "apiary/colony/faults.hpp"
 #include "apiary/colony/mix.hpp"
 #include "apiary/core/chain/reject.hpp"
@@ -45,8 +47,6 @@ struct brake_totals {
 struct colony_stats {
   std::uint32_t threads = 0;
   std::uint64_t accounts = 0;                            // genesis accounts the threads act for
-  std::uint64_t generated = 0;                           // built (and signed, with signing on)
-  std::uint64_t submitted = 0;                           // taken by the sink (normal and faulty)
   std::uint64_t injected = 0;                            // faulty companions submitted (faults.hpp), not in `generated`
   std::array<std::uint64_t, fault_kind_count> faults{};  // injected, by kind
   // Completions by outcome; reject::none counts the accepted ones, reject::shutdown those the
@@ -54,18 +54,12 @@ struct colony_stats {
   core::reject_counts outcomes;
   std::uint64_t in_flight = 0;  // submitted, completion not called yet
   std::array<kind_totals, op_kind_count> kinds{};
-  std::uint64_t article_substitutions = 0;  // replies and votes made articles: empty ring
-  std::uint64_t reply_substitutions = 0;    // of which replies
-  std::uint64_t vote_substitutions = 0;     // and votes
+  std::uint64_t article_substitutions = 0;  // reply_substitutions + vote_substitutions
 
-  // CPU time of the producer threads (CLOCK_THREAD_CPUTIME_ID), in nanoseconds.
-  std::uint64_t thread_cpu_ns = 0;      // everything the threads did, updated once a block
-  std::uint64_t generation_cpu_ns = 0;  // building unsigned transactions (measure_cpu)
-  // Packing, hashing and signing in full_transaction, key lookups included, first-use key
-  // derivations excluded (measure_cpu). With signing on, signatures are nearly all of it:
-  // per block and divided by the cores, the colony's signing bound on the full cycle.
-  std::uint64_t signing_cpu_ns = 0;
-  std::uint64_t key_cpu_ns = 0;  // deriving keys on first use (or warm-up)
+  // The producers' own counters (colony_counters.hpp: what each means, how threads merge).
+#define APIARY_COLONY_COUNTER_FIELD(name, merge, unit, report, hive_line, description) std::uint64_t name = 0;
+  APIARY_COLONY_COUNTERS(APIARY_COLONY_COUNTER_FIELD)
+#undef APIARY_COLONY_COUNTER_FIELD
 
   brake_totals in_flight_brake;  // at the in-flight limit
   brake_totals budget_brake;     // block budget exhausted, waiting for the next block
@@ -74,12 +68,6 @@ struct colony_stats {
   // The in-flight brake's and outcome waits still going on when the stats were read: their
   // time so far (the totals above count a wait once it ends). 0 after join.
   std::uint64_t held_ongoing_ns = 0;
-  // In-flight brakes released only once nothing was in flight: the writer had worked off
-  // the thread's whole backlog while it waited (Hive's "late unlocks"; its wait was too long).
-  std::uint64_t in_flight_late_resumes = 0;
-  // The most transactions the thread had in flight at once; merged, the highest of any
-  // thread (not their sum: the threads' peaks need not coincide).
-  std::uint64_t in_flight_peak = 0;
   bool sink_closed = false;  // a thread found the sink closed
 
   std::uint64_t accepted() const { return outcomes[core::reject::none]; }
@@ -97,5 +85,20 @@ struct colony_stats {
 
   colony_stats& operator+=(const colony_stats& o);
 };
+
+// The table of colony_counters.hpp, each entry with its colony_stats member.
+inline constexpr std::array colony_counters{
+#define APIARY_COLONY_COUNTER_INFO(name_, merge_, unit_, report_, hive_line_, description_) \
+  colony_counter_info{#name_,                                                               \
+                      &colony_stats::name_,                                                 \
+                      colony_counter_info::merge::merge_,                                   \
+                      colony_counter_info::unit::unit_,                                     \
+                      colony_counter_info::report::report_,                                 \
+                      hive_line_,                                                           \
+                      description_},
+    APIARY_COLONY_COUNTERS(APIARY_COLONY_COUNTER_INFO)
+#undef APIARY_COLONY_COUNTER_INFO
+};
+inline constexpr std::size_t colony_counter_count = colony_counters.size();
 
 }  // namespace apiary::colony
