@@ -18,6 +18,7 @@
 
 #include "apiary/core/base/clock.hpp"
 #include "apiary/core/protocol/buffer.hpp"
+#include "apiary/harness/config/config_file.hpp"
 #include "apiary/harness/config/memory_budget.hpp"
 #include "apiary/harness/config/rc_params_file.hpp"
 #include "apiary/harness/cycle/context.hpp"
