@@ -1,16 +1,19 @@
 // The chain's two switch-owning parts on their own, in both modes each: dedup_index and
-// custom_op_counter, driven over a bare database in the order the chain drives them.
+// custom_op_counter, driven over a bare database in the order the chain drives them; and its
+// RC books (rc_books), driven as the chain's pushes and blocks drive them.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "apiary/core/chain/chain_options.hpp"
 #include "apiary/core/chain/custom_op_counter.hpp"
 #include "apiary/core/chain/dedup_index.hpp"
+#include "apiary/core/chain/rc_books.hpp"
 #include "apiary/core/protocol/full_transaction.hpp"
 #include "apiary/core/state/database.hpp"
 #include "chain_test_support.hpp"
@@ -223,5 +226,87 @@ INSTANTIATE_TEST_SUITE_P(Modes, CustomOpCounter,
                          [](const ::testing::TestParamInfo<core::counter_mode>& p) {
                            return p.param == core::counter_mode::local ? std::string("Local") : std::string("State");
                          });
+
+// ---- rc_books ---------------------------------------------------------------------------------
+
+core::rc_charge_sample vote_sample(std::int64_t cost) {
+  core::rc_charge_sample s;
+  s.kind = core::rc_op_kind::vote;
+  s.cost[0] = cost;
+  return s;
+}
+
+core::chain_options books_options(std::uint32_t rc_stats_blocks) {
+  core::chain_options o;
+  o.rc_stats_blocks = rc_stats_blocks;
+  return o;
+}
+
+TEST(RcBooks, TheLastPendingTransactionTakenBackLeavesTheOthersUsage) {
+  core::rc_books books(books_options(10));
+  books.add_pending({1, 2, 3, 4}, vote_sample(5));
+  books.remember_last({10, 20, 30, 40}, vote_sample(7));
+  books.add_pending({10, 20, 30, 40}, vote_sample(7));
+  EXPECT_EQ(books.pending_usage(), (core::rc_usage{11, 22, 33, 44}));
+  EXPECT_EQ(books.pending_stats().transactions(), 2u);
+  books.take_back_last();
+  EXPECT_EQ(books.pending_usage(), (core::rc_usage{1, 2, 3, 4}));
+  core::rc_stats one;
+  one.add(vote_sample(5));
+  EXPECT_EQ(books.pending_stats(), one);
+  books.forget_pending();
+  EXPECT_EQ(books.pending_usage(), core::rc_usage{});
+  EXPECT_EQ(books.pending_stats(), core::rc_stats{});
+}
+
+TEST(RcBooks, BlocksArchiveAtMultiplesOfRcStatsBlocks) {
+  core::rc_books books(books_options(2));
+  core::global_properties_object g;
+  core::rc_stats block;
+  block.add(vote_sample(5));
+  for (std::uint32_t num = 1; num <= 5; ++num) {
+    if (num == 3) {
+      books.count_rejection();
+      books.count_rejection();
+    }
+    g.head_block_number = num;
+    books.finish_block(block, g);
+  }
+  ASSERT_EQ(books.archives().size(), 2u);
+  EXPECT_EQ(books.archives()[0].first_block, 1u);
+  EXPECT_EQ(books.archives()[0].block, 2u);
+  EXPECT_EQ(books.archives()[0].accepted, 2u);
+  EXPECT_EQ(books.archives()[1].first_block, 3u);
+  EXPECT_EQ(books.archives()[1].rejected_rc, 2u);
+  EXPECT_EQ(books.stats().transactions(), 1u);  // block 5's, not archived yet
+  EXPECT_EQ(books.reference()[0], 5);           // the archived votes' average cost
+  const core::rc_status status = books.status(g);
+  EXPECT_EQ(status.blocks, 5u);
+  EXPECT_EQ(status.rejected, 2u);
+  EXPECT_EQ(status.max_block_rejected, 2u);
+}
+
+TEST(RcBooks, WithoutStatisticsNoSampleIsKept) {
+  core::rc_books books(books_options(0));
+  EXPECT_FALSE(books.keeps_stats());
+  books.add_pending({1, 0, 0, 0}, vote_sample(5));
+  EXPECT_EQ(books.pending_stats(), core::rc_stats{});
+  core::global_properties_object g;
+  g.head_block_number = 1;
+  books.finish_block(books.pending_stats(), g);
+  EXPECT_TRUE(books.archives().empty());
+  EXPECT_EQ(books.status(g).blocks, 1u);
+}
+
+TEST(RcBooks, ABadParameterIsRefusedByName) {
+  core::chain_options o;
+  o.rc_params[2].budget = -1;
+  try {
+    core::rc_books books(o);
+    FAIL() << "a negative budget was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("state_bytes budget"), std::string::npos) << e.what();
+  }
+}
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "apiary/harness/config/config_file.hpp"
 #include "apiary/harness/config/memory_budget.hpp"
 #include "apiary/harness/config/options.hpp"
 #include "apiary/harness/config/run_config.hpp"

@@ -30,15 +30,6 @@ std::uint32_t prefix_of(const block_id& id) {
   return p;
 }
 
-// The options' RC parameters scaled, or std::invalid_argument naming the first bad one.
-rc_parameters checked_rc_params(const chain_options& o) {
-  for (std::size_t i = 0; i < rc_resource_count; ++i)
-    if (std::string problem = rc_params_problem(o.rc_params[i], o.rc_scale); !problem.empty())
-      throw std::invalid_argument("rc parameters, " + std::string(rc_resource_name(static_cast<rc_resource>(i))) + " " +
-                                  problem);
-  return rc_scaled(o.rc_params, o.rc_scale);
-}
-
 }  // namespace
 
 chain::chain(chain_options options, const std::function<bool()>& cancelled, std::span<const account_keys> keys)
@@ -49,7 +40,7 @@ chain::chain(chain_options options, const std::function<bool()>& cancelled, std:
 
 chain::chain(chain_options options, empty_state /*unused*/)
     : options_(std::move(options)),
-      rc_params_(checked_rc_params(options_)),
+      rc_books_(options_),
       db_(options_.db),
       accounts_(db_.add_index<account_index>()),
       comments_(db_.add_index<comment_index>()),
@@ -92,13 +83,7 @@ std::int64_t chain::rc_mana(const account_name& account) const {
   return a == nullptr ? 0 : rc_.available(*a, head_block_time());
 }
 
-rc_status chain::rc() const {
-  rc_status s = rc_status_;
-  s.pools = globals_.get(0).rc_pools;
-  for (std::size_t i = 0; i < rc_resource_count; ++i) s.equilibria[i] = rc_params_[i].equilibrium;
-  s.total_vesting = globals_.get(0).total_vesting;
-  return s;
-}
+rc_status chain::rc() const { return rc_books_.status(globals_.get(0)); }
 
 std::int64_t chain::total_hbd() const {
   std::int64_t sum = 0;
@@ -224,10 +209,7 @@ void chain::prefetch_push(const full_transaction& ft, int stage) const {
 
 reject chain::push_transaction(const full_transaction_ptr& tx, bool may_be_left_out) {
   const reject r = push(tx, may_be_left_out);
-  if (r == reject::insufficient_rc) {
-    ++rc_rejected_in_block_;
-    ++rc_status_.rejected;
-  }
+  if (r == reject::insufficient_rc) rc_books_.count_rejection();
   return r;
 }
 
@@ -242,13 +224,12 @@ reject chain::push(const full_transaction_ptr& tx, bool may_be_left_out) {
   // that breaks a rule is that rule, whatever its payer's mana.
   rc_usage used{};
   rc_charge_sample sample;
-  if (r == reject::none) r = charge_rc(*tx, true, &used, keeps_rc_stats() ? &sample : nullptr);
+  if (r == reject::none) r = charge_rc(*tx, true, &used, rc_books_.keeps_stats() ? &sample : nullptr);
   if (r != reject::none) return r;  // the session's destructor undoes what was applied
   dedup_.add_pending_before_squash(*tx);
   if (may_be_left_out && can_reuse_pending()) {
     last_session_ = std::move(s);
-    last_usage_ = used;
-    last_rc_sample_ = sample;
+    rc_books_.remember_last(used, sample);
   } else {
     s.squash();
   }
@@ -256,8 +237,7 @@ reject chain::push(const full_transaction_ptr& tx, bool may_be_left_out) {
   counter_.commit_transaction();
   rc_.commit_transaction();
   pending_.push_back(tx);
-  for (std::size_t i = 0; i < rc_resource_count; ++i) pending_usage_[i] += used[i];
-  if (keeps_rc_stats()) pending_rc_stats_.add(sample);
+  rc_books_.add_pending(used, sample);
   return reject::none;
 }
 
@@ -270,9 +250,10 @@ reject chain::charge_rc(const full_transaction& tx, bool pushing, rc_usage* used
   // block's charges equal the ones its transactions paid when they were pushed.
   const time_point_sec now = head_block_time();
   const global_properties_object& g = globals_.get(0);
-  const rc_usage usage = count_resources(tx.tx(), tx.packed_size(), now, rc_params_);
+  const rc_parameters& params = rc_books_.params();
+  const rc_usage usage = count_resources(tx.tx(), tx.packed_size(), now, params);
   rc_usage costs;
-  const std::int64_t cost = rc_cost(usage, g.rc_pools, g.total_vesting, rc_params_, costs);
+  const std::int64_t cost = rc_cost(usage, g.rc_pools, g.total_vesting, params, costs);
   if (used != nullptr)
     for (std::size_t i = 0; i < rc_resource_count; ++i) (*used)[i] += usage[i];
   if (sample == nullptr) return pushing ? rc_.charge_pending(*payer, cost, now) : rc_.charge_block(*payer, cost, now);
@@ -280,7 +261,7 @@ reject chain::charge_rc(const full_transaction& tx, bool pushing, rc_usage* used
   std::int64_t mana = 0;
   const reject r = pushing ? rc_.charge_pending(*payer, cost, now, &mana) : rc_.charge_block(*payer, cost, now, &mana);
   if (r == reject::none)
-    *sample = make_rc_sample(rc_op_kind_of(tx.tx()), payer->vesting, mana, costs, usage, rc_reference_);
+    *sample = make_rc_sample(rc_op_kind_of(tx.tx()), payer->vesting, mana, costs, usage, rc_books_.reference());
   return r;
 }
 
@@ -351,8 +332,7 @@ full_transaction_ptr chain::take_back_last() {
   pending_.pop_back();
   dedup_.take_back_pending(tx->id());
   counter_.take_back_transaction();
-  for (std::size_t i = 0; i < rc_resource_count; ++i) pending_usage_[i] -= last_usage_[i];
-  if (keeps_rc_stats()) pending_rc_stats_.subtract(last_rc_sample_);
+  rc_books_.take_back_last();
   return tx;
 }
 
@@ -366,8 +346,7 @@ void chain::forget_pending_bookkeeping() noexcept {
   dedup_.clear_pending();
   counter_.reset();
   rc_.reset();
-  pending_usage_ = {};
-  pending_rc_stats_ = {};
+  rc_books_.forget_pending();
 }
 
 void chain::start_pending() { pending_session_ = db_.start_undo_session(); }
@@ -380,7 +359,7 @@ void chain::clear_pending() {
 
 void chain::apply_block_transactions(const full_block& block, block_result& result, rc_stats& stats) {
   rc_usage used{};
-  const bool keep_stats = keeps_rc_stats();
+  const bool keep_stats = rc_books_.keeps_stats();
   for (const full_transaction_ptr& tx : block.transactions) {
     reject r = apply_operations(*tx, false);
     rc_charge_sample sample;
@@ -394,8 +373,9 @@ void chain::apply_block_transactions(const full_block& block, block_result& resu
   }
   // The pools move on once per block, after its charges: every price within a block is the
   // same, whether paid when pushed or when the block is applied.
-  globals_.modify(globals_.get(0),
-                  [&](global_properties_object& g) { g.rc_pools = rc_next_pools(g.rc_pools, used, rc_params_); });
+  globals_.modify(globals_.get(0), [&](global_properties_object& g) {
+    g.rc_pools = rc_next_pools(g.rc_pools, used, rc_books_.params());
+  });
 }
 
 void chain::close_block(const full_block& block, block_result& result, database::session& block_session) {
@@ -416,37 +396,6 @@ void chain::close_block(const full_block& block, block_result& result, database:
     db_.commit(revision);  // the pending session became the block's: its changes stay
   else if (num > options_.reversible_blocks)
     db_.commit(static_cast<std::int64_t>(num - options_.reversible_blocks));
-}
-
-void chain::finish_block_statistics(const rc_stats& block_rc) {
-  rc_status_.max_block_rejected = std::max(rc_status_.max_block_rejected, rc_rejected_in_block_);
-  rc_rejected_in_block_ = 0;
-  ++rc_status_.blocks;
-  if (!keeps_rc_stats()) return;
-  rc_stats_ += block_rc;
-  const std::uint32_t num = head_block_num();
-  if (rc_archive_first_ == 0) rc_archive_first_ = num;
-  if (num % options_.rc_stats_blocks == 0) archive_rc_stats();
-}
-
-// Hive's archive_and_reset_stats: the open statistics with the pools and prices now; the
-// next archive's cant_afford compares with this one's average costs.
-void chain::archive_rc_stats() {
-  const global_properties_object& g = globals_.get(0);
-  rc_archive& a = rc_archives_.emplace_back();
-  a.block = g.head_block_number;
-  a.first_block = rc_archive_first_;
-  a.pools = g.rc_pools;
-  a.levels = rc_pool_levels(g.rc_pools, rc_params_);
-  a.prices = rc_unit_prices(g.rc_pools, g.total_vesting, rc_params_);
-  a.regen = rc_regen_per_block(g.total_vesting);
-  a.accepted = rc_stats_.transactions();
-  a.rejected_rc = rc_status_.rejected - rc_rejected_at_archive_;
-  a.stats = rc_stats_;
-  rc_reference_ = rc_stats_.reference_costs(rc_reference_);
-  rc_stats_ = {};
-  rc_rejected_at_archive_ = rc_status_.rejected;
-  rc_archive_first_ = a.block + 1;
 }
 
 block_result chain::apply_block(const full_block& block) {
@@ -486,7 +435,7 @@ block_result chain::apply_block(const full_block& block) {
     for (const full_transaction_ptr& tx : carried) push(tx);
     throw;
   }
-  finish_block_statistics(block_rc);
+  rc_books_.finish_block(block_rc, globals_.get(0));
 
   start_pending();
   // Usually the block is a prefix of the pending list (this chain produced it): those are
@@ -521,12 +470,12 @@ block_result chain::apply_pending_as_block(const full_block& block, const full_t
   result.reused_pending = true;
   std::vector<full_transaction_ptr> carried = std::move(pending_);
   pending_.clear();
-  const rc_stats block_rc = pending_rc_stats_;
+  const rc_stats block_rc = rc_books_.pending_stats();
   try {
     database::session block_session = std::move(pending_session_);
     dedup_.include_pending(carried);
     globals_.modify(globals_.get(0), [&](global_properties_object& g) {
-      g.rc_pools = rc_next_pools(g.rc_pools, pending_usage_, rc_params_);
+      g.rc_pools = rc_next_pools(g.rc_pools, rc_books_.pending_usage(), rc_books_.params());
     });
     forget_pending_bookkeeping();
     close_block(block, result, block_session);
@@ -539,7 +488,7 @@ block_result chain::apply_pending_as_block(const full_block& block, const full_t
     if (left_out) push(left_out);
     throw;
   }
-  finish_block_statistics(block_rc);
+  rc_books_.finish_block(block_rc, globals_.get(0));
   start_pending();
   if (left_out) (push(left_out) == reject::none ? result.reapplied : result.dropped) += 1;
   return result;

@@ -80,10 +80,10 @@ void chain::audit_rc(std::vector<std::string>& violations) const {
     violations.push_back("rc: the accounts' vesting sums to " + std::to_string(vesting) + ", the total says " +
                          std::to_string(g.total_vesting));
   for (std::size_t i = 0; i < rc_resource_count; ++i)
-    if (g.rc_pools[i] > rc_params_[i].max_pool)
+    if (g.rc_pools[i] > rc_params()[i].max_pool)
       violations.push_back("rc: the " + std::string(rc_resource_name(static_cast<rc_resource>(i))) + " pool holds " +
                            std::to_string(g.rc_pools[i]) + ", above its maximum " +
-                           std::to_string(rc_params_[i].max_pool));
+                           std::to_string(rc_params()[i].max_pool));
 }
 
 // ---- state digest -----------------------------------------------------------------------

@@ -57,7 +57,7 @@ void chain::build_genesis(const std::function<bool()>& cancelled, std::span<cons
     g.current_supply_hive = options_.genesis_hive * n;
     g.current_supply_hbd = options_.genesis_hbd * n;
     g.total_vesting = *total_vesting;
-    g.rc_pools = rc_initial_pools(rc_params_);
+    g.rc_pools = rc_initial_pools(rc_params());
   });
   // Block 0 (all-zero id) is a valid TaPoS reference, so the first block can be built.
   for (std::uint32_t i = 0; i < 0x10000; ++i) summaries_.create([](block_summary_object&) {});

@@ -1,23 +1,24 @@
-// The `apiary` command line (CLI11), one struct per subcommand, each with its options
-// (setup) and what it does once they are parsed (run):
-//   run       the cycle test: every option of bind_run_options(), `--config FILE` (a TOML
-//             file whose keys are the option names; the command line overrides it) and
-//             `--print-config`;
-//   workload  generate a seeded workload and save it (`--out FILE`);
-//   replay    push a saved (or freshly generated) workload through the writer and the core
-//             on one thread (replay.hpp);
-//   snapshot  write a chain's state, after the genesis or --blocks blocks of the mix
-//             (replay/snapshot.hpp, io/state_file.hpp), for run and replay's --state.
+// The `apiary` command line (CLI11): run_apiary parses argv and hands it to the one subcommand
+// named, each a class in its own file with its options (setup) and what it does once they are
+// parsed (run):
+//   run        the cycle test (run_command.hpp): every option of bind_run_options(),
+//              `--config FILE` (a TOML file whose keys are the option names; the command line
+//              overrides it) and `--print-config`;
+//   workload   generate a seeded workload and save it (`--out FILE`, workload_command.hpp);
+//   replay     push a saved (or freshly generated) workload through the writer and the core
+//              on one thread (replay_command.hpp, replay.hpp);
+//   snapshot   write a chain's state, after the genesis or --blocks blocks of the mix
+//              (snapshot_command.hpp, replay/snapshot.hpp, io/state_file.hpp), for run and
+//              replay's --state;
+//   rc-params  print the RC parameters as an --rc-params file (rc_params_command.hpp).
 // workload, replay and snapshot take the run options that shape what they generate and
-// replay, with the same names, help and validators. Bad input gives one line naming the option, the value
-// and what is allowed, and exit status 2.
+// replay, with the same names, help and validators. What they share (the error line, the
+// output checks, stdout) is command_support.hpp's. Bad input gives one line naming the
+// option, the value and what is allowed, and exit status 2.
 #pragma once
 
 #include <cstdint>
 #include <string>
-
-#include "apiary/harness/config/options.hpp"
-#include "apiary/harness/config/run_config.hpp"
 
 namespace apiary::harness {
 

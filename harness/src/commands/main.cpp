@@ -1,6 +1,6 @@
 // apiary: the command. `apiary run [options]` runs one cycle test, prints the summary and
 // writes the JSON report; `apiary workload` saves a seeded workload and `apiary replay`
-// pushes one through the writer on one thread. See harness/include/apiary/harness/cli.hpp
+// pushes one through the writer on one thread. See commands/cli.hpp
 // for the subcommands and the exit status.
 #include <cstdio>
 #include <exception>

@@ -9,7 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "apiary/harness/config/options.hpp"
+#include "apiary/harness/config/config_file.hpp"
+#include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/io/error_text.hpp"
 
 namespace apiary::harness {

@@ -6,6 +6,7 @@
 //
 // Config files are CLI11 TOML files whose keys are the option names (underscores accepted
 // for hyphens); the command line overrides them; an unknown key or a section is an error.
+// Reading them is config_file.hpp's; to_toml here writes one.
 #pragma once
 
 #include <cstdint>
@@ -129,26 +130,6 @@ std::vector<config_entry> describe(const run_config& c, unsigned scope = scope_r
 
 // The entries as a config file that --config reads back.
 std::string to_toml(const std::vector<config_entry>& entries);
-
-// Reads a config file into the options registered on `app` that the command line did not
-// give: the file must be a regular file of at most 1 MiB, UTF-8 TOML text (a byte order mark
-// is skipped) without sections, with known keys only (underscores accepted for hyphens), each
-// given once. The error line naming the file and the key, or "".
-std::string apply_config_file(CLI::App& app, const std::string& path);
-
-// One key of a TOML file read by read_toml_tables: its table ("" before the first), its name
-// and its value as text (quotes removed).
-struct toml_item {
-  std::string table;
-  std::string key;
-  std::string value;
-};
-
-// Reads a TOML file of tables as strictly as a config file (a regular file of at most 1 MiB,
-// UTF-8 text, each table once, each key once in its table with one value), its tables one
-// level deep, with the config files' TOML reader. `what` names the kind of file. The items in
-// file order, or the problem (the path not named).
-std::string read_toml_tables(const std::string& path, std::string_view what, std::vector<toml_item>& items);
 
 // Parses `args` ("--name", "value", ...) into c as `apiary run` would, without resolve() or
 // validate(): the error line, or "" (for the tests and for tools that set options by name).

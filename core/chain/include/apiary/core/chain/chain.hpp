@@ -22,7 +22,9 @@
 // block that keeps the pending state takes the samples its transactions' pushes recorded,
 // which are the same (same prices, same mana before each charge), so the statistics do not
 // depend on the switches. At every multiple of chain_options::rc_stats_blocks the block's
-// statistics are archived before the pending transactions are pushed again.
+// statistics are archived before the pending transactions are pushed again. rc_books holds
+// that bookkeeping (the parameters, the pending usage and samples, the counters, statistics
+// and archives); the block flow here keeps it in step with the undo sessions.
 //
 // The three switches that decide where per-block bookkeeping lives each have one class, the
 // only place that reads them: dedup_index (chain_options::dedup, where transaction ids live),
@@ -53,6 +55,7 @@
 #include "apiary/core/chain/dedup_index.hpp"
 #include "apiary/core/chain/genesis_keys.hpp"
 #include "apiary/core/chain/rc.hpp"
+#include "apiary/core/chain/rc_books.hpp"
 #include "apiary/core/chain/rc_ledger.hpp"
 #include "apiary/core/chain/rc_stats.hpp"
 #include "apiary/core/chain/reject.hpp"
@@ -180,10 +183,10 @@ class chain {
   rc_status rc() const;
   // Hive's RC statistics of the blocks applied since the last archive, and the archives so
   // far, oldest first (one per chain_options::rc_stats_blocks blocks; none when that is 0).
-  const rc_stats& rc_statistics() const { return rc_stats_; }
-  const std::vector<rc_archive>& rc_archives() const { return rc_archives_; }
+  const rc_stats& rc_statistics() const { return rc_books_.stats(); }
+  const std::vector<rc_archive>& rc_archives() const { return rc_books_.archives(); }
   // The effective RC parameters: rc_scaled(options().rc_params, options().rc_scale).
-  const rc_parameters& rc_params() const { return rc_params_; }
+  const rc_parameters& rc_params() const { return rc_books_.params(); }
   // Object counts and bytes per index; cheap (no walk), any time on the owner thread.
   state_census census() const;
   // The share of accounts with vesting whose resource credits are under `percent` of their
@@ -238,17 +241,12 @@ class chain {
   // adds its usage to `used` when given; fills `sample` (when given) for the RC statistics.
   reject charge_rc(const full_transaction& tx, bool pushing, rc_usage* used = nullptr,
                    rc_charge_sample* sample = nullptr);
-  bool keeps_rc_stats() const { return options_.rc_stats_blocks != 0; }
   void apply_block_transactions(const full_block& block, block_result& result, rc_stats& stats);
   // left_out: the last pending transaction, taken back out of the pending state first.
   block_result apply_pending_as_block(const full_block& block, const full_transaction_ptr& left_out);
   // The block is applied: it becomes the head, comments due pay out, expired ids go; then its
   // session (when open) is pushed and the blocks past the reversible ones committed.
   void close_block(const full_block& block, block_result& result, database::session& block_session);
-  // After a block: its rejection counts, and its RC statistics added (archived at a multiple
-  // of rc_stats_blocks).
-  void finish_block_statistics(const rc_stats& block_rc);
-  void archive_rc_stats();
   // pushing: a new transaction, validated and held to the custom-op limit; otherwise a
   // block's transaction, trusted (the JSON is not parsed again, the limit not enforced).
   reject apply_operations(const full_transaction& tx, bool pushing);
@@ -267,7 +265,7 @@ class chain {
   void pay_out(const comment_object& c, std::int64_t reward);
 
   chain_options options_;
-  rc_parameters rc_params_;  // scaled once from options_ (the constructor checks them)
+  rc_books rc_books_;  // built from options_ first: it checks the RC parameters
   database db_;
   account_index& accounts_;
   comment_index& comments_;
@@ -277,13 +275,6 @@ class chain {
   dedup_index dedup_;          // transaction ids, pending and included; reads chain_options::dedup
   custom_op_counter counter_;  // the block's custom-op counts; reads chain_options::custom_ops
   rc_ledger rc_;               // pending RC charges; reads chain_options::rc
-  rc_status rc_status_;        // the counters since the chain was built; rc() adds the pools
-  std::uint64_t rc_rejected_in_block_ = 0;
-  rc_stats rc_stats_;                         // the blocks' since the last archive
-  std::vector<rc_archive> rc_archives_;       // every archive so far
-  rc_reference_costs rc_reference_{};         // as of the last archive (cant_afford)
-  std::uint64_t rc_rejected_at_archive_ = 0;  // rc_status_.rejected then
-  std::uint32_t rc_archive_first_ = 0;        // the first block of the open archive; 0: none yet
   private_key witness_key_;
   // The head the chain was built at (0 at genesis, a snapshot's head): the blocks after it are
   // the ones that may still be reversible (audit()).
@@ -291,12 +282,9 @@ class chain {
 
   database::session pending_session_;
   std::vector<full_transaction_ptr> pending_;
-  rc_usage pending_usage_{};  // the pending transactions' resource usage, summed
-  // The last pending transaction's own session, when pushed as may_be_left_out, and its usage.
+  // The last pending transaction's own session, when pushed as may_be_left_out (its usage and
+  // sample are rc_books_'s last ones).
   database::session last_session_;
-  rc_usage last_usage_{};
-  rc_stats pending_rc_stats_;        // the pending transactions' samples, summed
-  rc_charge_sample last_rc_sample_;  // the last pending transaction's, with its own session
 };
 
 }  // namespace apiary::core

@@ -1,0 +1,144 @@
+#include "commands/replay_command.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <exception>
+
+#include "apiary/core/protocol/buffer.hpp"
+#include "apiary/harness/config/memory_budget.hpp"
+#include "apiary/harness/cycle/context.hpp"
+#include "apiary/harness/io/error_text.hpp"
+#include "apiary/harness/io/output_file.hpp"
+#include "apiary/harness/io/text_format.hpp"
+#include "apiary/harness/replay/replay.hpp"
+#include "commands/command_support.hpp"
+#include "cycle/observers.hpp"
+
+namespace apiary::harness {
+
+bool replay_command::parsed() const { return app_->parsed(); }
+
+void replay_command::setup(CLI::App& parent) {
+  app_ = parent.add_subcommand(
+      "replay",
+      "Push a workload through the writer and the core on one thread, with no other thread running: the same "
+      "binary, workload and options execute the same instructions every time (the CI performance gate counts "
+      "them with callgrind); prints a summary");
+  app_->footer(
+      "The measured part is the function apiary_replay_measured: valgrind --tool=callgrind --collect-atstart=no "
+      "--toggle-collect=apiary_replay_measured counts only it.\n"
+      "Exit status: 0 replayed; 1 the replay or an output failed; 2 bad command line, workload file or output "
+      "path.");
+  app_->add_option("--workload", workload_in_,
+                   "A workload saved by `apiary workload` (default: none, generate one from --seed, --threads, "
+                   "--accounts, --sign, --mix, --faults and --transactions first)")
+      ->type_name("FILE");
+  app_->add_option("--transactions", transactions_, transactions_help(transactions_) + "; without --workload only")
+      ->type_name("N")
+      ->transform(count_check(1, most_workload_transactions));
+  app_->add_option("--blocks", blocks_,
+                   "With --blocks-by clock: generate exactly the transactions --slot-transactions offers for this many "
+                   "blocks after the head, instead of --transactions (default: none)")
+      ->type_name("N")
+      ->transform(count_check(1, 100'000'000));
+  app_->add_option("--save-workload", save_workload_, "Also save the generated workload here (default: none)")
+      ->type_name("FILE");
+  app_->add_option("--report", report_, "Write the result as JSON here (default: none)")->type_name("PATH");
+  config_.chain.genesis_accounts = replay_default_accounts;
+  options_ = std::make_unique<option_binder>(*app_, scope_replay);
+  bind_run_options(*options_, config_);
+}
+
+std::optional<std::string> replay_command::check_options() {
+  if (!workload_in_.empty() && !config_.state.empty())
+    return "--state " + shown_path(config_.state) + ": a saved workload (--workload " + shown_path(workload_in_) +
+           ") references the genesis, not the snapshot's head; leave --workload out to generate one from that head";
+  if (!workload_in_.empty()) {
+    for (const std::string& generation : options_->given(scope_workload))
+      return "--" + generation + ": the workload was generated already (--workload " + shown_path(workload_in_) +
+             "); drop one of the two";
+    if (app_->count("--transactions") > 0 || !save_workload_.empty())
+      return std::string(
+          "--transactions and --save-workload only apply when the replay generates its workload (without "
+          "--workload)");
+  }
+  if (app_->count("--blocks") > 0) {
+    if (config_.blocks_by != core::block_trigger::clock)
+      return std::string("--blocks: only with --blocks-by clock, whose slots say how many transactions a block is");
+    if (app_->count("--transactions") > 0 || !workload_in_.empty())
+      return std::string("--blocks: the workload is then the slots' transactions; drop --transactions and --workload");
+    if (config_.colony.faults.any())
+      return std::string("--blocks: not with --faults, whose companions would take some of the slots' places");
+  }
+  if (auto problem = validate_given(config_, options_->given(scope_replay))) return problem;
+  resolve(config_);
+  return validate(config_);
+}
+
+void replay_command::take_slot_transactions(std::uint32_t head) {
+  if (blocks_ == 0) return;
+  transactions_ = 0;
+  for (std::uint32_t b = 1; b <= blocks_; ++b) transactions_ += config_.slot_transactions.count(head + b);
+}
+
+std::optional<saved_workload> replay_command::obtain_workload(int& status, const colony::head_info& head) {
+  if (!workload_in_.empty()) {
+    try {
+      saved_workload w = load_workload(workload_in_);
+      if (auto problem = memory_problem(std::uint64_t{w.meta.accounts} * bytes_per_account)) {
+        status = usage_error("replay", "workload " + shown_path(workload_in_) + ": its genesis of " +
+                                           grouped(w.meta.accounts) + " accounts needs " + *problem);
+        return std::nullopt;
+      }
+      return w;
+    } catch (const workload_error& e) {
+      status = usage_error("replay", e.what());
+      return std::nullopt;
+    }
+  }
+  saved_workload w = generate_saved_workload(config_, transactions_, head);
+  try {
+    if (!save_workload_.empty()) harness::save_workload(save_workload_, w);
+  } catch (const std::exception& e) {
+    error_line("replay", e.what());
+    status = exit_failed;
+    return std::nullopt;
+  }
+  return w;
+}
+
+int replay_command::run(int argc, const char* const* argv) {
+  if (auto problem = check_options()) return usage_error("replay", *problem);
+  take_slot_transactions(0);
+  if (workload_in_.empty())
+    if (auto problem = check_memory(config_, transactions_)) return usage_error("replay", *problem);
+  if (!outputs_usable("replay", {{"--workload", workload_in_}, {"--state", config_.state}},
+                      {{"--report", report_}, {"--save-workload", save_workload_}}))
+    return exit_usage;
+  int status = exit_ok;
+  run_context ctx = collect_context(argc, argv);
+  std::unique_ptr<core::chain> loaded =
+      load_state("replay", config_.state, sized_chain(config_, transactions_), ctx.state, status);
+  if (status != exit_ok) return status;
+  if (loaded) take_slot_transactions(head_of(*loaded).block_num);
+  const std::optional<saved_workload> w =
+      obtain_workload(status, loaded ? head_of(*loaded) : genesis_head(config_.chain));
+  if (!w) return status;
+  const replay_result r = replay_workload(config_, *w, std::move(loaded));
+  status = r.error.empty() ? exit_ok : exit_failed;
+  if (!r.error.empty()) error_line("replay", "the replay failed: " + r.error);
+  if (!report_.empty()) {
+    core::out_buffer buf;
+    write_replay_report(buf, config_, ctx, w->meta, workload_in_.empty() ? "generated" : workload_in_, r);
+    try {
+      save_file(report_, buf);
+    } catch (const std::exception& e) {
+      error_line("replay", e.what());
+      status = exit_failed;
+    }
+  }
+  if (!print_out("replay", format_replay_summary(ctx, w->meta, r)) && status == exit_ok) status = exit_failed;
+  return status;
+}
+
+}  // namespace apiary::harness

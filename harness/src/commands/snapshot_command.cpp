@@ -1,0 +1,122 @@
+#include "commands/snapshot_command.hpp"
+
+#include <spdlog/fmt/fmt.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "apiary/core/base/clock.hpp"
+#include "apiary/harness/config/memory_budget.hpp"
+#include "apiary/harness/cycle/genesis_key_cache.hpp"
+#include "apiary/harness/io/state_file.hpp"
+#include "apiary/harness/io/text_format.hpp"
+#include "apiary/harness/replay/snapshot.hpp"
+#include "commands/command_support.hpp"
+#include "cycle/signals.hpp"
+
+namespace apiary::harness {
+
+namespace {
+
+double seconds(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+// A generous bound on --blocks: a week of blocks is 201,600.
+constexpr std::uint32_t most_snapshot_blocks = 10'000'000;
+
+// Nothing is written after a signal: its error line and 128 + the signal.
+int interrupted() {
+  const int sig = interrupt_signal();
+  error_line("snapshot", "interrupted by " + signal_name(sig) + ": nothing written");
+  return 128 + sig;
+}
+
+}  // namespace
+
+bool snapshot_command::parsed() const { return app_->parsed(); }
+
+void snapshot_command::setup(CLI::App& parent) {
+  app_ = parent.add_subcommand(
+      "snapshot",
+      "Write a chain's state to a file, after the genesis or after --blocks blocks of the mix, for `apiary run "
+      "--state` and `apiary replay --state` to start from instead of the genesis (docs/snapshots.md)");
+  app_->footer(
+      "Exit status: 0 written; 1 making the blocks or writing failed; 2 bad command line, --state file or output "
+      "path (nothing written); 129, 130, 143 interrupted by SIGHUP, SIGINT, SIGTERM (nothing written).");
+  app_->add_option("--out", out_, "Where the snapshot goes (required): a file replaced whole once written")
+      ->type_name("FILE")
+      ->required();
+  app_->add_option("--blocks", blocks_,
+                   "Blocks of the mix to make on top of the genesis (or the --state) before writing, as the replay "
+                   "makes them: a warm state, with the ids of the last hour and the comments and votes of the "
+                   "cashout window (default: 0, the bare genesis)")
+      ->type_name("N")
+      ->transform(count_check(0, most_snapshot_blocks));
+  options_ = std::make_unique<option_binder>(*app_, scope_snapshot);
+  bind_run_options(*options_, config_);
+}
+
+std::optional<std::string> snapshot_command::check_options() {
+  if (auto problem = validate_given(config_, options_->given(scope_snapshot))) return problem;
+  resolve(config_);
+  if (auto problem = validate(config_)) return problem;
+  return check_memory(config_, blocks_ == 0 ? 0 : snapshot_round_transactions);
+}
+
+std::unique_ptr<core::chain> snapshot_command::start(int& status, const std::function<bool()>& cancelled) {
+  state_source source;
+  std::unique_ptr<core::chain> chain = load_state("snapshot", config_.state, sized_chain(config_), source, status);
+  if (status != exit_ok || chain) return chain;
+  const std::int64_t t0 = core::steady_now_ns();
+  std::string keys;
+  try {
+    chain = make_genesis_chain(sized_chain(config_), cancelled, &keys);
+  } catch (const core::genesis_cancelled&) {
+    status = interrupted();
+    return nullptr;
+  }
+  std::fprintf(stderr, "apiary snapshot: genesis of %s accounts in %.1f s; %s\n",
+               grouped(config_.chain.genesis_accounts).c_str(), seconds(core::steady_now_ns() - t0), keys.c_str());
+  return chain;
+}
+
+int snapshot_command::run() {
+  if (auto problem = check_options()) return usage_error("snapshot", *problem);
+  if (!outputs_usable("snapshot", {{"--state", config_.state}}, {{"--out", out_}})) return exit_usage;
+  output_locks locks;
+  if (auto problem = locks.take({{"--out", out_}})) return usage_error("snapshot", *problem);
+  const interrupt_guard signals;
+  const std::function<bool()> cancelled = [] { return interrupt_signal() != 0; };
+  int status = exit_ok;
+  std::unique_ptr<core::chain> chain = start(status, cancelled);
+  if (!chain) return status;
+  const std::int64_t t0 = core::steady_now_ns();
+  const advance_result made = advance_chain(config_, *chain, blocks_, cancelled, [&](std::uint32_t n) {
+    std::fprintf(stderr, "apiary snapshot: %s of %s blocks in %.1f s\n", grouped(n).c_str(), grouped(blocks_).c_str(),
+                 seconds(core::steady_now_ns() - t0));
+  });
+  const double made_s = seconds(core::steady_now_ns() - t0);
+  if (!made.error.empty()) {
+    error_line("snapshot", "making the blocks failed: " + made.error);
+    return exit_failed;
+  }
+  if (made.cancelled || cancelled()) return interrupted();
+  chain->clear_pending();
+  std::optional<state_source> written;
+  try {
+    written = save_state_file(out_, *chain, cancelled);
+  } catch (const std::exception& e) {
+    error_line("snapshot", e.what());
+    return exit_failed;
+  }
+  if (!written) return interrupted();
+  const std::string line = fmt::format(
+      "apiary snapshot: head block {} ({} blocks of {} transactions made in {:.1f} s, {} rejected), {} accounts, "
+      "state digest {}; {} written to {} in {:.1f} s\n",
+      written->head_block_num, grouped(made.blocks), grouped(made.in_blocks), made_s, grouped(made.rejected),
+      grouped(config_.chain.genesis_accounts), written->state_digest, bytes_text(written->bytes), out_,
+      seconds(written->load_ns));
+  return print_out("snapshot", line) ? exit_ok : exit_failed;
+}
+
+}  // namespace apiary::harness
