@@ -1,23 +1,9 @@
 """compare: two reports or two multi-run sets, metric by metric, with a verdict a CI job can
 act on.
 
-For every metric both sides have: the means, the change of B against A in percent, its 95%
-confidence interval, the two-sided Mann–Whitney U p-value, and a verdict. A change is
-significant when p < alpha and the change is at least --min-effect percent; a significant
-change is called faster/slower (or better/worse, fewer/more, smaller/larger) when the metric
-has a better direction (metrics.DIRECTIONS), else higher/lower. With a single run on a side
-there is no test: the change is shown and nothing is significant.
-
-Runs from several machines (multirun --cluster) are compared machine by machine: the change,
-its interval and the p-value are stratified by machine (stats.compare), and the table shows
-the spread of the runs within a machine beside the spread between the machines' means.
-
-Transaction latency (reports of schema_version 2) is compared by its tail: the p99 of
-inclusion and of end-to-end latency, each side's runs' histograms merged (latency.py). The
-runs are the unit of resampling: a bootstrap over runs gives the interval of
-p99(B) / p99(A) − 1, and the change is significant when the interval excludes 0 (and is at
-least --min-effect); there is no p-value. These rows can gate like the others
-(`--fail-on latency.inclusion.p99_us`).
+The method (the test and verdict of each metric, runs from several machines compared machine
+by machine, latency compared by its tail) is the library's: apiary_tools/comparison.py. A
+latency row can gate like the others (`--fail-on latency.inclusion.p99_us`).
 
 Exit status: 0 no significant regression in the gate metrics (--fail-on), 1 at least one,
 2 bad usage or input.
