@@ -58,11 +58,12 @@ def test_an_unguarded_read_is_named(repo, tree):
 
 
 def test_a_write_after_unlock_is_named(repo, tree):
-    source = Path("colony/src/colony.cpp")
-    line = plant(tree / source, "  go_ = true;\n  lock.unlock();\n", "  lock.unlock();\n  go_ = true;\n")
+    source = Path("colony/src/start_gate.cpp")
+    locked = "    core::lock_guard lock(mutex_);\n    open_ = true;\n  }\n"
+    line = plant(tree / source, locked, "    core::lock_guard lock(mutex_);\n  }\n  open_ = true;\n")
     result = run_check(repo, tree, str(source))
     assert result.returncode == 1
-    assert f"{source}:{line + 1}: writing variable 'go_' requires holding mutex 'start_mutex_' exclusively" in (
+    assert f"{source}:{line + 2}: writing variable 'open_' requires holding mutex 'mutex_' exclusively" in (
         result.stderr
     )
 
