@@ -58,6 +58,8 @@ trap stage_times EXIT
 # own worktree, at the same depth below it, finds the objects whose sources did not change.
 if command -v ccache >/dev/null; then
   export CCACHE_DIR=${CCACHE_DIR:-$PWD/build/ccache} CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
+  # The precompiled headers (cmake/ApiaryTargets.cmake) are cached only with this.
+  export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros}
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 else
   launcher=()

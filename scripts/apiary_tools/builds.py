@@ -15,7 +15,8 @@ Layout, under the build directory (default build/commits/, git-ignored):
 The build is configured like the release preset of this tree's CMakePresets.json (its
 generator and cache variables; a variable taken from the environment, APIARY_WERROR, is left
 off: an older commit may warn under a newer compiler) with ccache as compiler launcher,
-and builds the `apiary` target only. All the builds share one ccache directory
+and builds the `apiary` target only, without precompiled headers (APIARY_PCH=OFF, which
+an older commit ignores). All the builds share one ccache directory
 (build/ccache/, or $CCACHE_DIR when set), each with its worktree as ccache's base directory,
 so a file that did not change between two commits compiles once.
 
@@ -95,6 +96,9 @@ def default_steps(src: Path, build: Path) -> list[list[str]]:
     configure = ["cmake", "-S", str(src), "-B", str(build)] + (["-G", generator] if generator else [])
     configure += [f"-D{k}={v}" for k, v in variables.items()]
     configure += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
+    # No precompiled headers: GCC's differ in their bytes from build to build, so every source
+    # that used one would miss the cache shared between the commits' builds.
+    configure += ["-DAPIARY_PCH=OFF"]
     return [configure, ["cmake", "--build", str(build), "--target", TARGET]]
 
 

@@ -94,8 +94,10 @@ def build_base(commit: str, work: Path, jobs: int) -> Path | None:
             gate.log(f"cannot check out {commit[:10]}: {p.stderr.strip()}")
             return None
     # The release preset's settings and its depth below the checkout (build/release): with
-    # ccache, the paths hash as the current build's did, so the parent's build compiles only the
-    # files that changed (scripts/test.sh builds the current commit through the same cache).
+    # ccache, the paths hash as the current build's did, so the parent's build takes from the
+    # cache what scripts/test.sh compiled for the current commit and did not change, except
+    # in the targets with precompiled headers, whose bytes differ from build to build (they
+    # make those targets' sources compile faster instead).
     build = tree / "build" / "release"
     t0 = time.monotonic()
     werror = os.environ.get("APIARY_WERROR", "OFF")
