@@ -54,10 +54,19 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self._given: list[str] = []
+        self._after: list[Callable[[argparse.Namespace], None]] = []
+
+    def after_parsing(self, hook: Callable[[argparse.Namespace], None]) -> None:
+        """Calls `hook` with the parsed options each time this parser has parsed them: where an
+        option checks what only all of them together tell, or notes what it names (history.py's)."""
+        self._after.append(hook)
 
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
         self._given = list(sys.argv[1:] if args is None else args)
-        return super().parse_known_args(args, namespace)
+        parsed, rest = super().parse_known_args(args, namespace)
+        for hook in self._after:
+            hook(parsed)
+        return parsed, rest
 
     def unknown_option(self) -> str | None:
         """The first option given (before `--`) that this parser does not have, with a suggestion."""

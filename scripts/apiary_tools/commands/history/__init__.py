@@ -158,7 +158,6 @@ def _detect(engine: Engine, args) -> int:
 
 def _trend(engine: Engine, args) -> int:
     from . import trend as history_trend  # lazy for start-up time: matplotlib only for the page
-    Outputs().file("--out", args.out)
     with engine.connect() as conn:
         series = detect_mod.build_series(conn, _filters(args))
     if not args.metric:
@@ -241,8 +240,7 @@ COMMANDS = {"ingest": _ingest, "list": _list, "show": _show, "export": _export, 
 
 def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    if args.command == "export" and args.out:
-        Outputs().file("--out", args.out)
+    Outputs().file("--out", getattr(args, "out", None))   # before the history is opened: never onto it
     engine = db.open_history(args.history)
     try:
         return COMMANDS[args.command](engine, args)
