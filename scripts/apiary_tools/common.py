@@ -347,6 +347,28 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+_UTC_TIME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ]([0-9]{2}:[0-9]{2}(?::[0-9]{2})?))?(Z|\+00:00)?")
+
+
+def utc_time(text: str) -> str:
+    """The argparse type of a time filter (the history's --since): a UTC date, or a date and a
+    time, YYYY-MM-DD[THH:MM[:SS]][Z]; as the history's times are written (2026-11-01T10:00:00Z),
+    without the Z, so that it compares as text with them (a date is the day's start)."""
+    m = _UTC_TIME.fullmatch(text) if text.isascii() else None
+    try:
+        if m is None:
+            raise ValueError
+        value = m.group(1) + (f"T{m.group(2)}" if m.group(2) else "")
+        datetime.datetime.fromisoformat(value)   # a real day and time of day
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a UTC time, YYYY-MM-DD[THH:MM[:SS]][Z] such as 2026-11-01 or "
+                                         f"2026-11-01T14:30Z, not '{shown(text)}'") from None
+    return value
+
+
+utc_time.__name__ = "UTC time"
+
+
 def parse_csv(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 

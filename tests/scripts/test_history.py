@@ -212,6 +212,31 @@ def test_one_line_errors(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("history: --history ")
 
 
+@pytest.mark.parametrize("since", ["yesterday", "2026-13-01", "2026-02-30", "2026-11-01T25:00", "2026-11-01+02:00",
+                                   "1700000000", ""])
+def test_since_that_is_no_utc_time_is_refused(tmp_path, capsys, since):
+    target = str(tmp_path / "h.sqlite")
+    for command in (["list"], ["export", "--format", "csv"]):
+        assert history_cli.main([*command, "--history", target, "--since", since]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("history: argument --since: expected a UTC time, YYYY-MM-DD")
+    assert not Path(target).exists()
+
+
+def test_since_keeps_the_results_from_that_time_on(tmp_path, capsys):
+    target = str(tmp_path / "h.sqlite")
+    engine = db.open_history(target)
+    with engine.begin() as conn:
+        for i, time in enumerate(("2026-10-31T23:59:59Z", "2026-11-01T00:00:00Z", "2026-11-01T14:30:00.5Z")):
+            db.insert(conn, db.Entry(kind="run", source=f"r{i}", commit=f"c{i}", time=time), "2026-12-01T00:00:00Z")
+    engine.dispose()
+    for since, kept in (("2026-11-01", ["c1", "c2"]), ("2026-11-01T14:30Z", ["c2"]),
+                        ("2026-11-01 14:30:01+00:00", []), ("2026-10-31T23:59:59", ["c0", "c1", "c2"])):
+        assert history_cli.main(["list", "--history", target, "--since", since]) == 0
+        rows = capsys.readouterr().out.splitlines()[1:]
+        assert [r.split()[2] for r in rows] == kept, since
+
+
 def test_a_real_run_s_report(tmp_path, apiary_bin, repo):
     """A report of the real binary: its figures and histograms read back as it wrote them."""
     report = tmp_path / "smoke.json"

@@ -238,6 +238,12 @@ CASES += [
     ("perf-gate", "--json onto --history by a link", _onto_history("perf-gate", ["--json"], Scene.link)),
 ]
 
+CASES += [
+    ("history", "list --since yesterday", lambda s: ["list", "--history", str(s.history()), "--since", "yesterday"]),
+    ("history", "export --since a day that is not", lambda s: ["export", "--format", "json", "--history",
+                                                               str(s.history()), "--since", "2026-02-30"]),
+]
+
 # ---- counters and profiles -------------------------------------------------------------------------
 
 def _out(s: Scene) -> list[str]:
