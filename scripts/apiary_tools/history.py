@@ -64,7 +64,7 @@ def record_entries(target: str, entries: Sequence[Entry], tool: str) -> None:
     from . import history_db as db  # lazy for start-up time: SQLAlchemy only with a history
     engine = db.open_history(target)
     try:
-        with engine.begin() as conn:
+        with db.writing(engine) as conn:
             added = [i for i in (db.insert(conn, e, utc_iso()) for e in entries) if i is not None]
     finally:
         engine.dispose()

@@ -239,6 +239,12 @@ CASES += [
 ]
 
 CASES += [
+    ("history", "--history a URL with no host", lambda s: ["list", "--history", "postgresql:///apiary"]),
+    ("history", "--history a URL of garbage", lambda s: ["list", "--history", "postgresql://u:pw@%%%:x/db"]),
+    ("compare", "--history a URL with a bad port", lambda s: [str(s.a), str(s.b), "--json", str(s.root / "c.json"),
+                                                             "--history", "postgresql://u@h:99999/db"]),
+    ("history", "ingest into a history that cannot be opened", lambda s: [
+        "ingest", "--history", str(s.link(s.root / "gone" / "h.sqlite")), str(s.a)]),
     ("history", "list --since yesterday", lambda s: ["list", "--history", str(s.history()), "--since", "yesterday"]),
     ("history", "export --since a day that is not", lambda s: ["export", "--format", "json", "--history",
                                                                str(s.history()), "--since", "2026-02-30"]),
