@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from .common import ToolError, shown
+from .schemas import MAX_BINS, stage_problem
 
 meta = sa.MetaData()
 schema_version = sa.Table("schema_version", meta, sa.Column("version", sa.Integer, nullable=False))
@@ -340,12 +341,20 @@ def metrics_of(conn: Connection, ids: Sequence[int]) -> dict[int, dict[str, floa
 
 
 def histograms_of(conn: Connection, rid: int) -> dict[str, dict[str, Any]]:
+    """A result's latency histograms, checked as a report's are (schemas.stage_problem): an
+    axis of 1 to MAX_BINS bins, each bin's index from -1 to `bins`; else one line naming it."""
     out: dict[str, dict[str, Any]] = {}
     for h in conn.execute(sa.select(histograms).where(histograms.c.result_id == rid)):
         out[h.stage] = {"lowest_ns": h.lowest_ns, "highest_ns": h.highest_ns, "bins": h.bins, "counts": []}
     for b in conn.execute(sa.select(histogram_bins).where(histogram_bins.c.result_id == rid)
                           .order_by(histogram_bins.c.stage, histogram_bins.c.bin)):
         out[b.stage]["counts"].append([b.bin, b.count])
+    for stage, h in out.items():
+        bins = h["bins"]
+        why = (f"an axis of {bins} bins (1 to {MAX_BINS:,})" if not (type(bins) is int and 1 <= bins <= MAX_BINS)
+               else stage_problem({"bins": h["counts"], "count": sum(n for _, n in h["counts"])}, bins))
+        if why:
+            raise ToolError(f"the history's result {rid}, latency histogram {shown(stage, 40)}: {why}", 1)
     return out
 
 

@@ -323,6 +323,29 @@ def test_a_malformed_postgresql_url_is_one_line_naming_the_option(tmp_path, caps
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("bins, rows, why", [
+    (1047, [(-2, 5)], "bin [-2, 5] is out of range"), (1047, [(1048, 5)], "bin [1048, 5] is out of range"),
+    (1047, [(3, -5)], "bin [3, -5] is out of range"), (0, [(0, 1)], "an axis of 0 bins")])
+def test_a_history_s_impossible_histogram_is_one_line(tmp_path, capsys, bins, rows, why):
+    """A history's histogram bins read back are checked as a report's: `show` refuses an index
+    below -1 or past the axis, a negative count, an axis of no bins."""
+    target = str(tmp_path / "h.sqlite")
+    engine = db.open_history(target)
+    with engine.begin() as conn:
+        rid = db.insert(conn, db.Entry(kind="run", source="x", histograms={"inclusion": ((100.0, 1e11, 1047),
+                                                                                         [(3, 1)])}), "t")
+    with engine.begin() as conn:
+        conn.execute(sa.update(db.histograms).values(bins=bins))
+        conn.execute(sa.delete(db.histogram_bins))
+        conn.execute(sa.insert(db.histogram_bins), [{"result_id": rid, "stage": "inclusion", "bin": b, "count": n}
+                                                    for b, n in rows])
+    engine.dispose()
+    assert history_cli.main(["show", "--history", target, str(rid)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"history: the history's result {rid}, latency histogram "
+                                                    "inclusion: ") and why in err, err
+
+
 def test_a_real_run_s_report(tmp_path, apiary_bin, repo):
     """A report of the real binary: its figures and histograms read back as it wrote them."""
     report = tmp_path / "smoke.json"

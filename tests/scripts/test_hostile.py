@@ -159,6 +159,8 @@ BAD_REPORTS: dict[str, Callable[[], str | bytes]] = {
     "blocks an object": lambda: good_report_text(blocks={"1": {}}),
     "a block a number": lambda: good_report_text(blocks__2=7),
     "negative bin count": lambda: good_report_text(latency__inclusion__bins__0__1=-4),
+    "negative bin index": lambda: good_report_text(latency__inclusion__bins__0__0=-7),
+    "bin index past the axis": lambda: good_report_text(latency__end_to_end__bins__0__0=10 ** 6),
     "a histogram of 10^12 bins": lambda: good_report_text(latency__histogram__bins=10 ** 12),
     "a key twice": lambda: good_report_text().replace('"status": "completed"', '"status": "completed", "status": 1'),
     "truncated": lambda: good_report_text()[:3000],
