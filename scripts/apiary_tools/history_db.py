@@ -349,10 +349,10 @@ def histograms_of(conn: Connection, rid: int) -> dict[str, dict[str, Any]]:
     for b in conn.execute(sa.select(histogram_bins).where(histogram_bins.c.result_id == rid)
                           .order_by(histogram_bins.c.stage, histogram_bins.c.bin)):
         out[b.stage]["counts"].append([b.bin, b.count])
-    for stage, h in out.items():
-        bins = h["bins"]
+    for stage, read in out.items():
+        bins = read["bins"]
         why = (f"an axis of {bins} bins (1 to {MAX_BINS:,})" if not (type(bins) is int and 1 <= bins <= MAX_BINS)
-               else stage_problem({"bins": h["counts"], "count": sum(n for _, n in h["counts"])}, bins))
+               else stage_problem({"bins": read["counts"], "count": sum(n for _, n in read["counts"])}, bins))
         if why:
             raise ToolError(f"the history's result {rid}, latency histogram {shown(stage, 40)}: {why}", 1)
     return out
