@@ -54,10 +54,19 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self._given: list[str] = []
+        self._after: list[Callable[[argparse.Namespace], None]] = []
+
+    def after_parsing(self, hook: Callable[[argparse.Namespace], None]) -> None:
+        """Calls `hook` with the parsed options each time this parser has parsed them: where an
+        option checks what only all of them together tell, or notes what it names (history.py's)."""
+        self._after.append(hook)
 
     def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
         self._given = list(sys.argv[1:] if args is None else args)
-        return super().parse_known_args(args, namespace)
+        parsed, rest = super().parse_known_args(args, namespace)
+        for hook in self._after:
+            hook(parsed)
+        return parsed, rest
 
     def unknown_option(self) -> str | None:
         """The first option given (before `--`) that this parser does not have, with a suggestion."""
@@ -336,6 +345,28 @@ def positive_seconds(text: str) -> float:
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"{text}: expected seconds above 0")
     return value
+
+
+_UTC_TIME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ]([0-9]{2}:[0-9]{2}(?::[0-9]{2})?))?(Z|\+00:00)?")
+
+
+def utc_time(text: str) -> str:
+    """The argparse type of a time filter (the history's --since): a UTC date, or a date and a
+    time, YYYY-MM-DD[THH:MM[:SS]][Z]; as the history's times are written (2026-11-01T10:00:00Z),
+    without the Z, so that it compares as text with them (a date is the day's start)."""
+    m = _UTC_TIME.fullmatch(text) if text.isascii() else None
+    try:
+        if m is None:
+            raise ValueError
+        value = m.group(1) + (f"T{m.group(2)}" if m.group(2) else "")
+        datetime.datetime.fromisoformat(value)   # a real day and time of day
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a UTC time, YYYY-MM-DD[THH:MM[:SS]][Z] such as 2026-11-01 or "
+                                         f"2026-11-01T14:30Z, not '{shown(text)}'") from None
+    return value
+
+
+utc_time.__name__ = "UTC time"
 
 
 def parse_csv(text: str) -> list[str]:

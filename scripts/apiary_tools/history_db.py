@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from .common import ToolError, shown
+from .schemas import MAX_BINS, stage_problem
 
 meta = sa.MetaData()
 schema_version = sa.Table("schema_version", meta, sa.Column("version", sa.Integer, nullable=False))
@@ -107,13 +108,39 @@ def engine_url(target: str | Path) -> str:
     if m:
         if m.group(2) not in (None, "+psycopg"):
             raise ToolError(f"--history {shown_target(text)}: only the psycopg driver is supported (postgresql://...)")
-        return "postgresql+psycopg://" + text[m.end():]
+        url = "postgresql+psycopg://" + text[m.end():]
+        if why := _url_problem(url):
+            raise ToolError(f"--history {shown_target(text)}: {why}; expected "
+                            "postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or ?host=SOCKET_DIRECTORY)")
+        return url
     if re.match(r"^[a-z][a-z0-9+.-]*://", text):
         raise ToolError(f"--history {shown_target(text)}: a file path or a postgresql:// URL, not another scheme")
     path = Path(text)
     if path.is_dir():
         raise ToolError(f"--history {shown(text)}: a directory, not a database file")
     return f"sqlite:///{path}"
+
+
+# A host as libpq takes it: a name, an IPv4 or a bracketed IPv6 address, or (as ?host=) a socket directory.
+_HOST = re.compile(r"^([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]|[0-9A-Fa-f:]+|/[^\0]*)$")
+
+
+def _url_problem(url: str) -> str | None:
+    """What is wrong with a postgresql:// URL before anything connects: unreadable, no host,
+    a host that is no host name, a port that is no port."""
+    try:
+        parsed = sa.engine.make_url(url)
+    except (sa.exc.ArgumentError, ValueError):
+        return "not a URL (a port that is no number?)"
+    query_host = parsed.query.get("host")
+    host = parsed.host or (query_host if isinstance(query_host, str) else None)
+    if not host:
+        return "no host"
+    if not _HOST.match(host):
+        return f"the host {shown(host, 40)} is no host name"
+    if parsed.port is not None and not 1 <= parsed.port <= 65535:
+        return f"the port {parsed.port} is not from 1 to 65535"
+    return None
 
 
 def shown_target(target: str | Path) -> str:
@@ -123,7 +150,7 @@ def shown_target(target: str | Path) -> str:
         return shown(text)
     try:
         return shown(sa.engine.make_url(text).render_as_string(hide_password=True))
-    except sa.exc.ArgumentError:
+    except (sa.exc.ArgumentError, ValueError):
         return "the URL given"
 
 
@@ -138,47 +165,86 @@ def current_version(conn: Connection) -> int:
 
 def migrate(engine: Engine, upto: int = VERSION) -> int:
     """Applies the migrations the database lacks, up to `upto`, in one transaction; its
-    version afterwards."""
-    with engine.begin() as conn:
+    version afterwards. A history already up to date is only read (it may be read-only)."""
+    with engine.connect() as conn:
         version = current_version(conn)
-        if version > VERSION:
-            raise ToolError(f"the history is of schema version {version}, newer than this tool's {VERSION}: "
-                            "update apiary's scripts")
-        for step in MIGRATIONS[version:upto]:
-            step(conn)
-        if upto > version:
-            conn.execute(sa.delete(schema_version))
-            conn.execute(sa.insert(schema_version).values(version=upto))
-        return max(version, upto)
+    if version < upto:
+        with writing(engine) as conn:
+            version = current_version(conn)   # again: another process may have migrated it meanwhile
+            if version < upto:
+                for step in MIGRATIONS[version:upto]:
+                    step(conn)
+                conn.execute(sa.delete(schema_version))
+                conn.execute(sa.insert(schema_version).values(version=upto))
+                version = upto
+    if version > VERSION:
+        raise ToolError(f"the history is of schema version {version}, newer than this tool's {VERSION}: "
+                        "update apiary's scripts")
+    return version
 
 
-def _sqlite_foreign_keys(dbapi_connection: Any, _record: Any) -> None:
+# How long a SQLite history's writer waits for another process's transaction to end.
+SQLITE_WAIT_S = 60.0
+_WRITING = "apiary_writing"
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.isolation_level = None   # transactions begin as _sqlite_begin says, not by the driver
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
 
+def _sqlite_begin(conn: Connection) -> None:
+    """A writing transaction takes the database's write lock when it begins (BEGIN IMMEDIATE):
+    two processes that ingest at once take turns, each reading what the other wrote before it
+    checks what is already there; a reading one takes no lock."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(_WRITING) else "BEGIN")
+
+
+def writing(engine: Engine) -> Any:
+    """A transaction that writes: `with writing(engine) as conn:`."""
+    return engine.execution_options(**{_WRITING: True}).begin()
+
+
+def _as_tool_error(target: str | Path) -> Callable[[Any], None]:
+    """Every database error but a unique key's (insert's to handle) as one line naming the
+    history, exit 1: a full disk, a read-only file or directory, a server that does not answer."""
+    def handle(context: Any) -> None:
+        e = context.sqlalchemy_exception
+        if not isinstance(e, sa.exc.IntegrityError):
+            raise ToolError(f"--history {shown_target(target)}: {_why(context.original_exception)}", 1)
+    return handle
+
+
 def open_history(target: str | Path, upto: int = VERSION) -> Engine:
-    """The history's engine, its tables brought up to date (created when it is new)."""
+    """The history's engine, its tables brought up to date (created when it is new). Its
+    errors are ToolErrors naming the history (_as_tool_error)."""
     url = engine_url(target)
-    if url.startswith("sqlite:"):
+    sqlite = url.startswith("sqlite:")
+    if sqlite:
         path = Path(str(target))
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ToolError(f"--history {shown(str(target))}: cannot make its directory ({e.strerror})") from None
-    engine = sa.create_engine(url)
-    if url.startswith("sqlite:"):
-        sa.event.listen(engine, "connect", _sqlite_foreign_keys)
+    try:
+        engine = sa.create_engine(url, connect_args={"timeout": SQLITE_WAIT_S} if sqlite else {})
+    except (sa.exc.ArgumentError, ImportError, ValueError) as e:
+        raise ToolError(f"--history {shown_target(target)}: {' '.join(str(e).split())}") from None
+    sa.event.listen(engine, "handle_error", _as_tool_error(target))
+    if sqlite:
+        sa.event.listen(engine, "connect", _sqlite_connect)
+        sa.event.listen(engine, "begin", _sqlite_begin)
     try:
         migrate(engine, upto)
-    except sa.exc.SQLAlchemyError as e:
+    except BaseException:
         engine.dispose()
-        raise ToolError(f"--history {shown_target(target)}: {_why(e)}", 1) from None
+        raise
     return engine
 
 
-def _why(e: sa.exc.SQLAlchemyError) -> str:
+def _why(e: BaseException) -> str:
     orig = getattr(e, "orig", None)
     return " ".join(str(orig or e).split()) or type(e).__name__
 
@@ -204,7 +270,9 @@ class Entry:
 
 
 def insert(conn: Connection, entry: Entry, ingested: str) -> int | None:
-    """Adds the entry; None when a result of that kind, source and label is already there."""
+    """Adds the entry; None when a result of that kind, source and label is already there
+    (also when another process added it since this one looked: its row is kept, this one's
+    left out, as the two are the same result)."""
     key = (results.c.kind == entry.kind) & (results.c.source == entry.source) & (results.c.label == entry.label)
     if conn.execute(sa.select(results.c.id).where(key)).first():
         return None
@@ -212,7 +280,11 @@ def insert(conn: Connection, entry: Entry, ingested: str) -> int | None:
            "machine": entry.machine, "environment": json.dumps(entry.environment, sort_keys=True),
            "time": entry.time, "source": entry.source, "label": entry.label, "valid": entry.valid,
            "validity_reasons": json.dumps(entry.reasons), "ingested": ingested}
-    key_row = conn.execute(sa.insert(results).values(**row)).inserted_primary_key
+    try:
+        with conn.begin_nested():
+            key_row = conn.execute(sa.insert(results).values(**row)).inserted_primary_key
+    except sa.exc.IntegrityError:
+        return None
     assert key_row is not None
     rid = int(key_row[0])
     if entry.metrics:
@@ -269,12 +341,20 @@ def metrics_of(conn: Connection, ids: Sequence[int]) -> dict[int, dict[str, floa
 
 
 def histograms_of(conn: Connection, rid: int) -> dict[str, dict[str, Any]]:
+    """A result's latency histograms, checked as a report's are (schemas.stage_problem): an
+    axis of 1 to MAX_BINS bins, each bin's index from -1 to `bins`; else one line naming it."""
     out: dict[str, dict[str, Any]] = {}
     for h in conn.execute(sa.select(histograms).where(histograms.c.result_id == rid)):
         out[h.stage] = {"lowest_ns": h.lowest_ns, "highest_ns": h.highest_ns, "bins": h.bins, "counts": []}
     for b in conn.execute(sa.select(histogram_bins).where(histogram_bins.c.result_id == rid)
                           .order_by(histogram_bins.c.stage, histogram_bins.c.bin)):
         out[b.stage]["counts"].append([b.bin, b.count])
+    for stage, read in out.items():
+        bins = read["bins"]
+        why = (f"an axis of {bins} bins (1 to {MAX_BINS:,})" if not (type(bins) is int and 1 <= bins <= MAX_BINS)
+               else stage_problem({"bins": read["counts"], "count": sum(n for _, n in read["counts"])}, bins))
+        if why:
+            raise ToolError(f"the history's result {rid}, latency histogram {shown(stage, 40)}: {why}", 1)
     return out
 
 

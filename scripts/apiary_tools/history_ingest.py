@@ -300,7 +300,7 @@ def ingest_paths(engine: Engine, paths: Sequence[Path], say=print) -> tuple[list
             except Skipped as e:
                 skipped.append(f"{path}: {e}")
                 continue
-            with engine.begin() as conn:
+            with db.writing(engine) as conn:
                 ids = [db.insert(conn, entry, utc_iso()) for entry in entries]
             new = [i for i in ids if i is not None]
             added.extend(new)

@@ -244,6 +244,8 @@ def from_section(section: dict[str, Any], where: str) -> dict[int, RunLatency]:
         index = entry.get("run")
         if not isinstance(index, int):
             raise ToolError(f"{where}: a latency run without its run number")
+        if index in out:
+            raise ToolError(f"{where}: latency run {index} is given twice")
         out[index] = RunLatency(axis, {name: stage_from(entry[name], axis, f"{where}: latency run {index} {name}")
                                        for name in STAGES if name in entry})
     return out

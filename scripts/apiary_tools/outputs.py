@@ -2,7 +2,9 @@
 (docs/reliability.md, "Outputs"; harness/src/io/output_file.cpp):
 
 - checked before any work (`Outputs`): an output that is one of the tool's inputs, or another
-  of its outputs, is refused, whatever the spelling (a file is its device and inode; a file
+  of its outputs, is refused, whatever the spelling (the inputs being the files the command
+  reads, and those an option names for every check of the process, `read_always`: the
+  history database of --history) (a file is its device and inode; a file
   not there yet its directory's and its name); a directory where a file is expected, and a
   file where a directory is, is refused; an --out directory with something in it is refused
   unless --force; a FIFO with no reader is refused (and one with a reader is opened and held,
@@ -198,6 +200,17 @@ def make_directory(path: Path) -> Path:
     return path
 
 
+# Inputs of every check of this process, by option: files an option names that a command reads
+# besides those it gives its own Outputs (the history database, registered as --history is
+# parsed: history.py). An option registered again replaces what it named.
+_read_always: dict[str, list[str]] = {}
+
+
+def read_always(option: str, paths: Iterable[str | os.PathLike]) -> None:
+    """Makes `paths` (none: forgets the option's) inputs of every Outputs made from now on."""
+    _read_always[option] = [os.fspath(p) for p in paths]
+
+
 @dataclass
 class Named:
     option: str
@@ -208,11 +221,14 @@ class Named:
 class Outputs:
     """What one run of a tool reads and writes, checked before any work: `read` the inputs,
     then `file` and `directory` each output. An output that is the same file as an input, or
-    as another output (several may share a character device or FIFO), is refused."""
+    as another output (several may share a character device or FIFO), is refused. The files
+    of `read_always` are inputs from the start."""
 
     def __init__(self) -> None:
         self.inputs: list[Named] = []
         self.outputs: list[Named] = []
+        for option, paths in _read_always.items():
+            self.read(option, paths)
 
     def read(self, option: str, paths: Iterable[str | os.PathLike]) -> Outputs:
         """Adds inputs; one found only after some outputs were checked (a profile a report

@@ -4,6 +4,7 @@ same figures; the schema's migration from version 1; what is skipped and why; th
 errors."""
 
 import json
+import os
 import shlex
 import signal
 import sqlite3
@@ -20,6 +21,7 @@ from apiary_tools import history_db as db
 from apiary_tools import history_ingest as ingest_mod
 from apiary_tools.commands import compare, multirun
 from apiary_tools.commands import history as history_cli
+from apiary_tools.common import ToolError
 
 
 @pytest.fixture(scope="module")
@@ -210,6 +212,138 @@ def test_one_line_errors(tmp_path, capsys):
     (tmp_path / "junk.sqlite").write_text("not a database")
     assert history_cli.main(["list", "--history", str(tmp_path / "junk.sqlite")]) == 1
     assert capsys.readouterr().err.startswith("history: --history ")
+
+
+@pytest.mark.parametrize("since", ["yesterday", "2026-13-01", "2026-02-30", "2026-11-01T25:00", "2026-11-01+02:00",
+                                   "1700000000", ""])
+def test_since_that_is_no_utc_time_is_refused(tmp_path, capsys, since):
+    target = str(tmp_path / "h.sqlite")
+    for command in (["list"], ["export", "--format", "csv"]):
+        assert history_cli.main([*command, "--history", target, "--since", since]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("history: argument --since: expected a UTC time, YYYY-MM-DD")
+    assert not Path(target).exists()
+
+
+def test_since_keeps_the_results_from_that_time_on(tmp_path, capsys):
+    target = str(tmp_path / "h.sqlite")
+    engine = db.open_history(target)
+    with engine.begin() as conn:
+        for i, time in enumerate(("2026-10-31T23:59:59Z", "2026-11-01T00:00:00Z", "2026-11-01T14:30:00.5Z")):
+            db.insert(conn, db.Entry(kind="run", source=f"r{i}", commit=f"c{i}", time=time), "2026-12-01T00:00:00Z")
+    engine.dispose()
+    for since, kept in (("2026-11-01", ["c1", "c2"]), ("2026-11-01T14:30Z", ["c2"]),
+                        ("2026-11-01 14:30:01+00:00", []), ("2026-10-31T23:59:59", ["c0", "c1", "c2"])):
+        assert history_cli.main(["list", "--history", target, "--since", since]) == 0
+        rows = capsys.readouterr().out.splitlines()[1:]
+        assert [r.split()[2] for r in rows] == kept, since
+
+
+def test_two_ingestions_of_one_folder_at_once_both_succeed(tmp_path, repo):
+    """Two processes ingesting the same folder into a new history take turns: both exit 0, each
+    result is there once, whole."""
+    for i in range(40):
+        fakes.write_report(tmp_path / "many" / f"r{i:03d}.json", fakes.make_report(fakes.noisy_cycles(20000, i)))
+    target = tmp_path / "h.sqlite"
+    command = [str(repo / "scripts" / "history"), "ingest", "--history", str(target), str(tmp_path / "many")]
+    procs = [subprocess.Popen(command, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errors
+    assert all("Traceback" not in e and "internal error" not in e for e in errors), errors
+    with sqlite3.connect(target) as conn:
+        assert conn.execute("SELECT count(*) FROM results").fetchone()[0] == 40
+        assert {n for (n,) in conn.execute("SELECT count(*) FROM metrics GROUP BY result_id")} == {
+            conn.execute("SELECT count(*) FROM metrics").fetchone()[0] // 40}
+
+
+def test_a_history_it_cannot_open_is_one_line(tmp_path, capsys):
+    """A history SQLite cannot open (a link into a directory that is not there; below, a
+    read-only directory, which root writes all the same) is one line naming it, exit 1."""
+    report = tmp_path / "r.json"
+    fakes.write_report(report, fakes.make_report(fakes.noisy_cycles(20000, 1)))
+    (tmp_path / "h.sqlite").symlink_to(tmp_path / "gone" / "h.sqlite")
+    assert history_cli.main(["ingest", "--history", str(tmp_path / "h.sqlite"), str(report)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"history: --history {tmp_path / 'h.sqlite'}: unable to open database file\n"
+    if os.geteuid() == 0:
+        return
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        assert history_cli.main(["ingest", "--history", str(locked / "h.sqlite"), str(report)]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"history: --history {locked / 'h.sqlite'}: ")
+    finally:
+        locked.chmod(0o755)
+
+
+def test_a_full_or_read_only_history_is_one_line(tmp_path, capsys):
+    """SQLite's own errors while writing (a read-only file here; a full disk is the same path)
+    are one line naming the history, exit 1, and the history is as it was."""
+    report = tmp_path / "r.json"
+    fakes.write_report(report, fakes.make_report(fakes.noisy_cycles(20000, 1)))
+    target = tmp_path / "h.sqlite"
+    db.open_history(str(target)).dispose()
+    before = target.read_bytes()
+    engine = db.open_history(str(target))
+    with pytest.raises(ToolError, match=r"^--history .*h\.sqlite: attempt to write a readonly database$"):
+        with engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA query_only=ON")
+            conn.commit()
+            with conn.begin():
+                db.insert(conn, db.Entry(kind="run", source="x"), "2026-01-01T00:00:00Z")
+    engine.dispose()
+    assert history_cli.main(["list", "--history", str(target)]) == 0   # reading needs no write lock
+    capsys.readouterr()
+    target.chmod(0o444)
+    try:
+        if os.geteuid() != 0:
+            assert history_cli.main(["ingest", "--history", str(target), str(report)]) == 1
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and "readonly database" in err, err
+            assert history_cli.main(["list", "--history", str(target)]) == 0
+    finally:
+        target.chmod(0o644)
+    assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize("url, why", [
+    ("postgresql://", "no host"), ("postgresql:///apiary", "no host"), ("postgresql://u@h:port/db", "not a URL"),
+    ("postgresql://u@h:99999/db", "the port 99999"), ("postgresql://u@h:0/db", "the port 0"),
+    ("postgresql://%%%/db", "is no host name"), ("postgresql:// spaces here", "is no host name"),
+    ("postgresql+psycopg2://u@h/db", "only the psycopg driver")])
+def test_a_malformed_postgresql_url_is_one_line_naming_the_option(tmp_path, capsys, url, why):
+    assert history_cli.main(["list", "--history", url]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("history: --history ") and why in err, err
+    assert multirun.main(["--runs", "1", "--command", "false", "--out", str(tmp_path / "o"), "--history", url]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("multirun: --history ") and why in err, err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("bins, rows, why", [
+    (1047, [(-2, 5)], "bin [-2, 5] is out of range"), (1047, [(1048, 5)], "bin [1048, 5] is out of range"),
+    (1047, [(3, -5)], "bin [3, -5] is out of range"), (0, [(0, 1)], "an axis of 0 bins")])
+def test_a_history_s_impossible_histogram_is_one_line(tmp_path, capsys, bins, rows, why):
+    """A history's histogram bins read back are checked as a report's: `show` refuses an index
+    below -1 or past the axis, a negative count, an axis of no bins."""
+    target = str(tmp_path / "h.sqlite")
+    engine = db.open_history(target)
+    with engine.begin() as conn:
+        rid = db.insert(conn, db.Entry(kind="run", source="x", histograms={"inclusion": ((100.0, 1e11, 1047),
+                                                                                         [(3, 1)])}), "t")
+    with engine.begin() as conn:
+        conn.execute(sa.update(db.histograms).values(bins=bins))
+        conn.execute(sa.delete(db.histogram_bins))
+        conn.execute(sa.insert(db.histogram_bins), [{"result_id": rid, "stage": "inclusion", "bin": b, "count": n}
+                                                    for b, n in rows])
+    engine.dispose()
+    assert history_cli.main(["show", "--history", target, str(rid)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"history: the history's result {rid}, latency histogram "
+                                                    "inclusion: ") and why in err, err
 
 
 def test_a_real_run_s_report(tmp_path, apiary_bin, repo):

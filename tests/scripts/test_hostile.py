@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 
 import fakes
+import histories
+from apiary_tools import history_db
 from apiary_tools.commands import (
     compare,
     gbexport,
@@ -33,10 +35,11 @@ from apiary_tools.commands import (
     soak,
     sweep,
 )
+from apiary_tools.commands import history as history_cli
 
 MAINS = {"compare": compare.main, "gb-export": gbexport.main, "report-html": report_html.main, "plot": plot.main,
          "multirun": multirun.main, "sweep": sweep.main, "find-max-rate": maxrate.main, "ladder": ladder.main,
-         "soak": soak.main, "perf-gate": perf_gate.main}
+         "soak": soak.main, "perf-gate": perf_gate.main, "history": history_cli.main}
 
 
 @dataclass
@@ -76,6 +79,17 @@ class Scene:
         path = self.root / name
         path.mkdir()
         (path / "earlier.json").write_text("{}\n")
+        return path
+
+    def history(self, name: str = "history.sqlite") -> Path:
+        """A results history (SQLite) of six commits' cycle times, enough for a trend, to write onto."""
+        path = self.root / name
+        histories.plant(str(path), [20_000.0 + 10 * i for i in range(6)])
+        return path
+
+    def link(self, target: Path, name: str = "link") -> Path:
+        path = self.root / name
+        path.symlink_to(target)
         return path
 
     def tmp_link(self, output: Path) -> Path:
@@ -145,6 +159,8 @@ BAD_REPORTS: dict[str, Callable[[], str | bytes]] = {
     "blocks an object": lambda: good_report_text(blocks={"1": {}}),
     "a block a number": lambda: good_report_text(blocks__2=7),
     "negative bin count": lambda: good_report_text(latency__inclusion__bins__0__1=-4),
+    "negative bin index": lambda: good_report_text(latency__inclusion__bins__0__0=-7),
+    "bin index past the axis": lambda: good_report_text(latency__end_to_end__bins__0__0=10 ** 6),
     "a histogram of 10^12 bins": lambda: good_report_text(latency__histogram__bins=10 ** 12),
     "a key twice": lambda: good_report_text().replace('"status": "completed"', '"status": "completed", "status": 1'),
     "truncated": lambda: good_report_text()[:3000],
@@ -197,6 +213,43 @@ CASES += [
     ("plot", "--out a directory with files", lambda s: [str(s.a), "--out", str(s.busy_dir())]),
     ("plot", "--labels a path", lambda s: [str(s.a), "--labels", "a/b", "--out", str(s.root / "f")]),
     ("multirun", "--aggregate --out a file", lambda s: ["--aggregate", str(s.a), "--out", str(s.a_file())]),
+]
+
+# ---- outputs onto the history: the history is an input of every tool that takes --history -------------
+
+def _onto_history(tool: str, output: list[str], through: Callable[[Scene, Path], Path] = lambda s, h: h) -> Callable:
+    def build(s: Scene) -> list[str]:
+        h = s.history()
+        before = {"history trend": ["trend", "--history", str(h)],
+                  "history export": ["export", "--format", "csv", "--history", str(h)],
+                  "compare": [str(s.a), str(s.b), "--history", str(h)],
+                  "perf-gate": ["--apiary", str(s.fake_binary), "--history", str(h)]}[tool]
+        return before + [output[0], str(through(s, h))] + output[1:]
+    return build
+
+
+CASES += [
+    ("history", "trend --out onto --history", _onto_history("history trend", ["--out"])),
+    ("history", "trend --out onto --history by a link", _onto_history("history trend", ["--out"], Scene.link)),
+    ("history", "export --out onto --history", _onto_history("history export", ["--out"])),
+    ("history", "export --out onto --history by a hard link", _onto_history(
+        "history export", ["--out"], lambda s, h: (s.root / "hard", os.link(h, s.root / "hard"))[0])),
+    ("compare", "--json onto --history", _onto_history("compare", ["--json"])),
+    ("perf-gate", "--junit onto --history", _onto_history("perf-gate", ["--junit"])),
+    ("perf-gate", "--markdown onto --history", _onto_history("perf-gate", ["--markdown"])),
+    ("perf-gate", "--json onto --history by a link", _onto_history("perf-gate", ["--json"], Scene.link)),
+]
+
+CASES += [
+    ("history", "--history a URL with no host", lambda s: ["list", "--history", "postgresql:///apiary"]),
+    ("history", "--history a URL of garbage", lambda s: ["list", "--history", "postgresql://u:pw@%%%:x/db"]),
+    ("compare", "--history a URL with a bad port", lambda s: [str(s.a), str(s.b), "--json", str(s.root / "c.json"),
+                                                             "--history", "postgresql://u@h:99999/db"]),
+    ("history", "ingest into a history that cannot be opened", lambda s: [
+        "ingest", "--history", str(s.link(s.root / "gone" / "h.sqlite")), str(s.a)]),
+    ("history", "list --since yesterday", lambda s: ["list", "--history", str(s.history()), "--since", "yesterday"]),
+    ("history", "export --since a day that is not", lambda s: ["export", "--format", "json", "--history",
+                                                               str(s.history()), "--since", "2026-02-30"]),
 ]
 
 # ---- counters and profiles -------------------------------------------------------------------------
@@ -335,16 +388,37 @@ def assert_held(tool: str, code: int, err: str, before: dict[Path, str], device:
     assert stat.S_ISCHR(os.stat(device).st_mode) and stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
 
+def _never_measured(args, result):
+    """Every perf-gate case is refused before the gate builds and measures: a case that got this
+    far fails here instead of building the parent commit."""
+    pytest.fail("perf-gate went on to measure")
+
+
 @pytest.mark.parametrize("tool, case, build", CASES, ids=[f"{t}: {c}" for t, c, _ in CASES])
 def test_a_hostile_case_ends_in_one_line_and_touches_nothing(tool, case, build, template, tmp_path, char_device,
                                                              fake_command, fake_binary, capsys, monkeypatch):
     monkeypatch.setattr(perf_gate.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(perf_gate, "_gate", _never_measured)
     root = Path(shutil.copytree(template, tmp_path / "scene"))
     scene = Scene(root, char_device, fake_command, fake_binary)
     args = build(scene)
     before = files_of(root)
     code = MAINS[tool](args)
     assert_held(tool, code, capsys.readouterr().err, before, char_device)
+
+
+def test_perf_gate_s_outputs_never_onto_the_history_of_its_environment(tmp_path, fake_binary, capsys, monkeypatch):
+    """$APIARY_HISTORY stands for --history: an output onto it is refused before anything is measured."""
+    monkeypatch.setattr(perf_gate.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(perf_gate, "_gate", _never_measured)
+    h = tmp_path / "history.sqlite"
+    history_db.open_history(str(h)).dispose()
+    before = digest(h)
+    monkeypatch.setenv("APIARY_HISTORY", str(h))
+    assert perf_gate.main(["--apiary", str(fake_binary), "--junit", str(h), "--work", str(tmp_path / "w")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("perf-gate: --junit ") and "the same file as --history" in err
+    assert digest(h) == before and not (tmp_path / "w").exists()
 
 
 # A few cases as a user meets them: the entry script in a process of its own.

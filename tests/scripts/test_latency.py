@@ -156,3 +156,20 @@ def test_multirun_says_which_runs_lack_latency(tmp_path, capsys):
     fakes.write_report(tmp_path / "run-003.json", fakes.make_report([20000.0] * 10, schema_version=1))
     assert multirun.main(["--aggregate", str(tmp_path)]) == 0
     assert "pooled over 2 runs' histograms (1 of the 3 runs have no latency)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("spoil, why", [
+    (lambda runs: runs[1].update(run=0), "latency run 0 is given twice"),
+    (lambda runs: runs[0]["inclusion"]["bins"][0].__setitem__(0, -7), "bin [-7, "),
+    (lambda runs: runs[0]["inclusion"]["bins"][-1].__setitem__(0, 1048), "bin [1048, ")])
+def test_an_aggregate_s_impossible_latency_run_is_refused(spoil, why):
+    """An aggregate file's runs are read back as a report's stages: a run given twice (one run's
+    transactions would be lost, another's counted twice) and a bin index below -1 or past the
+    axis are refused, naming the file."""
+    runs = [latency.from_report(fakes.make_report(fakes.noisy_cycles(20000, i)), f"r{i}") for i in range(2)]
+    section = json.loads(json.dumps(latency.to_section(runs, [0, 1], "set")))
+    assert set(latency.from_section(section, "agg.json")) == {0, 1}
+    spoil(section["runs"])
+    with pytest.raises(ToolError, match=r"^agg\.json: ") as e:
+        latency.from_section(section, "agg.json")
+    assert why in str(e.value)

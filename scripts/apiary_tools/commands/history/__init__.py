@@ -30,7 +30,7 @@ from sqlalchemy.engine import Engine
 from ... import history_db as db
 from ... import history_detect as detect_mod
 from ... import metrics as metrics_mod
-from ...common import EXIT_OK, Parser, ToolError, fmt_number, percent, probability, run_main, shown
+from ...common import EXIT_OK, Parser, ToolError, fmt_number, percent, probability, run_main, shown, utc_time
 from ...history import add_history_option
 from ...history_ingest import KINDS, ingest_paths
 from ...outputs import Outputs, write_text
@@ -158,7 +158,6 @@ def _detect(engine: Engine, args) -> int:
 
 def _trend(engine: Engine, args) -> int:
     from . import trend as history_trend  # lazy for start-up time: matplotlib only for the page
-    Outputs().file("--out", args.out)
     with engine.connect() as conn:
         series = detect_mod.build_series(conn, _filters(args))
     if not args.metric:
@@ -192,7 +191,8 @@ def _filter_options(p: argparse.ArgumentParser, detecting: bool) -> None:
                        help="count results whose validity says invalid (default: left out)")
     else:
         p.add_argument("--commit", metavar="HASH", help="only results of this commit (a prefix will do)")
-        p.add_argument("--since", metavar="TIME", help="only results from this UTC time on (e.g. 2026-11-01)")
+        p.add_argument("--since", type=utc_time, metavar="TIME",
+                       help="only results from this UTC time on: YYYY-MM-DD[THH:MM[:SS]][Z] (e.g. 2026-11-01)")
 
 
 def parser() -> Parser:
@@ -241,8 +241,7 @@ COMMANDS = {"ingest": _ingest, "list": _list, "show": _show, "export": _export, 
 
 def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    if args.command == "export" and args.out:
-        Outputs().file("--out", args.out)
+    Outputs().file("--out", getattr(args, "out", None))   # before the history is opened: never onto it
     engine = db.open_history(args.history)
     try:
         return COMMANDS[args.command](engine, args)

@@ -13,7 +13,6 @@ is caught once the history shows the step. An older step has become the baseline
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import socket
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import history, kinds
-from ...common import fmt_number, markdown_table, short_symbol, utc_iso, whole_number
+from ...common import Parser, fmt_number, markdown_table, short_symbol, utc_iso, whole_number
 from ...outputs import write_text
 
 METRIC = "ir_per_tx"
@@ -38,18 +37,19 @@ def describe(result: dict[str, Any], args, commit: str | None) -> None:
                    "block_size": args.block_size}}))
 
 
-def add_options(p: argparse.ArgumentParser) -> None:
+def add_options(p: Parser) -> None:
     p.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report here: one test case per check")
     p.add_argument("--markdown", metavar="PATH", help="also write a short Markdown summary here (for a merge "
                    "request's comment)")
-    history.add_history_option(p)
+    history.add_history_option(p, from_environment=True)
     p.add_argument("--recent", type=whole_number(1, 100_000), default=DEFAULT_RECENT, metavar="N",
                    help="with a history: fail on a change point at most N commits back whose newest segment needs "
                         f"more than the threshold more instructions (default {DEFAULT_RECENT})")
 
 
 def history_target(args) -> str | None:
-    return args.history or os.environ.get(history.ENVIRONMENT_VARIABLE) or None
+    """--history, or $APIARY_HISTORY when it is not given (history.add_history_option)."""
+    return args.history
 
 
 def check_history(target: str, result: dict[str, Any], source: str, threshold_pct: float,
