@@ -33,7 +33,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from . import history_db as db
-from . import kinds
+from . import kinds, soaks
 from . import latency as latency_mod
 from . import metrics as metrics_mod
 from .common import ToolError, shown, shown_path, utc_iso
@@ -192,7 +192,7 @@ def ladder_entries(path: Path, data: dict[str, Any]) -> list[Entry]:
 
 def soak_entries(path: Path, data: dict[str, Any]) -> list[Entry]:
     entry = Entry(kind="soak", source=str(path), time=_file_time(path))
-    report_path = path.parent / "report.json"
+    report_path = path.parent / soaks.RUN_REPORT
     report = read_report_json(report_path) if report_path.is_file() else {}
     if is_report(report):
         _from_context(entry, report.get("context") or {}, report.get("config"), None)

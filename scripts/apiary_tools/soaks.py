@@ -16,6 +16,9 @@ import numpy as np
 from .common import markdown_table
 from .outputs import write_figure
 
+# A soak's directory: soak.json (kinds.SOAK) beside the run's report and its interval log.
+RUN_REPORT = "report.json"
+INTERVAL_LOG = "intervals.jsonl"
 # What the harness keeps per block for the report (queen::block_record), whatever the state does.
 BLOCK_RECORD_BYTES = 112
 RC_RESOURCES = ("history_bytes", "market_bytes", "state_bytes", "execution_time")

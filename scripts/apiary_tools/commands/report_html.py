@@ -169,7 +169,7 @@ def build_ladder(directory: Path) -> Page:
 
 def build_soak(directory: Path) -> Page:
     analysis = kinds.SOAK.read(directory / kinds.SOAK.file)
-    report_path = directory / "report.json"
+    report_path = directory / soaks.RUN_REPORT
     page = Page("apiary soak", f"{directory}; {analysis.get('blocks', '?')} blocks")
     page.markdown(soaks.to_markdown(analysis))
     page.figure(lambda p: soaks.plot(analysis, p),

@@ -53,7 +53,7 @@ from ..inputs import check_file, read_interval_log
 from ..outputs import Outputs, make_directory, open_stream, write_json, write_text
 from ..reports import load_report
 from ..schemas import COUNT, NONNEG, PAIR, array, obj, problem
-from ..soaks import MIB, RC_RESOURCES, plot, to_markdown
+from ..soaks import INTERVAL_LOG, MIB, RC_RESOURCES, RUN_REPORT, plot, to_markdown
 
 # Blocks after which the first transaction ids expire: Hive's 3,600-second limit, 3-second slots.
 EXPIRY_BLOCKS = 1200
@@ -228,8 +228,8 @@ def run_soak(args, out: Path) -> tuple[int, list[str]]:
     binary = check_apiary(args.apiary or default_apiary())
     every = args.checkpoint_blocks or max(1, args.blocks // 200)
     cmd = [str(binary), "run", "--config", str(args.config), "--blocks", str(args.blocks), "--name", "soak",
-           "--report", str(out / "report.json"), "--interval", f"{args.interval}s",
-           "--interval-log", str(out / "intervals.jsonl"), "--checkpoint-blocks", str(every)]
+           "--report", str(out / RUN_REPORT), "--interval", f"{args.interval}s",
+           "--interval-log", str(out / INTERVAL_LOG), "--checkpoint-blocks", str(every)]
     if args.block_size:
         cmd += ["--block-size", args.block_size]
     if args.cashout_blocks:
@@ -243,7 +243,7 @@ def run_soak(args, out: Path) -> tuple[int, list[str]]:
         nonlocal last_note
         if time.monotonic() - last_note >= PROGRESS_EVERY_S:
             last_note = time.monotonic()
-            note_progress(out / "intervals.jsonl", args.blocks)
+            note_progress(out / INTERVAL_LOG, args.blocks)
 
     # The run in its own process group: a Ctrl-C reaches only us, and we forward exactly one
     # SIGINT (or SIGTERM); apiary finishes its block and writes its report.
@@ -278,9 +278,9 @@ def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
     if args.from_dir:
         out = args.from_dir
-        if not (out / "intervals.jsonl").is_file():
+        if not (out / INTERVAL_LOG).is_file():
             raise ToolError(f"--from {out}: no intervals.jsonl there")
-        plan = Outputs().read("--from", [out / "intervals.jsonl", out / "report.json"])
+        plan = Outputs().read("--from", [out / INTERVAL_LOG, out / RUN_REPORT])
         for output in OUTPUTS:
             plan.file("--from", out / output)
     else:
@@ -297,8 +297,8 @@ def _main(argv: Sequence[str]) -> int:
 
 def write_analysis(args, out: Path, code: int, cmd: list[str] | None) -> None:
     """soak.json, soak.md and soak.png from what the run left in `out`."""
-    report = load_report(out / "report.json") if (out / "report.json").is_file() else None
-    records = read_interval_log(out / "intervals.jsonl", record_check(), partial_tail=True)
+    report = load_report(out / RUN_REPORT) if (out / RUN_REPORT).is_file() else None
+    records = read_interval_log(out / INTERVAL_LOG, record_check(), partial_tail=True)
     cashout = args.cashout_blocks or (report or {}).get("state", {}).get("cashout_blocks")
     a = kinds.SOAK.stamp(analyse(records, report, cashout))
     if cmd:
