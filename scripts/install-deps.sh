@@ -110,8 +110,11 @@ else
     "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends cargo-web
     cargo=$(command -v cargo)
   fi
+  # Into cargo's own bin/ (as `cargo install` does by default), linked from the venv: a
+  # checkout made later on this machine, or a venv built again, finds it there.
   echo "install-deps: building inferno $want's tools with $cargo (a few minutes)"
-  "$cargo" install --quiet --locked inferno --version "$want" --root "$venv"
+  "$cargo" install --quiet --locked inferno --version "$want" --root "$cargo_home"
+  ln -sf "$cargo_home/bin/inferno-collapse-perf" "$cargo_home/bin/inferno-flamegraph" "$venv/bin/"
 fi
 
 # The independent Hive library the conformance test checks our wire format against.
