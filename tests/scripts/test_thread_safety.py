@@ -1,4 +1,4 @@
-"""scripts/check-thread-safety: the repository passes; a guarded member used without its mutex,
+"""scripts/check-thread-safety: sources that keep the rule pass; a guarded member used without its mutex,
 planted in a copy of the C++ folders, is named; and it says so when it cannot run."""
 
 import os
@@ -43,8 +43,10 @@ def plant(path: Path, old: str, new: str) -> int:
     return text[: text.index(old)].count("\n") + 1
 
 
-def test_the_repository_passes(repo):
-    result = run_check(repo, repo)
+def test_sources_that_keep_the_rule_pass(repo):
+    # The whole repository is scripts/lint --tidy's to check (test.sh runs it after the release
+    # build); here the sources the planted findings go into, as they are.
+    result = run_check(repo, repo, str(QUEUE), "colony/src/start_gate.cpp")
     assert result.returncode == 0, result.stderr
     assert "every guarded member is used with its mutex held" in result.stdout
 
