@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (the fuzz preset: clang, ASan + UBSan, warnings as errors; it
-# compiles the colony, queen and harness libraries too, for clang's -Wthread-safety),
+# Builds the libFuzzer targets (the fuzz preset: clang, ASan + UBSan, warnings as errors),
 # replays each target's seed corpus once under ctest, then fuzzes each target for a few
 # seconds from a scratch copy of its seeds. Fails on any finding and prints where libFuzzer
 # saved the input that caused it (the scratch directory is then kept).
