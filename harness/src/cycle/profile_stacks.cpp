@@ -46,10 +46,19 @@ window_stacks stacks_by_thread(std::string_view folded, const std::map<int, std:
     if (line.empty()) continue;
     // The count follows the last space: frames may hold spaces ("std::tuple<int const&>").
     const std::size_t space = line.rfind(' ');
-    const auto count = space == std::string_view::npos ? std::nullopt : whole_number(line.substr(space + 1));
+    // A plain count and a flag, not an optional merged from a conditional expression: GCC
+    // (-O2 with TSan) takes such an optional's value for one that may be uninitialized.
+    std::uint64_t count = 0;
+    bool counted = false;
+    if (space != std::string_view::npos) {
+      if (const std::optional<std::uint64_t> parsed = whole_number(line.substr(space + 1))) {
+        count = *parsed;
+        counted = true;
+      }
+    }
     const std::string_view stack = space == std::string_view::npos ? line : line.substr(0, space);
     const std::size_t semicolon = stack.find(';');
-    if (!count || semicolon == std::string_view::npos || semicolon == 0) {
+    if (!counted || semicolon == std::string_view::npos || semicolon == 0) {
       ++w.malformed_lines;
       continue;
     }
@@ -58,9 +67,9 @@ window_stacks stacks_by_thread(std::string_view folded, const std::map<int, std:
     if (it == named.end()) it = named.emplace(std::string(first), thread_name_of(first, names, main_tid)).first;
     std::string key = it->second;
     key.append(stack.substr(semicolon));
-    w.stacks[key] += *count;
-    w.thread_samples[it->second] += *count;
-    w.samples += *count;
+    w.stacks[key] += count;
+    w.thread_samples[it->second] += count;
+    w.samples += count;
   }
   return w;
 }
