@@ -28,7 +28,8 @@ The library in four floors, each importing only itself and the floors below it (
               the gate's workload and its replay), history_db, history_detect
     running   runner (plans of runs, passthrough options, writing sets), builds, fleet (a
               Dask cluster), rc_trials (rc-tune's trials and their analysis)
-    results   kinds (the registry of result kinds: file, schema, reader), comparison,
+    results   kinds (the registry of result kinds: file, schema, reader), rc_search
+              (rc-tune's search and tuning), comparison,
               figures, pages (the HTML page), ladders, soaks, sweeps, history_ingest,
               history (the --history option)
 
@@ -44,5 +45,6 @@ FLOORS = {
     "data": ("metrics", "stats", "latency", "reports", "aggregates", "sequential", "profiles", "gate", "history_db",
              "history_detect"),
     "running": ("runner", "builds", "fleet", "rc_trials"),
-    "results": ("kinds", "comparison", "figures", "pages", "ladders", "soaks", "sweeps", "history_ingest", "history"),
+    "results": ("kinds", "rc_search", "comparison", "figures", "pages", "ladders", "soaks", "sweeps", "history_ingest",
+                "history"),
 }

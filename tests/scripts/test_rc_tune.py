@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import fakes
+from apiary_tools import rc_search as search
 from apiary_tools.commands import rc_tune
-from apiary_tools.commands.rc_tune import search
 from apiary_tools.rc_trials import MAX_FACTOR
 from test_fleet import cluster  # noqa: F401  (the fixture: a scheduler and two workers here)
 from test_report_html import check_page

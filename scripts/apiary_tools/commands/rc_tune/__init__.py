@@ -54,6 +54,7 @@ from ...common import (
 )
 from ...inputs import read_bytes, read_json
 from ...outputs import Outputs, check_directory, make_directory, write_text
+from ...rc_search import TABLE_CSV, TABLE_JSON, Search, Stopped, Tuning, start_search
 from ...rc_trials import (
     MAX_SCALE,
     Factors,
@@ -62,7 +63,6 @@ from ...rc_trials import (
     toml_text,
 )
 from ...runner import split_passthrough
-from .search import TABLE_CSV, TABLE_JSON, Search, Stopped, Tuning, start_search
 
 PARAMS_NAME, SUMMARY_NAME = "rc-params.toml", "tune.md"
 MAX_ROUNDS = 100

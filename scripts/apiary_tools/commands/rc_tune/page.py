@@ -13,8 +13,8 @@ from ... import figures
 from ...common import markdown_table
 from ...outputs import write_text
 from ...pages import Page
+from ...rc_search import Search, Tuning
 from ...rc_trials import REFERENCE_OPS, Analysis
-from .search import Search, Tuning
 
 PAGE_NAME = "rc-tune.html"
 

@@ -1,8 +1,10 @@
 """rc-tune's search: each resource's interval of budget_scale_factors (Bracket), cut at each
 round's trials until the pool settles or the interval closes; then, with --tune-price, one
 price_scale_factor (Search); the tuning's settings and its table of trials, written as each
-trial finishes so that a rerun continues it (Tuning). The command (this package's __init__)
-reads the options and writes the results; its page (page.py) draws the search.
+trial finishes so that a rerun continues it (Tuning). The command (commands/rc_tune) reads
+the options and writes the results; its page (commands/rc_tune/page.py) draws the search.
+
+Floor: results.
 
 Thread safety: the search runs in the command's main thread; trials finish through
 rc_trials.Runner, which calls Tuning.record from that thread.
@@ -18,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ... import kinds
-from ...common import STOP, utc_iso
-from ...outputs import write_json, write_text
-from ...rc_trials import MAX_FACTOR, Analysis, Factors, Finished, Runner, Trial, analyse, params_document, toml_text
+from . import kinds
+from .common import STOP, utc_iso
+from .outputs import write_json, write_text
+from .rc_trials import MAX_FACTOR, Analysis, Factors, Finished, Runner, Trial, analyse, params_document, toml_text
 
 TABLE_JSON, TABLE_CSV = kinds.RC_TUNE.file, "trials.csv"
 
