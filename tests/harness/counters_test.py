@@ -5,7 +5,7 @@
 
   window  smoke.toml, one producer, signing off: the counted threads' task clocks add up to the
           process's CPU time over the window; perf's context switches are /proc's voluntary + involuntary ones;
-          the writer's task clock is its busy time within 10%; every interval record and the Prometheus textfile
+          the writer's task clock is its busy time within +10%/-30%; every interval record and the Prometheus textfile
           carry each thread's counts; the summary has a line per thread and names what was not counted.
   off     --counters off: the section is off, nothing is counted, no observer reads counters.
 """
@@ -20,6 +20,10 @@ SMOKE = ("configs", "smoke.toml")
 # threshold for "the times are not comparable" (summary.cpp).
 QUIET = 0.10
 ATTEMPTS = 3
+# How far below its busy time the writer's task clock may fall on a quiet machine. A virtual machine's stolen time
+# and its CPUs' frequency shave up to a fifth off (0.81-0.87 in every run of one CI job, with other processes under
+# 10%); a busy time that counted a wait as work would put it near 0.6 (the writer waits a third of its time here).
+LOW = 0.70
 
 
 def paths_of(args, name):
@@ -57,8 +61,9 @@ def check_writer_task_clock(r, quiet):
     unsigned, so that the writer and the producer each have a CPU (the main thread wakes every 50 ms), and the
     writer waits for work about half the time in a few hundred waits a second. (In a signed run it waits 1,500
     times a second, and their CPU puts its task clock about 20% above its busy time.) On a `quiet` machine, one
-    nothing else uses, the two agree within 10%. Where other processes take CPUs the writer is preempted, and only
-    the upper bound holds: a task clock above it would be another thread's (the producer runs all the time).
+    nothing else uses, the task clock is at most 10% above the busy time and at least LOW of it (a virtual machine
+    takes time no process is charged for). Where other processes take CPUs the writer is preempted, and only the
+    upper bound holds: a task clock above it would be another thread's (the producer runs all the time).
     Returns the ratio."""
     busy = writer_busy_ms(r)
     task = r["counters"]["threads"][0]["window"]["task_clock_ns"] / 1e6
@@ -68,7 +73,7 @@ def check_writer_task_clock(r, quiet):
     below = "the writer's task clock %.1f ms is %.3fx its busy time %.1f ms (total %.1f, waiting for work %.1f, " \
             "for locks %.1f)" % (task, ratio, busy, r["writer"]["total_ms"], r["writer"]["wait_work_ms"],
                                  r["writer"]["wait_lock_ms"])
-    return ratio, None if 1 - ratio <= 0.10 or not quiet else below
+    return ratio, None if ratio >= LOW or not quiet else below
 
 
 def check_threads_add_up(r, sanitizer):
