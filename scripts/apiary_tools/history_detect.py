@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from otava.analysis import compute_change_points
 from sqlalchemy.engine import Connection
 
 from . import stats
@@ -153,6 +152,9 @@ def detect(s: Series, max_pvalue: float = DEFAULT_MAX_PVALUE,
     """The series' change points, oldest first, each at least min_magnitude_pct in size."""
     if len(s.values) < MIN_POINTS or len(set(s.values)) == 1:
         return []
+    # lazy for start-up time: otava imports scipy.stats, about a second of CPU that only a detection needs
+    from otava.analysis import compute_change_points
+
     found, _ = compute_change_points(s.values, window_len=WINDOW, max_pvalue=max_pvalue,
                                      min_magnitude=min_magnitude_pct / 100)
     pvalues = {int(cp.index): float(cp.stats.pvalue) for cp in found}

@@ -43,7 +43,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
 
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 10_000
@@ -51,6 +50,15 @@ BOOTSTRAP_SEED = 20_26
 CI_METHODS = ("bootstrap", "welch")
 EXACT_PERMUTATIONS = 20_000
 RANDOM_PERMUTATIONS = 10_000
+
+
+def scipy_stats() -> Any:
+    """scipy.stats, imported where an interval or a test is first computed: lazy for start-up time (the import
+    takes about a second of CPU, most of a tool's start-up, and --help, a refused option and the readers need none
+    of it)."""
+    from scipy import stats  # lazy for start-up time: see above
+
+    return stats
 
 
 @dataclass
@@ -89,7 +97,8 @@ def summarize_sample(values: Sequence[float], confidence: float = CONFIDENCE) ->
         if stddev == 0.0:
             ci_low = ci_high = mean
         else:
-            low, high = stats.t.interval(confidence, x.size - 1, loc=mean, scale=stats.sem(x))
+            sps = scipy_stats()
+            low, high = sps.t.interval(confidence, x.size - 1, loc=mean, scale=sps.sem(x))
             ci_low, ci_high = float(low), float(high)
     return Summary(n=int(x.size), mean=mean, median=float(np.median(x)), stddev=stddev,
                    min=float(np.min(x)), max=float(np.max(x)), ci_low=ci_low, ci_high=ci_high)
@@ -97,7 +106,7 @@ def summarize_sample(values: Sequence[float], confidence: float = CONFIDENCE) ->
 
 def min_p_value(n_a: int, n_b: int) -> float:
     """The smallest two-sided p-value Mann–Whitney U can give for these sizes (no ties)."""
-    return min(1.0, 2.0 / float(special.comb(n_a + n_b, n_a, exact=True)))
+    return min(1.0, 2.0 / float(math.comb(n_a + n_b, n_a)))
 
 
 @dataclass
@@ -142,7 +151,7 @@ def bootstrap_interval(samples: tuple[np.ndarray, ...], statistic: Callable, vec
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for method in ("BCa", "percentile"):
-            res = stats.bootstrap(samples, statistic, vectorized=vectorized, paired=False,
+            res = scipy_stats().bootstrap(samples, statistic, vectorized=vectorized, paired=False,
                                   confidence_level=confidence, n_resamples=n_resamples,
                                   method=method, rng=rng)
             low, high = res.confidence_interval
@@ -157,7 +166,7 @@ def _bootstrap_ci(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple[floa
 
 
 def _welch_ci(a: np.ndarray, b: np.ndarray, confidence: float) -> tuple[float, float]:
-    ci = stats.ttest_ind(b, a, equal_var=False).confidence_interval(confidence)
+    ci = scipy_stats().ttest_ind(b, a, equal_var=False).confidence_interval(confidence)
     mean_a = float(np.mean(a))
     return float(ci.low) / mean_a * 100.0, float(ci.high) / mean_a * 100.0
 
@@ -303,7 +312,7 @@ def _compare(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, c
         low, high = (_bootstrap_ci if ci_method == "bootstrap" else _welch_ci)(xa, xb, confidence)
         if math.isfinite(low) and math.isfinite(high):
             result.ci_low_pct, result.ci_high_pct = low, high
-    p = float(stats.mannwhitneyu(xa, xb, alternative="two-sided").pvalue)
+    p = float(scipy_stats().mannwhitneyu(xa, xb, alternative="two-sided").pvalue)
     result.p_value = p if math.isfinite(p) else 1.0
     result.ci_method = ci_method
     result.min_p_value = min_p_value(xa.size, xb.size)
@@ -326,6 +335,7 @@ def drift_interval(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndar
     if xs.size < 3:
         raise ValueError("a drift needs at least 3 points")
     span = float(xs[-1] - xs[0]) if span is None else span
-    fit = stats.linregress(xs, ys)
-    half = float(stats.t.ppf(0.5 + confidence / 2, xs.size - 2) * fit.stderr) if fit.stderr > 0 else 0.0
+    sps = scipy_stats()
+    fit = sps.linregress(xs, ys)
+    half = float(sps.t.ppf(0.5 + confidence / 2, xs.size - 2) * fit.stderr) if fit.stderr > 0 else 0.0
     return Drift(float(fit.slope) * span, (float(fit.slope) - half) * span, (float(fit.slope) + half) * span)

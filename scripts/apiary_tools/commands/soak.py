@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import stats as sps
 
 from .. import fleet, history, kinds, proc
 from ..common import (
@@ -54,6 +53,7 @@ from ..outputs import Outputs, make_directory, open_stream, write_json, write_te
 from ..reports import load_report
 from ..schemas import COUNT, NONNEG, PAIR, array, obj, problem
 from ..soaks import INTERVAL_LOG, MIB, RC_RESOURCES, RUN_REPORT, plot, to_markdown
+from ..stats import scipy_stats
 
 # Blocks after which the first transaction ids expire: Hive's 3,600-second limit, 3-second slots.
 EXPIRY_BLOCKS = 1200
@@ -123,7 +123,7 @@ def slope_per_1000(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
     keep = ~np.isnan(y)
     if keep.sum() < 3 or np.ptp(x[keep]) == 0:
         return None
-    fit = sps.linregress(x[keep], y[keep])
+    fit = scipy_stats().linregress(x[keep], y[keep])
     # A constant series has no spread to estimate from: scipy gives nan, which is 0 here.
     return float(fit.slope * 1000), 0.0 if np.isnan(fit.stderr) else float(fit.stderr * 1000)
 
@@ -163,7 +163,7 @@ def analyse(records: list[dict[str, Any]], report: dict | None, cashout_blocks: 
             out["cycle_early_late"] = {
                 "records": k, "early_mean_us": float(early.mean()), "late_mean_us": float(late.mean()),
                 "change_pct": float((late.mean() / early.mean() - 1) * 100),
-                "mann_whitney_p": float(sps.mannwhitneyu(early, late, alternative="two-sided").pvalue)}
+                "mann_whitney_p": float(scipy_stats().mannwhitneyu(early, late, alternative="two-sided").pvalue)}
     levels = s["rc_levels"]
     out["rc"] = {
         "pools": {name: {"start": float(levels[0, i]), "end": float(levels[-1, i]), "min": float(levels[:, i].min())}
