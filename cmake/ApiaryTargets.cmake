@@ -17,9 +17,11 @@ endfunction()
 
 # Sanitizer builds keep line tables only (-g1, after the build type's -g): their reports
 # still name file and line, and compiling takes about a fifth less (chain.cpp under ASan:
-# 58.5 s with -g, 44.2 s with -g1).
+# 58.5 s with -g, 44.2 s with -g1). They compile at -O1 (after the build type's -O2), the
+# level the sanitizers' documentation names: a third less compile time again (chain.cpp
+# under ASan: 52 s of CPU instead of 79 s), the largest part of CI's sanitizer stages.
 if(NOT APIARY_SANITIZE STREQUAL "")
-  add_compile_options(-g1)
+  add_compile_options(-g1 -O1)
 endif()
 if(APIARY_SANITIZE STREQUAL "address")
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
