@@ -1,10 +1,14 @@
 """scripts/check-thread-safety: sources that keep the rule pass; a guarded member used without its mutex,
-planted in a copy of the C++ folders, is named; and it says so when it cannot run."""
+planted in a copy of the C++ folders, is named; and it says so when it cannot run. And scripts/lint's clang-tidy
+pass, which runs the same analysis in its parse of each source: it names the planted read too."""
 
+import importlib.machinery
 import os
+import re
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -92,3 +96,23 @@ def test_a_source_that_does_not_compile_is_exit_2_in_one_line(repo, tree):
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1
     assert result.stderr.startswith(f"check-thread-safety: cannot check {QUEUE}:")
+
+
+def test_lint_clang_tidy_names_an_unguarded_read(repo, tree):
+    """The flags scripts/lint gives clang-tidy and the checks of .clang-tidy, over the planted source (the include
+    paths and defines as check-thread-safety computes them: a compile command of the release build's)."""
+    if shutil.which("clang-tidy") is None:
+        pytest.skip("no clang-tidy")
+    flags = re.findall(r"--extra-arg=\S+", (repo / "scripts" / "lint").read_text())
+    assert "--extra-arg=-Wthread-safety" in flags
+    loader = importlib.machinery.SourceFileLoader("check_thread_safety", str(repo / "scripts" / "check-thread-safety"))
+    check = types.ModuleType(loader.name)
+    loader.exec_module(check)
+    compile_flags = ["-std=c++20", *check.DEFINES, *(f"-I{d}" for d in check.include_dirs(tree))]
+    line = plant(tree / QUEUE, LOCKED_SIZE, LOCKED_SIZE.replace("  core::lock_guard lock(mutex_);\n", ""))
+    result = subprocess.run(["clang-tidy", f"--config-file={repo / '.clang-tidy'}", "--quiet", *flags,
+                             str(tree / QUEUE), "--", *compile_flags],
+                            capture_output=True, text=True, check=False)
+    expected = (f"{tree / QUEUE}:{line + 1}:10: warning: reading variable 'items_' requires holding mutex 'mutex_' "
+                "[clang-diagnostic-thread-safety-analysis]")
+    assert expected in result.stdout, result.stdout + result.stderr
