@@ -12,10 +12,12 @@ one mode per class of failure; docs/reliability.md lists every case and what api
            SIGINT during genesis stops it within a second or two.
   inputs   no hang and no memory blow-up on input: devices and FIFOs are refused before
            reading; counts and sizes are checked against the file and the memory; a
-           workload header with absurd values is refused.
-  checks   everything is checked before the run: a directory name as the report; duplicate
-           config keys and repeated --mix/--faults kinds; a byte order mark accepted; the
-           mix's hard maxima and every count's upper bound stated.
+           workload header with absurd values is refused; a TOML file nested deeper than
+           any key apiary reads is refused in bounded memory and time.
+  checks   everything is checked before the run: a directory name as the report; config
+           files read by the TOML spec (malformed, duplicate, unknown or mistyped keys named
+           with their line) and repeated --mix/--faults kinds; a byte order mark accepted;
+           the mix's hard maxima and every count's upper bound stated.
   errors   errors on stderr, one line, "apiary COMMAND: ..."; the run's failure there too;
            echoed values shortened; a summary that cannot be written is exit 1; exit 129
            documented.
@@ -474,11 +476,49 @@ def inputs_headers(args, tmp):
         expect_error(p, 2, "replay", [needle, name], "a workload whose header says %s" % fields)
 
 
+# TOML files no line of which apiary reads: CLI11's reader took memory quadratic in a table
+# header's parts (the 200 KB header below exhausted the memory, and --rc-params died with a
+# bare std::bad_alloc) and dropped dotted keys of more than 256 parts; toml++ frees nested
+# tables recursively, so the header would overflow its stack. The last file is as large as a
+# TOML file may be and nests as deep as a line may: toml++ builds its half a million tables.
+def hostile_toml():
+    header = "[" + ".".join(["a"] * 100000) + "]\nx = 1\n"
+    dotted = ".".join(["k"] * 300) + " = 1\n"
+    widest = "".join("[t%d%s]\n" % (i, ".a" * 255) for i in range(1900))
+    return [("header.toml", header, 1, "more than 256 dots, brackets and braces on one line"),
+            ("dotted.toml", dotted, 1, "more than 256 dots, brackets and braces on one line"),
+            ("widest.toml", widest, 1, "unknown")]
+
+
+# A hostile TOML file's peak memory under RLIMIT_AS (the binary and its libraries map about
+# 100 MiB before main()).
+TOML_MEMORY_LIMIT = 512 << 20
+
+
+def inputs_toml(args, tmp):
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (TOML_MEMORY_LIMIT, TOML_MEMORY_LIMIT))
+    for name, text, line, needle in hostile_toml():
+        path = write(tmp, name, text.encode())
+        for cmd in (["run", "--config", path], ["rc-params", "--rc-params", path]):
+            t0 = time.monotonic()
+            try:
+                p = subprocess.run([args.apiary] + cmd, capture_output=True, text=True, timeout=30,
+                                   cwd=args.work_dir, preexec_fn=None if args.sanitizer else limit)
+            except subprocess.TimeoutExpired:
+                raise Failure("apiary %s %s did not end within 30 s" % (cmd[0], name)) from None
+            took = time.monotonic() - t0
+            expect_error(p, 2, cmd[0], ["%s:%d: " % (name, line), needle],
+                         "%s %s (%d KB)" % (" ".join(cmd[:2]), name, len(text) >> 10))
+            check(took < 10, "%s %s took %.1f s" % (" ".join(cmd[:2]), name, took))
+
+
 def mode_inputs(args, _schema):
     tmp = scratch(args, "inputs")
     inputs_files(args, tmp)
     inputs_counts(args, tmp)
     inputs_headers(args, tmp)
+    inputs_toml(args, tmp)
 
 
 # ---- checks ----------------------------------------------------------------------------------
@@ -499,13 +539,29 @@ def checks_before_the_run(args, tmp):
     check(not os.path.exists(newdir), "the check left the directory behind")
 
 
+# Config files toml++ reads and apiary refuses: one line naming the file, the line and the key.
+BAD_CONFIG_FILES = [
+    ("twice.toml", b"blocks = 3\nseed = 2\nblocks = 4\n", ["twice.toml:3: ", "cannot redefine", "'blocks'"]),
+    ("adjacent.toml", b"blocks = 3\nblocks = 4\n", ["adjacent.toml:2: ", "cannot redefine", "'blocks'"]),
+    ("spelled.toml", b'block_size = "64KiB"\nblock-size = "128KiB"\n',
+     ["spelled.toml:2: ", "duplicate key 'block-size' (lines 1 and 2)"]),
+    ("help.toml", b"blocks = 3\nhelp = true\n", ["help.toml:2: ", "unknown key 'help'"]),
+    ("table.toml", b"blocks = 3\n\n[colony]\nthread = 2\n", ["table.toml:4: ", "unknown key 'colony.thread'"]),
+    ("dotted.toml", b"colony.threads = 2\n", ["dotted.toml:1: ", "unknown key 'colony.threads'"]),
+    ("config.toml", b'config = "other.toml"\n', ["config.toml:1: ", "unknown key 'config'"]),
+    ("type.toml", b"seed = 1\nsign = 1\n", ["type.toml:2: ", "'sign': expected true or false, not an integer"]),
+    ("array.toml", b'report = ["a.json", "b.json"]\n', ["array.toml:1: ", "'report': expected a string, not an array"]),
+    ("float.toml", b"blocks = 5.0\n", ["float.toml:1: ", "--blocks", "'5.0': expected a whole number"]),
+    ("malformed.toml", b"blocks = 3\nseed = = 2\n", ["malformed.toml:2: ", "error while parsing"]),
+    ("bare.toml", b"blocks = 3\nsign\n", ["bare.toml:2: ", "expected '='"]),
+    ("unclosed.toml", b'name = "run\nblocks = 3\n', ["unclosed.toml:1: ", "error while parsing string"]),
+]
+
+
 def checks_config_files(args, tmp):
-    cases = [("twice.toml", b"blocks = 3\nseed = 2\nblocks = 4\n", "duplicate key 'blocks' (lines 1 and 3)"),
-             ("adjacent.toml", b"blocks = 3\nblocks = 4\n", "duplicate key 'blocks' (lines 1 and 2)"),
-             ("spelled.toml", b'block_size = "64KiB"\nblock-size = "128KiB"\n', "duplicate key 'block-size'")]
-    for name, content, needle in cases:
+    for name, content, needles in BAD_CONFIG_FILES:
         p = apiary(args, ["run", "--config", write(tmp, name, content), "--print-config"])
-        expect_error(p, 2, "run", [needle], name)
+        expect_error(p, 2, "run", needles, name)
     bom = write(tmp, "bom.toml", b"\xef\xbb\xbfblocks = 3\n")
     p = apiary(args, ["run", "--config", bom, "--print-config"])
     check(p.returncode == 0 and "\nblocks = 3\n" in "\n" + p.stdout, "a config file with a byte order mark: %d %s"
@@ -547,7 +603,6 @@ REFUSED_COMBINATIONS = [
     (["--log-file", "-"], ["--log-file", "'-'"]),
     (["--dump-blocks", "-"], ["--dump-blocks", "'-'"]),
 ]
-
 
 def checks_modes(args, tmp):
     for extra, needles in REFUSED_COMBINATIONS:

@@ -67,7 +67,7 @@ void run_command::setup(CLI::App& parent) {
 
 std::optional<std::string> run_command::finish_parsing() {
   if (!config_.config_file.empty()) {
-    if (std::string problem = apply_config_file(*app_, config_.config_file); !problem.empty()) return problem;
+    if (std::string problem = apply_config_file(*options_, config_.config_file); !problem.empty()) return problem;
     const auto given = options_->given(scope_run);
     if (std::find(given.begin(), given.end(), "name") == given.end())
       config_.name = std::filesystem::path(config_.config_file).stem().string();

@@ -4,14 +4,16 @@
 // --print-config, the report's "config" section) is derived from that line, so adding a
 // switch is: its field, its option line, its use.
 //
-// Config files are CLI11 TOML files whose keys are the option names (underscores accepted
-// for hyphens); the command line overrides them; an unknown key or a section is an error.
-// Reading them is config_file.hpp's; to_toml here writes one.
+// Config files are TOML files whose keys are the option names (underscores accepted for
+// hyphens), each value read as the option reads its text; the command line overrides them;
+// an unknown key or a table is an error. Reading them is config_file.hpp's (over toml++;
+// CLI11 reads the command line alone); to_toml here writes one.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +91,13 @@ class option_binder {
   std::vector<config_entry> values() const;
   // The names of the registered options in `scope` that were given (command line or file).
   std::vector<std::string> given(unsigned scope) const;
+
+  // The registered option named `name` (a config file's key, hyphens only), or nullopt.
+  struct option_ref {
+    CLI::Option* cli;
+    value_kind kind;
+  };
+  std::optional<option_ref> find(std::string_view name) const;
 
  private:
   struct bound;
