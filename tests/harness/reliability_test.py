@@ -17,10 +17,10 @@ one mode per class of failure; docs/reliability.md lists every case and what api
   checks   everything is checked before the run: a directory name as the report; config
            files read by the TOML spec (malformed, duplicate, unknown or mistyped keys named
            with their line) and repeated --mix/--faults kinds; a byte order mark accepted;
-           the mix's hard maxima and every count's upper bound stated.
+           an empty path refused; the mix's hard maxima and every count's upper bound stated.
   errors   errors on stderr, one line, "apiary COMMAND: ..."; the run's failure there too;
-           echoed values shortened; a summary that cannot be written is exit 1; exit 129
-           documented.
+           an option given twice refused; echoed values shortened; a summary that cannot
+           be written is exit 1; exit 129 documented.
 
 The tests run as a normal user and as root. As root, device nodes are made with mknod in a
 scratch directory (never the real /dev/null, which the code before these fixes replaced);
@@ -604,6 +604,19 @@ REFUSED_COMBINATIONS = [
     (["--dump-blocks", "-"], ["--dump-blocks", "'-'"]),
 ]
 
+# Every path option of every command, given an empty path: refused as the option is read, as
+# any bad path (it was taken for none).
+EMPTY_PATHS = [["run", "--config"], ["run", "--state"], ["run", "--rc-params"], ["run", "--hgrm-dir"],
+               ["replay", "--workload"], ["replay", "--save-workload"], ["replay", "--report"],
+               ["workload", "--out"], ["snapshot", "--out"], ["rc-params", "--rc-params"]]
+
+
+def checks_empty_paths(args):
+    for cmd in EMPTY_PATHS:
+        p = apiary(args, cmd + [""])
+        expect_error(p, 2, cmd[0], [cmd[1] + ": expected a path"], "%s %s ''" % tuple(cmd))
+
+
 def checks_modes(args, tmp):
     for extra, needles in REFUSED_COMBINATIONS:
         p = apiary(args, ["run"] + smoke(args) + extra + ["--print-config"])
@@ -636,6 +649,7 @@ def mode_checks(args, _schema):
     checks_config_files(args, tmp)
     checks_options(args)
     checks_modes(args, tmp)
+    checks_empty_paths(args)
 
 
 # ---- errors ----------------------------------------------------------------------------------
@@ -695,6 +709,17 @@ def errors_echoes(args, tmp):
     expect_error(p, 2, "run", ["--rate", "above the largest rate, 1e9"], "--rate 1e10")
 
 
+# A single-value option given twice, of every kind (a count, a size, a duration, a toggle, a
+# choice, a text, a custom one, and the commands' own), is an error, not the last one winning.
+REPEATED = [([command, option, value, option, value], command, ["%s is given 2 times; give it once" % option])
+            for command, option, value in (("run", "--block-size", "64KiB"), ("run", "--duration", "2s"),
+                                           ("run", "--sign", "off"), ("run", "--submit", "sync"),
+                                           ("run", "--report", "r.json"), ("run", "--rate", "5000"),
+                                           ("run", "--mix", "vote=1"), ("run", "--config", "c.toml"),
+                                           ("replay", "--workload", "w.bin"), ("workload", "--out", "w.bin"),
+                                           ("snapshot", "--blocks", "3"), ("rc-params", "--rc-scale", "2"))]
+
+
 def errors_command_line(args):
     """CLI11's parse errors in apiary's words: the unknown word named, the nearest valid one."""
     cases = [([], "", ["a command is required: run, workload, replay, snapshot or rc-params"]),
@@ -704,6 +729,7 @@ def errors_command_line(args):
              (["run", "--blockz", "3"], "run", ["unknown option '--blockz'", "did you mean --blocks?"]),
              (["run", "--seeed=4"], "run", ["unknown option '--seeed'", "did you mean --seed?"]),
              (["run", "--blocks", "1", "--blocks", "2"], "run", ["--blocks is given 2 times; give it once"]),
+             *REPEATED,
              (["run", "--config"], "run", ["--config needs a value (FILE)"]),
              (["run", "3"], "run", ["unexpected argument '3'"]),
              (["replay", "--transactionz", "4"], "replay", ["did you mean --transactions?"])]

@@ -144,6 +144,8 @@ std::string set_rate(colony::colony_config& k, const std::string& text) {
 
 CLI::Validator count_check(std::uint64_t min, std::uint64_t max) { return whole_number(min, max); }
 
+CLI::Validator path_check() { return CLI::Validator(check_path, ""); }
+
 struct option_binder::bound {
   std::string name;
   value_kind kind;

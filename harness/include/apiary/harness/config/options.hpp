@@ -130,6 +130,10 @@ void option_binder::choice(std::string_view name, E& field, const std::array<cor
 // (digit groups allowed), the error stating both and echoing the value shortened (shown()).
 CLI::Validator count_check(std::uint64_t min, std::uint64_t max);
 
+// A path's validator, for options outside bind_run_options(): an empty path or "-" is refused
+// as the path options of bind_run_options() refuse it.
+CLI::Validator path_check();
+
 // Every option of `apiary run`, bound to c; workload and replay take those in their scope.
 void bind_run_options(option_binder& b, run_config& c);
 
