@@ -14,7 +14,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 packages=(
   build-essential cmake ninja-build pkg-config git
   libboost1.81-dev libboost-json1.81-dev
-  libbenchmark-dev libgtest-dev libspdlog-dev libcli11-dev
+  libbenchmark-dev libgtest-dev libspdlog-dev libcli11-dev libtomlplusplus-dev
   libsecp256k1-dev libssl-dev libxxhash-dev
   python3 python3-venv nodejs npm valgrind linux-perf
   clang libclang-rt-14-dev llvm clang-format clang-tidy

@@ -12,13 +12,15 @@ one mode per class of failure; docs/reliability.md lists every case and what api
            SIGINT during genesis stops it within a second or two.
   inputs   no hang and no memory blow-up on input: devices and FIFOs are refused before
            reading; counts and sizes are checked against the file and the memory; a
-           workload header with absurd values is refused.
-  checks   everything is checked before the run: a directory name as the report; duplicate
-           config keys and repeated --mix/--faults kinds; a byte order mark accepted; the
-           mix's hard maxima and every count's upper bound stated.
+           workload header with absurd values is refused; a TOML file nested deeper than
+           any key apiary reads is refused in bounded memory and time.
+  checks   everything is checked before the run: a directory name as the report; config
+           files read by the TOML spec (malformed, duplicate, unknown or mistyped keys named
+           with their line) and repeated --mix/--faults kinds; a byte order mark accepted;
+           an empty path refused; the mix's hard maxima and every count's upper bound stated.
   errors   errors on stderr, one line, "apiary COMMAND: ..."; the run's failure there too;
-           echoed values shortened; a summary that cannot be written is exit 1; exit 129
-           documented.
+           an option given twice refused; echoed values shortened; a summary that cannot
+           be written is exit 1; exit 129 documented.
 
 The tests run as a normal user and as root. As root, device nodes are made with mknod in a
 scratch directory (never the real /dev/null, which the code before these fixes replaced);
@@ -477,11 +479,49 @@ def inputs_headers(args, tmp):
         expect_error(p, 2, "replay", [needle, name], "a workload whose header says %s" % fields)
 
 
+# TOML files no line of which apiary reads: CLI11's reader took memory quadratic in a table
+# header's parts (the 200 KB header below exhausted the memory, and --rc-params died with a
+# bare std::bad_alloc) and dropped dotted keys of more than 256 parts; toml++ frees nested
+# tables recursively, so the header would overflow its stack. The last file is as large as a
+# TOML file may be and nests as deep as a line may: toml++ builds its half a million tables.
+def hostile_toml():
+    header = "[" + ".".join(["a"] * 100000) + "]\nx = 1\n"
+    dotted = ".".join(["k"] * 300) + " = 1\n"
+    widest = "".join("[t%d%s]\n" % (i, ".a" * 255) for i in range(1900))
+    return [("header.toml", header, 1, "more than 256 dots, brackets and braces on one line"),
+            ("dotted.toml", dotted, 1, "more than 256 dots, brackets and braces on one line"),
+            ("widest.toml", widest, 1, "unknown")]
+
+
+# A hostile TOML file's peak memory under RLIMIT_AS (the binary and its libraries map about
+# 100 MiB before main()).
+TOML_MEMORY_LIMIT = 512 << 20
+
+
+def inputs_toml(args, tmp):
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (TOML_MEMORY_LIMIT, TOML_MEMORY_LIMIT))
+    for name, text, line, needle in hostile_toml():
+        path = write(tmp, name, text.encode())
+        for cmd in (["run", "--config", path], ["rc-params", "--rc-params", path]):
+            t0 = time.monotonic()
+            try:
+                p = subprocess.run([args.apiary] + cmd, capture_output=True, text=True, timeout=30,
+                                   cwd=args.work_dir, preexec_fn=None if args.sanitizer else limit)
+            except subprocess.TimeoutExpired:
+                raise Failure("apiary %s %s did not end within 30 s" % (cmd[0], name)) from None
+            took = time.monotonic() - t0
+            expect_error(p, 2, cmd[0], ["%s:%d: " % (name, line), needle],
+                         "%s %s (%d KB)" % (" ".join(cmd[:2]), name, len(text) >> 10))
+            check(took < 10, "%s %s took %.1f s" % (" ".join(cmd[:2]), name, took))
+
+
 def mode_inputs(args, _schema):
     tmp = scratch(args, "inputs")
     inputs_files(args, tmp)
     inputs_counts(args, tmp)
     inputs_headers(args, tmp)
+    inputs_toml(args, tmp)
 
 
 # ---- checks ----------------------------------------------------------------------------------
@@ -502,13 +542,29 @@ def checks_before_the_run(args, tmp):
     check(not os.path.exists(newdir), "the check left the directory behind")
 
 
+# Config files toml++ reads and apiary refuses: one line naming the file, the line and the key.
+BAD_CONFIG_FILES = [
+    ("twice.toml", b"blocks = 3\nseed = 2\nblocks = 4\n", ["twice.toml:3: ", "cannot redefine", "'blocks'"]),
+    ("adjacent.toml", b"blocks = 3\nblocks = 4\n", ["adjacent.toml:2: ", "cannot redefine", "'blocks'"]),
+    ("spelled.toml", b'block_size = "64KiB"\nblock-size = "128KiB"\n',
+     ["spelled.toml:2: ", "duplicate key 'block-size' (lines 1 and 2)"]),
+    ("help.toml", b"blocks = 3\nhelp = true\n", ["help.toml:2: ", "unknown key 'help'"]),
+    ("table.toml", b"blocks = 3\n\n[colony]\nthread = 2\n", ["table.toml:4: ", "unknown key 'colony.thread'"]),
+    ("dotted.toml", b"colony.threads = 2\n", ["dotted.toml:1: ", "unknown key 'colony.threads'"]),
+    ("config.toml", b'config = "other.toml"\n', ["config.toml:1: ", "unknown key 'config'"]),
+    ("type.toml", b"seed = 1\nsign = 1\n", ["type.toml:2: ", "'sign': expected true or false, not an integer"]),
+    ("array.toml", b'report = ["a.json", "b.json"]\n', ["array.toml:1: ", "'report': expected a string, not an array"]),
+    ("float.toml", b"blocks = 5.0\n", ["float.toml:1: ", "--blocks", "'5.0': expected a whole number"]),
+    ("malformed.toml", b"blocks = 3\nseed = = 2\n", ["malformed.toml:2: ", "error while parsing"]),
+    ("bare.toml", b"blocks = 3\nsign\n", ["bare.toml:2: ", "expected '='"]),
+    ("unclosed.toml", b'name = "run\nblocks = 3\n', ["unclosed.toml:1: ", "error while parsing string"]),
+]
+
+
 def checks_config_files(args, tmp):
-    cases = [("twice.toml", b"blocks = 3\nseed = 2\nblocks = 4\n", "duplicate key 'blocks' (lines 1 and 3)"),
-             ("adjacent.toml", b"blocks = 3\nblocks = 4\n", "duplicate key 'blocks' (lines 1 and 2)"),
-             ("spelled.toml", b'block_size = "64KiB"\nblock-size = "128KiB"\n', "duplicate key 'block-size'")]
-    for name, content, needle in cases:
+    for name, content, needles in BAD_CONFIG_FILES:
         p = apiary(args, ["run", "--config", write(tmp, name, content), "--print-config"])
-        expect_error(p, 2, "run", [needle], name)
+        expect_error(p, 2, "run", needles, name)
     bom = write(tmp, "bom.toml", b"\xef\xbb\xbfblocks = 3\n")
     p = apiary(args, ["run", "--config", bom, "--print-config"])
     check(p.returncode == 0 and "\nblocks = 3\n" in "\n" + p.stdout, "a config file with a byte order mark: %d %s"
@@ -551,6 +607,18 @@ REFUSED_COMBINATIONS = [
     (["--dump-blocks", "-"], ["--dump-blocks", "'-'"]),
 ]
 
+# Every path option of every command, given an empty path: refused as the option is read, as
+# any bad path (it was taken for none).
+EMPTY_PATHS = [["run", "--config"], ["run", "--state"], ["run", "--rc-params"], ["run", "--hgrm-dir"],
+               ["replay", "--workload"], ["replay", "--save-workload"], ["replay", "--report"],
+               ["workload", "--out"], ["snapshot", "--out"], ["rc-params", "--rc-params"]]
+
+
+def checks_empty_paths(args):
+    for cmd in EMPTY_PATHS:
+        p = apiary(args, cmd + [""])
+        expect_error(p, 2, cmd[0], [cmd[1] + ": expected a path"], "%s %s ''" % tuple(cmd))
+
 
 def checks_modes(args, tmp):
     for extra, needles in REFUSED_COMBINATIONS:
@@ -584,6 +652,7 @@ def mode_checks(args, _schema):
     checks_config_files(args, tmp)
     checks_options(args)
     checks_modes(args, tmp)
+    checks_empty_paths(args)
 
 
 # ---- errors ----------------------------------------------------------------------------------
@@ -643,6 +712,17 @@ def errors_echoes(args, tmp):
     expect_error(p, 2, "run", ["--rate", "above the largest rate, 1e9"], "--rate 1e10")
 
 
+# A single-value option given twice, of every kind (a count, a size, a duration, a toggle, a
+# choice, a text, a custom one, and the commands' own), is an error, not the last one winning.
+REPEATED = [([command, option, value, option, value], command, ["%s is given 2 times; give it once" % option])
+            for command, option, value in (("run", "--block-size", "64KiB"), ("run", "--duration", "2s"),
+                                           ("run", "--sign", "off"), ("run", "--submit", "sync"),
+                                           ("run", "--report", "r.json"), ("run", "--rate", "5000"),
+                                           ("run", "--mix", "vote=1"), ("run", "--config", "c.toml"),
+                                           ("replay", "--workload", "w.bin"), ("workload", "--out", "w.bin"),
+                                           ("snapshot", "--blocks", "3"), ("rc-params", "--rc-scale", "2"))]
+
+
 def errors_command_line(args):
     """CLI11's parse errors in apiary's words: the unknown word named, the nearest valid one."""
     cases = [([], "", ["a command is required: run, workload, replay, snapshot or rc-params"]),
@@ -652,6 +732,7 @@ def errors_command_line(args):
              (["run", "--blockz", "3"], "run", ["unknown option '--blockz'", "did you mean --blocks?"]),
              (["run", "--seeed=4"], "run", ["unknown option '--seeed'", "did you mean --seed?"]),
              (["run", "--blocks", "1", "--blocks", "2"], "run", ["--blocks is given 2 times; give it once"]),
+             *REPEATED,
              (["run", "--config"], "run", ["--config needs a value (FILE)"]),
              (["run", "3"], "run", ["unexpected argument '3'"]),
              (["replay", "--transactionz", "4"], "replay", ["did you mean --transactions?"])]

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -275,18 +276,133 @@ std::string apply_file(const std::string& file, run_config& c) {
   CLI::App app;
   option_binder b(app, scope_run);
   bind_run_options(b, c);
-  return apply_config_file(app, file);
+  return apply_config_file(b, file);
 }
 
-TEST_F(ConfigFile, AKeyGivenTwiceIsNamedWithItsLines) {
+// The problem of the config file `text` (written as name), or "".
+std::string config_problem(const std::string& file, const std::string& text) {
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+  run_config c;
+  return apply_file(file, c);
+}
+
+// The problem starts with FILE:LINE: and says each needle.
+void expect_refused(const std::string& problem, const std::string& where, std::initializer_list<std::string> needles) {
+  EXPECT_TRUE(problem.starts_with(where + ": ")) << "expected " << where << ": " << problem;
+  for (const std::string& needle : needles)
+    EXPECT_NE(problem.find(needle), std::string::npos) << needle << ": " << problem;
+  EXPECT_LT(problem.size(), 400u);
+}
+
+TEST_F(ConfigFile, AKeyGivenTwiceIsNamedWithItsLine) {
   run_config c;
   write(path("twice.toml"), "blocks = 3\nseed = 2\n# blocks = 9\nblocks = 4\n");
-  EXPECT_NE(apply_file(path("twice.toml"), c).find("duplicate key 'blocks' (lines 1 and 4)"), std::string::npos);
+  expect_refused(apply_file(path("twice.toml"), c), path("twice.toml") + ":4",
+                 {"cannot redefine existing integer 'blocks'"});
   write(path("spelled.toml"), "block_size = \"64KiB\"\nblock-size = \"128KiB\"\n");
-  EXPECT_NE(apply_file(path("spelled.toml"), c).find("duplicate key 'block-size'"), std::string::npos);
+  expect_refused(apply_file(path("spelled.toml"), c), path("spelled.toml") + ":2",
+                 {"duplicate key 'block-size' (lines 1 and 2)"});
   write(path("once.toml"), "blocks = 3\nseed = 2\n");
   EXPECT_EQ(apply_file(path("once.toml"), c), "");
   EXPECT_EQ(c.stop.blocks, 3u);
+}
+
+TEST_F(ConfigFile, WhatIsNoOptionIsAnUnknownKeyWithItsLine) {
+  const struct {
+    const char* text;
+    const char* where;
+    const char* key;
+  } cases[] = {{"blocks = 3\nhelp = true\n", ":2", "'help'"},
+               {"# a comment\n[colony]\nthread = 2\n", ":3", "'colony.thread'"},
+               {"colony.threads = 2\n", ":1", "'colony.threads'"},
+               {"seed = 1\nrun = { blocks = 3 }\n", ":2", "'run.blocks'"},
+               {"[empty]\n", ":1", "'empty'"},
+               {"config = \"other.toml\"\n", ":1", "'config'"},
+               {"print-config = true\n", ":1", "'print-config'"},
+               {"[[runs]]\nblocks = 3\n", ":1", "'runs'"}};
+  for (const auto& k : cases)
+    expect_refused(config_problem(path("x.toml"), k.text), path("x.toml") + k.where,
+                   {std::string("unknown key ") + k.key});
+}
+
+TEST_F(ConfigFile, AWrongTypeNamesTheTypeExpected) {
+  const struct {
+    const char* text;
+    const char* problem;
+  } cases[] = {{"blocks = true\n", "'blocks': expected a number, not a boolean"},
+               {"sign = 1\n", "'sign': expected true or false, not an integer"},
+               {"report = [\"a.json\"]\n", "'report': expected a string, not an array"},
+               {"name = 2026-11-27\n", "'name': expected a string, not a date or time"},
+               {"rate = { tps = 5 }\n", "unknown key 'rate.tps'"},
+               {"blocks = 5.0\n", "'5.0': expected a whole number"},
+               {"blocks = 5.5\n", "'5.5': expected a whole number"},
+               {"duration = nan\n", "expected a duration"}};
+  for (const auto& k : cases)
+    expect_refused(config_problem(path("x.toml"), k.text), path("x.toml") + ":1", {k.problem});
+}
+
+TEST_F(ConfigFile, EveryTypeAnOptionReadsReachesIt) {
+  run_config c;
+  write(path("typed.toml"),
+        "blocks = 0x10\nduration = 1.5\nstall-timeout = \"2m\"\nsign = false\nwarm-keys = \"off\"\n"
+        "block-size = \"64KiB\"\nrate = 5000\ngenesis-vesting = 100_000_000_000\nreport = 'C:\\r.json'\n");
+  ASSERT_EQ(apply_file(path("typed.toml"), c), "");
+  EXPECT_EQ(c.stop.blocks, 16u);
+  EXPECT_EQ(c.stop.duration_s, 1.5);
+  EXPECT_EQ(c.stop.stall_timeout_s, 120.0);
+  EXPECT_FALSE(c.colony.sign);
+  EXPECT_FALSE(c.colony.warm_keys);
+  EXPECT_EQ(c.writer.block_size, 65536u);
+  EXPECT_EQ(c.colony.tps_limit, 5000.0);
+  EXPECT_EQ(c.out.report, "C:\\r.json");
+}
+
+TEST_F(ConfigFile, TheCommandLineWinsOverTheFile) {
+  run_config c;
+  CLI::App app;
+  option_binder b(app, scope_run);
+  bind_run_options(b, c);
+  app.parse(std::vector<std::string>{"9", "--blocks"});
+  write(path("file.toml"), "blocks = 3\nseed = 7\n");
+  EXPECT_EQ(apply_config_file(b, path("file.toml")), "");
+  EXPECT_EQ(c.stop.blocks, 9u);
+  EXPECT_EQ(c.colony.seed, 7u);
+}
+
+TEST_F(ConfigFile, MalformedTomlIsNamedWithItsLine) {
+  const struct {
+    const char* text;
+    const char* where;
+    const char* problem;
+  } cases[] = {{"blocks = 3\nseed =\n", ":2", "error while parsing"},
+               {"blocks = 3\nseed = lots\n", ":2", "could not determine value type"},
+               {"blocks\n", ":1", "expected '='"},
+               {"[colony\n", ":1", "error while parsing table header"},
+               {"name = \"open\n", ":1", "error while parsing string"},
+               {"blocks = 99999999999999999999\n", ":1", "not representable in 64 bits"},
+               {"blocks = 3\n\x01\n", ":2", "not a TOML text file"}};
+  for (const auto& k : cases)
+    expect_refused(config_problem(path("x.toml"), k.text), path("x.toml") + k.where, {k.problem});
+}
+
+// CLI11's reader took memory quadratic in a table header's parts (a 200 KB header exhausted
+// the memory) and dropped dotted keys of more than 256 parts; toml++ frees nested tables
+// recursively (a 100,000-part header overflowed the stack).
+TEST_F(ConfigFile, DeepKeysAreRefusedInBoundedTime) {
+  std::string header = "[a";
+  while (header.size() < 200'000) header += ".a";
+  std::string dotted = "k";
+  for (int i = 1; i < 300; ++i) dotted += ".k";
+  std::string arrays = "blocks = ";
+  for (int i = 0; i < 300; ++i) arrays += "[\n";
+  const auto start = std::chrono::steady_clock::now();
+  expect_refused(config_problem(path("x.toml"), "seed = 1\n" + header + "]\nx = 1\n"), path("x.toml") + ":2",
+                 {"more than 256 dots, brackets and braces on one line"});
+  expect_refused(config_problem(path("x.toml"), dotted + " = 1\n"), path("x.toml") + ":1", {"more than 256"});
+  expect_refused(config_problem(path("x.toml"), dotted.substr(0, 399) + " = 1\n"), path("x.toml") + ":1",
+                 {"unknown key 'k.k.k"});
+  expect_refused(config_problem(path("x.toml"), arrays), path("x.toml") + ":257", {"nested value depth of 256"});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 TEST_F(ConfigFile, AByteOrderMarkIsSkipped) {

@@ -21,6 +21,9 @@ int run_apiary(int argc, const char* const* argv) {
   CLI::App app("apiary: Hive's colony + queen full-block-cycle test for a node core", "apiary");
   app.require_subcommand(1, 1);
   app.footer(exit_help);
+  // Every option of every command takes one value once: a second is an error, not the one
+  // that wins (the subcommands take these defaults as they are added).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::Throw);
   run_command run;
   workload_command workload;
   replay_command replay;

@@ -32,7 +32,8 @@ void replay_command::setup(CLI::App& parent) {
   app_->add_option("--workload", workload_in_,
                    "A workload saved by `apiary workload` (default: none, generate one from --seed, --threads, "
                    "--accounts, --sign, --mix, --faults and --transactions first)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(path_check());
   app_->add_option("--transactions", transactions_, transactions_help(transactions_) + "; without --workload only")
       ->type_name("N")
       ->transform(count_check(1, most_workload_transactions));
@@ -42,8 +43,11 @@ void replay_command::setup(CLI::App& parent) {
       ->type_name("N")
       ->transform(count_check(1, 100'000'000));
   app_->add_option("--save-workload", save_workload_, "Also save the generated workload here (default: none)")
-      ->type_name("FILE");
-  app_->add_option("--report", report_, "Write the result as JSON here (default: none)")->type_name("PATH");
+      ->type_name("FILE")
+      ->check(path_check());
+  app_->add_option("--report", report_, "Write the result as JSON here (default: none)")
+      ->type_name("PATH")
+      ->check(path_check());
   config_.chain.genesis_accounts = replay_default_accounts;
   options_ = std::make_unique<option_binder>(*app_, scope_replay);
   bind_run_options(*options_, config_);

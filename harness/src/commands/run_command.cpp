@@ -57,7 +57,8 @@ void run_command::setup(CLI::App& parent) {
   app_->add_option("--config", config_.config_file,
                    "Read options from this TOML file (keys are the option names: blocks = 100); the command line "
                    "overrides it (default: none, the built-in defaults, equal to configs/default.toml)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(path_check());
   options_ = std::make_unique<option_binder>(*app_, scope_run);
   bind_run_options(*options_, config_);
   app_->add_flag("--print-config", print_config_,
@@ -67,7 +68,7 @@ void run_command::setup(CLI::App& parent) {
 
 std::optional<std::string> run_command::finish_parsing() {
   if (!config_.config_file.empty()) {
-    if (std::string problem = apply_config_file(*app_, config_.config_file); !problem.empty()) return problem;
+    if (std::string problem = apply_config_file(*options_, config_.config_file); !problem.empty()) return problem;
     const auto given = options_->given(scope_run);
     if (std::find(given.begin(), given.end(), "name") == given.end())
       config_.name = std::filesystem::path(config_.config_file).stem().string();

@@ -45,6 +45,7 @@ void snapshot_command::setup(CLI::App& parent) {
       "path (nothing written); 129, 130, 143 interrupted by SIGHUP, SIGINT, SIGTERM (nothing written).");
   app_->add_option("--out", out_, "Where the snapshot goes (required): a file replaced whole once written")
       ->type_name("FILE")
+      ->check(path_check())
       ->required();
   app_->add_option("--blocks", blocks_,
                    "Blocks of the mix to make on top of the genesis (or the --state) before writing, as the replay "

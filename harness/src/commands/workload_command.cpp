@@ -21,7 +21,10 @@ void workload_command::setup(CLI::App& parent) {
   app_->footer(
       "Exit status: 0 saved; 1 generation, the file or stdout failed; 2 bad command line, --transactions beyond "
       "the memory or output path (nothing written).");
-  app_->add_option("--out", out_, "Where the workload goes (required)")->type_name("FILE")->required();
+  app_->add_option("--out", out_, "Where the workload goes (required)")
+      ->type_name("FILE")
+      ->check(path_check())
+      ->required();
   app_->add_option("--transactions", transactions_, transactions_help(transactions_))
       ->type_name("N")
       ->transform(count_check(1, most_workload_transactions));

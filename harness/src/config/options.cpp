@@ -144,6 +144,8 @@ std::string set_rate(colony::colony_config& k, const std::string& text) {
 
 CLI::Validator count_check(std::uint64_t min, std::uint64_t max) { return whole_number(min, max); }
 
+CLI::Validator path_check() { return CLI::Validator(check_path, ""); }
+
 struct option_binder::bound {
   std::string name;
   value_kind kind;
@@ -309,6 +311,12 @@ std::vector<std::string> option_binder::given(unsigned scope) const {
   return out;
 }
 
+std::optional<option_binder::option_ref> option_binder::find(std::string_view name) const {
+  for (const auto& b : bound_)
+    if (b->name == name) return option_ref{b->cli, b->kind};
+  return std::nullopt;
+}
+
 // ---- the options ----------------------------------------------------------------------------
 
 namespace {
@@ -418,8 +426,7 @@ void bind_rc(option_binder& b, run_config& c) {
         if (std::string problem = check_path(path); !problem.empty()) return problem;
         c.rc_params_file = path;
         c.chain.rc_params = core::rc_default_params;
-        const std::string problem = read_rc_params(path, c.chain.rc_params);
-        return problem.empty() ? problem : shown_path(path) + ": " + problem;
+        return read_rc_params(path, c.chain.rc_params);
       },
       [&c] { return c.rc_params_file; }, "none: the built-in parameters");
   b.count("rc-scale", ch.rc_scale, 1, core::rc_max_scale,

@@ -12,6 +12,7 @@
 #include "apiary/harness/config/config_file.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/io/error_text.hpp"
+#include "apiary/harness/io/input_file.hpp"
 
 namespace apiary::harness {
 
@@ -56,12 +57,12 @@ std::string set_field(T& field, std::string_view text) {
 }
 
 // Sets the key of one resource's parameters: the problem, or "".
-std::string set_key(core::rc_base_params& p, const toml_item& item) {
+std::string set_key(core::rc_base_params& p, std::string_view key, const std::string& value) {
   std::string problem = "unknown key";
   core::rc_base_params::fields([&](std::string_view name, auto member) {
-    if (name != item.key) return;
-    problem = set_field(p.*member, item.value);
-    if (!problem.empty()) problem = fmt::format("'{}': {}", shown(item.value), problem);
+    if (name != key) return;
+    problem = set_field(p.*member, value);
+    if (!problem.empty()) problem = fmt::format("'{}': {}", shown(value), problem);
   });
   return problem;
 }
@@ -90,28 +91,47 @@ std::string value_text(T v) {
   }
 }
 
+// The table an item is in, or the empty table it is; nullopt for a key outside a table.
+std::optional<std::string> table_of(const toml_item& item) {
+  toml_item table = item;
+  if (item.type != toml_type::table) table.key.pop_back();
+  if (table.key.empty()) return std::nullopt;
+  return table.dotted();
+}
+
+// Reads one value of the file into `read`: the problem, "[table] key: ..." (without the file),
+// or "".
+std::string read_item(core::rc_base_parameters& read, const toml_item& item) {
+  const std::optional<std::string> table = table_of(item);
+  if (!table)
+    return fmt::format("key '{}' outside a table; the keys go in a resource's table ([{}], ...)", shown(item.dotted()),
+                       table_name(0));
+  const std::optional<std::size_t> r = resource_of(*table);
+  if (!r)
+    return fmt::format("unknown table [{}]; the tables are {}, {}, {} and {}", shown(*table), table_name(0),
+                       table_name(1), table_name(2), table_name(3));
+  if (item.type == toml_type::table) return {};  // a resource's table with no key
+  const std::string& key = item.key.back();
+  if (item.type != toml_type::integer && item.type != toml_type::floating)
+    return fmt::format("[{}] {}: expected a number, not {}", *table, shown(key), toml_type_name(item.type));
+  std::string problem = set_key(read[*r], key, item.value);
+  if (problem == "unknown key") problem += fmt::format(" (the keys are {})", known_keys());
+  return problem.empty() ? problem : fmt::format("[{}] {}: {}", *table, shown(key), problem);
+}
+
 }  // namespace
 
 std::string read_rc_params(const std::string& path, core::rc_base_parameters& params) {
   std::vector<toml_item> items;
-  if (std::string problem = read_toml_tables(path, "resource credit parameter file", items); !problem.empty())
-    return problem;
-  core::rc_base_parameters read = params;
-  for (const toml_item& item : items) {
-    if (item.key.starts_with('['))
-      return fmt::format("'{}': a table's name without its closing ']' (a truncated file?)", shown(item.key));
-    if (item.table.empty())
-      return fmt::format("key '{}' outside a table; the keys go in a resource's table ([{}], ...)", shown(item.key),
-                         table_name(0));
-    const std::optional<std::size_t> r = resource_of(item.table);
-    if (!r)
-      return fmt::format("unknown table [{}]; the tables are {}, {}, {} and {}", shown(item.table), table_name(0),
-                         table_name(1), table_name(2), table_name(3));
-    if (std::string problem = set_key(read[*r], item); !problem.empty()) {
-      if (problem == "unknown key") problem += fmt::format(" (the keys are {})", known_keys());
-      return fmt::format("[{}] {}: {}", item.table, shown(item.key), problem);
-    }
+  try {
+    if (std::string problem = read_toml(path, "resource credit parameter file", items); !problem.empty())
+      return problem;
+  } catch (const input_error& e) {
+    return shown_path(path) + ": " + e.what();
   }
+  core::rc_base_parameters read = params;
+  for (const toml_item& item : items)
+    if (std::string problem = read_item(read, item); !problem.empty()) return toml_where(path, item) + ": " + problem;
   params = read;
   return {};
 }

@@ -4,14 +4,16 @@
 // --print-config, the report's "config" section) is derived from that line, so adding a
 // switch is: its field, its option line, its use.
 //
-// Config files are CLI11 TOML files whose keys are the option names (underscores accepted
-// for hyphens); the command line overrides them; an unknown key or a section is an error.
-// Reading them is config_file.hpp's; to_toml here writes one.
+// Config files are TOML files whose keys are the option names (underscores accepted for
+// hyphens), each value read as the option reads its text; the command line overrides them;
+// an unknown key or a table is an error. Reading them is config_file.hpp's (over toml++;
+// CLI11 reads the command line alone); to_toml here writes one.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +92,13 @@ class option_binder {
   // The names of the registered options in `scope` that were given (command line or file).
   std::vector<std::string> given(unsigned scope) const;
 
+  // The registered option named `name` (a config file's key, hyphens only), or nullopt.
+  struct option_ref {
+    CLI::Option* cli;
+    value_kind kind;
+  };
+  std::optional<option_ref> find(std::string_view name) const;
+
  private:
   struct bound;
   CLI::Option* add(std::string_view name, std::string_view placeholder, value_kind kind, std::string_view help,
@@ -120,6 +129,10 @@ void option_binder::choice(std::string_view name, E& field, const std::array<cor
 // A count's validator, for options outside bind_run_options(): a whole number from min to max
 // (digit groups allowed), the error stating both and echoing the value shortened (shown()).
 CLI::Validator count_check(std::uint64_t min, std::uint64_t max);
+
+// A path's validator, for options outside bind_run_options(): an empty path or "-" is refused
+// as the path options of bind_run_options() refuse it.
+CLI::Validator path_check();
 
 // Every option of `apiary run`, bound to c; workload and replay take those in their scope.
 void bind_run_options(option_binder& b, run_config& c);

@@ -1,5 +1,5 @@
 // rc_params_file: the resource credits' base parameters as data (--rc-params FILE, docs/rc.md
-// "Parameters and rc_scale"). The file is TOML, read by the config files' reader: one table
+// "Parameters and rc_scale"). The file is TOML, read by the config files' reader (config_file.hpp): one table
 // per resource named as rc_resource_name ([history_bytes], [market_bytes], [state_bytes],
 // [execution_time]), each key one of rc_base_params::fields and optional (a key or a table left
 // out keeps the built-in value); an unknown table or key is an error. `apiary rc-params` prints
@@ -16,8 +16,8 @@
 namespace apiary::harness {
 
 // Reads the file at `path` over `params` (each key given replaces its value; the ranges are
-// checked by check_rc_params). The problem, "[table] key: what is wrong" where there is a key
-// to name, without the path; or "".
+// checked by check_rc_params). The problem, "PATH:LINE: [table] key: what is wrong" where
+// there is a key to name; or "".
 std::string read_rc_params(const std::string& path, core::rc_base_parameters& params);
 
 // What is wrong with the parameters at this rc_scale: "[table] key: problem" for the first
