@@ -195,6 +195,16 @@ def outputs_inputs_and_twins(args, tmp):
                                                                                 os.path.basename(tmp), "w.bin")])
     expect_error(p, 2, "replay", ["--report", "--workload"], "replay --workload X --report X")
     check(digest(workload) == before, "the workload was overwritten")
+    # --rc-params is read as the options are parsed: its file is an input of every command that takes it.
+    params = os.path.join(tmp, "rc.toml")
+    with open(params, "w") as f:
+        f.write(apiary(args, ["rc-params"]).stdout)
+    before = digest(params)
+    for command, extra, output in (("run", smoke(args), "--report"), ("replay", [], "--report"),
+                                   ("replay", [], "--save-workload"), ("snapshot", ["--blocks", "1"], "--out")):
+        p = apiary(args, [command] + extra + ["--rc-params", params, output, params])
+        expect_error(p, 2, command, [output, "--rc-params"], "%s --rc-params X %s X" % (command, output))
+        check(digest(params) == before, "%s: the --rc-params file was overwritten by %s" % (command, output))
 
 
 def outputs_beside_and_links(args, tmp):

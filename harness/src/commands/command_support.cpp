@@ -28,6 +28,10 @@ bool writable(std::string_view command, const named_path& out) {
   return true;
 }
 
+std::vector<named_path> config_inputs(const run_config& c) {
+  return {{"--config", c.config_file}, {"--state", c.state}, {"--rc-params", c.rc_params_file}};
+}
+
 bool outputs_usable(std::string_view command, const std::vector<named_path>& inputs,
                     const std::vector<named_path>& outputs) {
   if (auto problem = check_distinct(inputs, outputs)) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apiary/core/chain/chain.hpp"
+#include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/io/output_file.hpp"
 #include "apiary/harness/io/state_file.hpp"
 #include "commands/cli.hpp"
@@ -35,6 +36,10 @@ int usage_error(std::string_view command, const std::string& problem);
 // An output path that cannot be written is bad usage, found before anything runs: false
 // after its error line.
 bool writable(std::string_view command, const named_path& out);
+
+// The files a command reads through its configuration, each named by its option (--config,
+// --state, --rc-params; those not given are empty): inputs no output may replace.
+std::vector<named_path> config_inputs(const run_config& c);
 
 // Every output distinct from the inputs and from each other, then each one writable: false
 // after the error line.

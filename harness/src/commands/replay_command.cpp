@@ -116,8 +116,9 @@ int replay_command::run(int argc, const char* const* argv) {
   take_slot_transactions(0);
   if (workload_in_.empty())
     if (auto problem = check_memory(config_, transactions_)) return usage_error("replay", *problem);
-  if (!outputs_usable("replay", {{"--workload", workload_in_}, {"--state", config_.state}},
-                      {{"--report", report_}, {"--save-workload", save_workload_}}))
+  std::vector<named_path> inputs = config_inputs(config_);
+  inputs.push_back({"--workload", workload_in_});
+  if (!outputs_usable("replay", inputs, {{"--report", report_}, {"--save-workload", save_workload_}}))
     return exit_usage;
   int status = exit_ok;
   run_context ctx = collect_context(argc, argv);

@@ -102,7 +102,7 @@ int run_command::run(int argc, const char* const* argv) {
     if (auto problem = profile_usable(o.profile_dir)) return usage_error("run", *problem);
     for (const std::string& file : profiler::output_paths(o.profile_dir)) written.push_back({"--profile", file});
   }
-  if (!outputs_usable("run", {{"--config", config_.config_file}, {"--state", config_.state}}, written))
+  if (!outputs_usable("run", config_inputs(config_), written))
     return exit_usage;
   output_locks locks;
   if (auto problem = locks.take(written)) return usage_error("run", *problem);

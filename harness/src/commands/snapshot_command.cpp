@@ -83,7 +83,7 @@ std::unique_ptr<core::chain> snapshot_command::start(int& status, const std::fun
 
 int snapshot_command::run() {
   if (auto problem = check_options()) return usage_error("snapshot", *problem);
-  if (!outputs_usable("snapshot", {{"--state", config_.state}}, {{"--out", out_}})) return exit_usage;
+  if (!outputs_usable("snapshot", config_inputs(config_), {{"--out", out_}})) return exit_usage;
   output_locks locks;
   if (auto problem = locks.take({{"--out", out_}})) return usage_error("snapshot", *problem);
   const interrupt_guard signals;
