@@ -61,14 +61,16 @@ def limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def apiary(args, cmd, timeout=120, limited=False, stdout=subprocess.PIPE):
+def apiary(args, cmd, timeout=120, limited=False, stdout=subprocess.PIPE, env=None):
     """Runs apiary to its end; a command that does not end within `timeout` s fails the test.
     `limited`: under RLIMIT_AS, except in a sanitizer build, whose shadow memory alone maps
-    terabytes of address space (the test then relies on the timeout and on apiary's own checks)."""
+    terabytes of address space (the test then relies on the timeout and on apiary's own checks).
+    `env`: variables set on top of this process's environment."""
     limited = limited and not args.sanitizer
     try:
         return subprocess.run([args.apiary] + cmd, stdout=stdout, stderr=subprocess.PIPE, text=True,
-                              timeout=timeout, cwd=args.work_dir, preexec_fn=limit_memory if limited else None)
+                              timeout=timeout, cwd=args.work_dir, preexec_fn=limit_memory if limited else None,
+                              env=dict(os.environ, **(env or {})))
     except subprocess.TimeoutExpired:
         raise Failure("apiary %s did not end within %d s" % (" ".join(short(c) for c in cmd), timeout)) from None
 
@@ -279,6 +281,99 @@ def outputs_locked(args, tmp):
     check(not left, "lock files left behind: %s" % left)
 
 
+def plant(path, kind, victim=None):
+    """Something apiary did not make at `path`: a link to `victim`, a directory, a FIFO or a file of the user's."""
+    if kind == "link":
+        os.symlink(victim, path)
+    elif kind == "directory":
+        os.mkdir(path)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        with open(path, "w") as f:
+            f.write("the user's own file\n")
+
+
+def snapshot_cmd(out, accounts="1000"):
+    """A bare genesis written as a snapshot: the quickest command with a genesis and an output."""
+    return ["snapshot", "--out", out, "--accounts", accounts]
+
+
+def outputs_key_cache(args, tmp):
+    """The genesis key cache writes only into files of its own: whatever else is at its file's name (a link to a
+    user's file, a directory, a FIFO, a file that is no key cache) stays as it was; the genesis derives its keys
+    and says so in one warning."""
+    cache = os.path.join(tmp, "key-cache")
+    name = os.path.join(cache, "keys-%s.bin" % hashlib.sha256(b"user\0apiary").hexdigest()[:16])
+    victim = os.path.join(tmp, "victim.txt")
+    for kind in ("link", "directory", "fifo", "file"):
+        shutil.rmtree(cache, ignore_errors=True)
+        os.makedirs(cache)
+        with open(victim, "w") as f:
+            f.write("keep me\n")
+        plant(name, kind, victim)
+        before = {p: digest(p) for p in (victim, name) if os.path.isfile(p) and not is_fifo(p)}
+        p = apiary(args, snapshot_cmd(os.path.join(tmp, "kc.snap")), timeout=60, env={"APIARY_KEY_CACHE": cache})
+        check(p.returncode == 0, "key cache %s: exit %d: %s" % (kind, p.returncode, p.stderr))
+        warnings = [line for line in p.stderr.splitlines() if line.startswith("apiary: warning: the key cache's")]
+        check(len(warnings) == 1, "key cache %s: no one-line warning: %s" % (kind, short(p.stderr, 500)))
+        check(all(digest(f) == d for f, d in before.items()), "key cache %s: a file was changed" % kind)
+        check(os.path.islink(name) == (kind == "link") and os.path.isdir(name) == (kind == "directory")
+              and is_fifo(name) == (kind == "fifo"), "key cache %s: what was there was replaced" % kind)
+        check(sorted(os.listdir(cache)) == [os.path.basename(name)], "key cache %s: left %s" % (kind,
+                                                                                               os.listdir(cache)))
+    print("outputs: a link, a directory, a FIFO and a foreign file at the key cache's name are left as they were")
+
+
+def outputs_lock_names(args, tmp):
+    """A file of the user's named like an output's lock is neither adopted nor removed: refused in one line; a lock
+    a killed apiary left (its marker, not held) is taken over and removed at the end."""
+    out = os.path.join(tmp, "locked.snap")
+    lock = os.path.join(tmp, ".locked.snap.lock")
+    victim = os.path.join(tmp, "lock-victim.txt")
+    for kind in ("file", "link", "fifo"):
+        with open(victim, "w") as f:
+            f.write("keep me\n")
+        plant(lock, kind, victim)
+        before = digest(victim), (digest(lock) if kind == "file" else None)
+        p = apiary(args, snapshot_cmd(out, "100"), timeout=60)
+        expect_error(p, 2, "snapshot", ["--out", "no lock of apiary's"], "a %s named like the lock" % kind)
+        check(os.path.lexists(lock) and before == (digest(victim), digest(lock) if kind == "file" else None),
+              "a %s named like the lock was changed or removed" % kind)
+        check(not os.path.exists(out), "the refused snapshot was written")
+        os.remove(lock)
+    with open(lock, "w") as f:
+        f.write("apiary output lock\npid 1\n")
+    p = apiary(args, snapshot_cmd(out, "100"), timeout=60)
+    check(p.returncode == 0 and os.path.exists(out), "a lock left behind: exit %d: %s" % (p.returncode, p.stderr))
+    check(not os.path.lexists(lock), "the lock left behind was not removed")
+    print("outputs: a file, a link and a FIFO named like a lock refused and kept; a lock left behind taken over")
+
+
+def outputs_binary_streams(args, tmp):
+    """A binary output (a snapshot, a workload) is never written to a stream, where the summary would follow it:
+    refused in one line before anything runs. /dev/null and files still take it."""
+    captured = os.path.join(tmp, "binary-stdout")
+    fifo = os.path.join(tmp, "binary-fifo")
+    os.mkfifo(fifo)
+    cases = [(snapshot_cmd("/dev/stdout", "100"), "snapshot", "--out"),
+             (snapshot_cmd("/proc/self/fd/1", "100"), "snapshot", "--out"),
+             (snapshot_cmd(fifo, "100"), "snapshot", "--out"),
+             (["workload", "--out", "/dev/stdout", "--transactions", "100", "--accounts", "100"], "workload", "--out"),
+             (["replay", "--save-workload", "/dev/fd/1", "--transactions", "100", "--accounts", "100"], "replay",
+              "--save-workload")]
+    for cmd, command, option in cases:
+        with open(captured, "w") as out:
+            t0 = time.monotonic()
+            p = apiary(args, cmd, stdout=out, timeout=60)
+        expect_error(p, 2, command, [option, "a stream", "binary file"], "%s %s %s" % (command, option, cmd[2]))
+        check(os.path.getsize(captured) == 0 and time.monotonic() - t0 < 10, "%s ran before the check" % command)
+    check(is_fifo(fifo), "the FIFO was replaced")
+    p = apiary(args, snapshot_cmd(os.path.join(tmp, "plain.snap"), "100"), timeout=60)
+    check(p.returncode == 0, "a snapshot to a file: %s" % p.stderr)
+    print("outputs: %d binary outputs to a stream refused before anything ran" % len(cases))
+
+
 def mode_outputs(args, _schema):
     tmp = scratch(args, "outputs")
     outputs_devices(args, tmp)
@@ -287,6 +382,9 @@ def mode_outputs(args, _schema):
     outputs_descriptor(args, tmp)
     outputs_fifo(args, tmp)
     outputs_locked(args, tmp)
+    outputs_key_cache(args, tmp)
+    outputs_lock_names(args, tmp)
+    outputs_binary_streams(args, tmp)
 
 
 # ---- signals ---------------------------------------------------------------------------------
@@ -575,12 +673,35 @@ def checks_modes(args, tmp):
     print("checks: %d refused combinations, defaults pass, reuse off where it cannot apply" % len(REFUSED_COMBINATIONS))
 
 
+def checks_nothing_made(args, tmp):
+    """A run refused after its outputs' checks leaves no directory they made (the report's, --profile's); a
+    directory that refuses a file is named."""
+    fifo = os.path.join(tmp, "no-reader")
+    os.mkfifo(fifo)
+    made = os.path.join(tmp, "made")
+    p = apiary(args, ["run"] + smoke(args) + ["--report", os.path.join(made, "sub", "r.json"), "--profile",
+                                              os.path.join(made, "profile"), "--interval-log", fifo])
+    check(p.returncode == 2, "a refused run: exit %d: %s" % (p.returncode, p.stderr))
+    check(not os.path.exists(made), "a refused run left %s: %s" % (made, list(os.walk(made))))
+    if os.geteuid() == 0:
+        print("SKIP a read-only directory: root writes into any directory")
+    else:
+        ro = os.path.join(tmp, "read-only")
+        os.makedirs(ro)
+        os.chmod(ro, 0o555)
+        p = apiary(args, ["run"] + smoke(args) + ["--report", os.path.join(ro, "r.json")])
+        os.chmod(ro, 0o755)
+        expect_error(p, 2, "run", ["its directory", ro], "--report in a read-only directory")
+    print("checks: a refused run leaves no directory behind")
+
+
 def mode_checks(args, _schema):
     tmp = scratch(args, "checks")
     checks_before_the_run(args, tmp)
     checks_config_files(args, tmp)
     checks_options(args)
     checks_modes(args, tmp)
+    checks_nothing_made(args, tmp)
 
 
 # ---- errors ----------------------------------------------------------------------------------

@@ -112,8 +112,9 @@ int replay_command::run(int argc, const char* const* argv) {
   take_slot_transactions(0);
   if (workload_in_.empty())
     if (auto problem = check_memory(config_, transactions_)) return usage_error("replay", *problem);
+  made_directories made;  // removed again if the replay is refused
   if (!outputs_usable("replay", {{"--workload", workload_in_}, {"--state", config_.state}},
-                      {{"--report", report_}, {"--save-workload", save_workload_}}))
+                      {{"--report", report_}, {"--save-workload", save_workload_, output_use::binary}}))
     return exit_usage;
   int status = exit_ok;
   run_context ctx = collect_context(argc, argv);
@@ -124,6 +125,7 @@ int replay_command::run(int argc, const char* const* argv) {
   const std::optional<saved_workload> w =
       obtain_workload(status, loaded ? head_of(*loaded) : genesis_head(config_.chain));
   if (!w) return status;
+  made.keep();
   const replay_result r = replay_workload(config_, *w, std::move(loaded));
   status = r.error.empty() ? exit_ok : exit_failed;
   if (!r.error.empty()) error_line("replay", "the replay failed: " + r.error);

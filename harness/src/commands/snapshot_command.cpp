@@ -82,7 +82,9 @@ std::unique_ptr<core::chain> snapshot_command::start(int& status, const std::fun
 
 int snapshot_command::run() {
   if (auto problem = check_options()) return usage_error("snapshot", *problem);
-  if (!outputs_usable("snapshot", {{"--state", config_.state}}, {{"--out", out_}})) return exit_usage;
+  made_directories dirs;  // removed again if the snapshot is refused or stopped before its blocks
+  if (!outputs_usable("snapshot", {{"--state", config_.state}}, {{"--out", out_, output_use::binary}}))
+    return exit_usage;
   output_locks locks;
   if (auto problem = locks.take({{"--out", out_}})) return usage_error("snapshot", *problem);
   const interrupt_guard signals;
@@ -90,6 +92,7 @@ int snapshot_command::run() {
   int status = exit_ok;
   std::unique_ptr<core::chain> chain = start(status, cancelled);
   if (!chain) return status;
+  dirs.keep();
   const std::int64_t t0 = core::steady_now_ns();
   const advance_result made = advance_chain(config_, *chain, blocks_, cancelled, [&](std::uint32_t n) {
     std::fprintf(stderr, "apiary snapshot: %s of %s blocks in %.1f s\n", grouped(n).c_str(), grouped(blocks_).c_str(),
