@@ -572,11 +572,39 @@ def inputs_headers(args, tmp):
         expect_error(p, 2, "replay", [needle, name], "a workload whose header says %s" % fields)
 
 
+CLOCK = ["replay", "--blocks-by", "clock", "--accounts", "100", "--threads", "1"]
+
+
+def inputs_clock(args, tmp):
+    """Slots that offer nothing: --blocks of them are that many empty blocks and the replay ends; without --blocks
+    the transactions could never be offered, which is refused at once; a --blocks whose slots cannot fit is refused
+    by arithmetic, naming --blocks, not after counting every slot. Each under a timeout: a hang fails the test."""
+    for schedule in ("0", "poisson:1e-300", "uniform:0..0"):
+        report = os.path.join(tmp, "clock.json")
+        p = apiary(args, CLOCK + ["--slot-transactions", schedule, "--blocks", "5", "--report", report], timeout=60)
+        check(p.returncode == 0, "--slot-transactions %s --blocks 5: exit %d: %s" % (schedule, p.returncode, p.stderr))
+        with open(report) as f:
+            r = json.load(f)
+        blocks = r["blocks"]
+        check(len(blocks) == 5 and all(b["transactions"] == 0 for b in blocks),
+              "--slot-transactions %s --blocks 5: %d blocks, %s" % (schedule, len(blocks), short(json.dumps(blocks))))
+        p = apiary(args, CLOCK + ["--slot-transactions", schedule], timeout=30)
+        expect_error(p, 2, "replay", ["--slot-transactions " + schedule, "--blocks N"],
+                     "%s without --blocks" % schedule)
+    t0 = time.monotonic()
+    for schedule in ("1000", "poisson:1e-300"):
+        p = apiary(args, CLOCK + ["--slot-transactions", schedule, "--blocks", "100000000"], timeout=30, limited=True)
+        expect_error(p, 2, "replay", ["--blocks 100,000,000", "memory"], "%s --blocks 100000000" % schedule)
+    check(time.monotonic() - t0 < 20, "the memory refusals took %.1f s" % (time.monotonic() - t0))
+    print("inputs: slots that offer nothing end with --blocks, are refused without; a huge --blocks refused at once")
+
+
 def mode_inputs(args, _schema):
     tmp = scratch(args, "inputs")
     inputs_files(args, tmp)
     inputs_counts(args, tmp)
     inputs_headers(args, tmp)
+    inputs_clock(args, tmp)
 
 
 # ---- checks ----------------------------------------------------------------------------------
