@@ -701,6 +701,27 @@ def checks_modes(args, tmp):
     print("checks: %d refused combinations, defaults pass, reuse off where it cannot apply" % len(REFUSED_COMBINATIONS))
 
 
+# apiary snapshot: what would do nothing there, set away from its default, is refused naming why.
+SNAPSHOT_INERT = [
+    (["--rc-stats-blocks", "5"], ["--rc-stats-blocks 5", "writes no report"]),
+    (["--rc-stats-blocks", "5", "--blocks", "3"], ["--rc-stats-blocks 5", "writes no report"]),
+    (["--seed", "3"], ["--seed 3", "without --blocks"]),
+    (["--threads", "1"], ["--threads 1", "without --blocks"]),
+    (["--mix", "vote=1"], ["--mix", "without --blocks"]),
+    (["--faults", "expired=0.1"], ["--faults", "without --blocks"]),
+    (["--payer-weights", "vesting:1"], ["--payer-weights vesting:1", "without --blocks"]),
+]
+
+
+def checks_snapshot_options(args, tmp):
+    out = os.path.join(tmp, "inert.snap")
+    for extra, needles in SNAPSHOT_INERT:
+        p = apiary(args, snapshot_cmd(out, "100") + extra, timeout=30)
+        expect_error(p, 2, "snapshot", needles, "snapshot " + " ".join(extra))
+        check(not os.path.exists(out), "snapshot %s: a file was written" % " ".join(extra))
+    print("checks: %d options that do nothing in apiary snapshot refused" % len(SNAPSHOT_INERT))
+
+
 def checks_nothing_made(args, tmp):
     """A run refused after its outputs' checks leaves no directory they made (the report's, --profile's); a
     directory that refuses a file is named."""
@@ -729,6 +750,7 @@ def mode_checks(args, _schema):
     checks_config_files(args, tmp)
     checks_options(args)
     checks_modes(args, tmp)
+    checks_snapshot_options(args, tmp)
     checks_nothing_made(args, tmp)
 
 

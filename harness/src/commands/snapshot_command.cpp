@@ -59,8 +59,12 @@ void snapshot_command::setup(CLI::App& parent) {
 std::optional<std::string> snapshot_command::check_options() {
   if (auto problem = validate_given(config_, options_->given(scope_snapshot))) return problem;
   resolve(config_);
-  if (auto problem = validate(config_)) return problem;
-  return check_memory(config_, blocks_ == 0 ? 0 : snapshot_round_transactions);
+  if (auto problem = validate(config_, {.command = "snapshot", .reports = false, .makes_blocks = blocks_ != 0}))
+    return problem;
+  if (blocks_ == 0) return check_memory(config_, 0);
+  return check_memory(config_, snapshot_round_transactions,
+                      "--blocks " + grouped(blocks_) + " (made in rounds of " + grouped(snapshot_round_transactions) +
+                          " transactions)");
 }
 
 std::unique_ptr<core::chain> snapshot_command::start(int& status, const std::function<bool()>& cancelled) {
