@@ -722,6 +722,45 @@ def checks_snapshot_options(args, tmp):
     print("checks: %d options that do nothing in apiary snapshot refused" % len(SNAPSHOT_INERT))
 
 
+def make_state(args, cmd, cwd):
+    env = dict(os.environ, APIARY_BIN=args.apiary)
+    try:
+        return subprocess.run([os.path.join(args.source_dir, "scripts", "make-state")] + cmd, capture_output=True,
+                              text=True, timeout=120, cwd=cwd, env=env)
+    except subprocess.TimeoutExpired:
+        raise Failure("make-state %s did not end" % " ".join(cmd)) from None
+
+
+def checks_make_state(args, tmp):
+    """scripts/make-state: a config relative to the caller's directory; only a state snapshot is "already there";
+    a directory or a foreign file at the state's path is one line, exit 2, and stays; --blocks twice is refused."""
+    state = os.path.join(tmp, "made.state")
+    with open(os.path.join(tmp, "made.toml"), "w") as f:
+        f.write('accounts = 100\nstate = "%s"\n' % state)
+    p = apiary(args, snapshot_cmd(state, "100"), timeout=60)
+    check(p.returncode == 0, "snapshot: %s" % p.stderr)
+    before = digest(state)
+    p = make_state(args, ["made.toml"], tmp)
+    check(p.returncode == 0 and "already there" in p.stderr and digest(state) == before,
+          "make-state with a relative config and its snapshot there: exit %d: %s" % (p.returncode, p.stderr))
+    p = make_state(args, ["made.toml", "--blocks", "1", "--blocks", "2"], tmp)
+    check(p.returncode == 2 and p.stderr == "make-state: --blocks is given twice; give it once\n",
+          "make-state --blocks twice: exit %d: %s" % (p.returncode, p.stderr))
+    os.remove(state)
+    for kind in ("directory", "file"):
+        plant(state, kind)
+        kept = digest(state) if kind == "file" else None
+        for force in ([], ["--force"]):
+            p = make_state(args, ["made.toml"] + force, tmp)
+            check(p.returncode == 2 and len(p.stderr.splitlines()) == 1 and p.stderr.startswith("make-state: ")
+                  and "is not" in p.stderr, "make-state over a %s %s: exit %d: %s" % (kind, force, p.returncode,
+                                                                                   p.stderr))
+            check(os.path.isdir(state) if kind == "directory" else digest(state) == kept,
+                  "make-state changed the %s at the state's path" % kind)
+        shutil.rmtree(state) if kind == "directory" else os.remove(state)
+    print("checks: make-state finds a relative config, refuses --blocks twice, a directory and a foreign file")
+
+
 def checks_nothing_made(args, tmp):
     """A run refused after its outputs' checks leaves no directory they made (the report's, --profile's); a
     directory that refuses a file is named."""
@@ -751,6 +790,7 @@ def mode_checks(args, _schema):
     checks_options(args)
     checks_modes(args, tmp)
     checks_snapshot_options(args, tmp)
+    checks_make_state(args, tmp)
     checks_nothing_made(args, tmp)
 
 
