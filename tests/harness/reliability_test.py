@@ -703,8 +703,8 @@ def checks_modes(args, tmp):
 
 # apiary snapshot: what would do nothing there, set away from its default, is refused naming why.
 SNAPSHOT_INERT = [
-    (["--rc-stats-blocks", "5"], ["--rc-stats-blocks 5", "writes no report"]),
-    (["--rc-stats-blocks", "5", "--blocks", "3"], ["--rc-stats-blocks 5", "writes no report"]),
+    (["--rc-stats-blocks", "5"], ["--rc-stats-blocks 5", "apiary snapshot writes none"]),
+    (["--rc-stats-blocks", "5", "--blocks", "3"], ["--rc-stats-blocks 5", "apiary snapshot writes none"]),
     (["--seed", "3"], ["--seed 3", "without --blocks"]),
     (["--threads", "1"], ["--threads 1", "without --blocks"]),
     (["--mix", "vote=1"], ["--mix", "without --blocks"]),
@@ -719,7 +719,14 @@ def checks_snapshot_options(args, tmp):
         p = apiary(args, snapshot_cmd(out, "100") + extra, timeout=30)
         expect_error(p, 2, "snapshot", needles, "snapshot " + " ".join(extra))
         check(not os.path.exists(out), "snapshot %s: a file was written" % " ".join(extra))
-    print("checks: %d options that do nothing in apiary snapshot refused" % len(SNAPSHOT_INERT))
+    # The replay's RC archives go only into its --report.
+    replay = ["replay", "--accounts", "100", "--transactions", "100", "--rc-stats-blocks", "2"]
+    expect_error(apiary(args, replay, timeout=30), 2, "replay", ["--rc-stats-blocks 2", "only with --report"],
+                 "replay --rc-stats-blocks without --report")
+    p = apiary(args, replay + ["--report", os.path.join(tmp, "rc.json")], timeout=60)
+    check(p.returncode == 0, "replay --rc-stats-blocks --report: %s" % p.stderr)
+    print("checks: %d options that do nothing in apiary snapshot refused, and the replay's RC archives without "
+          "--report" % len(SNAPSHOT_INERT))
 
 
 def make_state(args, cmd, cwd):

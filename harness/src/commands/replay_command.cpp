@@ -93,7 +93,8 @@ std::optional<std::string> replay_command::check_options() {
   }
   if (auto problem = validate_given(config_, options_->given(scope_replay))) return problem;
   resolve(config_);
-  return validate(config_);
+  return validate(
+      config_, {.command = "replay", .reports = !report_.empty(), .report_option = "--report", .makes_blocks = true});
 }
 
 std::optional<std::string> replay_command::check_slots(std::uint64_t transactions) const {

@@ -59,7 +59,8 @@ void snapshot_command::setup(CLI::App& parent) {
 std::optional<std::string> snapshot_command::check_options() {
   if (auto problem = validate_given(config_, options_->given(scope_snapshot))) return problem;
   resolve(config_);
-  if (auto problem = validate(config_, {.command = "snapshot", .reports = false, .makes_blocks = blocks_ != 0}))
+  if (auto problem = validate(
+          config_, {.command = "snapshot", .reports = false, .report_option = {}, .makes_blocks = blocks_ != 0}))
     return problem;
   if (blocks_ == 0) return check_memory(config_, 0);
   return check_memory(config_, snapshot_round_transactions,

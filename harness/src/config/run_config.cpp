@@ -205,8 +205,9 @@ std::optional<std::string> unused_by_command(const run_config& c, const option_u
   const run_config d;
   const std::string command = "apiary " + std::string(use.command);
   if (!use.reports && c.chain.rc_stats_blocks != d.chain.rc_stats_blocks)
-    return "--rc-stats-blocks " + std::to_string(c.chain.rc_stats_blocks) + ": " + command +
-           " writes no report, where the RC statistics' archives go";
+    return "--rc-stats-blocks " + std::to_string(c.chain.rc_stats_blocks) + ": its archives go into a report, and " +
+           command + " writes " +
+           (use.report_option.empty() ? std::string("none") : "one only with " + std::string(use.report_option));
   if (use.makes_blocks) return std::nullopt;
   const colony::colony_config& k = c.colony;
   const std::pair<bool, std::string> generating[] = {

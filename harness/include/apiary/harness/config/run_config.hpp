@@ -120,11 +120,12 @@ core::chain_options sized_chain(const run_config& c,
 
 // What a command does with the options it takes, for validate()'s refusal of a value that
 // would do nothing there: `apiary snapshot` writes no report, and makes blocks only with
-// --blocks.
+// --blocks; `apiary replay` writes a report only with --report.
 struct option_use {
   std::string_view command = "run";
-  bool reports = true;       // the RC statistics' archives (--rc-stats-blocks) go into its report
-  bool makes_blocks = true;  // it generates transactions and makes blocks of them
+  bool reports = true;             // the RC statistics' archives (--rc-stats-blocks) go into its report
+  std::string_view report_option;  // !reports: the option that would ask for one (empty: none)
+  bool makes_blocks = true;        // it generates transactions and makes blocks of them
 };
 
 // Cross-option checks after resolve(): a message naming the option(s), the value and what is
