@@ -63,14 +63,16 @@ def limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def apiary(args, cmd, timeout=120, limited=False, stdout=subprocess.PIPE):
+def apiary(args, cmd, timeout=120, limited=False, stdout=subprocess.PIPE, env=None):
     """Runs apiary to its end; a command that does not end within `timeout` s fails the test.
     `limited`: under RLIMIT_AS, except in a sanitizer build, whose shadow memory alone maps
-    terabytes of address space (the test then relies on the timeout and on apiary's own checks)."""
+    terabytes of address space (the test then relies on the timeout and on apiary's own checks).
+    `env`: variables set on top of this process's environment."""
     limited = limited and not args.sanitizer
     try:
         return subprocess.run([args.apiary] + cmd, stdout=stdout, stderr=subprocess.PIPE, text=True,
-                              timeout=timeout, cwd=args.work_dir, preexec_fn=limit_memory if limited else None)
+                              timeout=timeout, cwd=args.work_dir, preexec_fn=limit_memory if limited else None,
+                              env=dict(os.environ, **(env or {})))
     except subprocess.TimeoutExpired:
         raise Failure("apiary %s did not end within %d s" % (" ".join(short(c) for c in cmd), timeout)) from None
 
@@ -291,6 +293,99 @@ def outputs_locked(args, tmp):
     check(not left, "lock files left behind: %s" % left)
 
 
+def plant(path, kind, victim=None):
+    """Something apiary did not make at `path`: a link to `victim`, a directory, a FIFO or a file of the user's."""
+    if kind == "link":
+        os.symlink(victim, path)
+    elif kind == "directory":
+        os.mkdir(path)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        with open(path, "w") as f:
+            f.write("the user's own file\n")
+
+
+def snapshot_cmd(out, accounts="1000"):
+    """A bare genesis written as a snapshot: the quickest command with a genesis and an output."""
+    return ["snapshot", "--out", out, "--accounts", accounts]
+
+
+def outputs_key_cache(args, tmp):
+    """The genesis key cache writes only into files of its own: whatever else is at its file's name (a link to a
+    user's file, a directory, a FIFO, a file that is no key cache) stays as it was; the genesis derives its keys
+    and says so in one warning."""
+    cache = os.path.join(tmp, "key-cache")
+    name = os.path.join(cache, "keys-%s.bin" % hashlib.sha256(b"user\0apiary").hexdigest()[:16])
+    victim = os.path.join(tmp, "victim.txt")
+    for kind in ("link", "directory", "fifo", "file"):
+        shutil.rmtree(cache, ignore_errors=True)
+        os.makedirs(cache)
+        with open(victim, "w") as f:
+            f.write("keep me\n")
+        plant(name, kind, victim)
+        before = {p: digest(p) for p in (victim, name) if os.path.isfile(p) and not is_fifo(p)}
+        p = apiary(args, snapshot_cmd(os.path.join(tmp, "kc.snap")), timeout=60, env={"APIARY_KEY_CACHE": cache})
+        check(p.returncode == 0, "key cache %s: exit %d: %s" % (kind, p.returncode, p.stderr))
+        warnings = [line for line in p.stderr.splitlines() if line.startswith("apiary: warning: the key cache's")]
+        check(len(warnings) == 1, "key cache %s: no one-line warning: %s" % (kind, short(p.stderr, 500)))
+        check(all(digest(f) == d for f, d in before.items()), "key cache %s: a file was changed" % kind)
+        check(os.path.islink(name) == (kind == "link") and os.path.isdir(name) == (kind == "directory")
+              and is_fifo(name) == (kind == "fifo"), "key cache %s: what was there was replaced" % kind)
+        check(sorted(os.listdir(cache)) == [os.path.basename(name)], "key cache %s: left %s" % (kind,
+                                                                                               os.listdir(cache)))
+    print("outputs: a link, a directory, a FIFO and a foreign file at the key cache's name are left as they were")
+
+
+def outputs_lock_names(args, tmp):
+    """A file of the user's named like an output's lock is neither adopted nor removed: refused in one line; a lock
+    a killed apiary left (its marker, not held) is taken over and removed at the end."""
+    out = os.path.join(tmp, "locked.snap")
+    lock = os.path.join(tmp, ".locked.snap.lock")
+    victim = os.path.join(tmp, "lock-victim.txt")
+    for kind in ("file", "link", "fifo"):
+        with open(victim, "w") as f:
+            f.write("keep me\n")
+        plant(lock, kind, victim)
+        before = digest(victim), (digest(lock) if kind == "file" else None)
+        p = apiary(args, snapshot_cmd(out, "100"), timeout=60)
+        expect_error(p, 2, "snapshot", ["--out", "no lock of apiary's"], "a %s named like the lock" % kind)
+        check(os.path.lexists(lock) and before == (digest(victim), digest(lock) if kind == "file" else None),
+              "a %s named like the lock was changed or removed" % kind)
+        check(not os.path.exists(out), "the refused snapshot was written")
+        os.remove(lock)
+    with open(lock, "w") as f:
+        f.write("apiary output lock\npid 1\n")
+    p = apiary(args, snapshot_cmd(out, "100"), timeout=60)
+    check(p.returncode == 0 and os.path.exists(out), "a lock left behind: exit %d: %s" % (p.returncode, p.stderr))
+    check(not os.path.lexists(lock), "the lock left behind was not removed")
+    print("outputs: a file, a link and a FIFO named like a lock refused and kept; a lock left behind taken over")
+
+
+def outputs_binary_streams(args, tmp):
+    """A binary output (a snapshot, a workload) is never written to a stream, where the summary would follow it:
+    refused in one line before anything runs. /dev/null and files still take it."""
+    captured = os.path.join(tmp, "binary-stdout")
+    fifo = os.path.join(tmp, "binary-fifo")
+    os.mkfifo(fifo)
+    cases = [(snapshot_cmd("/dev/stdout", "100"), "snapshot", "--out"),
+             (snapshot_cmd("/proc/self/fd/1", "100"), "snapshot", "--out"),
+             (snapshot_cmd(fifo, "100"), "snapshot", "--out"),
+             (["workload", "--out", "/dev/stdout", "--transactions", "100", "--accounts", "100"], "workload", "--out"),
+             (["replay", "--save-workload", "/dev/fd/1", "--transactions", "100", "--accounts", "100"], "replay",
+              "--save-workload")]
+    for cmd, command, option in cases:
+        with open(captured, "w") as out:
+            t0 = time.monotonic()
+            p = apiary(args, cmd, stdout=out, timeout=60)
+        expect_error(p, 2, command, [option, "a stream", "binary file"], "%s %s %s" % (command, option, cmd[2]))
+        check(os.path.getsize(captured) == 0 and time.monotonic() - t0 < 10, "%s ran before the check" % command)
+    check(is_fifo(fifo), "the FIFO was replaced")
+    p = apiary(args, snapshot_cmd(os.path.join(tmp, "plain.snap"), "100"), timeout=60)
+    check(p.returncode == 0, "a snapshot to a file: %s" % p.stderr)
+    print("outputs: %d binary outputs to a stream refused before anything ran" % len(cases))
+
+
 def mode_outputs(args, _schema):
     tmp = scratch(args, "outputs")
     outputs_devices(args, tmp)
@@ -299,6 +394,9 @@ def mode_outputs(args, _schema):
     outputs_descriptor(args, tmp)
     outputs_fifo(args, tmp)
     outputs_locked(args, tmp)
+    outputs_key_cache(args, tmp)
+    outputs_lock_names(args, tmp)
+    outputs_binary_streams(args, tmp)
 
 
 # ---- signals ---------------------------------------------------------------------------------
@@ -526,12 +624,40 @@ def inputs_toml(args, tmp):
             check(took < 10, "%s %s took %.1f s" % (" ".join(cmd[:2]), name, took))
 
 
+CLOCK = ["replay", "--blocks-by", "clock", "--accounts", "100", "--threads", "1"]
+
+
+def inputs_clock(args, tmp):
+    """Slots that offer nothing: --blocks of them are that many empty blocks and the replay ends; without --blocks
+    the transactions could never be offered, which is refused at once; a --blocks whose slots cannot fit is refused
+    by arithmetic, naming --blocks, not after counting every slot. Each under a timeout: a hang fails the test."""
+    for schedule in ("0", "poisson:1e-300", "uniform:0..0"):
+        report = os.path.join(tmp, "clock.json")
+        p = apiary(args, CLOCK + ["--slot-transactions", schedule, "--blocks", "5", "--report", report], timeout=60)
+        check(p.returncode == 0, "--slot-transactions %s --blocks 5: exit %d: %s" % (schedule, p.returncode, p.stderr))
+        with open(report) as f:
+            r = json.load(f)
+        blocks = r["blocks"]
+        check(len(blocks) == 5 and all(b["transactions"] == 0 for b in blocks),
+              "--slot-transactions %s --blocks 5: %d blocks, %s" % (schedule, len(blocks), short(json.dumps(blocks))))
+        p = apiary(args, CLOCK + ["--slot-transactions", schedule], timeout=30)
+        expect_error(p, 2, "replay", ["--slot-transactions " + schedule, "--blocks N"],
+                     "%s without --blocks" % schedule)
+    t0 = time.monotonic()
+    for schedule in ("1000", "poisson:1e-300"):
+        p = apiary(args, CLOCK + ["--slot-transactions", schedule, "--blocks", "100000000"], timeout=30, limited=True)
+        expect_error(p, 2, "replay", ["--blocks 100,000,000", "memory"], "%s --blocks 100000000" % schedule)
+    check(time.monotonic() - t0 < 20, "the memory refusals took %.1f s" % (time.monotonic() - t0))
+    print("inputs: slots that offer nothing end with --blocks, are refused without; a huge --blocks refused at once")
+
+
 def mode_inputs(args, _schema):
     tmp = scratch(args, "inputs")
     inputs_files(args, tmp)
     inputs_counts(args, tmp)
     inputs_headers(args, tmp)
     inputs_toml(args, tmp)
+    inputs_clock(args, tmp)
 
 
 # ---- checks ----------------------------------------------------------------------------------
@@ -656,6 +782,95 @@ def checks_modes(args, tmp):
     print("checks: %d refused combinations, defaults pass, reuse off where it cannot apply" % len(REFUSED_COMBINATIONS))
 
 
+# apiary snapshot: what would do nothing there, set away from its default, is refused naming why.
+SNAPSHOT_INERT = [
+    (["--rc-stats-blocks", "5"], ["--rc-stats-blocks 5", "apiary snapshot writes none"]),
+    (["--rc-stats-blocks", "5", "--blocks", "3"], ["--rc-stats-blocks 5", "apiary snapshot writes none"]),
+    (["--seed", "3"], ["--seed 3", "without --blocks"]),
+    (["--threads", "1"], ["--threads 1", "without --blocks"]),
+    (["--mix", "vote=1"], ["--mix", "without --blocks"]),
+    (["--faults", "expired=0.1"], ["--faults", "without --blocks"]),
+    (["--payer-weights", "vesting:1"], ["--payer-weights vesting:1", "without --blocks"]),
+]
+
+
+def checks_snapshot_options(args, tmp):
+    out = os.path.join(tmp, "inert.snap")
+    for extra, needles in SNAPSHOT_INERT:
+        p = apiary(args, snapshot_cmd(out, "100") + extra, timeout=30)
+        expect_error(p, 2, "snapshot", needles, "snapshot " + " ".join(extra))
+        check(not os.path.exists(out), "snapshot %s: a file was written" % " ".join(extra))
+    # The replay's RC archives go only into its --report.
+    replay = ["replay", "--accounts", "100", "--transactions", "100", "--rc-stats-blocks", "2"]
+    expect_error(apiary(args, replay, timeout=30), 2, "replay", ["--rc-stats-blocks 2", "only with --report"],
+                 "replay --rc-stats-blocks without --report")
+    p = apiary(args, replay + ["--report", os.path.join(tmp, "rc.json")], timeout=60)
+    check(p.returncode == 0, "replay --rc-stats-blocks --report: %s" % p.stderr)
+    print("checks: %d options that do nothing in apiary snapshot refused, and the replay's RC archives without "
+          "--report" % len(SNAPSHOT_INERT))
+
+
+def make_state(args, cmd, cwd):
+    env = dict(os.environ, APIARY_BIN=args.apiary)
+    try:
+        return subprocess.run([os.path.join(args.source_dir, "scripts", "make-state")] + cmd, capture_output=True,
+                              text=True, timeout=120, cwd=cwd, env=env)
+    except subprocess.TimeoutExpired:
+        raise Failure("make-state %s did not end" % " ".join(cmd)) from None
+
+
+def checks_make_state(args, tmp):
+    """scripts/make-state: a config relative to the caller's directory; only a state snapshot is "already there";
+    a directory or a foreign file at the state's path is one line, exit 2, and stays; --blocks twice is refused."""
+    state = os.path.join(tmp, "made.state")
+    with open(os.path.join(tmp, "made.toml"), "w") as f:
+        f.write('accounts = 100\nstate = "%s"\n' % state)
+    p = apiary(args, snapshot_cmd(state, "100"), timeout=60)
+    check(p.returncode == 0, "snapshot: %s" % p.stderr)
+    before = digest(state)
+    p = make_state(args, ["made.toml"], tmp)
+    check(p.returncode == 0 and "already there" in p.stderr and digest(state) == before,
+          "make-state with a relative config and its snapshot there: exit %d: %s" % (p.returncode, p.stderr))
+    p = make_state(args, ["made.toml", "--blocks", "1", "--blocks", "2"], tmp)
+    check(p.returncode == 2 and p.stderr == "make-state: --blocks is given twice; give it once\n",
+          "make-state --blocks twice: exit %d: %s" % (p.returncode, p.stderr))
+    os.remove(state)
+    for kind in ("directory", "file"):
+        plant(state, kind)
+        kept = digest(state) if kind == "file" else None
+        for force in ([], ["--force"]):
+            p = make_state(args, ["made.toml"] + force, tmp)
+            check(p.returncode == 2 and len(p.stderr.splitlines()) == 1 and p.stderr.startswith("make-state: ")
+                  and "is not" in p.stderr, "make-state over a %s %s: exit %d: %s" % (kind, force, p.returncode,
+                                                                                   p.stderr))
+            check(os.path.isdir(state) if kind == "directory" else digest(state) == kept,
+                  "make-state changed the %s at the state's path" % kind)
+        shutil.rmtree(state) if kind == "directory" else os.remove(state)
+    print("checks: make-state finds a relative config, refuses --blocks twice, a directory and a foreign file")
+
+
+def checks_nothing_made(args, tmp):
+    """A run refused after its outputs' checks leaves no directory they made (the report's, --profile's); a
+    directory that refuses a file is named."""
+    fifo = os.path.join(tmp, "no-reader")
+    os.mkfifo(fifo)
+    made = os.path.join(tmp, "made")
+    p = apiary(args, ["run"] + smoke(args) + ["--report", os.path.join(made, "sub", "r.json"), "--profile",
+                                              os.path.join(made, "profile"), "--interval-log", fifo])
+    check(p.returncode == 2, "a refused run: exit %d: %s" % (p.returncode, p.stderr))
+    check(not os.path.exists(made), "a refused run left %s: %s" % (made, list(os.walk(made))))
+    if os.geteuid() == 0:
+        print("SKIP a read-only directory: root writes into any directory")
+    else:
+        ro = os.path.join(tmp, "read-only")
+        os.makedirs(ro)
+        os.chmod(ro, 0o555)
+        p = apiary(args, ["run"] + smoke(args) + ["--report", os.path.join(ro, "r.json")])
+        os.chmod(ro, 0o755)
+        expect_error(p, 2, "run", ["its directory", ro], "--report in a read-only directory")
+    print("checks: a refused run leaves no directory behind")
+
+
 def mode_checks(args, _schema):
     tmp = scratch(args, "checks")
     checks_before_the_run(args, tmp)
@@ -663,6 +878,9 @@ def mode_checks(args, _schema):
     checks_options(args)
     checks_modes(args, tmp)
     checks_empty_paths(args)
+    checks_snapshot_options(args, tmp)
+    checks_make_state(args, tmp)
+    checks_nothing_made(args, tmp)
 
 
 # ---- errors ----------------------------------------------------------------------------------

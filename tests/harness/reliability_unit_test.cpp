@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
 #include <iterator>
 #include <sstream>
@@ -215,6 +216,57 @@ TEST_F(OutputFile, AStandbyFileAppearsWholeOnlyWhenPut) {
   const standby_file lost(path("gone/report.json"), "x");  // its directory is not there
   EXPECT_FALSE(lost.put("y", 1));
   EXPECT_EQ(entries(), 2u);
+}
+
+// Directories made by the checks of a command that is then refused go again; kept, they stay.
+TEST_F(OutputFile, ARefusedCommandLeavesNoDirectoryItsChecksMade) {
+  {
+    const made_directories made;
+    EXPECT_EQ(check_output(path("a/b/report.json")), std::nullopt);
+    EXPECT_TRUE(fs::is_directory(path("a/b")));
+  }
+  EXPECT_EQ(entries(), 0u);
+  made_directories made;
+  EXPECT_EQ(check_output(path("a/b/report.json")), std::nullopt);
+  made.keep();
+  EXPECT_TRUE(fs::is_directory(path("a/b")));
+}
+
+// A binary output goes to a file or a device, never to a stream it would share with the summary.
+TEST_F(OutputFile, ABinaryOutputIsRefusedOnAStream) {
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  for (const std::string& stream : {std::string("/dev/stdout"), std::string("/dev/fd/1"), path("fifo")})
+    EXPECT_NE(check_output(stream, output_use::binary).value_or("").find("a stream"), std::string::npos) << stream;
+  EXPECT_EQ(check_output("/dev/null", output_use::binary), std::nullopt);
+  EXPECT_EQ(check_output(path("s.snap"), output_use::binary), std::nullopt);
+}
+
+// A lock is a file of apiary's own: a user's file, link or FIFO of its name is refused and
+// kept; a lock a killed run left (the marker, not held) is taken over; held, it refuses a
+// second taker; released, it is gone.
+TEST_F(OutputFile, LocksNeverAdoptOrRemoveAUsersFile) {
+  const std::string lock = path(".r.json.lock");
+  write(path("victim"), "keep me");
+  const auto refused = [&](const std::function<void()>& plant) {
+    plant();
+    output_locks locks;
+    const auto problem = locks.take({{"--report", path("r.json")}});
+    EXPECT_NE(problem.value_or("").find("no lock of apiary's"), std::string::npos) << problem.value_or("");
+    EXPECT_TRUE(fs::exists(fs::symlink_status(lock)));
+    fs::remove(lock);
+  };
+  refused([&] { write(lock, "the user's"); });
+  refused([&] { fs::create_symlink(path("victim"), lock); });
+  refused([&] { ASSERT_EQ(::mkfifo(lock.c_str(), 0600), 0); });
+  EXPECT_EQ(read(path("victim")), "keep me");
+  write(lock, "apiary output lock\npid 1\n");
+  {
+    output_locks first;
+    EXPECT_EQ(first.take({{"--report", path("r.json")}}), std::nullopt);
+    output_locks second;
+    EXPECT_NE(second.take({{"--report", path("r.json")}}).value_or("").find("another apiary"), std::string::npos);
+  }
+  EXPECT_FALSE(fs::exists(lock));
 }
 
 TEST_F(OutputFile, DistinctFilesHoweverTheyAreSpelled) {

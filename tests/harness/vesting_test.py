@@ -29,6 +29,7 @@ BAD_VESTING = [
     ("lognormal:median=1e11,sigma=0,min=1,max=2", "sigma=0"),
     ("lognormal:median=1e11,sigma=1,min=5e6,max=1e6", "min=5000000 is above max=1000000"),
     ("lognormal:median=1e11,sigma=1,min=-1,max=5", "min=-1"),
+    ("lognormal:median=1e12,sigma=1,min=1,max=1000", "median=1e+12 is outside [min=1, max=1000]"),
     ("pareto:alpha=0,min=1,max=2", "alpha=0"),
     ("pareto:alpha=1.2,min=1e9", "max is missing"),
     ("lognormal:median=1e18,sigma=1,min=1e17,max=9e18", "does not fit in 64 bits"),

@@ -152,6 +152,11 @@ std::optional<std::string> check_vesting_spec(const vesting_spec& s) {
   }
   if (s.max > vesting_spec::max_bound) return "max=" + std::to_string(s.max) + ": above 9e18";
   if (s.min > s.max) return "min=" + std::to_string(s.min) + " is above max=" + std::to_string(s.max);
+  // Truncated far from its median, the distribution leaves every draw at the nearer bound.
+  if (s.law == vesting_law::lognormal &&
+      (s.median < static_cast<double>(s.min) || s.median > static_cast<double>(s.max)))
+    return "median=" + number_text(s.median) + " is outside [min=" + std::to_string(s.min) +
+           ", max=" + std::to_string(s.max) + "]: every account would get a bound, not the distribution";
   return std::nullopt;
 }
 

@@ -1,5 +1,6 @@
 #include "commands/replay_command.hpp"
 
+#include <spdlog/fmt/fmt.h>
 #include <CLI/CLI.hpp>
 
 #include <exception>
@@ -15,6 +16,26 @@
 #include "cycle/observers.hpp"
 
 namespace apiary::harness {
+
+namespace {
+
+// The transactions a slot offers on average.
+double mean_offer(const core::slot_schedule& s) {
+  switch (s.form) {
+    case core::slot_schedule::shape::constant: return s.low;
+    case core::slot_schedule::shape::uniform: return (static_cast<double>(s.low) + s.high) / 2;
+    case core::slot_schedule::shape::poisson: return s.mean;
+  }
+  return s.low;
+}
+
+// What a replayed block holds besides its transactions (its record, the chain's bookkeeping),
+// rounded up.
+constexpr std::uint64_t bytes_per_block = 512;
+// The most blocks a replay on the chain's clock makes: --blocks' bound.
+constexpr std::uint32_t most_clock_blocks = 100'000'000;
+
+}  // namespace
 
 bool replay_command::parsed() const { return app_->parsed(); }
 
@@ -41,7 +62,7 @@ void replay_command::setup(CLI::App& parent) {
                    "With --blocks-by clock: generate exactly the transactions --slot-transactions offers for this many "
                    "blocks after the head, instead of --transactions (default: none)")
       ->type_name("N")
-      ->transform(count_check(1, 100'000'000));
+      ->transform(count_check(1, most_clock_blocks));
   app_->add_option("--save-workload", save_workload_, "Also save the generated workload here (default: none)")
       ->type_name("FILE")
       ->check(path_check());
@@ -76,13 +97,34 @@ std::optional<std::string> replay_command::check_options() {
   }
   if (auto problem = validate_given(config_, options_->given(scope_replay))) return problem;
   resolve(config_);
-  return validate(config_);
+  return validate(
+      config_, {.command = "replay", .reports = !report_.empty(), .report_option = "--report", .makes_blocks = true});
+}
+
+std::optional<std::string> replay_command::check_slots(std::uint64_t transactions) const {
+  if (config_.blocks_by != core::block_trigger::clock) return std::nullopt;
+  const double offer = mean_offer(config_.slot_transactions);
+  const std::string schedule = "--slot-transactions " + core::to_string(config_.slot_transactions);
+  if (blocks_ != 0) {
+    const auto expected = static_cast<std::uint64_t>(offer * blocks_);
+    if (auto problem = memory_problem(blocks_ * bytes_per_block + expected * bytes_per_transaction))
+      return "--blocks " + grouped(blocks_) + ": " + *problem + " (the blocks, and about " + grouped(expected) +
+             " transactions their slots offer with " + schedule + ")";
+    return std::nullopt;
+  }
+  if (offer * most_clock_blocks >= static_cast<double>(transactions)) return std::nullopt;
+  return schedule + ": " + fmt::format("{:g}", offer) + " transactions a slot on average, so the replay's " +
+         grouped(transactions) + " transactions would take more than " + grouped(most_clock_blocks) +
+         " blocks (a slot that offers none is an empty block); give --blocks N for N blocks of what the slots "
+         "offer, or a larger count";
 }
 
 void replay_command::take_slot_transactions(std::uint32_t head) {
-  if (blocks_ == 0) return;
+  if (blocks_ == 0 || !config_.writer.clock) return;
+  // The writer's schedule, drawn with the run's --seed (resolve()), as the replay's blocks are.
+  const core::slot_schedule& slots = *config_.writer.clock;
   transactions_ = 0;
-  for (std::uint32_t b = 1; b <= blocks_; ++b) transactions_ += config_.slot_transactions.count(head + b);
+  for (std::uint32_t b = 1; b <= blocks_; ++b) transactions_ += slots.count(head + b);
 }
 
 std::optional<saved_workload> replay_command::obtain_workload(int& status, const colony::head_info& head) {
@@ -92,6 +134,10 @@ std::optional<saved_workload> replay_command::obtain_workload(int& status, const
       if (auto problem = memory_problem(std::uint64_t{w.meta.accounts} * bytes_per_account)) {
         status = usage_error("replay", "workload " + shown_path(workload_in_) + ": its genesis of " +
                                            grouped(w.meta.accounts) + " accounts needs " + *problem);
+        return std::nullopt;
+      }
+      if (auto problem = check_slots(w.transactions.size())) {
+        status = usage_error("replay", *problem);
         return std::nullopt;
       }
       return w;
@@ -113,12 +159,17 @@ std::optional<saved_workload> replay_command::obtain_workload(int& status, const
 
 int replay_command::run(int argc, const char* const* argv) {
   if (auto problem = check_options()) return usage_error("replay", *problem);
-  take_slot_transactions(0);
-  if (workload_in_.empty())
-    if (auto problem = check_memory(config_, transactions_)) return usage_error("replay", *problem);
+  if (workload_in_.empty()) {
+    if (auto problem = check_slots(transactions_)) return usage_error("replay", *problem);
+    take_slot_transactions(0);
+    const std::string asked_by = blocks_ == 0 ? std::string() : "--blocks " + grouped(blocks_);
+    if (auto problem = check_memory(config_, transactions_, asked_by)) return usage_error("replay", *problem);
+  }
+  made_directories made;  // removed again if the replay is refused
   std::vector<named_path> inputs = config_inputs(config_);
   inputs.push_back({"--workload", workload_in_});
-  if (!outputs_usable("replay", inputs, {{"--report", report_}, {"--save-workload", save_workload_}}))
+  if (!outputs_usable("replay", inputs,
+                      {{"--report", report_}, {"--save-workload", save_workload_, output_use::binary}}))
     return exit_usage;
   int status = exit_ok;
   run_context ctx = collect_context(argc, argv);
@@ -129,7 +180,8 @@ int replay_command::run(int argc, const char* const* argv) {
   const std::optional<saved_workload> w =
       obtain_workload(status, loaded ? head_of(*loaded) : genesis_head(config_.chain));
   if (!w) return status;
-  const replay_result r = replay_workload(config_, *w, std::move(loaded));
+  made.keep();
+  const replay_result r = replay_workload(config_, *w, std::move(loaded), blocks_);
   status = r.error.empty() ? exit_ok : exit_failed;
   if (!r.error.empty()) error_line("replay", "the replay failed: " + r.error);
   if (!report_.empty()) {

@@ -33,6 +33,9 @@ class replay_command {
  private:
   // The options' combinations and values: the problem, or nullopt.
   std::optional<std::string> check_options();
+  // On the chain's clock, by arithmetic on the schedule (no loop over the slots): --blocks
+  // within the memory, or the workload's `transactions` within reach of the slots: the problem.
+  std::optional<std::string> check_slots(std::uint64_t transactions) const;
   // --blocks: the transactions the slots after block `head` offer for that many blocks.
   void take_slot_transactions(std::uint32_t head);
   // The workload: loaded (a bad file is bad usage) or generated from `head` (and saved if

@@ -82,6 +82,8 @@ int run_command::run(int argc, const char* const* argv) {
   if (auto problem = finish_parsing()) return usage_error("run", *problem);
   if (print_config_) return print_out("run", to_toml(describe(config_))) ? exit_ok : exit_failed;
   if (auto problem = check_memory(config_, 0)) return usage_error("run", *problem);
+  // A refused run leaves no directory its checks made (the report's, --profile's).
+  made_directories made;
   run_context ctx = collect_context(argc, argv);
   const std::string path = report_path(config_, ctx);
   const std::string log_file = log_file_for(path);
@@ -116,6 +118,7 @@ int run_command::run(int argc, const char* const* argv) {
     if (auto problem = profile->start())
       return usage_error("run", "--profile " + shown_path(o.profile_dir) + ": " + *problem);
   }
+  made.keep();
   run_log log(o.log, log_file);
   return execute(ctx, path, log, log_file, profile.get(), std::move(loaded));
 }

@@ -60,8 +60,13 @@ void snapshot_command::setup(CLI::App& parent) {
 std::optional<std::string> snapshot_command::check_options() {
   if (auto problem = validate_given(config_, options_->given(scope_snapshot))) return problem;
   resolve(config_);
-  if (auto problem = validate(config_)) return problem;
-  return check_memory(config_, blocks_ == 0 ? 0 : snapshot_round_transactions);
+  if (auto problem = validate(
+          config_, {.command = "snapshot", .reports = false, .report_option = {}, .makes_blocks = blocks_ != 0}))
+    return problem;
+  if (blocks_ == 0) return check_memory(config_, 0);
+  return check_memory(config_, snapshot_round_transactions,
+                      "--blocks " + grouped(blocks_) + " (made in rounds of " + grouped(snapshot_round_transactions) +
+                          " transactions)");
 }
 
 std::unique_ptr<core::chain> snapshot_command::start(int& status, const std::function<bool()>& cancelled) {
@@ -83,7 +88,8 @@ std::unique_ptr<core::chain> snapshot_command::start(int& status, const std::fun
 
 int snapshot_command::run() {
   if (auto problem = check_options()) return usage_error("snapshot", *problem);
-  if (!outputs_usable("snapshot", config_inputs(config_), {{"--out", out_}})) return exit_usage;
+  made_directories dirs;  // removed again if the snapshot is refused or stopped before its blocks
+  if (!outputs_usable("snapshot", config_inputs(config_), {{"--out", out_, output_use::binary}})) return exit_usage;
   output_locks locks;
   if (auto problem = locks.take({{"--out", out_}})) return usage_error("snapshot", *problem);
   const interrupt_guard signals;
@@ -91,6 +97,7 @@ int snapshot_command::run() {
   int status = exit_ok;
   std::unique_ptr<core::chain> chain = start(status, cancelled);
   if (!chain) return status;
+  dirs.keep();
   const std::int64_t t0 = core::steady_now_ns();
   const advance_result made = advance_chain(config_, *chain, blocks_, cancelled, [&](std::uint32_t n) {
     std::fprintf(stderr, "apiary snapshot: %s of %s blocks in %.1f s\n", grouped(n).c_str(), grouped(blocks_).c_str(),

@@ -41,7 +41,9 @@ int workload_command::run() {
                                        "replay generate the workload (with --genesis-vesting)");
   if (auto problem = validate(config_)) return usage_error("workload", *problem);
   if (auto problem = check_memory(config_, transactions_)) return usage_error("workload", *problem);
-  if (!outputs_usable("workload", {}, {{"--out", out_}})) return exit_usage;
+  made_directories made;
+  if (!outputs_usable("workload", {}, {{"--out", out_, output_use::binary}})) return exit_usage;
+  made.keep();
   const saved_workload w = generate_saved_workload(config_, transactions_);
   try {
     save_workload(out_, w);

@@ -67,7 +67,8 @@ std::optional<std::string> memory_problem(std::uint64_t bytes) {
   return "about " + bytes_text(bytes) + " in memory, more than the " + bytes_text(available) + " available";
 }
 
-std::optional<std::string> check_memory(const run_config& c, std::uint64_t workload_transactions) {
+std::optional<std::string> check_memory(const run_config& c, std::uint64_t workload_transactions,
+                                        const std::string& asked_by) {
   const std::uint64_t accounts = c.chain.genesis_accounts;
   const std::uint64_t dumped = c.out.dump_transactions.empty() ? 0 : c.out.dump_limit;
   // Saturating: a count near 2^64 must not wrap into a small need.
@@ -88,8 +89,8 @@ std::optional<std::string> check_memory(const run_config& c, std::uint64_t workl
   const std::uint64_t per_item = workload_transactions != 0 ? bytes_per_transaction : bytes_per_account;
   const std::uint64_t fits = available_memory() / per_item;
   if (workload_transactions != 0)
-    return "--transactions " + grouped(workload_transactions) + ": " + *problem + " (at most about " + grouped(fits) +
-           " transactions here)";
+    return (asked_by.empty() ? "--transactions " + grouped(workload_transactions) : asked_by) + ": " + *problem +
+           " (at most about " + grouped(fits) + " transactions here)";
   if (dumped != 0 && dumped * bytes_per_transaction > accounts * bytes_per_account)
     return "--dump-limit " + grouped(dumped) + ": " + *problem;
   return "--accounts " + grouped(accounts) + ": " + *problem + " (at most about " + grouped(fits) + " accounts here)";

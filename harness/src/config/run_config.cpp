@@ -199,6 +199,34 @@ std::optional<std::string> inert_option(const run_config& c) {
   return std::nullopt;
 }
 
+// What a command that writes no report, or makes no block, would not use: set away from its
+// default, as inert_option(). (The block size stays: it sizes the chain's id table.)
+std::optional<std::string> unused_by_command(const run_config& c, const option_use& use) {
+  const run_config d;
+  const std::string command = "apiary " + std::string(use.command);
+  if (!use.reports && c.chain.rc_stats_blocks != d.chain.rc_stats_blocks)
+    return "--rc-stats-blocks " + std::to_string(c.chain.rc_stats_blocks) + ": its archives go into a report, and " +
+           command + " writes " +
+           (use.report_option.empty() ? std::string("none") : "one only with " + std::string(use.report_option));
+  if (use.makes_blocks) return std::nullopt;
+  const colony::colony_config& k = c.colony;
+  const std::pair<bool, std::string> generating[] = {
+      {k.threads != d.colony.threads, "--threads " + std::to_string(k.threads)},
+      {k.seed != d.colony.seed, "--seed " + std::to_string(k.seed)},
+      {colony::to_string(k.mix) != colony::to_string(d.colony.mix), "--mix " + colony::to_string(k.mix)},
+      {k.faults.any(), "--faults " + colony::to_string(k.faults)},
+      {!(k.payers == d.colony.payers), "--payer-weights " + colony::to_string(k.payers)},
+  };
+  for (const auto& [set, option] : generating) {
+    if (!set) continue;
+    std::string problem = option;
+    problem += ": " + command +
+               " makes no block without --blocks, so no transaction is generated; give --blocks N or leave it out";
+    return problem;
+  }
+  return std::nullopt;
+}
+
 // Values that could never produce a block: the run would only stall.
 std::optional<std::string> no_block_ever(const run_config& c) {
   const colony::colony_config& k = c.colony;
@@ -255,9 +283,10 @@ std::optional<std::string> validate_rc_params(const run_config& c) {
                                   : "--rc-params: " + shown_path(c.rc_params_file) + ": " + *problem;
 }
 
-std::optional<std::string> validate(const run_config& c) {
+std::optional<std::string> validate(const run_config& c, const option_use& use) {
   const colony::colony_config& k = c.colony;
   if (auto problem = inert_option(c)) return problem;
+  if (auto problem = unused_by_command(c, use)) return problem;
   if (auto problem = no_block_ever(c)) return problem;
   if (auto problem = k.faults.validate(k.sign)) return "--faults " + colony::to_string(k.faults) + ": " + *problem;
   if (auto problem = validate_rc_params(c)) return problem;

@@ -1,16 +1,21 @@
 #include "apiary/harness/cycle/genesis_key_cache.hpp"
 
+#include <fcntl.h>
 #include <spdlog/fmt/fmt.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string_view>
 
 #include "apiary/core/protocol/hash.hpp"
+#include "apiary/harness/io/error_text.hpp"
 #include "apiary/harness/io/output_file.hpp"
 #include "apiary/harness/io/text_format.hpp"
 
@@ -69,13 +74,26 @@ bool digest_matches(const std::string& bytes, const char* digest) {
   return std::memcmp(sum.begin(), digest, digest_bytes) == 0;
 }
 
-// Reads a file piece by piece; `ok` turns false at the first short read.
+// Reads a file piece by piece; `ok` turns false at the first short read. Owns the descriptor.
 struct reader {
-  std::ifstream in;
+  explicit reader(int descriptor) : fd(descriptor) {}
+  ~reader() { close(fd); }
+  reader(const reader&) = delete;
+  reader& operator=(const reader&) = delete;
+
+  int fd;
+  std::uint64_t at = 0;  // the bytes read so far
   bool ok = true;
   std::string bytes(std::size_t n) {
     std::string b(n, '\0');
-    if (ok && !in.read(b.data(), static_cast<std::streamsize>(n))) ok = false;
+    std::size_t got = 0;
+    while (ok && got < n) {
+      const ssize_t r = ::read(fd, b.data() + got, n - got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) ok = false;
+      if (r > 0) got += static_cast<std::size_t>(r);
+    }
+    at += got;
     return b;
   }
   std::uint32_t u32(std::string& echo) {
@@ -87,13 +105,9 @@ struct reader {
   }
 };
 
-// The header, checked: the number of accounts the file holds, or nullopt with `why`.
+// The header after its magic, checked: the number of accounts the file holds, or nullopt with `why`.
 std::optional<std::uint32_t> read_header(reader& r, const core::chain_options& o, std::string& why) {
-  std::string h = r.bytes(magic.size());
-  if (!r.ok || h != magic) {
-    why = "not a key cache";
-    return std::nullopt;
-  }
+  std::string h(magic);  // the caller read it
   const std::uint32_t version = r.u32(h);
   if (!r.ok || version != format_version) {
     why = fmt::format("format version {}, this build reads {}", version, format_version);
@@ -154,24 +168,53 @@ bool spot_check(const std::vector<core::account_keys>& keys, const core::chain_o
   return true;
 }
 
+// What a path that is no regular file is.
+std::string kind_of(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "not a regular file";
+}
+
+// The cache file opened for reading when it is a regular file, never through a link (and
+// checked to be the file examined): its descriptor; else -1, with `why` empty when nothing is
+// there and saying what is there otherwise.
+int open_cache(const std::string& path, std::string& why) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) return -1;  // nothing there (or no directory: saving says why)
+  if (!S_ISREG(st.st_mode)) {
+    why = kind_of(st.st_mode);
+    return -1;
+  }
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat now {};
+  if (fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) return fd;
+  why = fd < 0 ? std::string("cannot be read: ") + std::strerror(errno) : "it changed while it was opened";
+  if (fd >= 0) close(fd);
+  return -1;
+}
+
 // The cached keys of the genesis `o` describes: as many of its accounts as the file holds,
 // reading only the chunks they are in; none, with the reason in `why`, when it cannot serve.
-std::vector<core::account_keys> load(const std::string& path, const core::chain_options& o, std::string& why) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return {};
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    why = "not a regular file";
-    return {};
-  }
-  const std::uint64_t size = std::filesystem::file_size(path, ec);
-  reader r{std::ifstream(path, std::ios::binary)};
-  if (ec || !r.in) {
-    why = "cannot be read";
+// `mine` says whether the file may be replaced: nothing is there, or a key cache (damaged or
+// not); a link, a directory, a FIFO, a device or a file that is no key cache is left alone.
+std::vector<core::account_keys> load(const std::string& path, const core::chain_options& o, std::string& why,
+                                     bool& mine) {
+  const int fd = open_cache(path, why);
+  mine = fd >= 0 || why.empty();
+  if (fd < 0) return {};
+  reader r(fd);
+  struct stat st {};
+  const std::uint64_t size = fstat(fd, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  if (r.bytes(magic.size()) != magic || !r.ok) {
+    why = "not a key cache (its first bytes are not APIARYKC): a file apiary did not make";
+    mine = false;
     return {};
   }
   const std::optional<std::uint32_t> accounts = read_header(r, o, why);
   if (!accounts) return {};
-  const std::uint64_t expected = file_size_of(static_cast<std::size_t>(r.in.tellg()) - digest_bytes, *accounts);
+  const std::uint64_t expected = file_size_of(r.at - digest_bytes, *accounts);
   if (size != expected) {
     why = fmt::format("{} ({} bytes, not the {} of {} accounts)", size < expected ? "truncated" : "too long", size,
                       expected, *accounts);
@@ -185,11 +228,12 @@ std::vector<core::account_keys> load(const std::string& path, const core::chain_
   return keys;
 }
 
+// Writes the cache as a file of apiary's own: a temporary beside it, renamed over it.
 void save(const std::string& path, const core::chain_options& o, const std::vector<core::account_keys>& keys) {
   const auto accounts = static_cast<std::uint32_t>(keys.size());
   const std::string h = header(o, accounts);
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  output_file out(path);
+  output_file out(path, output_file::own_file_t{});
   out.write(h.data(), h.size());
   out.write(core::sha256(h.data(), h.size()).begin(), digest_bytes);
   std::string chunk;
@@ -229,7 +273,8 @@ genesis_key_set genesis_keys(const core::chain_options& options, const std::stri
   }
   const std::string path = dir + "/" + file_name(options);
   std::string why;
-  out.keys = load(path, options, why);
+  bool mine = true;
+  out.keys = load(path, options, why, mine);
   out.cached = static_cast<std::uint32_t>(out.keys.size());
   if (out.cached == n) {
     out.note = "keys from the cache " + path;
@@ -239,6 +284,12 @@ genesis_key_set genesis_keys(const core::chain_options& options, const std::stri
       core::derive_genesis_keys(options.account_prefix, options.key_password, out.cached, n, cancelled);
   out.keys.insert(out.keys.end(), more.begin(), more.end());
   out.note = fmt::format("{} keys from the cache, {} derived", grouped(out.cached), grouped(n - out.cached));
+  if (!mine) {
+    out.warning = "the key cache's file " + path + ": " + why +
+                  "; apiary leaves it as it is and derives the keys without the cache";
+    out.note += "; " + out.warning;
+    return out;
+  }
   if (!why.empty()) out.note += " (the cache " + path + " was not used: " + why + ")";
   try {
     save(path, options, out.keys);
@@ -253,6 +304,7 @@ std::unique_ptr<core::chain> make_genesis_chain(const core::chain_options& optio
                                                 const std::function<bool()>& cancelled, std::string* note) {
   const genesis_key_set keys = genesis_keys(options, key_cache_dir(), cancelled);
   if (note != nullptr) *note = keys.note;
+  if (!keys.warning.empty()) std::fprintf(stderr, "apiary: warning: %s\n", one_line(keys.warning).c_str());
   return std::make_unique<core::chain>(options, cancelled, keys.keys);
 }
 

@@ -102,9 +102,8 @@ std::optional<std::string> profiler::check_directory(const std::string& dir) {
   struct stat st {};
   if (stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
     return shown_path(dir) + ": not a directory (the profile is a directory of files)";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return "cannot create the directory " + shown_path(dir) + ": " + ec.message();
+  if (const std::error_code ec = make_directories(dir))
+    return "cannot create the directory " + shown_path(dir) + ": " + ec.message();
   // A file of our own there, to see that the profile's files can be written.
   const std::string probe = (fs::path(dir) / (".apiary-probe-" + std::to_string(getpid()))).string();
   const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

@@ -127,7 +127,14 @@ int open_through(const std::string& path, bool fifo) {
 
 std::string through_error(int err) { return err == ENXIO ? "a FIFO with no reader" : std::strerror(err); }
 
+// A binary output on a stream: its one line.
+std::string binary_on_a_stream(const std::string& path, const char* what) {
+  return "cannot write " + shown_path(path) + ": " + what +
+         "; a binary file goes to a file (or /dev/null), where it is written whole and loads";
+}
+
 std::optional<std::string> check_device(const std::string& path, mode_t mode, output_use use) {
+  if (S_ISFIFO(mode) && use == output_use::binary) return binary_on_a_stream(path, "a FIFO, a stream");
   if (!S_ISFIFO(mode)) {
     if (access(path.c_str(), W_OK) != 0) return "cannot write " + shown_path(path) + ": " + std::strerror(errno);
     return std::nullopt;
@@ -142,11 +149,69 @@ std::optional<std::string> check_device(const std::string& path, mode_t mode, ou
   return std::nullopt;
 }
 
+// The directories made while a made_directories is alive (noting), in the order made.
+core::mutex made_mutex;
+bool noting APIARY_GUARDED_BY(made_mutex) = false;
+std::vector<fs::path> made APIARY_GUARDED_BY(made_mutex);
+
+// The one line of a file that cannot be made beside `target`: a directory that refuses it is
+// named.
+std::string cannot_create_in(const std::string& path, const fs::path& target, int err) {
+  if (err != EACCES && err != EROFS && err != EPERM)
+    return "cannot write " + shown_path(path) + ": " + std::strerror(err);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  return "cannot write " + shown_path(path) + ": its directory " + shown_path(dir.string()) +
+         " does not let apiary create a file (" + std::strerror(err) + ")";
+}
+
 }  // namespace
+
+std::error_code make_directories(const fs::path& dir) {
+  std::vector<fs::path> missing;
+  std::error_code ec;
+  for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  for (std::size_t i = missing.size(); i-- > 0;) {  // the outermost first
+    if (!fs::create_directory(missing[i], ec)) {
+      if (ec) return ec;
+      continue;
+    }
+    core::lock_guard lock(made_mutex);
+    if (noting) made.push_back(missing[i]);
+  }
+  return {};
+}
+
+made_directories::made_directories() {
+  core::lock_guard lock(made_mutex);
+  noting = true;
+  made.clear();
+}
+
+made_directories::~made_directories() {
+  core::lock_guard lock(made_mutex);
+  for (std::size_t i = made.size(); i-- > 0;) {  // the deepest first
+    std::error_code ec;
+    fs::remove(made[i], ec);  // only an empty directory goes
+  }
+  made.clear();
+  noting = false;
+}
+
+void made_directories::keep() {
+  core::lock_guard lock(made_mutex);
+  made.clear();
+  noting = false;
+}
 
 std::optional<std::string> check_output(const std::string& path, output_use use) {
   if (path.empty()) return std::nullopt;
-  if (auto fd = descriptor_of(path)) return check_descriptor(path, *fd);
+  if (auto fd = descriptor_of(path)) {
+    if (use == output_use::binary) return binary_on_a_stream(path, "an open descriptor, a stream");
+    return check_descriptor(path, *fd);
+  }
   if (a_directory_name(path)) return "cannot write " + shown_path(path) + ": a directory name, not a file";
   struct stat st {};
   const bool exists = stat(path.c_str(), &st) == 0;
@@ -157,15 +222,14 @@ std::optional<std::string> check_output(const std::string& path, output_use use)
     return "cannot write " + shown_path(path) + ": " + std::strerror(errno);
 
   const fs::path target = regular_target(path);
-  std::error_code ec;
   if (target.has_parent_path()) {
-    fs::create_directories(target.parent_path(), ec);
-    if (ec) return "cannot create the directory " + shown_path(target.parent_path().string()) + ": " + ec.message();
+    if (const std::error_code ec = make_directories(target.parent_path()))
+      return "cannot create the directory " + shown_path(target.parent_path().string()) + ": " + ec.message();
   }
   // Probe with a file of our own beside it: the rename into place needs the directory.
   std::string probe;
   const int fd = create_beside(target.string(), 0600, probe);
-  if (fd < 0) return "cannot write " + shown_path(path) + ": " + std::strerror(errno);
+  if (fd < 0) return cannot_create_in(path, target, errno);
   close(fd);
   unlink(probe.c_str());
   return std::nullopt;
@@ -290,12 +354,19 @@ output_file::output_file(const std::string& path) : path_(path), final_(path) {
   open_temporary(exists ? static_cast<int>(st.st_mode & 07777) : -1);
 }
 
+output_file::output_file(const std::string& path, own_file_t) : path_(path), final_(path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw failure(path, S_ISLNK(st.st_mode) ? "a symbolic link, not a file of apiary's own" : kind_of(st.st_mode));
+  open_temporary(-1);
+}
+
 void output_file::open_temporary(int mode) {
   fd_ = create_beside(final_, 0666, temp_);
   if (fd_ < 0) {
     const int e = errno;
     temp_.clear();
-    throw failure(path_, std::strerror(e));
+    throw std::runtime_error(cannot_create_in(path_, final_, e));
   }
   // A replaced file keeps its permissions; a new one gets 0666 less the umask, as fopen().
   if (mode >= 0) (void)fchmod(fd_, static_cast<mode_t>(mode));
@@ -384,6 +455,41 @@ std::string lock_path_of(const std::string& target) {
   return (p.parent_path() / name).string();
 }
 
+// The first line of every lock file apiary makes, by which it knows one a killed run left.
+constexpr std::string_view lock_marker = "apiary output lock\n";
+
+// Whether `path` still names the file open as `fd`.
+bool same_file(int fd, const std::string& path) {
+  struct stat a {};
+  struct stat b {};
+  return fstat(fd, &a) == 0 && lstat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// Marks a lock file just created: the problem, or nullopt.
+std::optional<std::string> mark_lock(int fd) {
+  const std::string text = std::string(lock_marker) + "pid " + std::to_string(getpid()) + "\n";
+  if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    return std::string("cannot write its lock: ") + std::strerror(errno);
+  return std::nullopt;
+}
+
+// A file found at the lock's name, now locked by this process: nullopt when it is a lock a
+// killed apiary left (a regular file starting with the marker, still at that name), else why
+// it is not one.
+std::optional<std::string> lock_left_behind(int fd, const std::string& lock) {
+  const std::string foreign = "a file named like its lock is there (" + shown_path(lock) +
+                              ") and is no lock of apiary's: move it, or give another path";
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return foreign;
+  char head[lock_marker.size()];
+  if (pread(fd, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head) ||
+      std::string_view(head, sizeof head) != lock_marker)
+    return foreign;
+  if (!same_file(fd, lock)) return "its lock " + shown_path(lock) + " was just replaced; try again";
+  if (ftruncate(fd, 0) != 0) return "cannot write its lock " + shown_path(lock) + ": " + std::strerror(errno);
+  return mark_lock(fd);
+}
+
 }  // namespace
 
 std::optional<std::string> output_locks::take(const std::vector<named_path>& outputs) {
@@ -391,31 +497,55 @@ std::optional<std::string> output_locks::take(const std::vector<named_path>& out
     if (out.path.empty() || writes_through(out.path) || descriptor_of(out.path)) continue;
     const std::string lock = lock_path_of(regular_target(out.path));
     if (std::any_of(held_.begin(), held_.end(), [&lock](const held& h) { return h.path == lock; })) continue;
-    const int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0)
-      return out.option + " " + shown_path(out.path) + ": cannot make its lock " + shown_path(lock) + ": " +
-             std::strerror(errno);
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      const int e = errno;
-      close(fd);
+    if (auto problem = take_one(out, lock)) {
       release();
-      if (e == EWOULDBLOCK)
-        return out.option + " " + shown_path(out.path) + ": another apiary is writing it (its lock " +
-               shown_path(lock) + " is held); give another path";
-      return out.option + " " + shown_path(out.path) + ": cannot lock " + shown_path(lock) + ": " + std::strerror(e);
+      return problem;
     }
-    held_.push_back({lock, fd});
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> output_locks::take_one(const named_path& out, const std::string& lock) {
+  const std::string head = out.option + " " + shown_path(out.path) + ": ";
+  // Ours from the start: created exclusively, locked, then marked.
+  int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  const bool created = fd >= 0;
+  const bool there = !created && errno == EEXIST;
+  struct stat st {};
+  // Whatever is there is opened only when it is a regular file (never a link, a FIFO, a device).
+  if (there && lstat(lock.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    return head + "a " + (S_ISLNK(st.st_mode) ? "symbolic link" : "file") + " named like its lock is there (" +
+           shown_path(lock) + ") and is no lock of apiary's: move it, or give another path";
+  if (there) fd = open(lock.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int e = errno;
+    return head + "cannot make its lock " + shown_path(lock) + ": " + std::strerror(e);
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    close(fd);
+    if (e == EWOULDBLOCK)
+      return head + "another apiary is writing it (its lock " + shown_path(lock) + " is held); give another path";
+    return head + "cannot lock " + shown_path(lock) + ": " + std::strerror(e);
+  }
+  const std::optional<std::string> foreign = created ? mark_lock(fd) : lock_left_behind(fd, lock);
+  if (foreign) {
+    if (created) unlink(lock.c_str());
+    close(fd);
+    return head + *foreign;
+  }
+  held_.push_back({lock, fd});
   return std::nullopt;
 }
 
 output_locks::~output_locks() { release(); }
 
 void output_locks::release() {
-  // Removed while still held, so none is left behind. (A process that opened it in the
+  // Removed while still held, and only while the name is still this lock's, so none is left
+  // behind and no file that took its name is removed. (A process that opened it in the
   // instant before may then lock a file that is gone: a window of the run's last moment.)
   for (const held& h : held_) {
-    unlink(h.path.c_str());
+    if (same_file(h.fd, h.path)) unlink(h.path.c_str());
     close(h.fd);
   }
   held_.clear();

@@ -7,6 +7,7 @@
 #include "apiary/core/base/clock.hpp"
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/cycle/genesis_key_cache.hpp"
+#include "apiary/queen/block_observer.hpp"
 #include "apiary/queen/writer.hpp"
 #include "apiary/queen/writer_queue.hpp"
 
@@ -36,6 +37,25 @@ queen::writer_config replay_writer_config(const run_config& c, const workload_me
   return wc;
 }
 
+// On the chain's clock: ends the replay at its last block, or (none given) at the block after
+// which every transaction has been answered, so slots that offer nothing are not empty blocks
+// forever. Writer thread; a few additions a block.
+class clock_end final : public queen::block_observer {
+ public:
+  clock_end(std::uint32_t last_block, const replay_result& r) : last_block_(last_block), r_(r) {}
+  std::string_view name() const override { return "replay end"; }
+  bool on_block(const queen::block_record& b, const core::chain& /*chain*/) override {
+    if (last_block_ != 0) return b.num < last_block_;
+    std::uint64_t answered = 0;
+    for (const std::uint64_t n : r_.rejections.by_reason) answered += n;
+    return answered < r_.transactions;
+  }
+
+ private:
+  std::uint32_t last_block_;
+  const replay_result& r_;
+};
+
 }  // namespace
 
 core::chain_options replay_chain_options(const run_config& c, const workload_meta& w) {
@@ -48,7 +68,8 @@ core::chain_options replay_chain_options(const run_config& c, const workload_met
   return o;
 }
 
-replay_result replay_workload(const run_config& c, const saved_workload& w, std::unique_ptr<core::chain> loaded) {
+replay_result replay_workload(const run_config& c, const saved_workload& w, std::unique_ptr<core::chain> loaded,
+                              std::uint32_t blocks) {
   replay_result r;
   r.transactions = w.transactions.size();
 
@@ -73,6 +94,8 @@ replay_result replay_workload(const run_config& c, const saved_workload& w, std:
   // the writer starts, the latencies themselves mean nothing here and are dropped.
   queen::timing_outbox timings;
   writer.record_timings(timings);
+  clock_end end(blocks == 0 ? 0 : chain.head_block_num() + blocks, r);
+  if (c.writer.clock) writer.observe(end);
 
   r.state_at_start = chain.census();
   const std::int64_t t1 = core::steady_now_ns();

@@ -32,7 +32,9 @@ std::optional<std::string> memory_problem(std::uint64_t bytes);
 // transactions --dump-transactions keeps, `workload_transactions` generated up front
 // (workload and replay), and what the block size implies: two blocks of transactions in
 // flight and the id table sized for an hour of blocks. An error line naming the option, or
-// nullopt.
-std::optional<std::string> check_memory(const run_config& c, std::uint64_t workload_transactions);
+// nullopt; `asked_by` names the option that asks for the workload's transactions when it is
+// not --transactions (a replay's --blocks on the chain's clock, a snapshot's --blocks).
+std::optional<std::string> check_memory(const run_config& c, std::uint64_t workload_transactions,
+                                        const std::string& asked_by = {});
 
 }  // namespace apiary::harness

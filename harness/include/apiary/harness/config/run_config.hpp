@@ -118,9 +118,19 @@ void resolve(run_config& c);
 core::chain_options sized_chain(const run_config& c,
                                 std::uint64_t most_ids = std::numeric_limits<std::uint64_t>::max());
 
+// What a command does with the options it takes, for validate()'s refusal of a value that
+// would do nothing there: `apiary snapshot` writes no report, and makes blocks only with
+// --blocks; `apiary replay` writes a report only with --report.
+struct option_use {
+  std::string_view command = "run";
+  bool reports = true;             // the RC statistics' archives (--rc-stats-blocks) go into its report
+  std::string_view report_option;  // !reports: the option that would ask for one (empty: none)
+  bool makes_blocks = true;        // it generates transactions and makes blocks of them
+};
+
 // Cross-option checks after resolve(): a message naming the option(s), the value and what is
 // allowed, or nullopt. Single values are checked where they are bound (options.cpp).
-std::optional<std::string> validate(const run_config& c);
+std::optional<std::string> validate(const run_config& c, const option_use& use = {});
 // The RC parameters at the rc_scale (part of validate()): the message naming --rc-params'
 // file, the table and the key, or nullopt.
 std::optional<std::string> validate_rc_params(const run_config& c);

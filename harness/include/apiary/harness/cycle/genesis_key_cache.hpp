@@ -16,12 +16,16 @@
 //             (33 bytes each), then the chunk's SHA-256 (32 bytes)
 //
 // integers little-endian. A genesis reads the header and only the chunks of its accounts. A
-// file that does not serve (wrong size, magic, version, prefix, password or checksum) is
+// key cache that does not serve (wrong size, version, prefix, password or checksum) is
 // ignored with a note and replaced; a key that the checksums pass but a fresh derivation of a
 // few accounts contradicts is refused the same way, so the state (and its digest) never
 // depends on the cache. A cache that cannot be written costs only its speed: the note says
-// why. Files are replaced atomically (output_file), so runs sharing a cache never read half
-// a file.
+// why. Files are replaced atomically, by renaming an exclusive temporary file beside them
+// (output_file's own files), so runs sharing a cache never read half a file. apiary writes
+// only into files of its own: what it did not make at a cache file's name (a symbolic link,
+// a directory, a FIFO, a device, a file that does not start with the magic) is neither read
+// through nor replaced; the genesis derives its keys without the cache, with a one-line
+// warning on stderr.
 #pragma once
 
 #include <functional>
@@ -42,6 +46,7 @@ struct genesis_key_set {
   std::vector<core::account_keys> keys;  // account i at [i]: every genesis account, or none
   std::uint32_t cached = 0;              // how many came from the cache
   std::string note;                      // one line for the log: where the keys came from
+  std::string warning;                   // one line for stderr when the cache's path is not apiary's
 };
 
 // The keys of the genesis `options` describes, from the cache in `dir` (empty: none) and

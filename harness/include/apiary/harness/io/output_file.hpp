@@ -15,23 +15,46 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "apiary/core/protocol/buffer.hpp"
 
 namespace apiary::harness {
 
-// What an output is for: a file written at the end, or a stream written while the run goes
-// (the log: a FIFO without a reader would block its opening, so it is refused up front).
-enum class output_use { file, stream };
+// What an output is for: a file written at the end; a stream written while the run goes
+// (the log: a FIFO without a reader would block its opening, so it is refused up front); or a
+// binary file that must load whole (a state snapshot, a workload), which goes to a file or a
+// character device only: on a FIFO or an open descriptor (/dev/stdout, /dev/fd/N) it would be
+// followed by the summary, or cut short by a signal, and not load.
+enum class output_use { file, stream, binary };
 
 // Checks, before anything runs, that `path` can be written as `use` says (creating missing
 // parent directories): the error message, or nullopt. Leaves no file behind. A FIFO is
 // opened here (no reader: an error now, not after the run) and held open until its
 // output_file writes it, so its reader sees no end of file in between.
 std::optional<std::string> check_output(const std::string& path, output_use use = output_use::file);
+
+// Creates `dir` and its missing parents, as check_output() does for an output's directory,
+// noting each one made while a made_directories is alive: an error, or none.
+std::error_code make_directories(const std::filesystem::path& dir);
+
+// Held by a command from its first check of an output until it is accepted: the directories
+// made meanwhile (check_output(), make_directories()) are removed again when it goes without
+// keep(), those still empty, deepest first, so a refused command leaves nothing behind. One at
+// a time, on the main thread.
+class made_directories {
+ public:
+  made_directories();
+  ~made_directories();
+  made_directories(const made_directories&) = delete;
+  made_directories& operator=(const made_directories&) = delete;
+  // The command was accepted: what was made stays.
+  void keep();
+};
 
 // Whether `path` names a character device or a FIFO, which outputs write through.
 bool writes_through(const std::string& path);
@@ -56,8 +79,10 @@ std::optional<std::string> check_not_a_directory_of(const named_path& dir, const
 
 // Locks beside a command's regular-file outputs (<dir>/.<name>.lock, flock'ed), so that two
 // runs never write the same files at once (their interval logs would interleave, one report
-// would replace the other's). Held until destroyed, which removes the lock files; a lock file
-// a killed process left behind is not held, and is taken over. Devices and FIFOs are not
+// would replace the other's). A lock file is created exclusively (never through a link) and
+// holds a marker line; held until destroyed, which removes the lock files still its own. A
+// lock file a killed process left behind (the marker, not held) is taken over; any other file
+// of that name is the user's: refused, never adopted or removed. Devices and FIFOs are not
 // locked (several writers may share /dev/null).
 class output_locks {
  public:
@@ -75,6 +100,8 @@ class output_locks {
     std::string path;
     int fd;
   };
+  // The lock of one output: an error line, or nullopt with the lock held.
+  std::optional<std::string> take_one(const named_path& out, const std::string& lock);
   void release();  // unlocks and removes every lock file held
   std::vector<held> held_;
 };
@@ -83,6 +110,12 @@ class output_file {
  public:
   // Opens the output as above. Throws std::runtime_error naming the path.
   explicit output_file(const std::string& path);
+  // A file apiary keeps for itself (the genesis key cache) at `path`, which must be missing or
+  // a regular file the caller recognised as its own: never followed through a link nor written
+  // through a device; replaced whole by renaming an exclusive temporary beside it over it.
+  // Throws std::runtime_error naming the path.
+  struct own_file_t {};
+  output_file(const std::string& path, own_file_t);
   // Without commit(): closes and removes the temporary file (the old file, if any, stays).
   ~output_file();
   output_file(const output_file&) = delete;

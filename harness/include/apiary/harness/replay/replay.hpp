@@ -52,9 +52,11 @@ core::chain_options replay_chain_options(const run_config& c, const workload_met
 // Builds the genesis and replays every transaction of w. c supplies the chain switches and
 // the block size settings; the genesis and the chain id come from the workload. `loaded`: the
 // chain loaded from --state instead (its genesis options are c's; the workload must start
-// from its head), genesis_ns then 0.
+// from its head), genesis_ns then 0. On the chain's clock, where a slot that offers nothing
+// is an empty block at once, the replay ends after `blocks` blocks (0: once every
+// transaction is answered), never in a run of empty slots.
 replay_result replay_workload(const run_config& c, const saved_workload& w,
-                              std::unique_ptr<core::chain> loaded = nullptr);
+                              std::unique_ptr<core::chain> loaded = nullptr, std::uint32_t blocks = 0);
 
 // The head a chain with these options starts from at genesis: block 0 at the genesis time.
 colony::head_info genesis_head(const core::chain_options& chain);
