@@ -104,8 +104,7 @@ int run_command::run(int argc, const char* const* argv) {
     if (auto problem = profile_usable(o.profile_dir)) return usage_error("run", *problem);
     for (const std::string& file : profiler::output_paths(o.profile_dir)) written.push_back({"--profile", file});
   }
-  if (!outputs_usable("run", config_inputs(config_), written))
-    return exit_usage;
+  if (!outputs_usable("run", config_inputs(config_), written)) return exit_usage;
   output_locks locks;
   if (auto problem = locks.take(written)) return usage_error("run", *problem);
   int status = exit_ok;
