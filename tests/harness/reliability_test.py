@@ -334,7 +334,16 @@ def outputs_key_cache(args, tmp):
               and is_fifo(name) == (kind == "fifo"), "key cache %s: what was there was replaced" % kind)
         check(sorted(os.listdir(cache)) == [os.path.basename(name)], "key cache %s: left %s" % (kind,
                                                                                                os.listdir(cache)))
-    print("outputs: a link, a directory, a FIFO and a foreign file at the key cache's name are left as they were")
+    # The cache's file is an input of every command that makes a genesis: no output replaces it.
+    shutil.rmtree(cache)
+    os.makedirs(cache)
+    with open(name, "w") as f:
+        f.write("the cache's own\n")
+    p = apiary(args, snapshot_cmd(name), timeout=60, env={"APIARY_KEY_CACHE": cache})
+    expect_error(p, 2, "snapshot", ["--out", "the genesis key cache"], "snapshot --out onto the key cache's file")
+    check(open(name).read() == "the cache's own\n", "snapshot --out replaced the key cache's file")
+    print("outputs: a link, a directory, a FIFO and a foreign file at the key cache's name are left as they were; "
+          "an output onto the cache's file is refused")
 
 
 def outputs_lock_names(args, tmp):

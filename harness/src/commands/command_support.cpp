@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "apiary/harness/config/memory_budget.hpp"
+#include "apiary/harness/cycle/genesis_key_cache.hpp"
 #include "apiary/harness/io/error_text.hpp"
 
 namespace apiary::harness {
@@ -29,7 +30,10 @@ bool writable(std::string_view command, const named_path& out) {
 }
 
 std::vector<named_path> config_inputs(const run_config& c) {
-  return {{"--config", c.config_file}, {"--state", c.state}, {"--rc-params", c.rc_params_file}};
+  return {{"--config", c.config_file},
+          {"--state", c.state},
+          {"--rc-params", c.rc_params_file},
+          {"the genesis key cache ($APIARY_KEY_CACHE)", key_cache_file(c.chain, key_cache_dir())}};
 }
 
 bool outputs_usable(std::string_view command, const std::vector<named_path>& inputs,

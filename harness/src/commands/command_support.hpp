@@ -38,7 +38,8 @@ int usage_error(std::string_view command, const std::string& problem);
 bool writable(std::string_view command, const named_path& out);
 
 // The files a command reads through its configuration, each named by its option (--config,
-// --state, --rc-params; those not given are empty): inputs no output may replace.
+// --state, --rc-params; those not given are empty), and the genesis key cache's file of its
+// chain: inputs no output may replace.
 std::vector<named_path> config_inputs(const run_config& c);
 
 // Every output distinct from the inputs and from each other, then each one writable: false

@@ -263,6 +263,10 @@ std::string key_cache_dir() {
   return {};
 }
 
+std::string key_cache_file(const core::chain_options& options, const std::string& dir) {
+  return dir.empty() ? std::string() : dir + "/" + file_name(options);
+}
+
 genesis_key_set genesis_keys(const core::chain_options& options, const std::string& dir,
                              const std::function<bool()>& cancelled) {
   genesis_key_set out;
@@ -271,7 +275,7 @@ genesis_key_set genesis_keys(const core::chain_options& options, const std::stri
     out.note = dir.empty() ? "keys derived (no key cache)" : "keys derived";
     return out;
   }
-  const std::string path = dir + "/" + file_name(options);
+  const std::string path = key_cache_file(options, dir);
   std::string why;
   bool mine = true;
   out.keys = load(path, options, why, mine);

@@ -42,6 +42,10 @@ namespace apiary::harness {
 // The cache directory the environment names; empty: no cache.
 std::string key_cache_dir();
 
+// The file in `dir` that holds the keys of the genesis `options` describes (empty without a
+// directory): apiary's own, which no output of a command may replace.
+std::string key_cache_file(const core::chain_options& options, const std::string& dir);
+
 struct genesis_key_set {
   std::vector<core::account_keys> keys;  // account i at [i]: every genesis account, or none
   std::uint32_t cached = 0;              // how many came from the cache
