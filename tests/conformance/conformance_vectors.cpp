@@ -74,6 +74,13 @@ ac::fixed_bytes<N> from_hex_or_die(std::string_view hex) {
 
 ac::sha256_digest sha256_of(std::string_view s) { return ac::sha256(s.data(), s.size()); }
 
+// "voter-007": the prefix and i in at least three digits (snprintf into a fixed buffer is a
+// truncation warning at -O1, where GCC no longer sees that i stays below 1,000).
+std::string numbered(std::string_view prefix, int i) {
+  const std::string digits = std::to_string(i);
+  return std::string(prefix) + std::string(digits.size() < 3 ? 3 - digits.size() : 0, '0') + digits;
+}
+
 // Text of exactly `bytes` bytes of valid UTF-8 mixing 1-, 2-, 3- and 4-byte characters.
 std::string utf8_text(std::size_t bytes) {
   static constexpr std::string_view pieces[] = {"Hive ", "\xF0\x9F\x90\x9D ",  // bee emoji
@@ -752,8 +759,7 @@ void comment_options_cases(tx_cases& cs) {
     o.percent_hbd = 5000;
     ac::comment_payout_beneficiaries b;
     for (int i = 0; i < 128; ++i) {
-      char name[16];
-      std::snprintf(name, sizeof name, "ben-%03d", i);
+      const std::string name = numbered("ben-", i);
       b.beneficiaries.push_back({name, 78});
     }
     o.extensions.push_back(b);
@@ -860,8 +866,7 @@ void several_operation_cases(tx_cases& cs) {
   {
     auto tx = base_tx(19, 0x4a4b4c4d, t_2024_05_01 + 66);
     for (int i = 0; i < 130; ++i) {
-      char name[16];
-      std::snprintf(name, sizeof name, "voter-%03d", i);
+      const std::string name = numbered("voter-", i);
       tx.operations.push_back(
           vote(name, "bob", "popular-" + std::to_string(i), static_cast<std::int16_t>(i * 75 - 5000)));
     }
@@ -1057,8 +1062,7 @@ struct synthetic_chain {
 std::vector<ac::full_transaction_ptr> many_vote_transactions() {
   std::vector<ac::full_transaction_ptr> many;
   for (int i = 0; i < 130; ++i) {
-    char name[16];
-    std::snprintf(name, sizeof name, "voter-%03d", i);
+    const std::string name = numbered("voter-", i);
     ac::transaction tx = base_tx(static_cast<std::uint16_t>(i), static_cast<std::uint32_t>(i) * 2654435761u,
                                  t_2024_05_01 + 18 + static_cast<std::uint32_t>(i));
     tx.operations.push_back(vote(name, "alice", "block-" + std::to_string(i), 10000));
