@@ -759,8 +759,7 @@ void comment_options_cases(tx_cases& cs) {
     o.percent_hbd = 5000;
     ac::comment_payout_beneficiaries b;
     for (int i = 0; i < 128; ++i) {
-      const std::string name = numbered("ben-", i);
-      b.beneficiaries.push_back({name, 78});
+      b.beneficiaries.push_back({ac::account_name(numbered("ben-", i)), 78});
     }
     o.extensions.push_back(b);
     tx.operations.push_back(o);
