@@ -613,6 +613,9 @@ TEST(ColonyWaitForWork, PollsTheBlockBudget) {
   rig r(c);
   r.c->start();
   ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 5; }));
+  // The producer reaches the spent budget's brake within microseconds of its fifth; a block
+  // before that would spare it the wait (it did so once under ASan on a loaded machine).
+  std::this_thread::sleep_for(200ms);
   r.c->on_block(head_at(2), {5, 0});
   ASSERT_TRUE(eventually([&] { return r.sink.submitted() == 10; }));
   const auto s = r.c->stats();
