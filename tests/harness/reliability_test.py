@@ -800,6 +800,7 @@ SNAPSHOT_INERT = [
     (["--mix", "vote=1"], ["--mix", "without --blocks"]),
     (["--faults", "expired=0.1"], ["--faults", "without --blocks"]),
     (["--payer-weights", "vesting:1"], ["--payer-weights vesting:1", "without --blocks"]),
+    (["--sign", "off"], ["--sign off", "without --blocks"]),
 ]
 
 

@@ -216,6 +216,7 @@ std::optional<std::string> unused_by_command(const run_config& c, const option_u
       {colony::to_string(k.mix) != colony::to_string(d.colony.mix), "--mix " + colony::to_string(k.mix)},
       {k.faults.any(), "--faults " + colony::to_string(k.faults)},
       {!(k.payers == d.colony.payers), "--payer-weights " + colony::to_string(k.payers)},
+      {k.sign != d.colony.sign, std::string("--sign ") + (k.sign ? "on" : "off")},
   };
   for (const auto& [set, option] : generating) {
     if (!set) continue;
