@@ -16,6 +16,7 @@
 
 #include "apiary/core/protocol/hash.hpp"
 #include "apiary/harness/io/error_text.hpp"
+#include "apiary/harness/io/input_file.hpp"
 #include "apiary/harness/io/output_file.hpp"
 #include "apiary/harness/io/text_format.hpp"
 
@@ -168,15 +169,6 @@ bool spot_check(const std::vector<core::account_keys>& keys, const core::chain_o
   return true;
 }
 
-// What a path that is no regular file is.
-std::string kind_of(mode_t mode) {
-  if (S_ISLNK(mode)) return "a symbolic link";
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-  return "not a regular file";
-}
-
 // The cache file opened for reading when it is a regular file, never through a link (and
 // checked to be the file examined): its descriptor; else -1, with `why` empty when nothing is
 // there and saying what is there otherwise.
@@ -184,7 +176,7 @@ int open_cache(const std::string& path, std::string& why) {
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) return -1;  // nothing there (or no directory: saving says why)
   if (!S_ISREG(st.st_mode)) {
-    why = kind_of(st.st_mode);
+    why = file_kind(st.st_mode);
     return -1;
   }
   const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);

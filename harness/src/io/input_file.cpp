@@ -10,15 +10,17 @@
 
 namespace apiary::harness {
 
-namespace {
-
-std::string type_of(mode_t mode) {
+std::string file_kind(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO";
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
   if (S_ISSOCK(mode)) return "a socket";
   return "not a file";
 }
+
+namespace {
 
 // Closes the descriptor however the read ends.
 struct descriptor {
@@ -39,7 +41,7 @@ std::uint64_t open_input(const std::string& path, std::uint64_t max_bytes, std::
   struct stat st {};
   if (fstat(d.fd, &st) != 0) throw input_error(std::string("cannot be read: ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw input_error("a directory, not a " + std::string(what));
-  if (!S_ISREG(st.st_mode)) throw input_error("not a regular file (" + type_of(st.st_mode) + ")");
+  if (!S_ISREG(st.st_mode)) throw input_error("not a regular file (" + file_kind(st.st_mode) + ")");
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size > max_bytes)
     throw input_error(bytes_text(size) + ", more than the " + bytes_text(max_bytes) + " a " + std::string(what) +

@@ -4,6 +4,8 @@
 // command and /dev/zero cannot fill the memory.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -19,6 +21,10 @@ class input_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// What a path that is no regular file is, from its st_mode: "a symbolic link" (lstat's),
+// "a directory", "a FIFO", "a character device", "a block device", "a socket".
+std::string file_kind(mode_t mode);
 
 // The whole content of the regular file at `path`, at most `max_bytes` long. `what` names
 // the kind of file in messages ("config file"). Throws input_error: "no such file",
