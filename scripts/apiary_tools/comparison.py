@@ -8,6 +8,17 @@ change is called faster/slower (or better/worse, fewer/more, smaller/larger) whe
 has a better direction (metrics.DIRECTIONS), else higher/lower. With a single run on a side
 there is no test: the change is shown and nothing is significant.
 
+The gate's metrics are the question the comparison answers, tested at alpha as they are. Every
+other metric joins one family whose p-values are adjusted together (stats.adjust_p_values,
+`--correction`), so that forty unchanged counters do not yield a "better" or "worse" by
+chance; the adjusted p is compared with alpha. The default is Benjamini–Hochberg: when nothing
+changed (an A/A) it calls anything in at most alpha of comparisons, as Holm does, and when a
+change moves many metrics together (the cycle, the throughput, the writer's share) it still
+calls them with five runs a side, where Holm, multiplying the smallest p by the family's size,
+could call none. The family's pooled
+latency percentiles, which have an interval and no p-value, take a Bonferroni interval
+(confidence 1 − alpha/m, m the family's size) instead.
+
 Runs from several machines (multirun --cluster) are compared machine by machine: the change,
 its interval and the p-value are stratified by machine (stats.compare), and the table shows
 the spread of the runs within a machine beside the spread between the machines' means.
@@ -45,6 +56,7 @@ from .reports import RunSet, load_set
 DEFAULT_ALPHA = 0.05
 DEFAULT_MIN_EFFECT_PCT = 1.0
 DEFAULT_GATE = ("aggregates.cycle_us.avg",)
+DEFAULT_CORRECTION = "bh"
 # Options that always differ between two sets and say nothing about what was compared.
 IGNORED_CONFIG = frozenset({"report", "name", "progress", "config_file", "dump-transactions", "dump-blocks"})
 # The pooled latency percentiles compared, with their quantile: the tail a node developer
@@ -62,22 +74,29 @@ class MetricComparison:
     regression: bool
     improvement: bool
     statistic: str = "mean"   # what mean_a and mean_b hold: the mean over runs, or "pooled p99"
+    # In the family of metrics tested together (not the gate's), with its adjusted p-value.
+    in_family: bool = False
+    p_adjusted: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = {"metric": self.name, "statistic": self.statistic, "verdict": self.verdict,
-             "significant": self.significant, "regression": self.regression, "improvement": self.improvement}
+             "significant": self.significant, "regression": self.regression, "improvement": self.improvement,
+             "in_family": self.in_family, "p_adjusted": self.p_adjusted}
         direction = metrics.direction(self.name)
         d["better"] = None if direction is None else ("lower" if direction.better < 0 else "higher")
         d.update(self.change.to_dict())
         return d
 
 
-def judge(name: str, change: stats.Change, alpha: float, min_effect_pct: float) -> MetricComparison:
-    """The verdict for one metric: significance first, then which way it went."""
+def judge(name: str, change: stats.Change, alpha: float, min_effect_pct: float,
+          p_adjusted: float | None = None) -> MetricComparison:
+    """The verdict for one metric: significance first (of p_adjusted when the metric is in the
+    family, else of its own p), then which way it went."""
     if change.p_value is None:
         return MetricComparison(name, change, f"no test (n={min(change.n_a, change.n_b)})", False, False, False)
     big_enough = change.change_pct is None or abs(change.change_pct) >= min_effect_pct
-    if change.p_value >= alpha or not big_enough or change.mean_a == change.mean_b:
+    p = change.p_value if p_adjusted is None else p_adjusted
+    if p >= alpha or not big_enough or change.mean_a == change.mean_b:
         return MetricComparison(name, change, "no significant change", False, False, False)
     went_up = change.mean_b > change.mean_a
     direction = metrics.direction(name)
@@ -107,31 +126,69 @@ def judge_interval(name: str, change: stats.Change, min_effect_pct: float) -> Me
     return MetricComparison(name, change, word, True, not improved, improved, statistic)
 
 
-def compare_latency(a: RunSet, b: RunSet, min_effect_pct: float) -> list[MetricComparison]:
-    """The pooled latency percentiles of both sets, where both have transactions in the stage."""
+def latency_compared(a: RunSet, b: RunSet) -> bool:
+    """Whether both sides have latency histograms, so that LATENCY_METRICS are compared."""
+    return bool(a.latency_runs()) and bool(b.latency_runs())
+
+
+def compare_latency(a: RunSet, b: RunSet, min_effect_pct: float,
+                    confidence_of: dict[str, float] | None = None) -> list[MetricComparison]:
+    """The pooled latency percentiles of both sets, where both have transactions in the stage,
+    each interval at its confidence in confidence_of (default stats.CONFIDENCE)."""
     runs_a, runs_b = a.latency_runs(), b.latency_runs()
     if runs_a and runs_b:
         latency.common_axis(runs_a + runs_b, f"{a.label} and {b.label}")
     out = []
     for name, stage, q in LATENCY_METRICS:
-        change = latency.percentile_change(runs_a, runs_b, stage, q)
+        change = latency.percentile_change(runs_a, runs_b, stage, q,
+                                           (confidence_of or {}).get(name, stats.CONFIDENCE))
         if change is not None:
             out.append(judge_interval(name, change, min_effect_pct))
     return out
 
 
+@dataclass
+class Family:
+    """The metrics tested together (all but the gate's) and how their p-values were adjusted."""
+    method: str
+    size: int     # m: the family's tests, p-values and latency intervals
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "family_size": self.size, "text": self.text()}
+
+    def text(self) -> str:
+        if self.method == "none" or self.size == 0:
+            return "the other metrics each tested at alpha on their own, not adjusted for being many"
+        return (f"the other {self.size} metrics tested as one family, p adjusted by "
+                f"{stats.MULTIPLICITY_METHODS[self.method]}; their latency intervals at 1 − alpha/{self.size}")
+
+
 def compare_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
                  min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT,
-                 ci_method: str = "bootstrap") -> list[MetricComparison]:
+                 ci_method: str = "bootstrap", gate: Sequence[str] = DEFAULT_GATE,
+                 correction: str = DEFAULT_CORRECTION) -> tuple[list[MetricComparison], Family]:
+    """Every metric both sides have, judged: the gate's at alpha, the others as one family
+    (module docstring)."""
     common = [n for n in a.metric_names() if n in set(b.metric_names())]
+    changes = {name: stats.compare(a.values(name), b.values(name), ci_method=ci_method,
+                                   hosts_a=a.hosts(name), hosts_b=b.hosts(name)) for name in common}
+    tested = [n for n, c in changes.items() if n not in gate and c.p_value is not None]
+    family_latency = [name for name, _, _ in LATENCY_METRICS if name not in gate] if latency_compared(a, b) else []
+    family = Family(correction, len(tested) + len(family_latency))
+    # The latency intervals count in the family's size: as p-values of 1, which are never called
+    # and make every other adjusted p as large as a family of that size gives.
+    raw = [p for n in tested if (p := changes[n].p_value) is not None] + [1.0] * len(family_latency)
+    adjusted = dict(zip(tested, stats.adjust_p_values(raw, correction)[:len(tested)], strict=True))
     out = {}
-    for name in common:
-        change = stats.compare(a.values(name), b.values(name), ci_method=ci_method,
-                               hosts_a=a.hosts(name), hosts_b=b.hosts(name))
-        out[name] = judge(name, change, alpha, min_effect_pct)
-    for row in compare_latency(a, b, min_effect_pct):
+    for name, change in changes.items():
+        out[name] = judge(name, change, alpha, min_effect_pct, adjusted.get(name))
+        out[name].in_family = name not in gate
+        out[name].p_adjusted = adjusted.get(name)
+    bonferroni = 1.0 - alpha / family.size if correction != "none" and family.size else stats.CONFIDENCE
+    for row in compare_latency(a, b, min_effect_pct, {name: bonferroni for name in family_latency}):
+        row.in_family = row.name not in gate
         out[row.name] = row
-    return [out[name] for name in metrics.ordered(out)]
+    return [out[name] for name in metrics.ordered(out)], family
 
 
 def config_differences(a: RunSet, b: RunSet) -> dict[str, tuple[Any, Any]]:
@@ -149,6 +206,7 @@ class Comparison:
     min_effect_pct: float
     ci_method: str
     gate: list[str]
+    family: Family
     profile: profiles.ProfileComparison | None = None   # with --profile
     # The sequential decision on the mean cycle of paired runs (Sequential.to_dict), or why there is none.
     sequential: dict[str, Any] | None = None
@@ -186,9 +244,21 @@ class Comparison:
                 out.append(f"{side.label}: skipped {s['path']} ({s['reason']})")
             for key, values in side.config_differences().items():
                 out.append(f"{side.label}: the runs differ in {key}: {values}")
+        out += self.family_notes()
         out += self.machine_notes()
         out += self.latency_notes()
         return out
+
+    def family_notes(self) -> list[str]:
+        """When Holm's adjustment leaves no metric of the family a chance with these many runs."""
+        if self.family.method != "holm" or self.family.size < 2 or min(self.a.n, self.b.n) < 2:
+            return []
+        floor = stats.min_p_value(self.a.n, self.b.n) * self.family.size
+        if floor < self.alpha:
+            return []
+        return [f"with {self.a.n} against {self.b.n} runs and {self.family.size} metrics in the family, Holm's "
+                f"smallest adjusted p is {min(floor, 1.0):.3f}, not below alpha {self.alpha}: no metric beyond the "
+                "gate can be significant. Use more runs, or --correction bh."]
 
     def machine_notes(self) -> list[str]:
         machines_a, machines_b = set(self.a.machines()), set(self.b.machines())
@@ -221,6 +291,7 @@ class Comparison:
             "method": method_text(self.ci_method),
             "latency_method": LATENCY_METHOD,
             "alpha": self.alpha, "min_effect_pct": self.min_effect_pct, "ci_method": self.ci_method,
+            "multiplicity": self.family.to_dict(),
             "config_differences": {k: list(v) for k, v in config_differences(self.a, self.b).items()},
             "gate": {"metrics": self.gate, "failed": bool(self.regressions),
                      "regressions": [r.name for r in self.regressions]},
@@ -248,8 +319,9 @@ LATENCY_METHOD = ("pooled latency percentiles: each side's runs' histograms merg
                   "excludes 0")
 
 
-ALIGN = "lrrrrrrrl"
-HEADER = ("metric", "A", "B", "change", "95% CI", "p", "sd within machines", "sd between machines", "verdict")
+ALIGN = "lrrrrrrrrl"
+HEADER = ("metric", "A", "B", "change", "95% CI", "p", "p adjusted", "sd within machines", "sd between machines",
+          "verdict")
 
 
 def _ci_text(c: stats.Change) -> str:
@@ -258,17 +330,18 @@ def _ci_text(c: stats.Change) -> str:
     return f"{fmt_pct(c.ci_low_pct)} … {fmt_pct(c.ci_high_pct)}"
 
 
-def _p_text(c: stats.Change) -> str:
-    if c.p_value is None:
+def _p_text(p: float | None) -> str:
+    if p is None:
         return "–"
-    return f"{c.p_value:.3f}" if c.p_value >= 0.001 else f"{c.p_value:.1e}"
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 
 def _row(r: MetricComparison) -> list[str]:
     c = r.change
     verdict = f"**{r.verdict}**" if r.significant else r.verdict
     return [metrics.label(r.name), fmt_metric(r.name, c.mean_a), fmt_metric(r.name, c.mean_b),
-            fmt_pct(c.change_pct), _ci_text(c), _p_text(c), fmt_pct(c.within_sd_pct, signed=False),
+            fmt_pct(c.change_pct), _ci_text(c), _p_text(c.p_value), _p_text(r.p_adjusted),
+            fmt_pct(c.within_sd_pct, signed=False),
             fmt_pct(c.between_sd_pct, signed=False), verdict]
 
 
@@ -297,11 +370,11 @@ def counters_markdown(cmp: Comparison) -> list[str]:
         r = by_name[name]
         thread, _, event = metrics.counter_parts(name) or ("", "", name)
         rows.append([thread, event, fmt_metric(name, r.change.mean_a), fmt_metric(name, r.change.mean_b),
-                     fmt_pct(r.change.change_pct), _ci_text(r.change), _p_text(r.change),
-                     f"**{r.verdict}**" if r.significant else r.verdict])
+                     fmt_pct(r.change.change_pct), _ci_text(r.change), _p_text(r.change.p_value),
+                     _p_text(r.p_adjusted), f"**{r.verdict}**" if r.significant else r.verdict])
     lines = ["Counters per transaction (`apiary run --counters on`; each thread's own):", "",
              markdown_table(["thread", "counter", f"A: {cmp.a.label}", f"B: {cmp.b.label}", "change", "95% CI", "p",
-                             "verdict"], rows, "llrrrrrl")]
+                             "p adjusted", "verdict"], rows, "llrrrrrrl")]
     missing = {**unavailable_counters(cmp.a), **unavailable_counters(cmp.b)}
     if missing:
         reasons = sorted(set(missing.values()))
@@ -336,7 +409,7 @@ def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") ->
         changed = ", ".join(f"`{k}` {va} → {vb}" for k, (va, vb) in diffs.items())
         lines.append(f"- options that differ: {changed}")
     lines.append(f"- {method_text(cmp.ci_method)}; significant when p < {cmp.alpha} and the change is at "
-                 f"least {cmp.min_effect_pct}%")
+                 f"least {cmp.min_effect_pct}%: the gate's p as it is; {cmp.family.text()}")
     if any(r.statistic != "mean" for r in cmp.rows):
         lines.append(f"- {LATENCY_METHOD} and the change is at least {cmp.min_effect_pct}%")
     lines.append("")
@@ -426,20 +499,22 @@ def sequential_of(a: RunSet, b: RunSet, threshold_pct: float, alpha: float) -> t
 def build(a_paths: Sequence[str], b_paths: Sequence[str], labels: Sequence[str] | None = None,
           alpha: float = DEFAULT_ALPHA, min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT,
           ci_method: str = "bootstrap", gate: Sequence[str] = DEFAULT_GATE,
-          threshold_pct: float = DEFAULT_MIN_EFFECT_PCT, include_invalid: bool = False) -> Comparison:
+          threshold_pct: float = DEFAULT_MIN_EFFECT_PCT, include_invalid: bool = False,
+          correction: str = DEFAULT_CORRECTION) -> Comparison:
     if not labels:
         labels = [_default_label(a_paths), _default_label(b_paths)]
         if labels[0] == labels[1]:  # run-001.json against run-001.json: say which directory
             labels = [_default_label(a_paths, parent=True), _default_label(b_paths, parent=True)]
     a = load_set(a_paths, labels[0], include_invalid)
     b = load_set(b_paths, labels[1], include_invalid)
-    return from_sets(a, b, alpha, min_effect_pct, ci_method, gate, threshold_pct)
+    return from_sets(a, b, alpha, min_effect_pct, ci_method, gate, threshold_pct, correction)
 
 
 def from_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
               min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT, ci_method: str = "bootstrap",
-              gate: Sequence[str] = DEFAULT_GATE, threshold_pct: float = DEFAULT_MIN_EFFECT_PCT) -> Comparison:
-    rows = compare_sets(a, b, alpha, min_effect_pct, ci_method)
+              gate: Sequence[str] = DEFAULT_GATE, threshold_pct: float = DEFAULT_MIN_EFFECT_PCT,
+              correction: str = DEFAULT_CORRECTION) -> Comparison:
+    rows, family = compare_sets(a, b, alpha, min_effect_pct, ci_method, gate, correction)
     names = {r.name for r in rows}
     for g in gate:
         if g not in names:
@@ -447,10 +522,19 @@ def from_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
                             "us_per_tx, throughput.tx_per_s)")
         if metrics.direction(g) is None:
             raise ToolError(f"--fail-on {g}: this metric has no better direction, so it cannot regress")
-    cmp = Comparison(a, b, rows, alpha, min_effect_pct, ci_method, list(gate))
+    cmp = Comparison(a, b, rows, alpha, min_effect_pct, ci_method, list(gate), family)
     if min(a.n, b.n) >= 2:
         cmp.sequential, cmp.sequential_note = sequential_of(a, b, threshold_pct, alpha)
     return cmp
+
+
+def add_correction_option(p: Any) -> None:
+    """--correction, for the commands that print a comparison's table."""
+    p.add_argument("--correction", choices=tuple(stats.MULTIPLICITY_METHODS), default=DEFAULT_CORRECTION,
+                   help="how the p-values of the metrics beyond the gate's are adjusted for being tested together: "
+                        "holm keeps the chance of any false call among them at --alpha, bh (Benjamini-Hochberg) "
+                        "the expected share of false calls among the calls, none tests each on its own "
+                        "(default: %(default)s)")
 
 
 def _default_label(paths: Sequence[str], parent: bool = False) -> str:

@@ -98,6 +98,8 @@ _COMPARISON = obj(("kind", "version", "a", "b", "alpha", "min_effect_pct", "ci_m
                   a=_SIDE, b=_SIDE,
                   alpha={"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}, min_effect_pct=NONNEG,
                   ci_method={"enum": list(stats.CI_METHODS)}, method=STRING, latency_method=STRING,
+                  multiplicity=obj(("method", "family_size"), method={"enum": list(stats.MULTIPLICITY_METHODS)},
+                                   family_size=COUNT, text=STRING),
                   gate=obj(("metrics",), metrics=array(STRING, minItems=1), failed={"type": "boolean"},
                            regressions=STRINGS),
                   config_differences={"type": "object"}, notes=STRINGS, metrics=array({"type": "object"}),

@@ -27,6 +27,15 @@ Choices, and why:
   side are left out. Beside the change, the spread is split in two: within machines (the
   pooled standard deviation of the runs around their machine's and side's mean) and between
   machines (the standard deviation of the machines' means), both in percent of the mean.
+- A table that tests many metrics at once would, at alpha 0.05 each, call some 1 in 20 of
+  unchanged metrics changed: with 40 counters, an A/A comparison marks at least one in most
+  trials. So the metrics beyond the question asked (the gate's) form one family whose
+  p-values are adjusted together (`adjust_p_values`): by Holm's step-down by default, which
+  keeps the chance of any false call in the family at alpha, or by Benjamini–Hochberg
+  (scipy.stats.false_discovery_control), which keeps the expected share of false calls among
+  the calls at alpha and so finds more when many metrics really changed. Holm is a few lines
+  of arithmetic that scipy does not have: the i-th smallest of m p-values is multiplied by
+  m − i + 1, and the results are made non-decreasing in that order.
 - Whether a series settles (a resource pool's level over a run, scripts/rc-tune) is the slope
   of a least-squares line through it (scipy.stats.linregress), given as the drift it makes
   over the series' span, with Student's t interval of the slope (n − 2 degrees of freedom).
@@ -107,6 +116,32 @@ def summarize_sample(values: Sequence[float], confidence: float = CONFIDENCE) ->
 def min_p_value(n_a: int, n_b: int) -> float:
     """The smallest two-sided p-value Mann–Whitney U can give for these sizes (no ties)."""
     return min(1.0, 2.0 / float(math.comb(n_a + n_b, n_a)))
+
+
+# How a family of p-values is adjusted for being tested together (adjust_p_values).
+MULTIPLICITY_METHODS = {
+    "holm": "Holm's step-down (the chance of any false call in the family stays at alpha)",
+    "bh": "Benjamini–Hochberg (the expected share of false calls among the calls stays at alpha)",
+    "none": "no adjustment (each metric tested at alpha on its own)",
+}
+
+
+def adjust_p_values(p_values: Sequence[float], method: str) -> list[float]:
+    """The p-values of a family of tests, adjusted by `method` (MULTIPLICITY_METHODS) so that
+    comparing each with alpha controls the family's error: an adjusted p is never below its
+    raw one and never above 1. `m`, the family's size, is len(p_values)."""
+    if method not in MULTIPLICITY_METHODS:
+        raise ValueError(f"unknown multiplicity method {method!r}")
+    ps = np.asarray(p_values, dtype=float)
+    if ps.size == 0 or method == "none":
+        return [float(p) for p in ps]
+    if method == "bh":
+        return [float(p) for p in scipy_stats().false_discovery_control(ps, method="bh")]
+    order = np.argsort(ps, kind="stable")
+    stepped = ps[order] * np.arange(ps.size, 0, -1)
+    adjusted = np.empty_like(ps)
+    adjusted[order] = np.minimum(np.maximum.accumulate(stepped), 1.0)
+    return [float(p) for p in adjusted]
 
 
 @dataclass

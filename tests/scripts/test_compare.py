@@ -84,11 +84,31 @@ def test_too_few_runs_are_flagged(tmp_path):
 
 
 def test_neutral_metric_is_higher_or_lower(tmp_path):
-    a = fakes.write_set(tmp_path / "a", BASE, utilization=0.5)
-    b = fakes.write_set(tmp_path / "b", BASE, utilization=0.8)
+    # Ten runs a side: the one metric that moved is called even after the family's adjustment.
+    a = fakes.write_set(tmp_path / "a", BASE * 2, utilization=0.5)
+    b = fakes.write_set(tmp_path / "b", BASE * 2, utilization=0.8)
     cmp = comparison.build([str(a)], [str(b)])
     assert cmp.by_name["cpu.utilization"].verdict == "higher"
     assert not cmp.by_name["cpu.utilization"].regression
+
+
+def test_one_metric_of_many_needs_runs_enough_for_the_family(tmp_path):
+    # Five runs a side: Mann-Whitney's smallest p is 0.008, and a lone change among the family's
+    # metrics, adjusted for their number, cannot reach alpha; tested on its own it would.
+    a = fakes.write_set(tmp_path / "a", BASE, utilization=0.5)
+    b = fakes.write_set(tmp_path / "b", BASE, utilization=0.8)
+    for method, verdict in (("bh", "no significant change"), ("holm", "no significant change"), ("none", "higher")):
+        cmp = comparison.build([str(a)], [str(b)], correction=method)
+        row = cmp.by_name["cpu.utilization"]
+        assert row.verdict == verdict and row.in_family, method
+        assert row.p_adjusted == pytest.approx(row.change.p_value) if method == "none" else \
+            row.p_adjusted > row.change.p_value, method
+        assert cmp.to_dict()["multiplicity"]["family_size"] == cmp.family.size > 10
+    holm = comparison.build([str(a)], [str(b)], correction="holm")
+    assert any("Holm's smallest adjusted p" in n for n in holm.notes())
+    # The gate's metric is the question asked: never in the family, its own p decides.
+    gate = holm.by_name["aggregates.cycle_us.avg"]
+    assert not gate.in_family and gate.p_adjusted is None
 
 
 def test_aggregate_files_compare_like_directories(tmp_path):

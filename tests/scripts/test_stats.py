@@ -3,6 +3,7 @@ report into named metrics."""
 
 import math
 
+import numpy as np
 import pytest
 
 import fakes
@@ -137,3 +138,48 @@ def test_direction_table():
     assert metrics.direction("counters.writer.per_transaction.task_clock_ns").better == metrics.LOWER
     assert metrics.direction("counters.producer-0.per_block.llc_misses").better == metrics.LOWER
     assert metrics.direction("counters.writer.ipc").better == metrics.HIGHER
+
+
+# ---- many metrics at once ------------------------------------------------------------------------
+
+def test_holm_and_bh_adjust_as_their_definitions_say():
+    raw = [0.01, 0.04, 0.03, 0.005]
+    # Holm: sorted 0.005·4, 0.01·3, 0.03·2, 0.04·1, then made non-decreasing.
+    assert stats.adjust_p_values(raw, "holm") == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    # BH: sorted p·m/rank, then made non-increasing from the largest.
+    assert stats.adjust_p_values(raw, "bh") == pytest.approx([0.02, 0.04, 0.04, 0.02])
+    assert stats.adjust_p_values(raw, "none") == raw
+    assert stats.adjust_p_values([0.9, 0.8], "holm") == pytest.approx([1.0, 1.0])
+    assert stats.adjust_p_values([], "bh") == []
+    with pytest.raises(ValueError):
+        stats.adjust_p_values(raw, "bonferroni")
+
+
+def _family_false_call_rate(method: str, trials: int = 300, metrics: int = 40, runs: int = 10) -> float:
+    """A/A trials of a family of unchanged metrics (Mann-Whitney per metric, as compare tests
+    them): the share of trials in which any metric is called changed at alpha 0.05."""
+    rng = np.random.default_rng(7)
+    a = rng.normal(100.0, 3.0, size=(trials, metrics, runs))
+    b = rng.normal(100.0, 3.0, size=(trials, metrics, runs))
+    p = stats.scipy_stats().mannwhitneyu(a, b, axis=2).pvalue
+    return float(np.mean([min(stats.adjust_p_values(row, method)) < 0.05 for row in p]))
+
+
+def test_an_aa_of_forty_metrics_calls_nothing_in_95_percent_of_trials():
+    # 300 trials: a true rate of 5% is seen below 8.5% with probability above 99.8%.
+    assert _family_false_call_rate("bh") <= 0.085
+    assert _family_false_call_rate("holm") <= 0.085
+    # Tested one by one, almost every A/A of forty metrics calls one of them (1 − 0.95^40 ≈ 0.87).
+    assert _family_false_call_rate("none") > 0.7
+
+
+def test_bh_still_finds_a_change_that_moves_many_metrics():
+    rng = np.random.default_rng(11)
+    a = rng.normal(100.0, 1.0, size=(40, 5))
+    b = rng.normal(100.0, 1.0, size=(40, 5))
+    b[:10] *= 1.05   # ten of forty metrics 5% up: far beyond their noise
+    p = stats.scipy_stats().mannwhitneyu(a, b, axis=1).pvalue
+    called = np.asarray(stats.adjust_p_values(p, "bh")) < 0.05
+    assert called[:10].all() and not called[10:].any()
+    # Holm multiplies five against five runs' smallest p (0.008) by up to 40: it calls none.
+    assert not (np.asarray(stats.adjust_p_values(p, "holm")) < 0.05).any()

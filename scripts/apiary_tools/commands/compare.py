@@ -26,7 +26,14 @@ from ..common import (
     probability,
     run_main,
 )
-from ..comparison import DEFAULT_ALPHA, DEFAULT_GATE, DEFAULT_MIN_EFFECT_PCT, build, to_markdown
+from ..comparison import (
+    DEFAULT_ALPHA,
+    DEFAULT_GATE,
+    DEFAULT_MIN_EFFECT_PCT,
+    add_correction_option,
+    build,
+    to_markdown,
+)
 from ..outputs import Outputs, make_directory, write_json, write_text
 from ..reports import add_include_invalid, input_files
 
@@ -64,6 +71,7 @@ examples:
                    help="significance level of the Mann-Whitney U test (default: %(default)s)")
     p.add_argument("--min-effect", type=percent, default=DEFAULT_MIN_EFFECT_PCT, metavar="PCT",
                    help="smallest change in percent that counts as significant (default: %(default)s)")
+    add_correction_option(p)
     p.add_argument("--fail-on", default=",".join(DEFAULT_GATE), metavar="METRIC,...",
                    help="metrics whose significant regression makes the exit status 1 (default: %(default)s)")
     sequential.add_options(p, DEFAULT_MIN_EFFECT_PCT, max_time=False)
@@ -110,7 +118,7 @@ def _main(argv: Sequence[str]) -> int:
     if profile_dir is not None:
         profiles.plan(plan, profile_dir, args.out is not None, args.force)
     cmp = build([args.a], [args.b], labels, args.alpha, args.min_effect, args.ci, gate, args.threshold,
-                args.include_invalid)
+                args.include_invalid, args.correction)
     if profile_dir is not None:
         cmp.profile, files = profiles.compare(cmp.a, cmp.b, plan, programs, profile_dir)
         if json_path is not None:

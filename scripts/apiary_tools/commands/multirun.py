@@ -195,6 +195,7 @@ gate, run `scripts/compare` on the two directories.""")
     p.add_argument("--min-effect", type=percent, default=compare_mod.DEFAULT_MIN_EFFECT_PCT,
                    metavar="PCT",
                    help="smallest change in percent the A/B comparison calls significant (default: %(default)s)")
+    compare_mod.add_correction_option(p)
     p.add_argument("--adaptive", action="store_true",
                    help="with --a/--b: after --runs pairs, add one interleaved pair at a time until the sequential "
                         f"decision on the mean cycle ({metrics.CYCLE}) is settled (slower or faster beyond "
@@ -327,7 +328,7 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
     profile_failed = None
     if ab and len(sets) == 2:
         cmp = compare_mod.from_sets(sets[args.a_label], sets[args.b_label], args.alpha, args.min_effect,
-                                    threshold_pct=args.threshold)
+                                    threshold_pct=args.threshold, correction=args.correction)
         if judge is not None:   # the loop's own decision, with the budget it was given
             cmp.sequential, cmp.sequential_note = judge.to_dict(), None
         if programs:

@@ -117,7 +117,8 @@ def build_ab(directory: Path) -> Page:
     saved = kinds.COMPARISON.read(directory / kinds.COMPARISON.file)
     labels = [saved["a"]["label"], saved["b"]["label"]]
     cmp = comparison.build([str(directory / labels[0])], [str(directory / labels[1])], labels, saved["alpha"],
-                        saved["min_effect_pct"], saved["ci_method"], saved["gate"]["metrics"])
+                        saved["min_effect_pct"], saved["ci_method"], saved["gate"]["metrics"],
+                        correction=saved.get("multiplicity", {}).get("method", "none"))
     if saved.get("profile"):
         cmp.profile = profiles.ProfileComparison.from_dict(saved["profile"], labels[0], labels[1])
     page = Page(f"apiary A/B: {labels[1]} against {labels[0]}", f"{directory}; {cmp.a.n} and {cmp.b.n} runs")
