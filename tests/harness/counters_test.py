@@ -8,9 +8,15 @@
           the writer's task clock is its busy time within +10%/-30%; every interval record and the Prometheus textfile
           carry each thread's counts; the summary has a line per thread and names what was not counted.
   off     --counters off: the section is off, nothing is counted, no observer reads counters.
+  pin     --pin on: the report's context.pin puts the writer alone on the last CPU the process may use, the kernel
+          took it, and the writer's thread counted no CPU migration over the window; on a machine of one CPU, the
+          note says nothing was pinned.
+  pin_one_cpu  --pin on in a process confined to one CPU (taskset): stated in the report and the summary, not an
+          error; nothing pinned.
 """
 
 import os
+import subprocess
 
 import harness_test as ht
 from prometheus_client.parser import text_string_to_metric_families
@@ -196,8 +202,46 @@ def mode_off(args, schema):
     print("off: the section is off and nothing reads counters")
 
 
+def run_pinned(args, schema, name, prefix=()):
+    report = paths_of(args, name)["json"]
+    cmd = list(prefix) + [args.apiary, "run", "--config", os.path.join(args.source_dir, *SMOKE), "--report", report,
+                          "--log-file", "none", "--pin", "on"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=args.work_dir)
+    ht.check(p.returncode == 0, "exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
+    return ht.load_report(report, schema), p.stdout
+
+
+def mode_pin(args, schema):
+    cpus = sorted(os.sched_getaffinity(0))
+    r, stdout = run_pinned(args, schema, "pin")
+    pin = r["context"]["pin"]
+    ht.check(r["config"]["pin"] is True and pin["mode"] == "on" and pin["cpus"] == cpus, "context.pin: %s" % pin)
+    ht.check("Pinned (--pin on): " + pin["note"] in stdout, "the summary does not state the pinning:\n%s" % stdout)
+    if len(cpus) < 2:
+        ht.check(pin["writer_cpu"] is None and not pin["applied"] and "one CPU" in pin["note"], "pin: %s" % pin)
+        print("pin: one CPU here, stated: %s" % pin["note"])
+        return
+    ht.check(pin["applied"] and pin["writer_cpu"] == cpus[-1] and pin["others"] == cpus[:-1], "pin: %s" % pin)
+    writer = next((t for t in r["counters"]["threads"] if t["name"] == "writer"), None)
+    if writer is not None and writer["window"].get("cpu_migrations") is not None:
+        ht.check(writer["window"]["cpu_migrations"] == 0,
+                 "the pinned writer migrated %d times in the window" % writer["window"]["cpu_migrations"])
+    print("pin: %s" % pin["note"])
+
+
+def mode_pin_one_cpu(args, schema):
+    r, stdout = run_pinned(args, schema, "pin-one", ("taskset", "-c", str(min(os.sched_getaffinity(0)))))
+    pin = r["context"]["pin"]
+    ht.check(len(pin["cpus"]) == 1 and pin["writer_cpu"] is None and pin["others"] == [] and not pin["applied"],
+             "context.pin: %s" % pin)
+    ht.check(pin["note"].startswith("not pinned: this process may use one CPU"), "note: %s" % pin["note"])
+    ht.check("Pinned (--pin on): not pinned" in stdout, "the summary does not say so:\n%s" % stdout)
+    print("pin_one_cpu: %s" % pin["note"])
+
+
 def main():
-    return ht.run_modes({"window": mode_window, "off": mode_off}, __doc__)
+    return ht.run_modes({"window": mode_window, "off": mode_off, "pin": mode_pin, "pin_one_cpu": mode_pin_one_cpu},
+                        __doc__)
 
 
 if __name__ == "__main__":

@@ -461,6 +461,10 @@ void bind_chain(option_binder& b, run_config& c) {
       },
       [&c] { return core::to_string(c.slot_transactions); });
   b.section("The queen and the chain", scope_run);
+  b.toggle("pin", c.pin,
+           "Put the writer on a CPU of its own and every other thread of the run (the producers, the harness's) on "
+           "the others, each producer alone where there are enough; with two CPUs the writer is alone on one, with "
+           "one nothing is pinned. The report's context.pin says what was done");
   b.choice("queue", c.queue.policy, queen::queue_policy_names,
            "Writer queue: unbounded (producers brake on their in-flight count, as Hive) or bounded (blocks when "
            "full)");

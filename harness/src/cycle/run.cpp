@@ -158,6 +158,7 @@ class cycle_test {
   void start();
   void open_counters();
   void open_writer_counters();
+  int writer_tid() const;
   void take_counter_end(stop_reason why);
   counter_results counter_window() const;
   void wait_for_stop();
@@ -345,6 +346,11 @@ void cycle_test::start() {
     const colony::colony_config& k = config_.colony;
     progress_.phase(k.sign && k.warm_keys ? "colony: deriving keys" : "colony: starting");
     const std::int64_t c0 = core::steady_now_ns();
+    if (config_.pin) {
+      // Off the writer's CPU from here on: the main thread, and what it starts after.
+      result_.pinning = plan_pinning(allowed_cpus(), k.threads);
+      confine_calling_thread(result_.pinning);
+    }
     start_colony();
     result_.colony_start_ns = core::steady_now_ns() - c0;
   }
@@ -371,6 +377,16 @@ void cycle_test::start() {
               config_.writer.block_size);
   }
   open_writer_counters();
+  if (config_.pin && interrupt_signal() == 0) pin_run_threads(result_.pinning, colony_->thread_ids(), writer_tid());
+}
+
+// The writer's kernel thread id, which it publishes as it starts serving, microseconds after
+// its start(); 0 when a signal came first or it took over a second.
+int cycle_test::writer_tid() const {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (writer_->thread_id() == 0 && interrupt_signal() == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::yield();
+  return writer_->thread_id();
 }
 
 // ---- the per-thread counters (main thread) ----
@@ -388,11 +404,7 @@ void cycle_test::open_counters() {
 void cycle_test::open_writer_counters() {
   if (!perf_.set) return;
   thread_counters& set = *perf_.set;
-  // The writer publishes its thread id as it starts serving, microseconds after start().
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  while (writer_->thread_id() == 0 && interrupt_signal() == 0 && std::chrono::steady_clock::now() < until)
-    std::this_thread::yield();
-  if (writer_->thread_id() != 0) set.open(0, writer_->thread_id());
+  if (const int tid = writer_tid(); tid != 0) set.open(0, tid);
   perf_.interval = set.make_edge();
   // Without warm-up the window opens now: its edge before the writer's first reading.
   if (config_.stop.warmup_blocks != 0) set.mark_ready();

@@ -223,6 +223,7 @@ void write_context(json_out& j, const report_inputs& in) {
   j.begin_object();
   write_context_fields(j, ctx);
   write_tuning(j, ctx.tuning);
+  write_pinning(j, r.pinning);
   j.field("seed", c.colony.seed);
   {
     const core::chain_id id = c.chain.chain;

@@ -27,6 +27,8 @@ void write_context_fields(json_out& j, const run_context& ctx);
 // Defined in report_validity.cpp: `"tuning": {...}` of the context, and the report's
 // `validity` and `schedule` sections (validity.hpp).
 void write_tuning(json_out& j, const machine_tuning& t);
+// context.pin: what --pin did (cpu_pinning.hpp).
+void write_pinning(json_out& j, const cpu_pinning& p);
 void write_validity(json_out& j, const analysis& a);
 void write_schedule(json_out& j, const analysis& a);
 

@@ -68,6 +68,32 @@ void write_tuning(json_out& j, const machine_tuning& t) {
   j.end_object();
 }
 
+void write_pinning(json_out& j, const cpu_pinning& p) {
+  j.key("pin");
+  j.begin_object();
+  j.field("mode", p.requested ? "on" : "off");
+  if (p.requested) {
+    const auto list = [&j](std::string_view name, const std::vector<int>& cpus) {
+      j.key(name);
+      j.begin_array();
+      for (const int c : cpus) j.value(c);
+      j.end_array();
+    };
+    list("cpus", p.cpus);
+    j.key("writer_cpu");
+    if (p.writer_cpu < 0) {
+      j.null();
+    } else {
+      j.value(p.writer_cpu);
+    }
+    list("others", p.others);
+    j.field("producers_own", p.producers_own);
+    j.field("applied", p.applied);
+    j.field("note", p.note);
+  }
+  j.end_object();
+}
+
 void write_validity(json_out& j, const analysis& a) {
   j.key("validity");
   j.begin_object();

@@ -280,6 +280,7 @@ std::string format_summary(const run_config& c, const run_context& ctx, const ru
     append_cpu(s, c, ctx, a);
   }
   append_counters(s, r.counters, a);
+  if (r.pinning.requested) append(s, "Pinned (--pin on): {}\n", r.pinning.note);
   append_colony(s, r.colony_total);
   append_latency(s, r.latency);
   append_outcome(s, r, a, ctx.state);

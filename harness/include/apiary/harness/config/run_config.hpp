@@ -95,6 +95,8 @@ struct run_config {
   bool audit = false;  // check the state's invariants after the run (audit.hpp)
   // Per-thread performance counters over the measured window (cycle/thread_counters.hpp).
   bool counters = true;
+  // The writer on a CPU of its own, the run's other threads off it (cycle/cpu_pinning.hpp).
+  bool pin = false;
 
   // Testing only (a hidden option): the stop observer throws at this block, so the failure
   // path can be exercised end to end. 0: never.

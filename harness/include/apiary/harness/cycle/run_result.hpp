@@ -15,6 +15,7 @@
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/audit.hpp"
 #include "apiary/harness/cycle/context.hpp"
+#include "apiary/harness/cycle/cpu_pinning.hpp"
 #include "apiary/harness/cycle/latency.hpp"
 #include "apiary/harness/cycle/profile_result.hpp"
 #include "apiary/harness/cycle/schedule.hpp"
@@ -136,6 +137,7 @@ struct run_result {
   std::vector<core::rc_archive> rc_archives;  // Hive's RC statistics, every --rc-stats-blocks blocks
   core::state_census state;
   counter_results counters;
+  cpu_pinning pinning;      // --pin; pinning.requested is false without it
   schedule_trace schedule;  // tps runs: the colony against its schedule
   profile_result profile;   // --profile; profile.dir is empty without it
 };
