@@ -1,10 +1,16 @@
-"""The decision part of a CI performance gate on instruction counts.
+"""The decision part of a CI performance gate on instruction counts and estimated cycles.
 
 Wall time on shared 2-core machines drifts by several percent between runs; the number of
 instructions a deterministic workload executes does not. So the gate runs the same workload
 on the parent commit and on the candidate under valgrind (callgrind or cachegrind), divides
 the total instruction count (event `Ir`) by the transactions processed, and fails when the
 candidate needs more than `threshold` (3% by default) more instructions per transaction.
+
+Instructions are blind to memory: a change that keeps the instructions and doubles the cache
+misses passes them. So the replay also runs valgrind's cache simulation, and each access is
+priced by where the simulated caches served it (COSTS["EstCycles"], below): the estimated
+cycles, which the gate holds to the same threshold. Both are deterministic; the gate fails on
+either.
 
 The pure parts can be tested on constructed input: reading the total of an event from a
 callgrind or cachegrind output file, the decision, and where the instructions moved: each
@@ -18,7 +24,9 @@ Building the base and deciding what to compare is the gate command's job.
 Both output formats (valgrind's docs: "Callgrind Format Specification", and cachegrind's
 out-file format) declare the event order in an `events:` line and give the whole program's
 totals in a `summary:` line (callgrind repeats them in `totals:` at the end; a file that
-combines several dumps has one `totals:` per part and no `summary:`). The wanted event is
+combines several dumps has one `totals:` per part and no `summary:`). Where both are there the
+`totals:` are read: a callgrind run that starts its instrumentation late (--instr-atstart=no,
+as the replay is counted) writes a `summary:` of 0 and the real counts in `totals:`. The wanted event is
 looked up by name, since `Ir` need not come first (e.g. `--collect-systime=yes` or cache
 simulation add events); a total line may omit trailing zero counts.
 """
@@ -45,8 +53,52 @@ class ParseError(ValueError):
     """The file is not valgrind tool output with the wanted event."""
 
 
+# ---- what is counted: instructions, and cycles estimated from a cache simulation ---------------
+#
+# valgrind's --cache-sim=yes counts, beside the instructions (Ir), the data reads and writes
+# (Dr, Dw), the first-level misses of each kind of access (I1mr, D1mr, D1mw) and the last-level
+# ones (ILmr, DLmr, DLmw), on the simulated caches CACHE_GEOMETRY gives: fixed, so that the
+# counts are the same whatever machine valgrind runs on (left alone, valgrind copies the host's,
+# and a virtual machine may report a 300 MiB last level that nothing misses). The estimate
+# prices an access by where it was served: a first-level hit 1, a last-level hit 5, memory 35
+# (iai-callgrind's weights; docs/benchmarks.md says how they compare with wall time here).
+# Since L1 hits = accesses − L1 misses and LL hits = L1 misses − LL misses, that is
+#   accesses + 4 · L1 misses + 30 · LL misses,
+# a weighted sum of events, so it is counted per cost line like an event of its own.
+L1_HIT_CYCLES, LL_HIT_CYCLES, MEMORY_CYCLES = 1, 5, 35
+CACHE_GEOMETRY = ("--I1=32768,8,64", "--D1=49152,12,64", "--LL=8388608,16,64")
+COSTS: dict[str, dict[str, int]] = {
+    "Ir": {"Ir": 1},
+    "EstCycles": {**{e: L1_HIT_CYCLES for e in ("Ir", "Dr", "Dw")},
+                  **{e: LL_HIT_CYCLES - L1_HIT_CYCLES for e in ("I1mr", "D1mr", "D1mw")},
+                  **{e: MEMORY_CYCLES - LL_HIT_CYCLES for e in ("ILmr", "DLmr", "DLmw")}},
+}
+# The name each cost goes by in what the tools print, and its key per transaction in their JSON.
+COST_WORDS = {"Ir": "instructions", "EstCycles": "estimated cycles"}
+PER_TX_KEY = {"Ir": "ir_per_tx", "EstCycles": "est_per_tx"}
+
+
+def cost_weights(path: str | os.PathLike, events: list[str], cost: str) -> list[tuple[int, int]]:
+    """Where each event of `cost` (a name of COSTS, or a single event) sits among a file's
+    `events:`, with its weight; a ParseError names the events the file lacks."""
+    weights = COSTS.get(cost, {cost: 1})
+    missing = [e for e in weights if e not in events]
+    if missing == [cost]:
+        raise ParseError(f"{path}: event {cost} was not collected (events: {' '.join(events)})")
+    if missing:
+        raise ParseError(f"{path}: {cost} needs event(s) {' '.join(missing)}, which were not collected "
+                         f"(events: {' '.join(events)}; valgrind's --cache-sim=yes collects them)")
+    return [(events.index(e), w) for e, w in weights.items()]
+
+
+def weighted(counts: Sequence[int], weights: list[tuple[int, int]]) -> int:
+    """A cost line's (or a total's) cost: trailing zero counts may be left out of the line."""
+    return sum(counts[i] * w for i, w in weights if i < len(counts))
+
+
 def total_events(path: str | os.PathLike, event: str = "Ir") -> int:
-    """The program's total count of `event` in a callgrind or cachegrind output file."""
+    """The program's total count of `event` (an event, or a cost of COSTS) in a callgrind or
+    cachegrind output file."""
     events: list[str] | None = None
     summary: list[int] | None = None
     part_totals: list[list[int]] = []
@@ -69,17 +121,15 @@ def total_events(path: str | os.PathLike, event: str = "Ir") -> int:
                 part_totals.append(counts)
     if events is None:
         raise ParseError(f"{path}: no `events:` line; not callgrind or cachegrind output")
-    if event not in events:
-        raise ParseError(f"{path}: event {event} was not collected (events: {' '.join(events)})")
-    index = events.index(event)
+    weights = cost_weights(path, events, event)
 
     def pick(counts: list[int]) -> int:
-        return counts[index] if index < len(counts) else 0  # trailing zeros may be left out
+        return weighted(counts, weights)
 
-    if summary is not None:
-        return pick(summary)
     if part_totals:
         return sum(pick(t) for t in part_totals)
+    if summary is not None:
+        return pick(summary)
     raise ParseError(f"{path}: no `summary:` or `totals:` line; the profile is incomplete")
 
 
@@ -104,15 +154,18 @@ def ir_per_tx(total_ir: int, transactions: int) -> float:
 @dataclass(frozen=True)
 class Verdict:
     passed: bool
-    change_pct: float        # (current / parent − 1) · 100; negative: fewer instructions
+    change_pct: float        # (current / parent − 1) · 100; negative: less
     parent: float
     current: float
     threshold: float         # a fraction: 0.03 is 3%
     message: str
+    cost: str = "Ir"         # what was counted: a name of COSTS
 
     def to_dict(self) -> dict:
-        return {"passed": self.passed, "change_pct": self.change_pct, "parent_ir_per_tx": self.parent,
-                "current_ir_per_tx": self.current, "threshold": self.threshold, "message": self.message}
+        key = PER_TX_KEY[self.cost]
+        return {"passed": self.passed, "change_pct": self.change_pct, f"parent_{key}": self.parent,
+                f"current_{key}": self.current, "threshold": self.threshold, "message": self.message,
+                "cost": self.cost}
 
 
 def _positive(name: str, value: float) -> float:
@@ -122,11 +175,12 @@ def _positive(name: str, value: float) -> float:
     return v
 
 
-def decide(parent_ir_per_tx: float, current_ir_per_tx: float, threshold: float = DEFAULT_THRESHOLD) -> Verdict:
-    """Fails when the candidate executes more than `threshold` more instructions per
-    transaction than its parent; exactly at the threshold still passes."""
-    parent = _positive("parent_ir_per_tx", parent_ir_per_tx)
-    current = _positive("current_ir_per_tx", current_ir_per_tx)
+def decide(parent_ir_per_tx: float, current_ir_per_tx: float, threshold: float = DEFAULT_THRESHOLD,
+           cost: str = "Ir") -> Verdict:
+    """Fails when the candidate costs more than `threshold` more per transaction than its
+    parent, in instructions or another cost of COSTS; exactly at the threshold still passes."""
+    parent = _positive(f"parent_{PER_TX_KEY[cost]}", parent_ir_per_tx)
+    current = _positive(f"current_{PER_TX_KEY[cost]}", current_ir_per_tx)
     t = float(threshold)
     if not math.isfinite(t) or t < 0:
         raise ValueError(f"threshold must be 0 or more, got {threshold!r}")
@@ -134,14 +188,15 @@ def decide(parent_ir_per_tx: float, current_ir_per_tx: float, threshold: float =
     limit = t * 100.0
     # A hair of tolerance so that exactly +3.00% (e.g. 1000 -> 1030) is not failed by rounding.
     passed = current / parent - 1.0 <= t + 1e-12
-    numbers = f"instructions per transaction {parent:,.1f} -> {current:,.1f} ({change:+.2f}%)"
+    words = COST_WORDS[cost]
+    numbers = f"{words} per transaction {parent:,.1f} -> {current:,.1f} ({change:+.2f}%)"
     if not passed:
         message = f"FAIL: {numbers}, more than the allowed +{limit:.2f}%"
     elif change < 0:
-        message = f"pass: {numbers}, fewer instructions than the parent"
+        message = f"pass: {numbers}, fewer {words} than the parent"
     else:
         message = f"pass: {numbers}, within the allowed +{limit:.2f}%"
-    return Verdict(passed, change, parent, current, t, message)
+    return Verdict(passed, change, parent, current, t, message, cost)
 
 
 # ---- where the instructions went: each function's count in a callgrind file -------------------
@@ -180,7 +235,7 @@ class _CallgrindReader:
     def __init__(self, path: str | os.PathLike, event: str):
         self.path, self.event = path, event
         self.names: dict[str, dict[int, str]] = {"fn": {}, "fl": {}, "ob": {}}
-        self.index: int | None = None     # the event's place among a cost line's counts
+        self.weights: list[tuple[int, int]] | None = None   # cost_weights of the event
         self.positions = 1
         self.function = UNKNOWN_FUNCTION
         self.callee: str | None = None
@@ -207,18 +262,17 @@ class _CallgrindReader:
 
     def header(self, key: str, value: str, number: int) -> None:
         if key == "events":
-            events = value.split()
-            if self.event not in events:
-                raise self.error(number, f"event {self.event} was not collected (events: {' '.join(events)})")
-            self.index = events.index(self.event)
+            try:
+                self.weights = cost_weights(self.path, value.split(), self.event)
+            except ParseError as e:
+                raise self.error(number, str(e).removeprefix(f"{self.path}: ")) from None
         elif key == "positions":
             self.positions = max(1, len(value.split()))
         elif key == "totals":
             counts = value.split()
             if not all(c.isdigit() for c in counts):
                 raise self.error(number, f"totals: expected whole numbers, got {value.strip()!r}")
-            self.totals.append(int(counts[self.index]) if self.index is not None and self.index < len(counts)
-                               else 0)
+            self.totals.append(weighted([int(c) for c in counts], self.weights) if self.weights is not None else 0)
 
     def specification(self, key: str, value: str, number: int) -> None:
         if key == "calls":
@@ -235,13 +289,12 @@ class _CallgrindReader:
 
     def cost(self, line: str, number: int) -> None:
         tokens = line.split()
-        if self.index is None:
+        if self.weights is None:
             raise self.error(number, "a cost line before the `events:` line")
         if len(tokens) < self.positions or not all(_SUBPOSITION.fullmatch(t) for t in tokens[:self.positions]) \
                 or not all(t.isdigit() for t in tokens[self.positions:]):
             raise self.error(number, f"not a cost line: {line.strip()[:80]!r}")
-        counts = tokens[self.positions:]
-        value = int(counts[self.index]) if self.index < len(counts) else 0
+        value = weighted([int(c) for c in tokens[self.positions:]], self.weights)
         if self.in_call:
             self.in_call = False
             if (self.callee or self.function) != self.function:   # a recursive call is counted already
@@ -262,7 +315,7 @@ class _CallgrindReader:
                     self.header(keyed.group(1), keyed.group(3), number)
                 else:
                     self.specification(keyed.group(1), keyed.group(3).strip(), number)
-        if self.index is None:
+        if self.weights is None:
             raise ParseError(f"{self.path}: no `events:` line; not callgrind output")
         if self.in_call:
             raise ParseError(f"{self.path}: ends after a `calls=` line, without its cost; the file is cut short")
@@ -327,14 +380,16 @@ def function_changes(base: dict[str, FunctionCost], current: dict[str, FunctionC
     return {kind: _moved(per_tx(base, b_tx, kind), per_tx(current, c_tx, kind), top) for kind in ("self", "inclusive")}
 
 
-def changes_text(changes: dict[str, list[FunctionChange]], width: int = 100) -> Iterable[str]:
+def changes_text(changes: dict[str, list[FunctionChange]], width: int = 100,
+                 words: str = COST_WORDS["Ir"]) -> Iterable[str]:
     """The function changes as the gate prints them: one table per kind, one function a line,
-    its name without template arguments and parameters (--json keeps them)."""
-    words = {"self": "own instructions (self)", "inclusive": "instructions with their callees (inclusive)"}
+    its name without template arguments and parameters (--json keeps them); `words` names the
+    cost counted."""
+    what = {"self": f"own {words} (self)", "inclusive": f"{words} with their callees (inclusive)"}
     for kind, rows in changes.items():
         if not rows:
             continue
-        yield f"functions whose {words[kind]} per transaction moved most (base -> current, change):"
+        yield f"functions whose {what[kind]} per transaction moved most (base -> current, change):"
         for r, name in zip(rows, short_symbols([r.function for r in rows], width), strict=True):
             yield f"  {r.base:>12,.1f} -> {r.current:>12,.1f}  {r.change:>+12,.1f}  {name}"
 
@@ -366,29 +421,54 @@ def make_workload(name: str, binary: Path, workload: Path, transactions: int, se
 
 def count_replay(name: str, binary: Path, workload: Path, work: Path, replay_args: Sequence[str],
                  say: Callable[[str], None] = log) -> dict:
-    """Replays `workload` under callgrind and returns the instruction count of the measured
-    function with the replay's own figures; `say` gets the line that reports it."""
+    """Replays `workload` under callgrind with the cache simulation and returns the measured
+    function's instructions and estimated cycles (COSTS) with the replay's own figures; `say`
+    gets the line that reports it.
+
+    The measured function starts and stops callgrind's instrumentation itself (its client
+    requests), so the genesis and the workload's loading before it run uninstrumented: a third
+    of the time the simulation takes from the start, and its caches start empty. A build older
+    than those requests counts nothing so; it is counted again with the instrumentation on from
+    the start and collection toggled at the function (`instrumented` says which): its caches
+    start warm from the genesis, which moves the estimate by about 0.3% (docs/benchmarks.md)."""
     out = work / f"{name}.callgrind"
     report = work / f"{name}-replay.json"
-    cmd: list[str | os.PathLike] = [
-        "valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={MEASURED_FUNCTION}",
-        f"--callgrind-out-file={out}", binary, "replay", "--workload", workload, *replay_args, "--report", report]
     t0 = time.monotonic()
+    instrumented = "by the measured function"
+    ir, est = _callgrind_replay(name, out, ("--instr-atstart=no",), binary, workload, replay_args, report)
+    if ir == 0:
+        instrumented = "from the start (a build without the measured function's client requests)"
+        ir, est = _callgrind_replay(name, out, ("--collect-atstart=no", f"--toggle-collect={MEASURED_FUNCTION}"),
+                                    binary, workload, replay_args, report)
+    result = checked(read_json(report), str(report), lambda d: problem(REPLAY, d), EXIT_FAILED)["result"]
+    if ir == 0:
+        raise ToolError(f"{name}: callgrind counted nothing in {MEASURED_FUNCTION}", EXIT_FAILED)
+    side = {"binary": str(binary), "callgrind": str(out), "instructions": ir, "estimated_cycles": est,
+            "instrumented": instrumented,
+            "transactions": result["transactions"], "accepted": result["accepted"], "blocks": result["blocks"],
+            "ir_per_tx": ir_per_tx(ir, result["transactions"]), "est_per_tx": ir_per_tx(est, result["transactions"]),
+            "state_digest": result["state_digest"], "seconds": round(time.monotonic() - t0, 1)}
+    say(f"{name}: {ir:,} instructions and {est:,} estimated cycles for {result['transactions']:,} transactions "
+        f"({side['ir_per_tx']:,.1f} and {side['est_per_tx']:,.1f} per transaction, {result['blocks']} blocks; "
+        f"{side['seconds']} s under callgrind)")
+    return side
+
+
+def _callgrind_replay(name: str, out: Path, how: Sequence[str], binary: Path, workload: Path,
+                      replay_args: Sequence[str], report: Path) -> tuple[int, int]:
+    """One replay under callgrind's cache simulation, `how` choosing what is counted: its
+    instructions and estimated cycles."""
+    cmd: list[str | os.PathLike] = [
+        "valgrind", "--tool=callgrind", "--cache-sim=yes", *CACHE_GEOMETRY, *how, f"--callgrind-out-file={out}",
+        binary, "replay", "--workload", workload, *replay_args, "--report", report]
     p = run(cmd)
     if p.returncode != 0:
         raise ToolError(f"{name}: the replay under callgrind failed ({p.returncode}): "
                         f"{(p.stderr.strip().splitlines() or [''])[-1]}", EXIT_FAILED)
-    ir = callgrind_total_ir(out)
-    result = checked(read_json(report), str(report), lambda d: problem(REPLAY, d), EXIT_FAILED)["result"]
-    if ir == 0:
-        raise ToolError(f"{name}: callgrind counted nothing in {MEASURED_FUNCTION}", EXIT_FAILED)
-    side = {"binary": str(binary), "callgrind": str(out), "instructions": ir,
-            "transactions": result["transactions"], "accepted": result["accepted"], "blocks": result["blocks"],
-            "ir_per_tx": ir_per_tx(ir, result["transactions"]),
-            "state_digest": result["state_digest"], "seconds": round(time.monotonic() - t0, 1)}
-    say(f"{name}: {ir:,} instructions for {result['transactions']:,} transactions "
-        f"({side['ir_per_tx']:,.1f} per transaction, {result['blocks']} blocks; {side['seconds']} s under callgrind)")
-    return side
+    try:
+        return callgrind_total_ir(out), total_events(out, "EstCycles")
+    except (OSError, ParseError) as e:
+        raise ToolError(f"{name}: {e}", EXIT_FAILED) from None
 
 
 def count_side(name: str, binary: Path, work: Path, args, say: Callable[[str], None] = log) -> dict:

@@ -211,9 +211,11 @@ def perf_gate_entries(path: Path, data: dict[str, Any]) -> list[Entry]:
                   or _file_time(path), machine=data.get("machine"), environment=data.get("environment") or {})
     entry.config_digest = config_digest(data.get("config"))
     entry.valid, entry.reasons = validity(data)
-    entry.metrics = {"ir_per_tx": float(current["ir_per_tx"])}
-    if isinstance((data.get("verdict") or {}).get("change_pct"), (int, float)):
-        entry.metrics["ir_per_tx.change_pct"] = float(data["verdict"]["change_pct"])
+    entry.metrics = {key: float(current[key]) for key in ("ir_per_tx", "est_per_tx")
+                     if isinstance(current.get(key), (int, float))}
+    for key, verdict in (("ir_per_tx", "verdict"), ("est_per_tx", "estimate_verdict")):
+        if isinstance((data.get(verdict) or {}).get("change_pct"), (int, float)):
+            entry.metrics[f"{key}.change_pct"] = float(data[verdict]["change_pct"])
     return [entry]
 
 

@@ -73,15 +73,16 @@ def _sig(d: dict | None) -> str:
     return f"{verdict(d)} (p={d['p_value']:.3f})"
 
 
-def _instructions(rows: list[dict[str, Any]], pos: int) -> str:
-    """The instructions of the row at `pos`, with the change from the step before when it ran."""
+def _instructions(rows: list[dict[str, Any]], pos: int, key: str = "ir_per_tx") -> str:
+    """The replay's count per transaction (`key`: ir_per_tx, or est_per_tx, the estimated cycles)
+    of the row at `pos`, with the change from the step before when it ran."""
     ir = rows[pos].get("instructions")
-    if not ir:
+    if not ir or key not in ir:
         return "-"
-    if pos == 0 or rows[pos - 1]["step"] != rows[pos]["step"] - 1 or not rows[pos - 1].get("instructions"):
-        return f"{ir['ir_per_tx']:,.0f}"
-    before = rows[pos - 1]["instructions"]["ir_per_tx"]
-    return f"{ir['ir_per_tx']:,.0f} ({100 * (ir['ir_per_tx'] / before - 1):+.1f}%)"
+    before_row = rows[pos - 1].get("instructions") if pos > 0 else None
+    if before_row is None or rows[pos - 1]["step"] != rows[pos]["step"] - 1 or key not in before_row:
+        return f"{ir[key]:,.0f}"
+    return f"{ir[key]:,.0f} ({100 * (ir[key] / before_row[key] - 1):+.1f}%)"
 
 
 def _decision(r: dict[str, Any]) -> str:
@@ -107,7 +108,7 @@ def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
                                    if c.get("ci_high") is not None else f"{c['mean']:,.1f}")
         table.append([r["name"], cycle, _pct(r.get("vs_previous")),
                       _decision(r) if decided else _sig(r.get("vs_previous")),
-                      _pct(r.get("vs_start")), _instructions(rows, pos),
+                      _pct(r.get("vs_start")), _instructions(rows, pos), _instructions(rows, pos, "est_per_tx"),
                       "-" if r["hive_ms"] is None else f"{r['hive_ms']:,.0f}"])
     threshold = meta.get("threshold_pct", SMALL_PCT)
     verdict_column = (f"verdict (anytime-valid, α={meta['alpha']}, ±{threshold:g}%): interval, pairs, detectable"
@@ -115,7 +116,8 @@ def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     md = [f"Ladder ({meta['mode']} mode, {meta['runs']} interleaved runs a step; {meta['machine']}; "
           f"load average before {meta['load_before']}):", "",
           markdown_table(["step", "full cycle ms (mean ± 95% CI)", "vs previous [95% CI]", verdict_column,
-                          "vs start", "instructions per tx (replay)", "Hive ms"], table),
+                          "vs start", "instructions per tx (replay)", "estimated cycles per tx (replay)", "Hive ms"],
+                         table),
           "Writer-loop breakdown per step (share of the writer's time):", ""]
     brows = []
     for r in rows:

@@ -147,7 +147,10 @@ def rc_params(argv):
 def replay(argv):
     """`apiary replay --workload F --report R`: a replay report of the workload's transactions
     and, under the fake valgrind (tests/scripts/fake_valgrind/, which sets FAKE_CALLGRIND_OUT),
-    a callgrind file of $FAKE_APIARY_INSTRUCTIONS (default 1000) instructions a transaction.
+    a callgrind file of $FAKE_APIARY_INSTRUCTIONS (default 1000) instructions a transaction, with
+    the cache simulation's events: a data read per three instructions, one in a hundred accesses
+    missing the first level, and $FAKE_APIARY_MEMORY_MISSES (default 0) a transaction missing
+    the last level too.
     With --rc-scale, rc_replay's report instead."""
     if "--help" in argv:
         return 0
@@ -159,7 +162,12 @@ def replay(argv):
     out = os.environ.get("FAKE_CALLGRIND_OUT")
     if out:
         per_transaction = float(os.environ.get("FAKE_APIARY_INSTRUCTIONS", "1000"))
-        Path(out).write_text(f"events: Ir\nsummary: {round(transactions * per_transaction)}\n", encoding="utf-8")
+        ir = round(transactions * per_transaction)
+        memory = round(transactions * float(os.environ.get("FAKE_APIARY_MEMORY_MISSES", "0")))
+        dr = ir // 3
+        counts = (ir, dr, 0, ir // 100, dr // 100, 0, 0, memory, 0)
+        Path(out).write_text("events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\nsummary: "
+                             + " ".join(map(str, counts)) + "\n", encoding="utf-8")
     return 0
 
 

@@ -273,7 +273,8 @@ def test_multirun_runs_a_binary_a_side_and_counts_each_ones_instructions(tmp_pat
     cycle = next(m for m in data["metrics"] if m["metric"] == "aggregates.cycle_us.avg")
     assert cycle["change_pct"] == pytest.approx(10, abs=0.5)
     text = (out / "comparison.md").read_text()
-    assert "Instructions per transaction" in text and "b against a +10.00%" in text and p.stdout == text
+    assert "Instructions and estimated cycles per transaction" in text and p.stdout == text
+    assert "b against a +10.00% instructions, +10.00% estimated cycles" in text
 
 
 @pytest.mark.parametrize("args, message", [

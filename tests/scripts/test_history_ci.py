@@ -74,7 +74,7 @@ def test_junit_and_markdown_of_a_failed_history_check(tmp_path):
     assert "newest segment, from c030" in history_case.find("failure").get("message")
     md = (tmp_path / "gate.md").read_text()
     assert md.startswith("### perf-gate: FAILED")
-    assert "| against the parent | 1,058 | 1,060 | +0.19% | passed |" in md
+    assert "| instructions, against the parent | 1,058 | 1,060 | +0.19% | passed |" in md
     assert "history: segment from `c030`" in md and "**failed**" in md and "`find_comment(…)`: +400.0" in md
 
 
@@ -127,5 +127,6 @@ def test_the_gate_fails_on_a_change_point_at_the_head(tmp_path, monkeypatch, cap
     assert result["status"] == "passed" and result["history"]["passed"] is False
     assert result["commit"] == HEAD and result["history"]["commits"] == 34
     suite = ET.parse(tmp_path / "junit.xml").getroot().find("testsuite")
-    assert suite.get("failures") == "1" and len(suite.findall("testcase")) == 2
+    # the instructions, the estimated cycles and the history: only the history failed
+    assert suite.get("failures") == "1" and len(suite.findall("testcase")) == 3
     assert "FAILED" in (tmp_path / "gate.md").read_text()

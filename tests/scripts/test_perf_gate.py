@@ -115,7 +115,7 @@ def test_the_verdict_decides_the_exit_status(tmp_path, current, monkeypatch, bas
 
     def fake_count(name, binary, work, args):
         return {"instructions": counts[name], "transactions": 1000, "ir_per_tx": counts[name] / 1000,
-                "state_digest": "same", "blocks": 4, "accepted": 1000}
+                "est_per_tx": 2 * counts[name] / 1000, "state_digest": "same", "blocks": 4, "accepted": 1000}
 
     monkeypatch.setattr(gate_mod, "count_side", fake_count)
     out = tmp_path / "gate.json"
@@ -137,23 +137,39 @@ def test_a_real_count_of_the_current_binary(tmp_path, apiary_bin):
     args = perf_gate.parser().parse_args(["--transactions", "300", "--accounts", "200", "--block-size", "64KiB"])
     a = gate_mod.count_side("current", apiary_bin, tmp_path, args)
     b = gate_mod.count_side("current", apiary_bin, tmp_path, args)
-    assert a["instructions"] == b["instructions"] > 0
+    assert a["instructions"] == b["instructions"] > 0 and a["estimated_cycles"] == b["estimated_cycles"]
+    assert a["est_per_tx"] > a["ir_per_tx"] and a["instrumented"] == "by the measured function"
     assert a["transactions"] == 300 and a["blocks"] >= 1
 
 
 # A stand-in for `apiary` under the real callgrind: `replay --help` and `workload` succeed,
 # `replay ... --report PATH` runs apiary_replay_measured (the function the gate counts) over
 # 100 transactions and writes the replay's report. Built with -DSLOW, find_comment does 400
-# more steps a transaction: the planted cause the gate must name.
+# more steps a transaction: the planted cause the gate must name. Built with -DSTRIDE=N,
+# look_up reads its 50 bytes a transaction N bytes apart in a 64 MiB table instead of all at
+# one place: the same instructions (the stride is read at run time), a miss each.
 STAND_IN = r"""
 #include <stdio.h>
 #include <string.h>
 #ifndef SLOW
 #define SLOW 0
 #endif
+#ifndef STRIDE
+#define STRIDE 0
+#endif
 static volatile unsigned long sink;
+static volatile unsigned long stride = STRIDE;
+unsigned char table[1ul << 26];   // not static: its loads must stay
+__attribute__((noinline)) static void look_up(int t) {
+  const unsigned long s = stride;
+  for (unsigned long i = 0; i < 50; ++i) sink += table[((unsigned long)t * 50 + i) * s % sizeof table];
+}
 __attribute__((noinline)) static void find_comment(int t) { for (int i = 0; i < 200 + SLOW; ++i) sink += i ^ t; }
-__attribute__((noinline)) static void push(int t) { for (int i = 0; i < 300; ++i) sink += i * t; find_comment(t); }
+__attribute__((noinline)) static void push(int t) {
+  for (int i = 0; i < 300; ++i) sink += i * t;
+  find_comment(t);
+  look_up(t);
+}
 __attribute__((noinline)) static void produce_block(void) { for (int i = 0; i < 5000; ++i) sink ^= i; }
 __attribute__((noinline)) void apiary_replay_measured(int transactions) {
   for (int t = 0; t < transactions; ++t) push(t);
@@ -175,19 +191,49 @@ int main(int argc, char** argv) {
 """
 
 
+def _stand_ins(tmp_path, monkeypatch, current_flags):
+    """The stand-in built as the base and, with `current_flags`, as the current build; the
+    gate's base is the former."""
+    source = tmp_path / "stand_in.c"
+    source.write_text(STAND_IN)
+    binaries = {}
+    for name, flags in (("base", []), ("current", current_flags)):
+        binaries[name] = tmp_path / f"{name}-apiary"
+        subprocess.run(["cc", "-O1", "-g", *flags, "-o", str(binaries[name]), str(source)], check=True)
+    monkeypatch.setattr(perf_gate, "resolve_commit", lambda rev: "0" * 40)
+    monkeypatch.setattr(perf_gate, "build_base", lambda commit, work, jobs: binaries["base"])
+    return binaries
+
+
+@pytest.mark.skipif(not (shutil.which("valgrind") and shutil.which("cc")), reason="needs valgrind and a C compiler")
+def test_cache_misses_fail_the_gate_on_the_estimate_alone(tmp_path, current, monkeypatch, capsys):
+    """The same instructions and a cache miss per byte looked up: the instructions pass, the
+    estimated cycles fail, and the function the estimate names first is the one that misses,
+    which the instructions do not name at all."""
+    binaries = _stand_ins(tmp_path, monkeypatch, ["-DSTRIDE=65984"])
+    code, result = gate(tmp_path, binaries["current"], "--transactions", "100")
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and result["status"] == "failed"
+    assert result["verdict"]["passed"] and result["verdict"]["change_pct"] == 0
+    estimate = result["estimate_verdict"]
+    assert not estimate["passed"] and estimate["change_pct"] > 20 and estimate["cost"] == "EstCycles"
+    by_estimate = result["functions_by_estimate"]["self"]
+    assert by_estimate[0]["function"] == "look_up" and by_estimate[0]["change_per_tx"] > 0
+    assert "look_up" not in [r["function"] for r in result["functions"]["self"]]
+    for side in result["sides"].values():
+        assert side["est_per_tx"] > side["ir_per_tx"] > 0
+        # the stand-in has no client requests: counted again, instrumented from the start
+        assert side["instrumented"].startswith("from the start")
+    assert "\n" not in err and err.startswith("perf-gate: FAIL: estimated cycles per transaction")
+    assert "moved most per transaction: look_up" in err
+
+
 @pytest.mark.skipif(not (shutil.which("valgrind") and shutil.which("cc")), reason="needs valgrind and a C compiler")
 def test_a_failed_gate_names_the_function_that_grew(tmp_path, current, monkeypatch, capsys):
     """The whole gate under the real callgrind, on a stand-in built twice: the current build
     has a slower find_comment, and the failed gate names it first, on stdout, in its one line
     on stderr and in --json."""
-    source = tmp_path / "stand_in.c"
-    source.write_text(STAND_IN)
-    binaries = {}
-    for name, flags in (("base", []), ("current", ["-DSLOW=400"])):
-        binaries[name] = tmp_path / f"{name}-apiary"
-        subprocess.run(["cc", "-O1", "-g", *flags, "-o", str(binaries[name]), str(source)], check=True)
-    monkeypatch.setattr(perf_gate, "resolve_commit", lambda rev: "0" * 40)
-    monkeypatch.setattr(perf_gate, "build_base", lambda commit, work, jobs: binaries["base"])
+    binaries = _stand_ins(tmp_path, monkeypatch, ["-DSLOW=400"])
     code, result = gate(tmp_path, binaries["current"], "--transactions", "100")
     captured = capsys.readouterr()
     assert code == 1 and result["status"] == "failed"

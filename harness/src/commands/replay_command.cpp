@@ -46,8 +46,9 @@ void replay_command::setup(CLI::App& parent) {
       "binary, workload and options execute the same instructions every time (the CI performance gate counts "
       "them with callgrind); prints a summary");
   app_->footer(
-      "The measured part is the function apiary_replay_measured: valgrind --tool=callgrind --collect-atstart=no "
-      "--toggle-collect=apiary_replay_measured counts only it.\n"
+      "The measured part is the function apiary_replay_measured, which starts and stops callgrind's "
+      "instrumentation: valgrind --tool=callgrind --instr-atstart=no counts only it, and simulates nothing before it "
+      "(--collect-atstart=no --toggle-collect=apiary_replay_measured counts it too, with everything instrumented).\n"
       "Exit status: 0 replayed; 1 the replay or an output failed; 2 bad command line, workload file or output "
       "path.");
   app_->add_option("--workload", workload_in_,

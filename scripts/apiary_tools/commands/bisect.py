@@ -7,7 +7,9 @@ Steps, each said on stderr as it goes:
 2. Each commit the search needs is built (builds.py: its own worktree, the release preset,
    ccache; kept by commit id) and measured. The default metric, `instructions`, is the
    deterministic one the CI gate uses (gate.py): the replay of a seeded workload under
-   callgrind, instructions per transaction, one replay a commit. `cycle` (the full cycle's mean,
+   callgrind, instructions per transaction, one replay a commit; `estimated-cycles`, the gate's
+   other count, prices that replay's simulated cache hits and misses (a change of memory
+   behaviour that keeps the instructions). `cycle` (the full cycle's mean,
    aggregates.cycle_us.avg) or any metric of a run report (`scripts/compare`'s names) is the mean
    of --runs `apiary run`s instead, noisier.
 3. GOOD and BAD are measured first: when BAD is not worse than GOOD by more than --threshold,
@@ -73,6 +75,8 @@ STATE_NAME = kinds.BISECT.file
 TABLE_NAME = "bisect.md"
 INSTRUCTIONS = "instructions"
 CYCLE = "cycle"
+# The deterministic metrics: counted in the gate's replay under callgrind (gate.COSTS).
+COUNTED = {INSTRUCTIONS: "Ir", "estimated-cycles": "EstCycles"}
 DEFAULT_CONFIG = REPO_ROOT / "configs" / "smoke.toml"
 
 say = stderr_line("bisect")
@@ -83,13 +87,13 @@ say = stderr_line("bisect")
 @dataclass
 class Measure:
     """How a commit's binary is measured: the metric and what its value depends on."""
-    metric: str                 # INSTRUCTIONS, or a run report's metric name
+    metric: str                 # a name of COUNTED, or a run report's metric name
     runs: int
     run_args: list[str]         # the arguments of every `apiary run`
 
     @property
     def direction(self) -> metrics.Direction:
-        if self.metric == INSTRUCTIONS:
+        if self.metric in COUNTED:
             return metrics.COST
         d = metrics.direction(self.metric)
         if d is None:
@@ -99,11 +103,13 @@ class Measure:
 
     @property
     def unit(self) -> str:
-        return "instructions per transaction" if self.metric == INSTRUCTIONS else metrics.label(self.metric)
+        if self.metric in COUNTED:
+            return f"{gate.COST_WORDS[COUNTED[self.metric]]} per transaction"
+        return metrics.label(self.metric)
 
     def settings(self) -> dict[str, Any]:
         """What a measurement depends on: a state measured otherwise is not reused."""
-        if self.metric == INSTRUCTIONS:
+        if self.metric in COUNTED:
             d = gate.WORKLOAD
             return {"metric": self.metric, "transactions": d.transactions, "accounts": d.accounts,
                     "seed": d.seed, "block_size": d.block_size}
@@ -111,8 +117,9 @@ class Measure:
 
     def value(self, binary: Path, work: Path) -> float:
         make_directory(work)
-        if self.metric == INSTRUCTIONS:
-            return float(gate.count_side(work.name, binary, work, gate.WORKLOAD, say)["ir_per_tx"])
+        if self.metric in COUNTED:
+            side = gate.count_side(work.name, binary, work, gate.WORKLOAD, say)
+            return float(side[gate.PER_TX_KEY[COUNTED[self.metric]]])
         values = run_values(binary, self.run_args, self.metric, [work / f"run-{i:03d}.json"
                                                                  for i in range(1, self.runs + 1)])
         return sum(values) / len(values)
@@ -373,7 +380,9 @@ run failed; 2 bad usage; 130/143 interrupted (the state is kept: rerun with the 
                    "line after --good)")
     p.add_argument("--metric", default=INSTRUCTIONS,
                    help="what judges a commit: instructions (the replay's instructions per transaction under "
-                        "callgrind, as the CI gate counts them), cycle (the full cycle's mean, "
+                        "callgrind, as the CI gate counts them), estimated-cycles (the same replay's cache "
+                        "simulation priced by where each access was served, as the gate also counts it), cycle "
+                        "(the full cycle's mean, "
                         f"{metrics.CYCLE}, over --runs runs) or any run report metric (default: %(default)s)")
     p.add_argument("--threshold", type=finite_number(0, 1000, "a percentage", above=True), default=3.0,
                    metavar="PCT", help="a commit is bad when its metric is worse than --good's by more than this "
@@ -412,7 +421,7 @@ def _measure(args, passthrough: list[str]) -> Measure:
     metric = metrics.CYCLE if args.metric == CYCLE else args.metric
     measure = Measure(metric, args.runs, ["--config", str(Path(args.config).resolve())] + passthrough)
     measure.direction   # noqa: B018 -- refuses a metric without one before anything is built
-    if metric == INSTRUCTIONS and shutil.which("valgrind") is None:
+    if metric in COUNTED and shutil.which("valgrind") is None:
         raise ToolError("valgrind is not installed (scripts/install-deps.sh installs it); or give a wall-time --metric")
     return measure
 
@@ -434,7 +443,7 @@ def _main(argv: Sequence[str]) -> int:
                   args.threshold, commits, subjects_of(repo, commits))
     say(f"{len(commits) - 1} commits after {good[:10]} up to {bad[:10]}; judged by {measure.unit}, "
         f"threshold {args.threshold:g}%; state in {out / STATE_NAME}")
-    confirmation = Confirmation(metrics.CYCLE if measure.metric == INSTRUCTIONS else measure.metric,
+    confirmation = Confirmation(metrics.CYCLE if measure.metric in COUNTED else measure.metric,
                                 measure.run_args, args.wall_threshold / 100, args.alpha, args.max_pairs,
                                 args.max_time)
     return _bisect(b, confirmation if args.max_pairs else None)

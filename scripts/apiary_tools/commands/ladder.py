@@ -228,7 +228,7 @@ def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say,
         if stopped is not None or side is None:   # a signal: the wall times are written without the counts
             say(f"instructions not counted: stopped by {signal.Signals(stopped).name if stopped else 'a signal'}")
             return None
-        counts.append({"step": i, "options": core, "ir_per_tx": side["ir_per_tx"],
+        counts.append({"step": i, "options": core, "ir_per_tx": side["ir_per_tx"], "est_per_tx": side["est_per_tx"],
                        "state_digest": side["state_digest"]})
     return counts
 

@@ -21,7 +21,8 @@ from ...history_detect import ChangePoint, Series  # noqa: E402
 from ...pages import Page  # noqa: E402
 
 # The metrics the page draws unless --metric names one: the key ones and the gate's.
-TREND_METRICS = frozenset(metrics_mod.KEY_METRICS) | {"ir_per_tx", "instructions.ir_per_tx", "cycle_ms.mean"}
+TREND_METRICS = frozenset(metrics_mod.KEY_METRICS) | {"ir_per_tx", "est_per_tx", "instructions.ir_per_tx",
+                                                       "cycle_ms.mean"}
 MAX_TICKS = 30
 
 

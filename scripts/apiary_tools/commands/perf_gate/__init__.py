@@ -12,11 +12,13 @@ Steps, each printed as it goes:
    thread. The count is deterministic for a binary, so one run per side is enough.
    A base that does not build, one without a replay mode (older than the gate) and a replay
    that fails fail the gate: it never passes because it could not measure.
-3. The verdict (gate.decide): fail when this commit needs more than the threshold (3%)
-   more instructions per transaction than its parent. Where they moved is read from the two
-   callgrind files (gate.function_costs): the functions whose own (self) and whose inclusive
-   instructions per transaction changed most, kept in --json always and printed when the gate
-   fails, so that a red CI job names its cause.
+3. The verdicts (gate.decide): fail when this commit needs more than the threshold (3%)
+   more instructions per transaction than its parent, or more than the threshold more
+   estimated cycles (the cache simulation's accesses priced by where they were served,
+   gate.COSTS): a change that keeps the instructions and adds cache misses fails too. Where
+   they moved is read from the two callgrind files (gate.function_costs): the functions whose
+   own (self) and whose inclusive cost per transaction changed most, kept in --json always
+   and printed when the gate fails, so that a red CI job names its cause.
 4. For information only, a short interleaved wall-time comparison of the full cycle
    (smoke-sized `apiary run`s, A B A B ...): shared CI machines are too noisy to gate on it.
 5. With $APIARY_HISTORY (or --history), this commit's count goes into the results history and
@@ -260,41 +262,53 @@ def _gate(args, result: dict) -> int:
     result["sides"] = sides
     if sides["base"]["state_digest"] != sides["current"]["state_digest"]:
         gate.log("note: the two replays end in different states (the workload or the chain's rules changed)")
-    verdict = gate.decide(sides["base"]["ir_per_tx"], sides["current"]["ir_per_tx"], args.threshold / 100)
-    result["verdict"] = verdict.to_dict()
-    result["status"] = "passed" if verdict.passed else "failed"
-    changes = where_it_moved(sides, result)
+    verdicts = {cost: gate.decide(sides["base"][key], sides["current"][key], args.threshold / 100, cost)
+                for cost, key in gate.PER_TX_KEY.items()}
+    result["verdict"], result["estimate_verdict"] = verdicts["Ir"].to_dict(), verdicts["EstCycles"].to_dict()
+    failed = [v for v in verdicts.values() if not v.passed]
+    result["status"] = "failed" if failed else "passed"
+    changes = {cost: where_it_moved(sides, result, cost) for cost in verdicts}
     if args.wall_runs > 0:
         result["wall_time"] = wall_comparison(base, args.apiary, args.work, args.wall_runs)
-    if not verdict.passed:
-        for line in gate.changes_text(changes or {}):
-            gate.log(line)
-        message = verdict.message
-        if changes and changes["self"] and changes["inclusive"]:
-            own, inclusive = changes["self"][0], changes["inclusive"][0]
-            message += (f"; moved most per transaction: {short_symbol(own.function, 80)} ({own.change:+,.1f} own), "
-                        f"{short_symbol(inclusive.function, 80)} ({inclusive.change:+,.1f} with its callees)")
-        result["reason"] = message
-        raise ToolError(message, EXIT_FAILED)
-    gate.log(verdict.message)
+    if failed:
+        messages = []
+        for v in failed:
+            moved = changes[v.cost]
+            for line in gate.changes_text(moved or {}, words=gate.COST_WORDS[v.cost]):
+                gate.log(line)
+            message = v.message
+            if moved and moved["self"] and moved["inclusive"]:
+                own, inclusive = moved["self"][0], moved["inclusive"][0]
+                message += (f"; moved most per transaction: {short_symbol(own.function, 80)} ({own.change:+,.1f} "
+                            f"own), {short_symbol(inclusive.function, 80)} ({inclusive.change:+,.1f} with its "
+                            "callees)")
+            messages.append(message)
+        result["reason"] = "; ".join(messages)
+        raise ToolError(result["reason"], EXIT_FAILED)
+    for v in verdicts.values():
+        gate.log(v.message)
     return EXIT_OK
 
 
-def where_it_moved(sides: dict, result: dict) -> dict[str, list[gate.FunctionChange]] | None:
-    """The functions whose instructions per transaction moved most, from the two sides'
-    callgrind files, into `result["functions"]`; None (said, and kept in the result) when a file
-    cannot be read: the verdict stands on the totals either way."""
+# Where each cost's function changes go in the result.
+FUNCTIONS_KEY = {"Ir": "functions", "EstCycles": "functions_by_estimate"}
+
+
+def where_it_moved(sides: dict, result: dict, cost: str = "Ir") -> dict[str, list[gate.FunctionChange]] | None:
+    """The functions whose cost (gate.COSTS) per transaction moved most, from the two sides'
+    callgrind files, into `result[FUNCTIONS_KEY[cost]]`; None (said, and kept in the result)
+    when a file cannot be read: the verdict stands on the totals either way."""
     if not all(side.get("callgrind") for side in sides.values()):
         return None
     try:
-        costs = {name: gate.function_costs(side["callgrind"]) for name, side in sides.items()}
+        costs = {name: gate.function_costs(side["callgrind"], cost) for name, side in sides.items()}
     except (OSError, gate.ParseError) as e:
-        result["functions_error"] = str(e)
-        gate.log(f"note: where the instructions moved is not known: {e}")
+        result[f"{FUNCTIONS_KEY[cost]}_error"] = str(e)
+        gate.log(f"note: where the {gate.COST_WORDS[cost]} moved is not known: {e}")
         return None
     changes = gate.function_changes(costs["base"], costs["current"], sides["base"]["transactions"],
                                     sides["current"]["transactions"])
-    result["functions"] = {kind: [r.to_dict() for r in rows] for kind, rows in changes.items()}
+    result[FUNCTIONS_KEY[cost]] = {kind: [r.to_dict() for r in rows] for kind, rows in changes.items()}
     return changes
 
 

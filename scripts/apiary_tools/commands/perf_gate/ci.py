@@ -109,6 +109,11 @@ def _cases(result: dict[str, Any]) -> list[Case]:
         cases = [(name, "error", result.get("reason", "nothing was measured"), "")]
     else:
         cases = [(name, None if verdict["passed"] else "failure", verdict["message"], verdict["message"])]
+        estimate = result.get("estimate_verdict")
+        if estimate is not None:
+            cases.append((f"estimated cycles per transaction against {result.get('base', 'the parent')} "
+                          f"(threshold +{threshold:g}%)", None if estimate["passed"] else "failure",
+                          estimate["message"], estimate["message"]))
     check = result.get("history")
     if check is not None:
         cases.append((f"change point at the head in the history (last {check['recent']} commits)",
@@ -133,9 +138,12 @@ def junit_xml(result: dict[str, Any]) -> str:
 
 
 def _moved_lines(result: dict[str, Any], top: int = 3) -> list[str]:
-    rows = (result.get("functions") or {}).get("self") or []
-    return [f"- `{short_symbol(r['function'], 80)}`: {r['change_per_tx']:+,.1f} own instructions per transaction"
-            for r in rows[:top]]
+    lines = []
+    for key, words in (("functions", "own instructions"), ("functions_by_estimate", "own estimated cycles")):
+        rows = (result.get(key) or {}).get("self") or []
+        lines += [f"- `{short_symbol(r['function'], 80)}`: {r['change_per_tx']:+,.1f} {words} per transaction"
+                  for r in rows[:top]]
+    return lines
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -143,11 +151,13 @@ def markdown(result: dict[str, Any]) -> str:
     failed = status == "failed" or not (result.get("history") or {}).get("passed", True)
     lines = [f"### perf-gate: {'FAILED' if failed else status}", ""]
     rows = []
-    verdict = result.get("verdict")
-    if verdict is not None:
-        rows.append(["against the parent", fmt_number(verdict["parent_ir_per_tx"]),
-                     fmt_number(verdict["current_ir_per_tx"]), f"{verdict['change_pct']:+.2f}%",
-                     "passed" if verdict["passed"] else "**failed**"])
+    for name, key in (("verdict", "ir_per_tx"), ("estimate_verdict", "est_per_tx")):
+        verdict = result.get(name)
+        if verdict is not None:
+            what = "instructions" if key == "ir_per_tx" else "estimated cycles"
+            rows.append([f"{what}, against the parent", fmt_number(verdict[f"parent_{key}"]),
+                         fmt_number(verdict[f"current_{key}"]), f"{verdict['change_pct']:+.2f}%",
+                         "passed" if verdict["passed"] else "**failed**"])
     change = (result.get("history") or {}).get("change")
     if change is not None:
         ci = "" if change["ci_low_pct"] is None else f" [{change['ci_low_pct']:+.1f}%, {change['ci_high_pct']:+.1f}%]"
@@ -155,7 +165,7 @@ def markdown(result: dict[str, Any]) -> str:
                      fmt_number(change["mean_after"]), f"{change['change_pct']:+.2f}%{ci}",
                      "passed" if result["history"]["passed"] else "**failed**"])
     if rows:
-        lines.append(markdown_table(["instructions per transaction", "before", "this commit", "change",
+        lines.append(markdown_table(["per transaction", "before", "this commit", "change",
                                      f"threshold +{result.get('threshold_pct', 0):g}%"], rows))
     for note in (result.get("reason"), (result.get("history") or {}).get("message")):
         if note:

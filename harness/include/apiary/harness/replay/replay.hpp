@@ -8,6 +8,9 @@
 // The measured part is the function apiary_replay_measured (extern "C", never inlined), so a
 // profiler can restrict its counts to it by name:
 //   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=apiary_replay_measured ...
+// and it starts and stops callgrind's instrumentation itself, so that
+//   valgrind --tool=callgrind --instr-atstart=no ...
+// counts it alone and runs everything before it uninstrumented (far faster with --cache-sim).
 #pragma once
 
 #include <cstdint>
