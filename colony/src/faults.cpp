@@ -79,6 +79,25 @@ core::reject expected_reject(fault_kind k) {
   return core::reject::none;
 }
 
+fault_stage rejected_at(fault_kind k) {
+  switch (k) {
+    case fault_kind::invalid_json: return fault_stage::validation;
+    case fault_kind::duplicate:
+    case fault_kind::expired:
+    case fault_kind::unknown_reference:
+    case fault_kind::missing_authority:
+    case fault_kind::insufficient_funds:
+    case fault_kind::custom_op_limit:
+    case fault_kind::oversize:
+    case fault_kind::no_rc: return fault_stage::chain_state;
+  }
+  return fault_stage::chain_state;
+}
+
+std::string_view fault_stage_name(fault_stage s) {
+  return s == fault_stage::validation ? "validation" : "chain_state";
+}
+
 double fault_config::total() const {
   double sum = 0;
   for (double f : fraction) sum += f;
@@ -204,10 +223,14 @@ faulty_transaction make_faulty(fault_kind k, const core::transaction& normal, co
   return f;
 }
 
-core::private_key wrong_key_for(const core::account_name& account, core::key_role role, std::string_view password) {
+std::string wrong_password(std::string_view password) {
   std::string other(password);
   other += "-not-this-one";
-  return core::private_key::from_login(account.view(), role, other);
+  return other;
+}
+
+core::private_key wrong_key_for(const core::account_name& account, core::key_role role, std::string_view password) {
+  return core::private_key::from_login(account.view(), role, wrong_password(password));
 }
 
 core::full_transaction_ptr build_fault(fault_kind k, const core::full_transaction_ptr& normal,

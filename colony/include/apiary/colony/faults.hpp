@@ -18,6 +18,12 @@
 //   oversize            nine 8,000-byte custom_json operations: above the 64 KiB maximum
 //   no-rc               a custom_json paid by the witness's account, which genesis gives no
 //                       vesting and so no resource credits (core::default_witness)
+//
+// Where Hive turns each kind away (fault_stage): invalid-json alone breaks a rule of an
+// operation's own fields, which hived's transaction::validate() checks without the chain; the
+// other kinds are well-formed and only the chain's state refuses them (its pending and
+// recent transactions, head time, block summaries, the accounts' keys and balances, the
+// block's custom operations so far, the voted maximum block size, resource credits).
 #pragma once
 
 #include <array>
@@ -54,6 +60,12 @@ std::string_view fault_kind_name(fault_kind k);
 std::optional<fault_kind> fault_kind_from_name(std::string_view name);
 // The reason the chain must give.
 core::reject expected_reject(fault_kind k);
+
+// What turns a fault away in Hive: its own checks of the transaction's fields
+// (transaction::validate(), which needs no chain), or only the chain's state.
+enum class fault_stage : std::uint8_t { validation, chain_state };
+fault_stage rejected_at(fault_kind k);
+std::string_view fault_stage_name(fault_stage s);  // "validation", "chain_state"
 
 struct fault_config {
   // Per kind: the probability that a normal transaction is followed by a fault of the kind.
@@ -101,8 +113,9 @@ struct faulty_transaction {
 faulty_transaction make_faulty(fault_kind k, const core::transaction& normal, const core::transaction_id& normal_id,
                                const core::account_name& signer);
 
-// A key that is not the account's: from_login with another password.
+// A key that is not the account's: from_login with another password, wrong_password's.
 core::private_key wrong_key_for(const core::account_name& account, core::key_role role, std::string_view password);
+std::string wrong_password(std::string_view password);
 
 class key_cache;
 
