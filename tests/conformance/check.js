@@ -127,6 +127,28 @@ function merkleRootOf(leaves) {
   return ripemd160(level[0]);
 }
 
+// ---- assets beyond dhive's numbers ------------------------------------------------------------
+
+// dhive holds an asset's amount as a JavaScript number: exact up to 2^53 thousandths, which
+// every valid Hive amount fits. Larger ones (the colony's insufficient-funds fault) are
+// packed here exactly, with BigInt: int64 little-endian + the legacy symbol.
+const ASSET_RE = /^-?\d+\.\d{3} (HIVE|HBD)$/;
+const LEGACY_SYMBOL = { HIVE: '03535445454d0000', HBD: '0353424400000000' };  // 3 + "STEEM" / "SBD"
+const DHIVE_EXACT_AMOUNT = 2n ** 53n / 1000n * 1000n;
+const bigAbs = (n) => (n < 0n ? -n : n);
+const thousandths = (text) => BigInt(text.split(' ')[0].replace('.', ''));
+function legacyAssetHex(amount, symbol) {
+  const bytes = Buffer.alloc(8);
+  bytes.writeBigInt64LE(amount);
+  return bytes.toString('hex') + LEGACY_SYMBOL[symbol];
+}
+const beyondDhive = (text) => typeof text === 'string' && ASSET_RE.test(text) && bigAbs(thousandths(text)) > DHIVE_EXACT_AMOUNT;
+// dhive's asset serializer where it is exact, BigInt beyond.
+const Asset = (bb, text) => (beyondDhive(text)
+  ? bb.append(Buffer.from(legacyAssetHex(thousandths(text), text.split(' ')[1]), 'hex'))
+  : T.Asset(bb, text));
+const holdsAmountBeyondDhive = (tx) => tx.operations.some(([, body]) => Object.values(body || {}).some(beyondDhive));
+
 // ---- Hive legacy JSON shape (fields in Hive's wire order) --------------------------------------
 
 const BENEFICIARY = T.Object([['account', T.String], ['weight', T.UInt16]]);
@@ -137,7 +159,7 @@ const OPS = {
     fields: [['parent_author', T.String], ['parent_permlink', T.String], ['author', T.String], ['permlink', T.String],
       ['title', T.String], ['body', T.String], ['json_metadata', T.String]],
   },
-  transfer: { id: 2, fields: [['from', T.String], ['to', T.String], ['amount', T.Asset], ['memo', T.String]] },
+  transfer: { id: 2, fields: [['from', T.String], ['to', T.String], ['amount', Asset], ['memo', T.String]] },
   custom_json: {
     id: 18,
     fields: [['required_auths', T.Array(T.String)], ['required_posting_auths', T.Array(T.String)], ['id', T.String],
@@ -145,7 +167,7 @@ const OPS = {
   },
   comment_options: {
     id: 19,
-    fields: [['author', T.String], ['permlink', T.String], ['max_accepted_payout', T.Asset], ['percent_hbd', T.UInt16],
+    fields: [['author', T.String], ['permlink', T.String], ['max_accepted_payout', Asset], ['percent_hbd', T.UInt16],
       ['allow_votes', T.Boolean], ['allow_curation_rewards', T.Boolean],
       ['extensions', T.Array(T.StaticVariant([T.Object([['beneficiaries', T.Array(BENEFICIARY)]])]))]],
   },
@@ -156,7 +178,6 @@ const HEADER_KEYS = ['previous', 'timestamp', 'witness', 'transaction_merkle_roo
 const isHex = (s, bytes) => typeof s === 'string' && /^[0-9a-f]*$/.test(s) && (bytes === undefined || s.length === 2 * bytes);
 const isUint = (n, max) => Number.isInteger(n) && n >= 0 && n <= max;
 const TIME_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/;
-const ASSET_RE = /^-?\d+\.\d{3} (HIVE|HBD)$/;
 
 // Returns a list of problems with the shape of a transaction in Hive's legacy JSON.
 function txShapeProblems(tx, signed, where) {
@@ -611,17 +632,14 @@ function checkTime(v, rec) {
 
 // Asset text and wire bytes computed exactly with BigInt, for any int64 amount; dhive's
 // serializer as well where its float arithmetic is exact.
-const LEGACY_SYMBOL = { HIVE: '03535445454d0000', HBD: '0353424400000000' };  // 3 + "STEEM" / "SBD"
 function checkAsset(v, rec) {
   if (!v.ok('symbol', rec.symbol in LEGACY_SYMBOL, `${JSON.stringify(rec.symbol)} is not HIVE or HBD`)) return;
   const amount = BigInt(rec.amount);
-  const abs = amount < 0n ? -amount : amount;
+  const abs = bigAbs(amount);
   const text = `${amount < 0n ? '-' : ''}${abs / 1000n}.${String(abs % 1000n).padStart(3, '0')} ${rec.symbol}`;
   v.eq('JSON text', rec.json, JSON.stringify(text));
-  const bytes = Buffer.alloc(8);
-  bytes.writeBigInt64LE(amount);
-  v.eq('packed asset (int64 little-endian + legacy symbol)', rec.hex, bytes.toString('hex') + LEGACY_SYMBOL[rec.symbol]);
-  if (abs <= 2n ** 53n / 1000n * 1000n) {
+  v.eq('packed asset (int64 little-endian + legacy symbol)', rec.hex, legacyAssetHex(amount, rec.symbol));
+  if (abs <= DHIVE_EXACT_AMOUNT) {
     v.guard('dhive Asset serializer', () => v.eq('packed asset (dhive, from apiary\'s JSON text)', rec.hex,
       serialize(T.Asset, JSON.parse(rec.json)).toString('hex')));
   }
@@ -645,8 +663,15 @@ function checkTx(v, rec) {
 
   const signedLoc = () => locator((bb, spans) => traceTransaction(bb, spans, tx, true, ''));
   const unsignedLoc = () => locator((bb, spans) => traceTransaction(bb, spans, tx, false, ''));
-  const signedBytes = v.guard('dhive serializer on apiary\'s JSON (signed)', () => serialize(SignedTransaction, tx));
-  const unsignedBytes = v.guard('dhive Types.Transaction on apiary\'s JSON', () => serialize(T.Transaction, tx));
+  // An amount dhive cannot hold: the transaction packed field by field (dhive's serializers,
+  // the asset in BigInt), its id and digest hashed here from those bytes.
+  const wide = holdsAmountBeyondDhive(tx);
+  const pack = (t, signed) => (wide
+    ? serialize((bb, x) => traceTransaction(bb, [], x, signed, ''), t)
+    : serialize(signed ? SignedTransaction : T.Transaction, t));
+  const how = wide ? 'dhive\'s field serializers (an amount beyond 2^53 thousandths in BigInt)' : 'dhive';
+  const signedBytes = v.guard(`${how} on apiary's JSON (signed)`, () => pack(tx, true));
+  const unsignedBytes = v.guard(`${how} on apiary's JSON`, () => pack(tx, false));
   if (signedBytes) {
     const h = signedBytes.toString('hex');
     v.eq('packed signed transaction', rec.hex, h, signedLoc());
@@ -661,16 +686,21 @@ function checkTx(v, rec) {
     const h = unsignedBytes.toString('hex');
     v.eq('packed transaction', rec.unsigned_hex, h, unsignedLoc());
     v.eq('unsigned packed size', rec.unsigned_packed_size, unsignedBytes.length);
-    const uh = v.guard('dhive Types.Transaction on json_unsigned', () => serialize(T.Transaction, utx).toString('hex'));
+    const uh = v.guard(`${how} on json_unsigned`, () => pack(utx, false).toString('hex'));
     v.eq('json_unsigned serialized by dhive', uh, h);
   }
 
-  const id = v.guard('dhive cryptoUtils.generateTrxId', () => cryptoUtils.generateTrxId(tx));
+  const id = wide
+    ? unsignedBytes && sha256(unsignedBytes).subarray(0, 20).toString('hex')
+    : v.guard('dhive cryptoUtils.generateTrxId', () => cryptoUtils.generateTrxId(tx));
   v.eq('transaction id (compute_id)', rec.id, id);
   v.eq('transaction id (full_transaction::id)', rec.id_full, id);
   v.eq('transaction id (transaction_id_of bytes)', rec.id_from_bytes, id);
 
-  const digestBuf = v.guard('dhive cryptoUtils.transactionDigest', () => cryptoUtils.transactionDigest(tx, CHAIN_ID));
+  v.eq('chain id (Hive\'s main net)', rec.chain_id, CHAIN_ID.toString('hex'));
+  const digestBuf = wide
+    ? unsignedBytes && sha256(Buffer.concat([CHAIN_ID, unsignedBytes]))
+    : v.guard('dhive cryptoUtils.transactionDigest', () => cryptoUtils.transactionDigest(tx, CHAIN_ID));
   if (!digestBuf) return;
   const digest = digestBuf.toString('hex');
   v.eq('signature digest (signature_digest)', rec.sig_digest, digest);

@@ -4,7 +4,10 @@
 // Every value here is computed by apiary::core: packed bytes, transaction ids, signature
 // digests, signatures, keys in text form, block ids, merkle roots, and the Hive legacy JSON
 // of each transaction and block (which check.js feeds to dhive's serializer, so our JSON is
-// checked too). The tool also checks a few things it can check alone (decoding what it
+// checked too). Besides the hand-made transactions, the colony's own generator makes one or
+// more of every kind of transaction it generates, and build_fault the companion of every
+// fault kind, signed as the colony signs them; check-wax.mjs checks those against hived's
+// protocol code (wax), including which ones hived's validation refuses. The tool also checks a few things it can check alone (decoding what it
 // packed gives the value back, the cached and the direct computations agree); any failure
 // of those is printed to stderr and makes the exit status 1, after all vectors are printed.
 //
@@ -24,6 +27,13 @@
 #include <utility>
 #include <vector>
 
+#include "apiary/colony/comment_ring.hpp"
+#include "apiary/colony/faults.hpp"
+#include "apiary/colony/generator.hpp"
+#include "apiary/colony/genesis.hpp"
+#include "apiary/colony/key_cache.hpp"
+#include "apiary/colony/mix.hpp"
+#include "apiary/core/chain/reject.hpp"
 #include "apiary/core/protocol/block.hpp"
 #include "apiary/core/protocol/buffer.hpp"
 #include "apiary/core/protocol/bytes.hpp"
@@ -319,16 +329,22 @@ void emit_tapos(std::string_view name, const ac::block_id& id) {
 
 // ---- transactions --------------------------------------------------------------------------
 
-enum class sign_path { constructor, constructor_attach_keys, manual };
+// colony: built and signed by the colony (make_transaction, build_fault), not by build().
+enum class sign_path { constructor, constructor_attach_keys, manual, colony };
 
 std::string_view sign_path_name(sign_path p) {
   switch (p) {
     case sign_path::constructor: return "full_transaction(tx, chain, keys)";
     case sign_path::constructor_attach_keys: return "full_transaction(tx, chain, keys, signer_keys)";
     case sign_path::manual: return "private_key::sign(signature_digest()) + full_transaction(signed_tx, chain)";
+    case sign_path::colony: return "colony::make_transaction / colony::build_fault (key_cache)";
   }
   return "?";
 }
+
+// What hived's transaction::validate() (its checks of the operations' own fields, without
+// the chain) does with a transaction: check-wax.mjs holds wax's validate() to it.
+enum class hived_validate { pass, reject };
 
 struct tx_case {
   std::string name;
@@ -336,7 +352,21 @@ struct tx_case {
   ac::transaction tx;
   std::vector<signer> signers;
   sign_path path = sign_path::constructor;
+  hived_validate validate = hived_validate::pass;
+  std::optional<apiary::colony::op_kind> generated;  // made by the colony's generator
+  std::optional<apiary::colony::fault_kind> fault;   // a fault companion (build_fault)
 };
+
+tx_case make_case(std::string name, std::string note, ac::transaction tx, std::vector<signer> signers,
+                  sign_path path = sign_path::constructor) {
+  tx_case c;
+  c.name = std::move(name);
+  c.note = std::move(note);
+  c.tx = std::move(tx);
+  c.signers = std::move(signers);
+  c.path = path;
+  return c;
+}
 
 ac::full_transaction_ptr build(const tx_case& c) {
   const ac::chain_id chain = ac::hive_mainnet_chain_id();
@@ -356,9 +386,10 @@ ac::full_transaction_ptr build(const tx_case& c) {
                                                       std::span<const ac::public_key>(pubs));
 }
 
-ac::full_transaction_ptr emit_tx(const tx_case& c) {
+// `made`: the transaction as the colony built and signed it; null: build(c).
+ac::full_transaction_ptr emit_tx(const tx_case& c, ac::full_transaction_ptr made = nullptr) {
   const ac::chain_id chain = ac::hive_mainnet_chain_id();
-  ac::full_transaction_ptr ft = build(c);
+  ac::full_transaction_ptr ft = made ? std::move(made) : build(c);
   const ac::signed_transaction& stx = ft->tx();
   const ac::transaction& utx = stx;
 
@@ -369,6 +400,14 @@ ac::full_transaction_ptr emit_tx(const tx_case& c) {
   record r("tx", c.name);
   if (!c.note.empty()) r.str("note", c.note);
   r.str("sign_path", sign_path_name(c.path));
+  r.hex("chain_id", chain);
+  r.str("hived_validate", c.validate == hived_validate::pass ? "pass" : "reject");
+  if (c.generated) r.str("generated", apiary::colony::op_kind_name(*c.generated));
+  if (c.fault) {
+    r.str("fault", apiary::colony::fault_kind_name(*c.fault));
+    r.str("rejected_at", apiary::colony::fault_stage_name(apiary::colony::rejected_at(*c.fault)));
+    r.str("expected_reject", ac::reject_name(apiary::colony::expected_reject(*c.fault)));
+  }
   r.str("json", ac::to_json(stx));
   r.str("json_unsigned", ac::to_json(utx));
   r.hex("hex", signed_bytes);
@@ -409,6 +448,11 @@ ac::full_transaction_ptr emit_tx(const tx_case& c) {
   self_check(ft->merkle_digest() == ac::merkle_digest(stx),
              n + ": full_transaction::merkle_digest() equals merkle_digest()");
   self_check(stx.signatures.size() == c.signers.size(), n + ": one signature per signer");
+  for (std::size_t i = 0; i < stx.signatures.size() && i < c.signers.size(); ++i) {
+    const auto k = ac::recover_public_key(stx.signatures[i], digest);
+    self_check(k.has_value() && *k == c.signers[i].key().public_key(),
+               n + ": signature " + std::to_string(i) + " recovers its signer's key");
+  }
   if (c.path == sign_path::constructor_attach_keys) {
     self_check(ft->signer_keys().size() == c.signers.size(), n + ": attached signer keys kept");
   }
@@ -637,10 +681,12 @@ const std::string k_wild_text = "ctrl:"s + std::string("\0\x01\x02\x07\x08\x09\x
 struct tx_cases {
   std::vector<tx_case> list;
 
-  void add(std::string name, std::string note, ac::transaction tx, std::vector<signer> signers,
-           sign_path path = sign_path::constructor) {
-    list.push_back(tx_case{std::move(name), std::move(note), std::move(tx), std::move(signers), path});
+  tx_case& add(std::string name, std::string note, ac::transaction tx, std::vector<signer> signers,
+               sign_path path = sign_path::constructor) {
+    return list.emplace_back(make_case(std::move(name), std::move(note), std::move(tx), std::move(signers), path));
   }
+  // The case just added is one hived's validation refuses (its note says why).
+  void refused_by_validation() { list.back().validate = hived_validate::reject; }
 };
 
 // dhive's own test transaction (test/crypto.ts, test/serializer-tests.json) without its
@@ -684,6 +730,7 @@ void vote_cases(tx_cases& cs) {
     tx.operations.push_back(vote("abc", "a-very-long-name", std::string(255, 'z'), 32767));
     cs.add("vote_int16_extremes", "wire edge: int16 extremes (not valid weights on chain), max uint16/uint32 TaPoS", tx,
            {posting("a-very-long-name"), posting("abc")}, sign_path::constructor_attach_keys);
+    cs.refused_by_validation();
   }
 }
 
@@ -763,8 +810,10 @@ void comment_options_cases(tx_cases& cs) {
     }
     o.extensions.push_back(b);
     tx.operations.push_back(o);
-    cs.add("comment_options_128_beneficiaries", "Hive's maximum of 128 beneficiaries: a 2-byte count", tx,
+    cs.add("comment_options_128_beneficiaries",
+           "wire edge: 128 beneficiaries, a 2-byte count (hived's validation allows 127, its chain 8)", tx,
            {posting("bob")});
+    cs.refused_by_validation();
   }
   {
     auto tx = base_tx(8, 0x1e1f2021, t_2024_05_01 + 33);
@@ -774,6 +823,7 @@ void comment_options_cases(tx_cases& cs) {
     o.extensions.push_back(ac::comment_payout_beneficiaries{});
     tx.operations.push_back(o);
     cs.add("comment_options_empty_beneficiaries", "wire edge: a beneficiaries extension with an empty list", tx, {});
+    cs.refused_by_validation();
   }
 }
 
@@ -798,7 +848,9 @@ void transfer_cases(tx_cases& cs) {
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(10), "0.010"));
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(100), "0.100"));
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(0), "zero"));
-    cs.add("transfer_large_amounts", "HIVE_MAX_SHARE_SUPPLY and other amounts", tx, {active("alice"), owner("alice")});
+    cs.add("transfer_large_amounts", "HIVE_MAX_SHARE_SUPPLY and other amounts; the 0.000 one is invalid on chain", tx,
+           {active("alice"), owner("alice")});
+    cs.refused_by_validation();
   }
   {
     auto tx = base_tx(12, 0x2e2f3031, t_2024_05_01 + 45);
@@ -807,6 +859,7 @@ void transfer_cases(tx_cases& cs) {
     tx.operations.push_back(transfer("alice", "bob", ac::asset::hive(-1'000'000'000'000'000), "-max"));
     cs.add("transfer_negative_amounts", "wire edge: negative amounts (invalid on chain; checks JSON amount text)", tx,
            {});
+    cs.refused_by_validation();
   }
   {
     auto tx = base_tx(13, 0x32333435, t_2024_05_01 + 48);
@@ -835,14 +888,19 @@ void custom_json_cases(tx_cases& cs) {
     auto tx = base_tx(16, 0x3e3f4041, t_2024_05_01 + 57);
     tx.operations.push_back(custom_json({"bob"}, {"alice", "carol.dev", "hive-witness"},
                                         "apiary-conformance-0123456789abc", k_payload + "\n"));
-    cs.add("custom_json_both_auths", "both auth sets, 32-character id", tx,
-           {active("bob"), posting("alice"), posting("carol.dev")}, sign_path::constructor_attach_keys);
+    // hived's JSON check refuses a null followed by trailing whitespace ("[null] ",
+    // "null\n"), which RFC 8259 and apiary's is_valid_json allow; the payload has both.
+    cs.add("custom_json_both_auths",
+           "both auth sets, 32-character id; hived's JSON check refuses the payload's null with a trailing newline",
+           tx, {active("bob"), posting("alice"), posting("carol.dev")}, sign_path::constructor_attach_keys);
+    cs.refused_by_validation();
   }
   {
     auto tx = base_tx(17, 0x42434445, t_2024_05_01 + 60);
     tx.operations.push_back(custom_json({}, {}, "", "{}"));
     tx.operations.push_back(custom_json({}, {"bob"}, "x", "\"" + utf8_text(20000) + "\""));
     cs.add("custom_json_edges", "wire edge: empty auth sets and id; 3-byte json length", tx, {posting("bob")});
+    cs.refused_by_validation();
   }
 }
 
@@ -874,6 +932,7 @@ void several_operation_cases(tx_cases& cs) {
   {
     auto tx = base_tx(20, 0x4e4f5051, t_2024_05_01 + 69);
     cs.add("no_operations", "wire edge: no operations, no signatures", tx, {});
+    cs.refused_by_validation();
   }
   {
     auto tx = base_tx(21, 0x52535455, t_2024_05_01 + 72);
@@ -1025,6 +1084,89 @@ emitted_transactions emit_transactions() {
   return e;
 }
 
+// ---- the colony's transactions -------------------------------------------------------------
+
+namespace colony = apiary::colony;
+
+const std::string k_colony_password = "apiary-conformance-colony";
+
+// A generator over the colony's accounts, its head the synthetic chain's parent block.
+struct colony_source {
+  std::vector<ac::account_name> accounts = colony::genesis_account_names(12);
+  colony::comment_ring ring;
+  colony::key_cache keys{k_colony_password};
+
+  colony::generator make(const colony::mix_config& mix) {
+    colony::generator g(mix, colony::generator_options{1, 0, true}, accounts, ring);
+    g.set_head(from_hex_or_die<20>("04c4b3fffedcba9876543210aabbccddeeff0011"), ac::time_point_sec{t_2024_05_01});
+    return g;
+  }
+
+  static signer signer_of(const ac::account_name& account, ac::key_role role, bool wrong_key) {
+    return login(std::string(account.view()), role,
+                 wrong_key ? colony::wrong_password(k_colony_password) : k_colony_password);
+  }
+
+  // Signed as the colony signs: make_transaction with the key cache.
+  ac::full_transaction_ptr emit(std::string name, std::string note, const colony::generated_transaction& g) {
+    tx_case c = make_case(std::move(name), std::move(note), g.tx, {signer_of(g.signer, g.role, false)}, sign_path::colony);
+    c.generated = g.kind;
+    return emit_tx(c, colony::make_transaction(g.tx, g.signer, g.role, keys, ac::hive_mainnet_chain_id(), true,
+                                               false));
+  }
+};
+
+// Every kind of transaction the generator makes: each with its payload at the smallest and
+// at the largest the mix allows (a vote has none), then a stretch of the default mix.
+std::vector<colony::generated_transaction> emit_generated(colony_source& src) {
+  colony::mix_config smallest;
+  colony::mix_config largest;
+  for (colony::op_kind k : colony::all_op_kinds) {
+    const std::uint32_t hard_max = colony::mix_config::hard_max[colony::index_of(k)];
+    smallest[k].min = smallest[k].max = 0;
+    largest[k].min = largest[k].max = hard_max;
+  }
+  colony::generator small = src.make(smallest);
+  colony::generator large = src.make(largest);
+  for (colony::op_kind k : colony::all_op_kinds) {  // article first: replies and votes need one
+    const std::string kind(colony::op_kind_name(k));
+    src.emit("generated_" + kind + "_smallest", "the colony's generator, no extra payload", small.next(k));
+    if (colony::mix_config::hard_max[colony::index_of(k)] > 0)
+      src.emit("generated_" + kind + "_largest", "the colony's generator, the largest extra payload", large.next(k));
+  }
+  colony::generator mixed = src.make(colony::mix_config{});
+  std::vector<colony::generated_transaction> made;
+  for (int i = 0; i < 24; ++i) {
+    made.push_back(mixed.next());
+    src.emit(numbered("generated_mix_", i), "the colony's generator, the default mix", made.back());
+  }
+  return made;
+}
+
+// The companion of every fault kind, each following another of the normal transactions.
+void emit_faults(colony_source& src, const std::vector<colony::generated_transaction>& normals) {
+  const ac::chain_id chain = ac::hive_mainnet_chain_id();
+  self_check(normals.size() >= colony::fault_kind_count, "a normal transaction for every fault kind");
+  for (std::size_t i = 0; i < colony::fault_kind_count && i < normals.size(); ++i) {
+    const auto k = static_cast<colony::fault_kind>(i);
+    const colony::generated_transaction& g = normals[i];
+    const ac::full_transaction_ptr normal =
+        colony::make_transaction(g.tx, g.signer, g.role, src.keys, chain, true, false);
+    const ac::full_transaction_ptr made = colony::build_fault(k, normal, g.signer, src.keys, chain, true, false);
+    // Who signed it with which key, for the checkers to sign again.
+    const colony::faulty_transaction f = colony::make_faulty(k, g.tx, normal->id(), g.signer);
+    const bool same = k == colony::fault_kind::duplicate;
+    const signer who = colony_source::signer_of(same || f.signer.empty() ? g.signer : f.signer, same ? g.role : f.role,
+                                                f.wrong_key);
+    const std::string name(colony::fault_kind_name(k));
+    tx_case c = make_case("fault_" + name, "the colony's " + name + " fault", made->tx(), {who}, sign_path::colony);
+    c.fault = k;
+    c.validate = colony::rejected_at(k) == colony::fault_stage::validation ? hived_validate::reject
+                                                                           : hived_validate::pass;
+    emit_tx(c, made);
+  }
+}
+
 // Real blocks of the chain.
 void emit_genesis_blocks() {
   for (const genesis_block& g : k_genesis) {
@@ -1065,7 +1207,7 @@ std::vector<ac::full_transaction_ptr> many_vote_transactions() {
     ac::transaction tx = base_tx(static_cast<std::uint16_t>(i), static_cast<std::uint32_t>(i) * 2654435761u,
                                  t_2024_05_01 + 18 + static_cast<std::uint32_t>(i));
     tx.operations.push_back(vote(name, "alice", "block-" + std::to_string(i), 10000));
-    tx_case c{name, "", tx, {posting(name)}, sign_path::constructor};
+    const tx_case c = make_case(name, "", tx, {posting(name)});
     many.push_back(build(c));
   }
   return many;
@@ -1108,6 +1250,10 @@ int main() {
     emit_assets();
     emit_times();
     const emitted_transactions txs = emit_transactions();
+    {
+      colony_source src;
+      emit_faults(src, emit_generated(src));
+    }
     emit_genesis_blocks();
     emit_synthetic_blocks(txs);
     emit_block_num_tapos();
