@@ -117,7 +117,8 @@ else
   ln -sf "$cargo_home/bin/inferno-collapse-perf" "$cargo_home/bin/inferno-flamegraph" "$venv/bin/"
 fi
 
-# The independent Hive library the conformance test checks our wire format against.
+# The Hive libraries the conformance tests check our wire format against: dhive, and wax
+# (hived's protocol code compiled to WebAssembly), both pinned by the lock file.
 conf="$root/tests/conformance"
 if [ -f "$conf/package-lock.json" ]; then
   lock=$(sha256sum "$conf/package-lock.json" | cut -d' ' -f1)
