@@ -1108,31 +1108,53 @@ struct colony_source {
   }
 
   // Signed as the colony signs: make_transaction with the key cache.
-  ac::full_transaction_ptr emit(std::string name, std::string note, const colony::generated_transaction& g) {
+  ac::full_transaction_ptr emit(std::string name, std::string note, const colony::generated_transaction& g,
+                                hived_validate validate = hived_validate::pass) {
     tx_case c = make_case(std::move(name), std::move(note), g.tx, {signer_of(g.signer, g.role, false)}, sign_path::colony);
     c.generated = g.kind;
+    c.validate = validate;
     return emit_tx(c, colony::make_transaction(g.tx, g.signer, g.role, keys, ac::hive_mainnet_chain_id(), true,
                                                false));
   }
 };
 
-// Every kind of transaction the generator makes: each with its payload at the smallest and
-// at the largest the mix allows (a vote has none), then a stretch of the default mix.
+bool holds_empty_comment_body(const ac::transaction& tx) {
+  for (const ac::operation& op : tx.operations)
+    if (const auto* c = std::get_if<ac::comment_operation>(&op); c != nullptr && c->body.empty()) return true;
+  return false;
+}
+
+// Every kind of transaction the generator makes: each with its payload at the default mix's
+// smallest and at the largest a mix allows (a vote has none), and with none at all where a
+// mix may ask for that; then a stretch of the default mix.
 std::vector<colony::generated_transaction> emit_generated(colony_source& src) {
   colony::mix_config smallest;
   colony::mix_config largest;
+  colony::mix_config none;
   for (colony::op_kind k : colony::all_op_kinds) {
-    const std::uint32_t hard_max = colony::mix_config::hard_max[colony::index_of(k)];
-    smallest[k].min = smallest[k].max = 0;
-    largest[k].min = largest[k].max = hard_max;
+    smallest[k].max = smallest[k].min;
+    largest[k].min = largest[k].max = colony::mix_config::hard_max[colony::index_of(k)];
+    none[k].min = none[k].max = 0;
   }
   colony::generator small = src.make(smallest);
   colony::generator large = src.make(largest);
+  colony::generator empty = src.make(none);
   for (colony::op_kind k : colony::all_op_kinds) {  // article first: replies and votes need one
     const std::string kind(colony::op_kind_name(k));
-    src.emit("generated_" + kind + "_smallest", "the colony's generator, no extra payload", small.next(k));
+    src.emit("generated_" + kind + "_smallest", "the colony's generator, the default mix's smallest payload",
+             small.next(k));
     if (colony::mix_config::hard_max[colony::index_of(k)] > 0)
-      src.emit("generated_" + kind + "_largest", "the colony's generator, the largest extra payload", large.next(k));
+      src.emit("generated_" + kind + "_largest", "the colony's generator, the largest payload", large.next(k));
+    if (smallest[k].min > 0) {
+      // An article or reply without a body: hived's validation refuses it ("Body is empty"),
+      // and so does apiary's chain.
+      const colony::generated_transaction g = empty.next(k);
+      const bool refused = holds_empty_comment_body(g.tx);
+      src.emit("generated_" + kind + "_no_payload",
+               refused ? "the colony's generator asked for no payload: an empty body, which Hive refuses"
+                       : "the colony's generator asked for no payload",
+               g, refused ? hived_validate::reject : hived_validate::pass);
+    }
   }
   colony::generator mixed = src.make(colony::mix_config{});
   std::vector<colony::generated_transaction> made;
