@@ -94,9 +94,7 @@ fault_stage rejected_at(fault_kind k) {
   return fault_stage::chain_state;
 }
 
-std::string_view fault_stage_name(fault_stage s) {
-  return s == fault_stage::validation ? "validation" : "chain_state";
-}
+std::string_view fault_stage_name(fault_stage s) { return s == fault_stage::validation ? "validation" : "chain_state"; }
 
 double fault_config::total() const {
   double sum = 0;

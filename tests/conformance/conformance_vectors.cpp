@@ -7,9 +7,10 @@
 // checked too). Besides the hand-made transactions, the colony's own generator makes one or
 // more of every kind of transaction it generates, and build_fault the companion of every
 // fault kind, signed as the colony signs them; check-wax.mjs checks those against hived's
-// protocol code (wax), including which ones hived's validation refuses. The tool also checks a few things it can check alone (decoding what it
-// packed gives the value back, the cached and the direct computations agree); any failure
-// of those is printed to stderr and makes the exit status 1, after all vectors are printed.
+// protocol code (wax), including which ones hived's validation refuses. The tool also
+// checks a few things it can check alone (decoding what it packed gives the value back, the
+// cached and the direct computations agree); any failure of those is printed to stderr and
+// makes the exit status 1, after all vectors are printed.
 //
 // Line kinds: "key", "wif", "sig", "time", "asset", "tapos", "tx", "block". See README.md.
 
@@ -891,8 +892,8 @@ void custom_json_cases(tx_cases& cs) {
     // hived's JSON check refuses a null followed by trailing whitespace ("[null] ",
     // "null\n"), which RFC 8259 and apiary's is_valid_json allow; the payload has both.
     cs.add("custom_json_both_auths",
-           "both auth sets, 32-character id; hived's JSON check refuses the payload's null with a trailing newline",
-           tx, {active("bob"), posting("alice"), posting("carol.dev")}, sign_path::constructor_attach_keys);
+           "both auth sets, 32-character id; hived's JSON check refuses the payload's null with a trailing newline", tx,
+           {active("bob"), posting("alice"), posting("carol.dev")}, sign_path::constructor_attach_keys);
     cs.refused_by_validation();
   }
   {
@@ -1110,11 +1111,11 @@ struct colony_source {
   // Signed as the colony signs: make_transaction with the key cache.
   ac::full_transaction_ptr emit(std::string name, std::string note, const colony::generated_transaction& g,
                                 hived_validate validate = hived_validate::pass) {
-    tx_case c = make_case(std::move(name), std::move(note), g.tx, {signer_of(g.signer, g.role, false)}, sign_path::colony);
+    tx_case c =
+        make_case(std::move(name), std::move(note), g.tx, {signer_of(g.signer, g.role, false)}, sign_path::colony);
     c.generated = g.kind;
     c.validate = validate;
-    return emit_tx(c, colony::make_transaction(g.tx, g.signer, g.role, keys, ac::hive_mainnet_chain_id(), true,
-                                               false));
+    return emit_tx(c, colony::make_transaction(g.tx, g.signer, g.role, keys, ac::hive_mainnet_chain_id(), true, false));
   }
 };
 
@@ -1178,13 +1179,13 @@ void emit_faults(colony_source& src, const std::vector<colony::generated_transac
     // Who signed it with which key, for the checkers to sign again.
     const colony::faulty_transaction f = colony::make_faulty(k, g.tx, normal->id(), g.signer);
     const bool same = k == colony::fault_kind::duplicate;
-    const signer who = colony_source::signer_of(same || f.signer.empty() ? g.signer : f.signer, same ? g.role : f.role,
-                                                f.wrong_key);
+    const signer who =
+        colony_source::signer_of(same || f.signer.empty() ? g.signer : f.signer, same ? g.role : f.role, f.wrong_key);
     const std::string name(colony::fault_kind_name(k));
     tx_case c = make_case("fault_" + name, "the colony's " + name + " fault", made->tx(), {who}, sign_path::colony);
     c.fault = k;
-    c.validate = colony::rejected_at(k) == colony::fault_stage::validation ? hived_validate::reject
-                                                                           : hived_validate::pass;
+    c.validate =
+        colony::rejected_at(k) == colony::fault_stage::validation ? hived_validate::reject : hived_validate::pass;
     emit_tx(c, made);
   }
 }
