@@ -67,7 +67,6 @@ workload generate_workload(const colony_config& config, std::uint64_t transactio
   }
 
   workload w;
-  for (const generator& g : streams) w.stats += g.stats();
   for (const step& s : steps)
     if (s.fault) w.faults[static_cast<std::size_t>(*s.fault)] += 1;
 
@@ -95,7 +94,12 @@ workload generate_workload(const colony_config& config, std::uint64_t transactio
     if (e) std::rethrow_exception(e);
 
   w.transactions.reserve(n + n / 8);
-  for (built_step& b : built) {
+  for (std::size_t i = 0; i < n; ++i) {
+    built_step& b = built[i];
+    kind_totals& k = w.kinds[index_of(steps[i].normal.kind)];
+    ++k.count;
+    k.extra_bytes += steps[i].normal.extra_size;
+    k.packed_bytes += b.normal->packed_size();
     w.transactions.push_back(std::move(b.normal));
     if (b.companion) w.transactions.push_back(std::move(b.companion));
   }

@@ -20,6 +20,7 @@
 
 #include "apiary/colony/colony.hpp"
 #include "apiary/colony/colony_config.hpp"
+#include "apiary/colony/colony_stats.hpp"
 #include "apiary/colony/faults.hpp"
 #include "apiary/colony/generator.hpp"
 #include "apiary/core/protocol/full_transaction.hpp"
@@ -29,7 +30,8 @@ namespace apiary::colony {
 struct workload {
   // Normal transactions, each followed by its faulty companion when one was drawn.
   std::vector<core::full_transaction_ptr> transactions;
-  generator_stats stats;                                 // the normal transactions, by kind
+  // The normal transactions by the kind built, counted as a colony counts its own.
+  std::array<kind_totals, op_kind_count> kinds{};
   std::array<std::uint64_t, fault_kind_count> faults{};  // companions, by kind
 };
 
