@@ -1,7 +1,7 @@
 #include "apiary/colony/generator.hpp"
 
 #include <algorithm>
-#include <charconv>
+#include <array>
 #include <cmath>
 #include <string_view>
 #include <utility>
@@ -132,9 +132,10 @@ generated_transaction generator::next(op_kind kind) {
   const std::size_t actor = next_actor();
   g.nonce = (std::uint64_t{block_num_} << 40) | (std::uint64_t{tx_num_} << 8) | thread_index_;
   ++tx_num_;
-  char digits[24];
-  const auto r = std::to_chars(std::begin(digits), std::end(digits), g.nonce);
-  const std::string_view nonce_text(digits, static_cast<std::size_t>(r.ptr - digits));
+  std::array<char, nonce_text_size> digits;
+  std::uint64_t rest = g.nonce;
+  for (std::size_t i = digits.size(); i-- > 0; rest >>= 4) digits[i] = "0123456789abcdef"[rest & 0xf];
+  const std::string_view nonce_text(digits.data(), digits.size());
 
   switch (kind) {
     case op_kind::article: build_article(g, actor, nonce_text); break;
@@ -241,7 +242,7 @@ void generator::build_transfer(generated_transaction& g, std::size_t actor, std:
   t.to = accounts_[actor + 1 == accounts_.size() ? 0 : actor + 1];  // another account unless the thread has one
   t.amount = core::asset::hbd(detail::transfer_amount);
   // The nonce, then ":" and filler up to the extra size (Hive's memo, without its
-  // off-by-one), so the memo is max(extra size, nonce digits) long.
+  // off-by-one), so the memo is max(extra size, nonce_text_size) long.
   t.memo.reserve(std::max<std::size_t>(g.extra_size, nonce_text.size()));
   t.memo.append(nonce_text);
   if (g.extra_size > nonce_text.size()) {
@@ -256,7 +257,7 @@ void generator::build_custom_json(generated_transaction& g, std::size_t actor, s
 
   core::custom_json_operation cj;
   cj.required_posting_auths.push_back(accounts_[actor]);
-  cj.id = detail::concat("id", nonce_text);  // at most 2 + 20 characters
+  cj.id = detail::concat("id", nonce_text);  // 2 + nonce_text_size characters, of Hive's 32
   // {"v":"<filler>"}: 8 bytes of framing, so the hard maximum keeps it under 8,192.
   static constexpr std::string_view open = R"({"v":")";
   static constexpr std::string_view close = R"("})";

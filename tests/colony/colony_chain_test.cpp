@@ -2,7 +2,8 @@
 // pushes every transaction into core::chain, calls the completion, and makes a block every
 // `block_txs` pushes, reporting the new head to the colony. Proves the seam end to end: the
 // genesis names and keys match, TaPoS and expiration follow the head, nonces never collide,
-// and replies and votes only target comments the chain has.
+// and replies and votes only target comments the chain has; and the colony builds the mix
+// the replay's workload builds from the same seed.
 #include <gtest/gtest.h>
 
 #include <condition_variable>
@@ -15,6 +16,8 @@
 #include <utility>
 
 #include "apiary/colony/colony.hpp"
+#include "apiary/colony/mix.hpp"
+#include "apiary/colony/workload.hpp"
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/core/chain/chain_options.hpp"
 #include "apiary/core/chain/submission.hpp"
@@ -140,6 +143,47 @@ TEST(ColonyChain, EverySignedTransactionIsAcceptedWithAttachedKeys) {
 
 TEST(ColonyChain, EverySignedTransactionIsAcceptedWithRecoveredKeys) {
   run_against_chain(core::signer_source::recover, false);
+}
+
+// The colony and the workload `apiary replay` generates build one mix from one seed: kind by
+// kind the same count, extra and packed bytes, although the colony's transactions reference
+// the blocks made while it runs (30 here) and the workload's all reference the genesis. One
+// thread waiting for each outcome, so that at every draw the ring holds the comments the
+// workload's does (it remembers each as it is made, the colony each the chain accepted).
+TEST(ColonyChain, BuildsTheWorkloadsMixKindByKind) {
+  core::chain_options options;
+  options.genesis_accounts = 300;
+  chain_writer writer(options, 100);
+  const colony::head_info genesis = writer.head();
+
+  colony::colony_config c;
+  c.threads = 1;
+  c.seed = 5;
+  c.use_genesis_of(options);
+  c.submit = colony::submit_mode::sync;
+  c.transactions_per_thread = 3000;
+
+  std::optional<colony::colony> k(std::in_place, c, writer, genesis);
+  writer.attach(*k);
+  k->start();
+  k->join();
+  writer.shutdown();
+  const colony::colony_stats s = k->stats();
+  ASSERT_EQ(s.accepted(), c.transactions_per_thread);
+  ASSERT_EQ(writer.blocks(), 30u);
+
+  const colony::workload w = colony::generate_workload(c, c.transactions_per_thread, genesis);
+  for (colony::op_kind kind : colony::all_op_kinds) {
+    const colony::kind_totals& run = s[kind];
+    const colony::kind_totals& replay = w.kinds[colony::index_of(kind)];
+    EXPECT_EQ(run.count, replay.count) << colony::op_kind_name(kind);
+    EXPECT_EQ(run.extra_bytes, replay.extra_bytes) << colony::op_kind_name(kind);
+    EXPECT_EQ(run.packed_bytes, replay.packed_bytes)
+        << colony::op_kind_name(kind) << ": " << s.average_packed_bytes(kind) << " bytes on average in the colony, "
+        << static_cast<double>(replay.packed_bytes) / static_cast<double>(replay.count) << " in the workload";
+  }
+  EXPECT_GT(s[colony::op_kind::reply].count, 0u);  // every kind was made
+  EXPECT_GT(s[colony::op_kind::transfer].count, 0u);
 }
 
 }  // namespace

@@ -9,8 +9,8 @@
 //   beneficiaries are other accounts of the thread.
 // - Uniqueness: a nonce block_num<<40 | tx_num<<8 | thread_index (the head block's number,
 //   of which the low 24 bits fit; tx_num counts the thread's transactions, never reset)
-//   goes into every permlink, custom_json id and memo, and (nonce>>8) % 10000 + 1 is a
-//   vote's weight. Transactions of one thread differ
+//   goes into every permlink, custom_json id and memo as nonce_text_size hex digits, and
+//   (nonce>>8) % 10000 + 1 is a vote's weight. Transactions of one thread differ
 //   in their nonce, and votes, whose text carries none, differ in weight: two votes against
 //   the same head block would have to be 10,000 transactions apart to share one. Threads
 //   never share an actor, and the TaPoS fields differ between head blocks.
@@ -42,6 +42,11 @@ namespace apiary::colony {
 
 // Hive's limit on the time until a transaction expires, which the colony always uses.
 inline constexpr std::uint32_t expiration_seconds = 3600;
+
+// The nonce's text: its 64 bits as lower-case hex digits, zero-padded to this width whatever
+// the head block and the count, so that a transaction is as long in a run's millionth block
+// as in a workload made at the genesis.
+inline constexpr std::size_t nonce_text_size = 2 * sizeof(std::uint64_t);
 
 struct generated_transaction {
   core::transaction tx;  // unsigned: sign with full_transaction and the signer's key
