@@ -2,7 +2,7 @@
 # Installs what apiary needs to build, test and run on Debian 12 (clang, its sanitizer and
 # libFuzzer runtimes and llvm-symbolizer are for the fuzz targets; clang-format and
 # clang-tidy for scripts/lint; chromium for the test of scripts/report-html's pages; perf for
-# `apiary run --profile`; ccache for the builds of other commits that scripts/multirun --base
+# `apiary run --profile`; zstd for the block log test's check of its frames; ccache for the builds of other commits that scripts/multirun --base
 # and scripts/bisect make; PostgreSQL for the test of scripts/history's server path), then
 # builds the Python venv for scripts/, installs inferno's flame graph tools into it, and the
 # Node packages of the conformance test. Safe to run again: it installs only what is missing
@@ -15,7 +15,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libboost1.81-dev libboost-json1.81-dev
   libbenchmark-dev libgtest-dev libspdlog-dev libcli11-dev libtomlplusplus-dev
-  libsecp256k1-dev libssl-dev libxxhash-dev
+  libsecp256k1-dev libssl-dev libxxhash-dev libzstd-dev zstd
   python3 python3-venv nodejs npm valgrind linux-perf
   clang libclang-rt-14-dev llvm clang-format clang-tidy
   chromium ccache postgresql
