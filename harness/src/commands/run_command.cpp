@@ -95,6 +95,14 @@ int run_command::run(int argc, const char* const* argv) {
       {o.log_file.empty() ? "the log file (beside the report)" : "--log-file", log_file, output_use::stream},
       {"--interval-log", o.interval_log, output_use::stream},
       {"--prometheus-textfile", o.prometheus_textfile}};
+  if (!o.block_log.empty()) {
+    // Two files, the log and its index beside it: no device or FIFO has a "beside".
+    if (writes_through(o.block_log))
+      return usage_error("run", "--block-log " + shown_path(o.block_log) +
+                                    ": a block_log goes to a regular file, with its .artifacts file beside it");
+    written.push_back({"--block-log", o.block_log, output_use::binary});
+    written.push_back({"--block-log (its .artifacts)", o.block_log + ".artifacts", output_use::binary});
+  }
   for (const named_path& dir : {named_path{"--hgrm-dir", o.hgrm_dir}, named_path{"--profile", o.profile_dir}})
     if (auto problem = check_not_a_directory_of(dir, written)) return usage_error("run", *problem);
   if (!o.hgrm_dir.empty())

@@ -524,6 +524,10 @@ void bind_outputs(option_binder& b, run_config& c) {
          "none", check_path);
   b.count("dump-limit", o.dump_limit, 1, 10'000'000, "Transactions --dump-transactions writes");
   b.count("dump-block-limit", o.dump_block_limit, 1, 10'000, "Blocks --dump-blocks writes");
+  b.text("block-log", o.block_log, "PATH",
+         "Write every block the run applies, from block 1 on, as a Hive block_log here and its index beside it "
+         "(PATH.artifacts), for Hive's tools; both replaced whole at the end (docs/block-log.md)",
+         "none", check_path);
   b.toggle("audit", c.audit,
            "After the run, check the state's invariants (supply, undo sessions, dedup index, block sizes and ids, "
            "accepted = included + pending); a violation fails the run. Records every accepted transaction's id");

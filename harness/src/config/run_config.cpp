@@ -194,6 +194,9 @@ std::optional<std::string> inert_option(const run_config& c) {
     return "--dump-limit " + std::to_string(o.dump_limit) + ": only used with --dump-transactions";
   if (o.dump_blocks.empty() && o.dump_block_limit != d.out.dump_block_limit)
     return "--dump-block-limit " + std::to_string(o.dump_block_limit) + ": only used with --dump-blocks";
+  if (!o.block_log.empty() && !c.state.empty())
+    return "--block-log: a block_log starts at block 1, and a run from --state starts after the snapshot's head "
+           "block";
   if (c.blocks_by != core::block_trigger::clock && c.slot_transactions != d.slot_transactions)
     return "--slot-transactions " + core::to_string(c.slot_transactions) + ": only used with --blocks-by clock";
   return std::nullopt;

@@ -117,6 +117,17 @@ std::size_t write_transaction_dump(const std::string& path, const std::vector<qu
   return records.size();
 }
 
+core::full_block rebuild_block(const queen::settled_block& c, const core::chain& chain) {
+  core::full_block b;
+  b.header.previous = c.previous;
+  b.header.timestamp = c.timestamp;
+  b.header.witness = core::account_name(chain.options().witness);
+  b.transactions = c.transactions;
+  b.header.transaction_merkle_root = b.compute_merkle_root();
+  b.header.witness_signature = chain.witness_key().sign(core::header_digest(b.header));
+  return b;
+}
+
 std::size_t write_block_dump(const std::string& path, const std::vector<queen::settled_block>& blocks,
                              const core::chain& chain) {
   file_writer f(path);
@@ -124,13 +135,7 @@ std::size_t write_block_dump(const std::string& path, const std::vector<queen::s
   core::json_writer w(buf);
   const core::public_key witness_key = chain.witness_key().public_key();
   for (const queen::settled_block& c : blocks) {
-    core::full_block b;
-    b.header.previous = c.previous;
-    b.header.timestamp = c.timestamp;
-    b.header.witness = core::account_name(chain.options().witness);
-    b.transactions = c.transactions;
-    b.header.transaction_merkle_root = b.compute_merkle_root();
-    b.header.witness_signature = chain.witness_key().sign(core::header_digest(b.header));
+    const core::full_block b = rebuild_block(c, chain);
     const core::block_id id = core::compute_block_id(b.header);
 
     std::vector<core::transaction_id> ids;

@@ -17,6 +17,7 @@
 #include "apiary/core/base/mutex.hpp"
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/cycle/audit.hpp"
+#include "apiary/harness/cycle/block_log_out.hpp"
 #include "apiary/harness/cycle/dump.hpp"
 #include "apiary/harness/cycle/genesis_key_cache.hpp"
 #include "apiary/harness/cycle/latency.hpp"
@@ -136,6 +137,7 @@ struct run_readers {
   std::optional<transaction_sample> transactions;  // --dump-transactions
   std::optional<block_capture> blocks;             // --dump-blocks
   std::optional<acceptance_log> acceptances;       // --audit
+  std::unique_ptr<block_log_out> block_log;        // --block-log
 };
 
 class cycle_test {
@@ -266,6 +268,10 @@ void cycle_test::build_writer() {
   if (!o.dump_blocks.empty())
     settled_.add(
         readers_.blocks.emplace(chain_->head_block_num() + config_.stop.warmup_blocks + 1, o.dump_block_limit));
+  if (!o.block_log.empty()) {
+    readers_.block_log = std::make_unique<block_log_out>(o.block_log, *chain_);
+    settled_.add(*readers_.block_log);
+  }
   if (config_.audit) {
     settled_.add(readers_.acceptances.emplace());
     readers_.acceptances->inherit(*chain_);
@@ -673,6 +679,7 @@ void cycle_test::write_dumps() {
       result_.dumped_transactions =
           write_transaction_dump(o.dump_transactions, readers_.transactions->records(), run_start_ns_);
     if (readers_.blocks) result_.dumped_blocks = write_block_dump(o.dump_blocks, readers_.blocks->blocks(), *chain_);
+    if (readers_.block_log) result_.block_log_blocks = readers_.block_log->finish();
   } catch (const std::exception& e) {
     fail(e.what());
   }

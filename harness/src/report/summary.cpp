@@ -216,6 +216,7 @@ void append_outcome(std::string& s, const run_result& r, const analysis& a, cons
            static_cast<double>(state.load_ns) / 1e9);
   if (r.dumped_transactions != 0) append(s, "; {} transactions dumped", r.dumped_transactions);
   if (r.dumped_blocks != 0) append(s, "; {} blocks dumped", r.dumped_blocks);
+  if (r.block_log_blocks != 0) append(s, "; {} blocks in the block log", r.block_log_blocks);
   s += "\n";
   if (!r.audit.ran) return;
   if (r.audit.passed()) {

@@ -55,6 +55,8 @@ struct outputs {
   std::string dump_blocks;
   std::uint32_t dump_limit = 1000;
   std::uint32_t dump_block_limit = 3;
+  // Every applied block as a Hive block_log with its .artifacts (cycle/block_log_out.hpp); empty: none.
+  std::string block_log;
   progress_mode progress = progress_mode::automatic;
   log_level log = log_level::warn;  // on stderr; the log file holds info and up
   std::string log_file;             // empty: beside the report (.log); "none": no file

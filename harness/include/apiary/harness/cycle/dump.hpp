@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "apiary/core/chain/chain.hpp"
+#include "apiary/core/protocol/full_block.hpp"
 #include "apiary/harness/cycle/settled.hpp"
 #include "apiary/queen/tx_timing.hpp"
 
@@ -52,6 +53,10 @@ class block_capture final : public settled_reader {
 // Returns how many lines were written; throws std::runtime_error naming the path.
 std::size_t write_transaction_dump(const std::string& path, const std::vector<queen::tx_timing>& records,
                                    std::int64_t origin_ns);
+// The block the chain applied, rebuilt from what settled of it: its header signed again with the
+// chain's witness key (signatures are deterministic, so its id is the chain's).
+core::full_block rebuild_block(const queen::settled_block& c, const core::chain& chain);
+
 // JSON lines, one per captured block: number, id, size, transaction count, witness and its
 // public key, packed bytes in hex and the block in the block API's JSON form. The header is
 // signed again with the chain's witness key (signatures are deterministic) and its id

@@ -131,6 +131,7 @@ struct run_result {
 
   std::uint64_t dumped_transactions = 0;
   std::uint64_t dumped_blocks = 0;
+  std::uint64_t block_log_blocks = 0;         // --block-log
   audit_result audit;                         // --audit; audit.ran is false without it
   core::rc_status rc;                         // the chain's resource credits at the end
   double rc_low_share = 0;                    // accounts under 10% of their RC at the end
