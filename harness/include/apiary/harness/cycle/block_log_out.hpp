@@ -6,9 +6,9 @@
 // drained, never on the writer or a producer. Each block is rebuilt as the dump rebuilds it
 // (its header signed again; its id checked against the chain's), packed and appended to a
 // temporary file beside FILE (output_file.hpp); finish() writes the artifacts and renames both
-// into place. Per 2 MB block that is a signature, the merkle root, a copy and a write: about a
-// millisecond of the main thread's CPU (docs/block-log.md). A run that fails or is interrupted
-// before finish() leaves no file.
+// into place. Per block that is a signature, the merkle root, a copy and a write on the main
+// thread (not yet measured against a run without it). A process killed before finish() leaves
+// no file.
 #pragma once
 
 #include <memory>
