@@ -13,14 +13,17 @@ sha256_digest header_digest(const block_header& h) {
 block_id compute_block_id(const signed_block_header& h) {
   out_buffer buf(256);
   pack_into(buf, h);
-  sha224_digest d = sha224(buf.data(), buf.size());
+  return block_id_of_packed_header(buf.span(), h.block_num());
+}
+
+block_id block_id_of_packed_header(std::span<const std::uint8_t> packed_signed_header, std::uint32_t block_num) {
+  sha224_digest d = sha224(packed_signed_header.data(), packed_signed_header.size());
   block_id id;
   std::memcpy(id.begin(), d.begin(), id.size());
-  std::uint32_t num = h.block_num();
-  id.data[0] = static_cast<std::uint8_t>(num >> 24);
-  id.data[1] = static_cast<std::uint8_t>(num >> 16);
-  id.data[2] = static_cast<std::uint8_t>(num >> 8);
-  id.data[3] = static_cast<std::uint8_t>(num);
+  id.data[0] = static_cast<std::uint8_t>(block_num >> 24);
+  id.data[1] = static_cast<std::uint8_t>(block_num >> 16);
+  id.data[2] = static_cast<std::uint8_t>(block_num >> 8);
+  id.data[3] = static_cast<std::uint8_t>(block_num);
   return id;
 }
 

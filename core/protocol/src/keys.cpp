@@ -182,7 +182,7 @@ std::string public_key_to_string(const public_key& k) {
   return std::string(key_prefix) + base58_encode(raw.data(), raw.size());
 }
 
-std::optional<public_key> public_key_from_string(std::string_view text) {
+std::optional<public_key> public_key_bytes_from_string(std::string_view text) {
   if (!text.starts_with(key_prefix)) return std::nullopt;
   auto raw = base58_decode(text.substr(key_prefix.size()));
   if (!raw || raw->size() != 37) return std::nullopt;
@@ -190,8 +190,14 @@ std::optional<public_key> public_key_from_string(std::string_view text) {
   if (!std::equal(check.begin(), check.begin() + 4, raw->data() + 33)) return std::nullopt;
   public_key k;
   std::copy_n(raw->data(), 33, k.begin());
+  return k;
+}
+
+std::optional<public_key> public_key_from_string(std::string_view text) {
+  auto k = public_key_bytes_from_string(text);
+  if (!k) return std::nullopt;
   secp256k1_pubkey pk;
-  if (secp256k1_ec_pubkey_parse(ctx(), &pk, k.begin(), k.size()) != 1) return std::nullopt;
+  if (secp256k1_ec_pubkey_parse(ctx(), &pk, k->begin(), k->size()) != 1) return std::nullopt;
   return k;
 }
 

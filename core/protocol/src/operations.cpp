@@ -1,5 +1,8 @@
 #include "apiary/core/protocol/operations.hpp"
 
+#include <string>
+#include <utility>
+
 namespace apiary::core {
 
 std::string_view operation_name(const operation& op) {
@@ -7,26 +10,42 @@ std::string_view operation_name(const operation& op) {
 }
 
 namespace {
-template <class Op>
-void unpack_as(byte_reader& r, operation& op) {
-  Op o;
-  unpack(r, o);
-  op = std::move(o);
+
+template <std::size_t... I>
+bool unpack_alternative(byte_reader& r, std::uint32_t wire_id, operation& op, std::index_sequence<I...>) {
+  auto try_one = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+    using Op = std::variant_alternative_t<K, operation>;
+    if (Op::wire_id != wire_id) return false;
+    Op o;
+    unpack(r, o);
+    op = std::move(o);
+    return true;
+  };
+  return (try_one(std::integral_constant<std::size_t, I>{}) || ...);
 }
+
+// "vote=0, comment=1, ...", from the variant itself.
+template <std::size_t... I>
+std::string modeled_list(std::index_sequence<I...>) {
+  std::string out;
+  ((out += (out.empty() ? "" : ", ") + std::string(std::variant_alternative_t<I, operation>::name) + "=" +
+           std::to_string(std::variant_alternative_t<I, operation>::wire_id)),
+   ...);
+  return out;
+}
+
+constexpr auto alternatives = std::make_index_sequence<std::variant_size_v<operation>>{};
+
 }  // namespace
+
+bool unpack_operation_fields(byte_reader& r, std::uint32_t wire_id, operation& op) {
+  return unpack_alternative(r, wire_id, op, alternatives);
+}
 
 void unpack(byte_reader& r, operation& op) {
   std::uint32_t id = unpack_varint(r, "operation type");
-  switch (id) {
-    case vote_operation::wire_id: return unpack_as<vote_operation>(r, op);
-    case comment_operation::wire_id: return unpack_as<comment_operation>(r, op);
-    case transfer_operation::wire_id: return unpack_as<transfer_operation>(r, op);
-    case custom_json_operation::wire_id: return unpack_as<custom_json_operation>(r, op);
-    case comment_options_operation::wire_id: return unpack_as<comment_options_operation>(r, op);
-    default:
-      r.fail("unsupported operation type " + std::to_string(id) +
-             " (apiary decodes vote=0, comment=1, transfer=2, custom_json=18, comment_options=19)");
-  }
+  if (!unpack_operation_fields(r, id, op))
+    r.fail("unsupported operation type " + std::to_string(id) + " (apiary decodes " + modeled_list(alternatives) + ")");
 }
 
 void unpack(byte_reader& r, comment_payout_beneficiaries& e) {

@@ -62,6 +62,8 @@ sha256_digest header_digest(const block_header& h);
 // sha224 of the packed signed header, truncated to 20 bytes, its first 4 bytes replaced
 // by the block number (big-endian).
 block_id compute_block_id(const signed_block_header& h);
+// The same from the packed signed header's bytes and the block's number.
+block_id block_id_of_packed_header(std::span<const std::uint8_t> packed_signed_header, std::uint32_t block_num);
 // Pairwise sha256 up the tree (an odd last leaf moves up unchanged), ripemd160 of the root;
 // all zero for no transactions. `leaves` is consumed as scratch space.
 ripemd160_digest merkle_root(std::span<sha256_digest> leaves);

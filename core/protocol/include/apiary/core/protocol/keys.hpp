@@ -51,6 +51,10 @@ class private_key {
 
 std::string public_key_to_string(const public_key& k);
 std::optional<public_key> public_key_from_string(std::string_view text);
+// The text form's bytes when its prefix and checksum are right, whether or not they are a
+// point of the curve: Hive's chain holds keys that are not (the null key, STM1111...), and
+// its operations must pack back to their bytes.
+std::optional<public_key> public_key_bytes_from_string(std::string_view text);
 
 bool is_canonical(const compact_signature& sig);
 // nullopt when the signature is malformed or no key recovers from it.

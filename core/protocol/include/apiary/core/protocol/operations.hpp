@@ -172,6 +172,9 @@ void pack(S& s, const operation& op) {
       op);
 }
 void unpack(byte_reader& r, operation& op);
+// The fields of the alternative whose wire id is `wire_id` (the id already read); false, with
+// nothing read, when apiary models no operation of that id.
+bool unpack_operation_fields(byte_reader& r, std::uint32_t wire_id, operation& op);
 
 template <class S>
 void pack(S& s, const comment_payout_beneficiaries& e) {
