@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "commands/blocks_command.hpp"
 #include "commands/command_support.hpp"
 #include "commands/parse_errors.hpp"
 #include "commands/rc_params_command.hpp"
@@ -29,11 +30,13 @@ int run_apiary(int argc, const char* const* argv) {
   replay_command replay;
   snapshot_command snapshot;
   rc_params_command rc_params;
+  blocks_command blocks;
   run.setup(app);
   workload.setup(app);
   replay.setup(app);
   snapshot.setup(app);
   rc_params.setup(app);
+  blocks.setup(app);
 
   try {
     app.parse(argc, argv);
@@ -54,6 +57,7 @@ int run_apiary(int argc, const char* const* argv) {
   if (replay.parsed()) return guarded("replay", [&] { return replay.run(argc, argv); });
   if (snapshot.parsed()) return guarded("snapshot", [&] { return snapshot.run(); });
   if (rc_params.parsed()) return guarded("rc-params", [&] { return rc_params.run(); });
+  if (blocks.parsed()) return guarded("blocks", [&] { return blocks.run(); });
   return guarded("run", [&] { return run.run(argc, argv); });
 }
 
