@@ -83,9 +83,10 @@ std::string kinds_text(const file_totals& t) {
   return out;
 }
 
-std::string counts_text(const file_totals& t) {
+// With the range of block numbers for one file's blocks (`range`), not for the summary.
+std::string counts_text(const file_totals& t, bool range) {
   std::string out = grouped(t.blocks) + (t.blocks == 1 ? " block" : " blocks");
-  if (t.blocks) out += " (" + grouped(t.first_block) + "-" + grouped(t.last_block) + ")";
+  if (range && t.blocks) out += " (" + grouped(t.first_block) + "-" + grouped(t.last_block) + ")";
   return out + ", " + grouped(t.transactions) + " transactions, " + grouped(t.signatures) + " signatures; " +
          kinds_text(t);
 }
@@ -138,13 +139,13 @@ int blocks_command::run() {
       ++failed;
       continue;
     }
-    out += shown_path(path) + ": " + counts_text(file) + "\n  verified: block ids, merkle roots, transaction ids, " +
-           "signatures, witness keys\n";
+    out += shown_path(path) + ": " + counts_text(file, true) +
+           "\n  verified: block ids, merkle roots, transaction ids, " + "signatures, witness keys\n";
     all.add(file);
   }
   const std::size_t files = files_.size();
   out += "Summary: " + grouped(files - failed) + " of " + grouped(files) + (files == 1 ? " file" : " files") +
-         " verified; " + counts_text(all) + "\n";
+         " verified; " + counts_text(all, false) + "\n";
   if (!print_out("blocks", out)) return exit_failed;
   return failed ? exit_failed : exit_ok;
 }
