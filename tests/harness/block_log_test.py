@@ -73,7 +73,7 @@ def mode_run(args, schema):
     ht.check(head == n and tail == 1 and len(index) == n, "artifacts: head %d, tail %d, %d entries for %d blocks"
              % (head, tail, len(index), n))
     ids = {}
-    for num, ((start, size), (word, stripped)) in enumerate(zip(entries, index), start=1):
+    for num, ((start, size), (word, stripped)) in enumerate(zip(entries, index, strict=True), start=1):
         ht.check(word == start, "block %d: the artifacts' word %#x, the log's entry starts at %d" % (num, word, start))
         block = log[start:start + size]
         previous = block[:20]

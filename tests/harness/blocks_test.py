@@ -57,7 +57,7 @@ def counted(blocks):
 
 def check_file_line(out, path, blocks):
     transactions, kinds = counted(blocks)
-    line = next((l for l in out.splitlines() if l.startswith(path + ": ")), None)
+    line = next((text for text in out.splitlines() if text.startswith(path + ": ")), None)
     ht.check(line is not None, "no line for %s in:\n%s" % (path, out))
     nums = [int(b["previous"][:8], 16) + 1 for b in blocks]
     ht.check(line.startswith("%s: %s block%s (%s-%s), %s transactions" % (
@@ -90,7 +90,7 @@ def mode_verify(args, schema):
     paths = [fixture(args, f) for f in FIXTURES]
     p = verify(args, *paths)
     ht.check(p.returncode == 0 and not p.stderr, "verify: exit status %d: %s" % (p.returncode, p.stderr))
-    for path, name in zip(paths, FIXTURES):
+    for path, name in zip(paths, FIXTURES, strict=True):
         check_file_line(p.stdout, path, load(args, name)["blocks"])
     ht.check("Summary: 2 of 2 files verified; 2,000 blocks" in p.stdout, "summary: %s" % p.stdout)
 
@@ -164,7 +164,8 @@ def mode_damage(args, schema):
     def rekey(b):
         b["signing_key"] = "STM7D7oC3o7YYLoVVd47qXr3tMaABtGGsvWiraQQt2jtnX8gZAjdB"
     num, damaged = damaged_block(args, rekey)
-    seen.append(refused(args, write(args, "blocks-changed-key.json", damaged), ["block %d: the witness signature" % num]))
+    seen.append(refused(args, write(args, "blocks-changed-key.json", damaged),
+                        ["block %d: the witness signature" % num]))
 
     def virtual(b):
         b["transactions"][0]["operations"][0] = {"type": "producer_reward_operation", "value": {}}
