@@ -963,8 +963,9 @@ REPEATED = [([command, option, value, option, value], command, ["%s is given 2 t
 
 def errors_command_line(args):
     """CLI11's parse errors in apiary's words: the unknown word named, the nearest valid one."""
-    cases = [([], "", ["a command is required: run, workload, replay, snapshot or rc-params"]),
-             (["fly"], "", ["unknown command 'fly'", "the commands are run, workload, replay, snapshot and rc-params"]),
+    cases = [([], "", ["a command is required: run, workload, replay, snapshot, rc-params or blocks"]),
+             (["fly"], "", ["unknown command 'fly'",
+                            "the commands are run, workload, replay, snapshot, rc-params and blocks"]),
              (["replai"], "", ["unknown command 'replai'", "did you mean replay?"]),
              (["--blocks", "3"], "", ["unknown option '--blocks' before the command"]),
              (["run", "--blockz", "3"], "run", ["unknown option '--blockz'", "did you mean --blocks?"]),
