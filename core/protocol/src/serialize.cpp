@@ -42,7 +42,11 @@ void unpack(byte_reader& r, asset& a) {
   std::uint64_t w;
   unpack(r, w);
   auto s = asset::from_legacy_symbol_word(w);
-  if (!s) r.fail("unknown asset symbol (apiary knows HIVE and HBD with precision 3)");
+  // A test-net build's words (TESTS, TBD) read as HIVE and HBD: packing again writes the main
+  // net's, so a test-net block is hashed and verified from its bytes as read, not packed again.
+  for (asset_symbol t : {asset_symbol::hive, asset_symbol::hbd})
+    if (!s && w == known_symbols[static_cast<std::size_t>(t)].testnet_legacy_word()) s = t;
+  if (!s) r.fail("unknown asset symbol (apiary knows HIVE and HBD with precision 3, TESTS and TBD in a test net)");
   a.symbol = *s;
 }
 

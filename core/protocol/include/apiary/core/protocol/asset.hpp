@@ -13,25 +13,31 @@ namespace apiary::core {
 
 // The symbols of Hive's main net, one line each: the text of today's JSON, the name before
 // Hive's fork from Steem (still the name in the legacy wire word and in old JSON), the NAI
-// of the HF26 JSON form, and the precision. The legacy wire word is the precision byte and
-// the old name, zero padded to 8 bytes.
+// of the HF26 JSON form, the precision, and the legacy name a test-net build of hived
+// (IS_TEST_NET, asset_symbol.hpp) writes instead of the old name. The legacy wire word is the
+// precision byte and the old name, zero padded to 8 bytes.
 struct symbol_info {
   std::string_view name;
   std::string_view old_name;
   std::string_view nai;
   std::uint8_t precision;
+  std::string_view testnet_name;
 
-  constexpr std::uint64_t legacy_word() const {
+  constexpr std::uint64_t legacy_word() const { return word_of(old_name); }
+  constexpr std::uint64_t testnet_legacy_word() const { return word_of(testnet_name); }
+
+ private:
+  constexpr std::uint64_t word_of(std::string_view legacy_name) const {
     std::uint64_t w = precision;
-    for (std::size_t i = 0; i < old_name.size(); ++i)
-      w |= std::uint64_t{static_cast<unsigned char>(old_name[i])} << (8 * (i + 1));
+    for (std::size_t i = 0; i < legacy_name.size(); ++i)
+      w |= std::uint64_t{static_cast<unsigned char>(legacy_name[i])} << (8 * (i + 1));
     return w;
   }
 };
 inline constexpr symbol_info known_symbols[] = {
-    {"HIVE", "STEEM", "@@000000021", 3},
-    {"HBD", "SBD", "@@000000013", 3},
-    {"VESTS", "VESTS", "@@000000037", 6},
+    {"HIVE", "STEEM", "@@000000021", 3, "TESTS"},
+    {"HBD", "SBD", "@@000000013", 3, "TBD"},
+    {"VESTS", "VESTS", "@@000000037", 6, "VESTS"},
 };
 
 // apiary's own assets: HIVE and HBD, the first two of known_symbols.
