@@ -1,5 +1,7 @@
 #include "apiary/core/protocol/block_verify.hpp"
 
+#include <string_view>
+
 #include "apiary/core/protocol/block.hpp"
 #include "apiary/core/protocol/hash.hpp"
 
@@ -25,7 +27,19 @@ chain_id mainnet_signing_chain_id(time_point_sec block_time) {
   return block_time.secs > hf24_applied ? hive_mainnet_chain_id() : chain_id{};
 }
 
-verified_block verify_block(std::span<const std::uint8_t> packed, const block_expectations& expected) {
+chain_id testnet_chain_id() {
+  constexpr std::string_view name = "testnet";
+  return sha256(name.data(), name.size());
+}
+
+chain_id mirrornet_chain_id() {
+  chain_id id;
+  id.data[0] = 0x42;
+  return id;
+}
+
+verified_block verify_block(std::span<const std::uint8_t> packed, const block_expectations& expected,
+                            const std::optional<chain_id>& chain) {
   block_layout layout;
   const any_block b = decode_any_block(packed, layout);
   verified_block out;
@@ -48,7 +62,7 @@ verified_block verify_block(std::span<const std::uint8_t> packed, const block_ex
   if (expected.transaction_ids && expected.transaction_ids->size() != b.transactions.size())
     fail(std::to_string(b.transactions.size()) + " transactions, but " +
          std::to_string(expected.transaction_ids->size()) + " transaction ids stated");
-  const chain_id chain = mainnet_signing_chain_id(b.timestamp);
+  const chain_id signed_for = chain ? *chain : mainnet_signing_chain_id(b.timestamp);
   std::vector<sha256_digest> leaves;
   leaves.reserve(b.transactions.size());
   for (std::size_t i = 0; i < b.transactions.size(); ++i) {
@@ -57,7 +71,7 @@ verified_block verify_block(std::span<const std::uint8_t> packed, const block_ex
     const transaction_id id = transaction_id_of(body);
     if (expected.transaction_ids && (*expected.transaction_ids)[i] != id)
       fail(differs("id", to_hex(id), to_hex((*expected.transaction_ids)[i])), i, id);
-    const sha256_digest digest = signature_digest_of(chain, body);
+    const sha256_digest digest = signature_digest_of(signed_for, body);
     for (std::size_t k = 0; k < tx.signatures.size(); ++k)
       if (!recover_public_key(tx.signatures[k], digest))
         fail("signature " + std::to_string(k) + " recovers no public key", i, id);
@@ -73,7 +87,7 @@ verified_block verify_block(std::span<const std::uint8_t> packed, const block_ex
 }
 
 verified_block block_verifier::verify(std::span<const std::uint8_t> packed, const block_expectations& expected) {
-  verified_block v = verify_block(packed, expected);
+  verified_block v = verify_block(packed, expected, chain_);
   if (last_ && v.block_num == last_->block_num + 1 && v.previous != last_->id)
     throw block_error(v.block_num, "previous " + to_hex(v.previous) + " is not the id computed for block " +
                                        std::to_string(last_->block_num) + ", " + to_hex(last_->id));

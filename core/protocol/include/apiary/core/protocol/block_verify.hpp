@@ -21,6 +21,12 @@ namespace apiary::core {
 // (beeab0de...) since: the chain id of a transaction in a block made at `block_time`.
 chain_id mainnet_signing_chain_id(time_point_sec block_time);
 
+// The chain ids hived's test-net and mirror-net builds sign for unless their --chain-id option
+// names another (HIVE_CHAIN_ID in hive/protocol/config.hpp: sha256 of "testnet", and 0x42
+// followed by 31 zero bytes); such a build uses its one chain id from block 1 on.
+chain_id testnet_chain_id();
+chain_id mirrornet_chain_id();
+
 // What a source states about a block beside its bytes.
 struct block_expectations {
   std::optional<block_id> id;
@@ -38,16 +44,21 @@ struct verified_block {
 };
 
 // Verifies one packed block; throws block_error naming the block, the transaction and what
-// does not match.
-verified_block verify_block(std::span<const std::uint8_t> packed, const block_expectations& expected);
+// does not match. `chain`: the chain id its transactions were signed for; nullopt: main net's
+// by the block's time (mainnet_signing_chain_id). A signature recovers some key under any chain
+// id, so the chain id chooses the digests and is not checked.
+verified_block verify_block(std::span<const std::uint8_t> packed, const block_expectations& expected,
+                            const std::optional<chain_id>& chain = std::nullopt);
 
 // Verifies blocks in order, and that each one's `previous` is the id computed for the block
 // before it when that one was verified just before.
 class block_verifier {
  public:
+  explicit block_verifier(std::optional<chain_id> chain = std::nullopt) : chain_(chain) {}
   verified_block verify(std::span<const std::uint8_t> packed, const block_expectations& expected);
 
  private:
+  std::optional<chain_id> chain_;  // as verify_block's
   std::optional<verified_block> last_;
 };
 
