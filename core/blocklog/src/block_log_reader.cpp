@@ -312,6 +312,8 @@ block_data block_log_reader::read_block(std::uint32_t num) {
   b.num = num;
   b.stored = p.attributes;
   b.stored_size = word_at - start;
+  b.file = seg.path;
+  b.offset = start;
   std::vector<std::uint8_t> raw(static_cast<std::size_t>(b.stored_size));
   seg.file->read(raw.data(), raw.size(), start, num);
   if (p.attributes.compressed) {

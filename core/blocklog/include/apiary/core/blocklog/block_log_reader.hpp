@@ -42,6 +42,8 @@ struct block_data {
   std::vector<std::uint8_t> packed;  // the packed signed block (decompressed)
   entry_attributes stored;           // how the log stored it
   std::uint64_t stored_size = 0;     // its bytes in the log, without the position word
+  std::string file;                  // the log file holding it (a part's, for a split log)
+  std::uint64_t offset = 0;          // where its entry starts in that file
 };
 
 class block_log_reader {
