@@ -1,9 +1,9 @@
 // `apiary blocks verify FILE...`: reads real Hive blocks and verifies each whole (block id,
 // transaction merkle root, transaction ids, signatures, the witness's key; block_verify.hpp),
 // printing per file its blocks, transactions and operations per kind, then a summary. A
-// file's kind is told by its content: block_api JSON (get_block or get_block_range results,
-// block_api_json.hpp); the blocks of any other kind of file reach the verifier as packed
-// bytes the same way (read_blocks() in the source is the one place that tells kinds apart).
+// file's kind is told by its name and content: a Hive block_log (core/blocklog), or block_api
+// JSON (get_block or get_block_range results, block_api_json.hpp); every block reaches the
+// verifier as packed bytes (read_blocks() in the source is the one place that tells kinds apart).
 // Thread safety: the main thread's.
 #pragma once
 
@@ -27,6 +27,8 @@ class blocks_command {
 
  private:
   std::vector<std::string> files_;
+  std::string dictionary_dir_;
+  std::string chain_text_ = "mainnet";
   CLI::App* app_ = nullptr;
   CLI::App* verify_ = nullptr;
 };
