@@ -23,23 +23,22 @@ chain_audit chain::audit() const {
   chain_audit a;
   auto violation = [&a](std::string what) { a.violations.push_back(std::move(what)); };
 
-  const auto accounts = static_cast<std::int64_t>(options_.genesis_accounts);
-  // HIVE: genesis plus every block's reward inflation, held by the accounts and the reward
-  // fund (cashout.hpp).
+  // HIVE: genesis (its accounts by number and by name) plus every block's reward inflation,
+  // held by the accounts and the reward fund (cashout.hpp). No operation mints or burns HBD.
   const global_properties_object& g = globals_.get(0);
   const std::int64_t minted = static_cast<std::int64_t>(head_block_num()) * cashout_constants::reward_per_block;
-  if (g.current_supply_hive != accounts * options_.genesis_hive + minted)
+  if (g.current_supply_hive != g.genesis_supply_hive + minted)
     violation("supply: the current HIVE supply is " + std::to_string(g.current_supply_hive) + ", genesis made " +
-              std::to_string(accounts * options_.genesis_hive) + " and " + std::to_string(head_block_num()) +
-              " blocks minted " + std::to_string(minted));
+              std::to_string(g.genesis_supply_hive) + " and " + std::to_string(head_block_num()) + " blocks minted " +
+              std::to_string(minted));
   if (g.reward_balance < 0) violation("supply: the reward fund holds " + std::to_string(g.reward_balance));
   if (total_hive() + g.reward_balance != g.current_supply_hive)
     violation("supply: HIVE sums to " + std::to_string(total_hive()) + " in accounts and " +
               std::to_string(g.reward_balance) + " in the reward fund, the supply is " +
               std::to_string(g.current_supply_hive));
-  if (total_hbd() != accounts * options_.genesis_hbd)
+  if (total_hbd() != g.current_supply_hbd)
     violation("supply: HBD sums to " + std::to_string(total_hbd()) + ", genesis made " +
-              std::to_string(accounts * options_.genesis_hbd));
+              std::to_string(g.current_supply_hbd));
 
   const auto& due = comments_.get<by_cashout>();
   if (!due.empty() && due.begin()->cashout_time <= head_block_time())

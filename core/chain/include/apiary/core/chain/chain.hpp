@@ -53,6 +53,7 @@
 #include "apiary/core/chain/chain_snapshot.hpp"
 #include "apiary/core/chain/custom_op_counter.hpp"
 #include "apiary/core/chain/dedup_index.hpp"
+#include "apiary/core/chain/genesis_additions.hpp"
 #include "apiary/core/chain/genesis_keys.hpp"
 #include "apiary/core/chain/rc.hpp"
 #include "apiary/core/chain/rc_books.hpp"
@@ -122,6 +123,16 @@ class chain {
   ~chain();
   chain(const chain&) = delete;
   chain& operator=(const chain&) = delete;
+
+  // Adds accounts and comments to the genesis (genesis_additions.hpp), before any block or
+  // transaction: head block 0, nothing pending (else std::logic_error). An account starts
+  // with full voting mana and resource credits, keys derived as the witness's are
+  // (private_key::from_login with the key password), and its balances and vesting join the
+  // supply and the total vesting; a comment is created at the genesis time. Throws
+  // std::invalid_argument naming the first entry that cannot be added (an account that
+  // exists, a comment that exists, whose author or parent does not, an empty permlink, a
+  // negative amount, a sum past 64 bits); the entries before it stay (basic).
+  void add_to_genesis(const genesis_additions& add);
 
   // Returns reject::none when the transaction was accepted into the pending state.
   // may_be_left_out: the caller may leave this transaction out of the next block (it does not

@@ -56,6 +56,9 @@ inline void append_text(out_buffer& b, std::string_view text) {
 //   global_properties_object::current_supply_hbd
 //                                     set at genesis and never changed: no operation mints or
 //                                     burns HBD (audit() holds the accounts' HBD to genesis)
+//   global_properties_object::genesis_supply_hive
+//                                     set at genesis and never changed: the accounts' HIVE and
+//                                     current_supply_hive, which the digest writes, follow it
 //   block_summary_object::id          every summary exists from genesis on and the digest
 //                                     walks them in id order
 //   transaction_object::id            depends on the dedup switch: pending ids have one only in
@@ -67,6 +70,7 @@ constexpr bool digest_leaves_out(M member) {
   using digest_detail::same_member;
   return same_member(member, &global_properties_object::id) ||
          same_member(member, &global_properties_object::current_supply_hbd) ||
+         same_member(member, &global_properties_object::genesis_supply_hive) ||
          same_member(member, &block_summary_object::id) || same_member(member, &transaction_object::id);
 }
 

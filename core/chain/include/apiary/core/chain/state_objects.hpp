@@ -231,8 +231,9 @@ struct global_properties_object {
   std::int64_t total_vesting = 0;  // the accounts' vesting summed: it scales every RC price
   std::int64_t current_supply_hive = 0;
   std::int64_t current_supply_hbd = 0;
-  std::int64_t reward_balance = 0;  // the reward fund's HIVE (thousandths), part of the supply
-  std::uint64_t recent_claims = 0;  // decaying sum of the paid comments' claims (cashout.hpp)
+  std::int64_t genesis_supply_hive = 0;  // what the genesis made, additions included (audit())
+  std::int64_t reward_balance = 0;       // the reward fund's HIVE (thousandths), part of the supply
+  std::uint64_t recent_claims = 0;       // decaying sum of the paid comments' claims (cashout.hpp)
   std::uint64_t comments_paid = 0;
   std::array<std::int64_t, rc_resource_count> rc_pools{};  // per resource (rc.hpp)
 
@@ -245,6 +246,7 @@ struct global_properties_object {
     f("total_vesting", &global_properties_object::total_vesting);
     f("current_supply_hive", &global_properties_object::current_supply_hive);
     f("current_supply_hbd", &global_properties_object::current_supply_hbd);
+    f("genesis_supply_hive", &global_properties_object::genesis_supply_hive);
     f("reward_balance", &global_properties_object::reward_balance);
     f("recent_claims", &global_properties_object::recent_claims);
     f("comments_paid", &global_properties_object::comments_paid);
