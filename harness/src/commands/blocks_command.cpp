@@ -5,17 +5,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <span>
 
-#include "apiary/core/blocklog/block_log_error.hpp"
-#include "apiary/core/blocklog/block_log_reader.hpp"
-#include "apiary/core/blocklog/entry.hpp"
-#include "apiary/core/protocol/block_api_json.hpp"
 #include "apiary/core/protocol/block_verify.hpp"
 #include "apiary/harness/config/options.hpp"
+#include "apiary/harness/io/block_file.hpp"
 #include "apiary/harness/io/error_text.hpp"
 #include "apiary/harness/io/input_file.hpp"
 #include "apiary/harness/io/text_format.hpp"
@@ -24,9 +20,6 @@
 namespace apiary::harness {
 
 namespace {
-
-// A block_api JSON file's tree takes several times the file in memory: a generous bound.
-constexpr std::uint64_t most_file_bytes = std::uint64_t{1} << 30;
 
 // What one file held.
 struct file_totals {
@@ -55,73 +48,6 @@ struct file_totals {
     for (std::size_t i = 0; i < per_kind.size(); ++i) per_kind[i] += f.per_kind[i];
   }
 };
-
-using block_visitor = std::function<void(std::span<const std::uint8_t> packed, const core::block_expectations&)>;
-
-// Whether the regular file at `path` ends in a position word that points back into it, as a
-// block_log does. Its last byte, the word's top byte, is then 0x00, 0x01, 0x80 or 0x81: never
-// the closing brace or whitespace that ends JSON.
-bool ends_in_position_word(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return false;
-  const std::streamoff size = in.tellg();
-  unsigned char bytes[sizeof(std::uint64_t)];
-  if (size <= static_cast<std::streamoff>(sizeof bytes)) return false;
-  if (!in.seekg(size - static_cast<std::streamoff>(sizeof bytes)) ||
-      !in.read(reinterpret_cast<char*>(bytes), sizeof bytes))
-    return false;
-  std::uint64_t word = 0;
-  for (std::size_t i = sizeof bytes; i-- > 0;) word = word << 8 | bytes[i];
-  const auto p = core::blocklog::unpack_position(word);
-  return p && p->offset < static_cast<std::uint64_t>(size) - sizeof bytes;
-}
-
-// Whether `path` is read as a Hive block_log: a directory (of block_log_part files, or holding a
-// block_log), a file named block_log or block_log_part.NNNN, or a file ending in a position word.
-bool is_block_log(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return true;
-  if (!std::filesystem::is_regular_file(path, ec)) return false;  // read_input_file says what it is
-  const std::string name = std::filesystem::path(path).filename().string();
-  return name == "block_log" || core::blocklog::part_of_file_name(name) != 0 || ends_in_position_word(path);
-}
-
-// `dictionary_dir`: Hive's compression dictionaries; empty: none.
-void read_block_log(const std::string& path, const std::filesystem::path& dictionary_dir, const block_visitor& visit) {
-  core::blocklog::block_log_reader log(path, {.dictionary_dir = dictionary_dir});
-  for (std::uint64_t num = log.first_block_num(); num <= log.head_block_num(); ++num) {
-    const core::blocklog::block_data b = log.read_block(static_cast<std::uint32_t>(num));
-    core::block_expectations expected;
-    expected.id = log.artifacts_id(b.num);
-    try {
-      visit(b.packed, expected);
-    } catch (const core::block_error& e) {  // the block's own message names it
-      throw core::blocklog::block_log_error(b.file, std::nullopt, b.offset, e.what());
-    }
-  }
-}
-
-// Hands each block of the file at `path` to `visit` as packed bytes with what the file states
-// about it. The one place that tells the kinds of block files apart: a Hive block_log
-// (is_block_log), else block_api JSON, by its content. Throws input_error when the file cannot
-// be read, block_json_error, block_error or block_log_error when it is damaged.
-void read_blocks(const std::string& path, const std::filesystem::path& dictionary_dir, const block_visitor& visit) {
-  if (is_block_log(path)) {
-    read_block_log(path, dictionary_dir, visit);
-    return;
-  }
-  const std::string content = read_input_file(path, most_file_bytes, "block file");
-  if (!core::looks_like_json_object(content))
-    throw core::block_json_error(
-        "neither block_api JSON (a get_block or get_block_range result) nor a Hive block_log (named block_log "
-        "or block_log_part.NNNN, or ending in a position word): apiary reads no other kind of block file");
-  core::out_buffer buf;
-  for (const core::json_block& b : core::read_block_api_json(content)) {
-    buf.clear();
-    core::pack_into(buf, b.block);
-    visit(buf.span(), b.expected);
-  }
-}
 
 // --chain-id: "mainnet" (nullopt: main net's by block time), "testnet", "mirrornet" (hived's
 // defaults for those builds) or 64 hex digits. The error text, empty when `text` is one.
@@ -244,13 +170,13 @@ int blocks_command::run() {
     file_totals file;
     core::block_verifier verifier(chain);
     try {
-      read_blocks(path, dictionary_dir_,
-                  [&](std::span<const std::uint8_t> packed, const core::block_expectations& expected) {
-                    file.add(verifier.verify(packed, expected), expected.signing_key.has_value());
-                  });
+      block_file blocks(path, dictionary_dir_);
+      blocks.read([&](std::span<const std::uint8_t> packed, const core::block_expectations& expected) {
+        file.add(verifier.verify(packed, expected), expected.signing_key.has_value());
+      });
     } catch (const input_error& e) {
       return usage_error("blocks", shown_path(path) + ": " + e.what());
-    } catch (const std::runtime_error& e) {  // block_json_error, block_error, block_log_error
+    } catch (const std::runtime_error& e) {  // block_file_error, block_error (a JSON file's)
       if (!print_out("blocks", out)) return exit_failed;
       out.clear();
       // A block_log_error names its file first: the path given unless it is a directory's part.
