@@ -4,10 +4,13 @@
 #include <CLI/CLI.hpp>
 
 #include <exception>
+#include <limits>
+#include <stdexcept>
 
 #include "apiary/core/protocol/buffer.hpp"
 #include "apiary/harness/config/memory_budget.hpp"
 #include "apiary/harness/cycle/context.hpp"
+#include "apiary/harness/io/block_file.hpp"
 #include "apiary/harness/io/error_text.hpp"
 #include "apiary/harness/io/output_file.hpp"
 #include "apiary/harness/io/text_format.hpp"
@@ -67,6 +70,19 @@ void replay_command::setup(CLI::App& parent) {
   app_->add_option("--save-workload", save_workload_, "Also save the generated workload here (default: none)")
       ->type_name("FILE")
       ->check(path_check());
+  app_->add_option("--blocks-from", blocks_from_,
+                   "Replay real Hive blocks instead of a workload (docs/replay.md#real-traffic): block_api JSON or a "
+                   "Hive block_log, told by content; each transaction's operations of the kinds apiary models, "
+                   "unsigned and on the genesis head, with every account and comment they reference created at "
+                   "genesis (default: none)")
+      ->type_name("FILE")
+      ->check(path_check());
+  app_->add_option("--from", from_, "With --blocks-from: the first block number to replay (default: the file's first)")
+      ->type_name("N")
+      ->transform(count_check(1, std::numeric_limits<std::uint32_t>::max()));
+  app_->add_option("--to", to_, "With --blocks-from: the last block number to replay (default: the file's last)")
+      ->type_name("N")
+      ->transform(count_check(1, std::numeric_limits<std::uint32_t>::max()));
   app_->add_option("--report", report_, "Write the result as JSON here (default: none)")
       ->type_name("PATH")
       ->check(path_check());
@@ -75,7 +91,27 @@ void replay_command::setup(CLI::App& parent) {
   bind_run_options(*options_, config_);
 }
 
+std::optional<std::string> replay_command::check_blocks_options() {
+  if (blocks_from_.empty()) {
+    if (app_->count("--from") > 0 || app_->count("--to") > 0)
+      return std::string("--from and --to: only with --blocks-from, whose block numbers they name");
+    return std::nullopt;
+  }
+  const std::string with = ": not with --blocks-from " + shown_path(blocks_from_) +
+                           ", whose blocks are the replay's transactions; drop one of the two";
+  for (const char* inert : {"--workload", "--transactions", "--blocks", "--save-workload"})
+    if (app_->count(inert) > 0) return inert + with;
+  if (!config_.state.empty())
+    return "--state" + std::string(": not with --blocks-from ") + shown_path(blocks_from_) +
+           ": the accounts and comments the blocks reference are created at genesis";
+  for (const std::string& generation : options_->given(scope_workload)) return "--" + generation + with;
+  if (app_->count("--from") > 0 && app_->count("--to") > 0 && from_ > to_)
+    return "--from " + grouped(from_) + " --to " + grouped(to_) + ": the first block is after the last";
+  return std::nullopt;
+}
+
 std::optional<std::string> replay_command::check_options() {
+  if (auto problem = check_blocks_options()) return problem;
   if (!workload_in_.empty() && !config_.state.empty())
     return "--state " + shown_path(config_.state) + ": a saved workload (--workload " + shown_path(workload_in_) +
            ") references the genesis, not the snapshot's head; leave --workload out to generate one from that head";
@@ -158,8 +194,65 @@ std::optional<saved_workload> replay_command::obtain_workload(int& status, const
   return w;
 }
 
+int replay_command::run_blocks(int argc, const char* const* argv) {
+  made_directories made;  // removed again if the replay is refused
+  std::vector<named_path> inputs = config_inputs(config_);
+  inputs.push_back({"--blocks-from", blocks_from_});
+  if (!outputs_usable("replay", inputs, {{"--report", report_}})) return exit_usage;
+  const std::string file = "--blocks-from " + shown_path(blocks_from_);
+  // The genesis holds the accounts the blocks reference, none by number.
+  core::chain_options chain = config_.chain;
+  chain.genesis_accounts = 0;
+  std::optional<real_traffic> real;
+  try {
+    block_file blocks(blocks_from_);
+    const std::uint32_t first = blocks.first_block_num();
+    const std::uint32_t last = blocks.last_block_num();
+    if (first > last) return usage_error("replay", file + ": no blocks");
+    const std::uint32_t from = app_->count("--from") > 0 ? from_ : first;
+    const std::uint32_t to = app_->count("--to") > 0 ? to_ : last;
+    if (from < first || to > last || from > to)
+      return usage_error("replay", "--from " + grouped(from) + " --to " + grouped(to) + ": outside " + file +
+                                       ", which holds blocks " + grouped(first) + "-" + grouped(last));
+    real = convert_real_blocks(blocks, from, to, chain);
+  } catch (const std::runtime_error& e) {  // input_error, block_file_error, block_error
+    return usage_error("replay", file + ": " + one_line(e.what()));
+  }
+  made.keep();
+
+  saved_workload w;
+  w.meta.seed = config_.colony.seed;
+  w.meta.streams = 1;
+  w.meta.accounts = 0;
+  w.meta.sign = false;  // the real keys are not the chain's: the authority check is off
+  w.meta.account_prefix = chain.account_prefix;
+  w.meta.key_password = chain.key_password;
+  w.meta.chain = chain.chain;
+  w.transactions = real->converted;
+  std::vector<core::reject> outcomes;
+  run_context ctx = collect_context(argc, argv);
+  const replay_result r = replay_workload(config_, w, nullptr, 0, &real->genesis, &outcomes);
+  apply_outcomes(*real, outcomes);
+  int status = r.error.empty() ? exit_ok : exit_failed;
+  if (!r.error.empty()) error_line("replay", "the replay failed: " + r.error);
+  if (!report_.empty()) {
+    core::out_buffer buf;
+    write_replay_report(buf, config_, ctx, w.meta, blocks_from_, r, &*real);
+    try {
+      save_file(report_, buf);
+    } catch (const std::exception& e) {
+      error_line("replay", e.what());
+      status = exit_failed;
+    }
+  }
+  if (!print_out("replay", format_replay_summary(ctx, w.meta, r, config_, &*real)) && status == exit_ok)
+    status = exit_failed;
+  return status;
+}
+
 int replay_command::run(int argc, const char* const* argv) {
   if (auto problem = check_options()) return usage_error("replay", *problem);
+  if (!blocks_from_.empty()) return run_blocks(argc, argv);
   if (workload_in_.empty()) {
     if (auto problem = check_slots(transactions_)) return usage_error("replay", *problem);
     take_slot_transactions(0);
@@ -195,7 +288,7 @@ int replay_command::run(int argc, const char* const* argv) {
       status = exit_failed;
     }
   }
-  if (!print_out("replay", format_replay_summary(ctx, w->meta, r)) && status == exit_ok) status = exit_failed;
+  if (!print_out("replay", format_replay_summary(ctx, w->meta, r, config_)) && status == exit_ok) status = exit_failed;
   return status;
 }
 

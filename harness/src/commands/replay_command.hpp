@@ -41,6 +41,10 @@ class replay_command {
   // The workload: loaded (a bad file is bad usage) or generated from `head` (and saved if
   // asked); nullopt with `status` set when there is none.
   std::optional<saved_workload> obtain_workload(int& status, const colony::head_info& head);
+  // --blocks-from: the options that would be inert beside it, or nullopt.
+  std::optional<std::string> check_blocks_options();
+  // --blocks-from: converts the file's blocks (real_traffic.hpp) and replays them.
+  int run_blocks(int argc, const char* const* argv);
 
   run_config config_;
   std::uint64_t transactions_ = 20'000;
@@ -48,6 +52,9 @@ class replay_command {
   std::string workload_in_;    // the saved workload (empty: generate one)
   std::string save_workload_;  // also save the generated workload here
   std::string report_;         // the JSON result (empty: none)
+  std::string blocks_from_;    // real blocks to replay instead of a workload (empty: none)
+  std::uint32_t from_ = 0;     // their first and last block numbers (0: the file's)
+  std::uint32_t to_ = 0;
   CLI::App* app_ = nullptr;
   std::unique_ptr<option_binder> options_;
 };

@@ -33,6 +33,17 @@ void count_outcome(void* ctx, const core::full_transaction&, core::reject outcom
   static_cast<replay_result*>(ctx)->rejections.add(outcome);
 }
 
+// count_outcome, and the outcome kept in its transaction's place.
+struct kept_outcome {
+  replay_result* r;
+  core::reject* place;
+};
+void keep_outcome(void* ctx, const core::full_transaction&, core::reject outcome) {
+  auto* k = static_cast<kept_outcome*>(ctx);
+  k->r->rejections.add(outcome);
+  *k->place = outcome;
+}
+
 // The run's block targets; on the chain's clock, each block after its slot's count of pushes,
 // whatever their outcomes, drawn with the workload's seed as its run drew them.
 queen::writer_config replay_writer_config(const run_config& c, const workload_meta& w) {
@@ -76,7 +87,8 @@ core::chain_options replay_chain_options(const run_config& c, const workload_met
 }
 
 replay_result replay_workload(const run_config& c, const saved_workload& w, std::unique_ptr<core::chain> loaded,
-                              std::uint32_t blocks) {
+                              std::uint32_t blocks, const core::genesis_additions* additions,
+                              std::vector<core::reject>* outcomes) {
   replay_result r;
   r.transactions = w.transactions.size();
 
@@ -86,12 +98,21 @@ replay_result replay_workload(const run_config& c, const saved_workload& w, std:
     // The id table sized as a run's (for the workload's ids at most), so it never rehashes.
     o.expected_transaction_ids = sized_chain(c, w.transactions.size()).expected_transaction_ids;
     loaded = make_genesis_chain(o, {}, &r.genesis_keys);
+    if (additions != nullptr) loaded->add_to_genesis(*additions);
     r.genesis_ns = core::steady_now_ns() - t0;
   }
   core::chain& chain = *loaded;
 
   queen::writer_queue queue;
-  for (const core::full_transaction_ptr& tx : w.transactions) queue.submit(tx, core::tx_completion{&count_outcome, &r});
+  std::vector<kept_outcome> kept;
+  if (outcomes != nullptr) {
+    outcomes->assign(w.transactions.size(), core::reject::none);
+    kept.reserve(w.transactions.size());
+    for (core::reject& place : *outcomes) kept.push_back({&r, &place});
+  }
+  for (std::size_t i = 0; i < w.transactions.size(); ++i)
+    queue.submit(w.transactions[i],
+                 kept.empty() ? core::tx_completion{&count_outcome, &r} : core::tx_completion{&keep_outcome, &kept[i]});
   queue.close();
 
   queen::writer writer(chain, queue, replay_writer_config(c, w.meta));

@@ -113,7 +113,7 @@ void write_replay_blocks(json_out& j, const replay_result& r) {
 }  // namespace
 
 void write_replay_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const workload_meta& w,
-                         const std::string& workload_source, const replay_result& r) {
+                         const std::string& workload_source, const replay_result& r, const real_traffic* real) {
   out.reserve(out.size() + 4096 + r.blocks.size() * 160);
   json_out j(out);
   j.begin_object();
@@ -134,16 +134,22 @@ void write_replay_report(core::out_buffer& out, const run_config& c, const run_c
     if ((e.scope & scope_workload) == 0) write_option(j, e);
   j.end_object();
   write_result(j, r);
+  if (real != nullptr) write_real_traffic(j, *real, c.colony.mix);
   write_replay_rc(j, c, r);
   write_replay_blocks(j, r);
   j.end_object();
   out.put('\n');
 }
 
-std::string format_replay_summary(const run_context& ctx, const workload_meta& w, const replay_result& r) {
+std::string format_replay_summary(const run_context& ctx, const workload_meta& w, const replay_result& r,
+                                  const run_config& c, const real_traffic* real) {
   std::string s =
-      fmt::format("apiary replay: {} transactions (seed {}, {} streams, {} accounts, {})\n", grouped(r.transactions),
-                  w.seed, w.streams, grouped(w.accounts), w.sign ? "signed" : "unsigned");
+      real != nullptr
+          ? fmt::format("apiary replay: {} transactions of real blocks (unsigned, the authority check off)\n",
+                        grouped(r.transactions))
+          : fmt::format("apiary replay: {} transactions (seed {}, {} streams, {} accounts, {})\n",
+                        grouped(r.transactions), w.seed, w.streams, grouped(w.accounts),
+                        w.sign ? "signed" : "unsigned");
   s += fmt::format("  {} build, commit {}\n", ctx.build_type, ctx.commit);
   s += fmt::format("Genesis in {:.3f} s: {}\n", ms(r.genesis_ns) / 1e3, r.genesis_keys);
   s += fmt::format(
@@ -154,6 +160,7 @@ std::string format_replay_summary(const run_context& ctx, const workload_meta& w
   if (!ctx.state.path.empty())
     s += fmt::format("Started from state {} (head block {}), loaded in {:.1f} ms\n", ctx.state.path,
                      ctx.state.head_block_num, ms(ctx.state.load_ns));
+  if (real != nullptr) s += format_real_traffic(*real, c.colony.mix);
   s += fmt::format("Head block {}, state digest {}\n", r.head_block_num, r.state_digest);
   if (!r.error.empty()) s += "Failed: " + r.error + "\n";
   return s;

@@ -20,11 +20,13 @@
 
 #include "apiary/colony/colony.hpp"
 #include "apiary/core/chain/chain.hpp"
+#include "apiary/core/chain/genesis_additions.hpp"
 #include "apiary/core/chain/rc_stats.hpp"
 #include "apiary/core/chain/reject.hpp"
 #include "apiary/core/protocol/buffer.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/context.hpp"
+#include "apiary/harness/replay/real_traffic.hpp"
 #include "apiary/harness/replay/workload_file.hpp"
 #include "apiary/queen/block_stats.hpp"
 
@@ -58,8 +60,12 @@ core::chain_options replay_chain_options(const run_config& c, const workload_met
 // from its head), genesis_ns then 0. On the chain's clock, where a slot that offers nothing
 // is an empty block at once, the replay ends after `blocks` blocks (0: once every
 // transaction is answered), never in a run of empty slots.
+// `additions` (optional) join the genesis before the replay (chain::add_to_genesis), part of
+// genesis_ns; `outcomes` (optional) receives each transaction's outcome, in workload order.
 replay_result replay_workload(const run_config& c, const saved_workload& w,
-                              std::unique_ptr<core::chain> loaded = nullptr, std::uint32_t blocks = 0);
+                              std::unique_ptr<core::chain> loaded = nullptr, std::uint32_t blocks = 0,
+                              const core::genesis_additions* additions = nullptr,
+                              std::vector<core::reject>* outcomes = nullptr);
 
 // The head a chain with these options starts from at genesis: block 0 at the genesis time.
 colony::head_info genesis_head(const core::chain_options& chain);
@@ -75,10 +81,13 @@ inline saved_workload generate_saved_workload(const run_config& c, std::uint64_t
 // The result as JSON (kind "replay"): the context, the workload, the options, the outcome,
 // the RC statistics (rc.archives, rc.stats over them all) and one entry per block. `workload_source` names the file, or
 // "generated".
+// `real`: the replay was of real blocks (real_traffic.hpp), whose section follows the result.
 void write_replay_report(core::out_buffer& out, const run_config& c, const run_context& ctx, const workload_meta& w,
-                         const std::string& workload_source, const replay_result& r);
+                         const std::string& workload_source, const replay_result& r,
+                         const real_traffic* real = nullptr);
 
 // A few lines for the terminal.
-std::string format_replay_summary(const run_context& ctx, const workload_meta& w, const replay_result& r);
+std::string format_replay_summary(const run_context& ctx, const workload_meta& w, const replay_result& r,
+                                  const run_config& c, const real_traffic* real = nullptr);
 
 }  // namespace apiary::harness
