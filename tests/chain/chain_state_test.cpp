@@ -323,11 +323,13 @@ TEST_F(ChainEvaluators, CommentOptionsBeneficiaries) {
   // Not after a vote.
   ASSERT_EQ(push(vote(user(5), user(1), "e", 100), user(5)), reject::none);
   EXPECT_EQ(push(options(user(1), "e", {{user(2), 100}}), user(1)), reject::invalid_operation);
-  // At most 128 routes.
-  std::vector<core::beneficiary_route> many;
-  for (int i = 0; i < 129; ++i)
-    many.push_back({core::genesis_account_name("x", static_cast<std::uint32_t>(100 + i)), 1});
-  EXPECT_EQ(push(options(user(1), "f", many), user(1)), reject::invalid_operation);
+  // At most Hive's 8 routes (HIVE_MAX_COMMENT_BENEFICIARIES), every one an existing account.
+  std::vector<core::beneficiary_route> nine;
+  for (std::uint32_t i = 11; i <= 19; ++i) nine.push_back({user(i), 100});
+  EXPECT_EQ(push(options(user(1), "f", nine), user(1)), reject::invalid_operation);
+  nine.pop_back();
+  EXPECT_EQ(push(options(user(1), "f", nine), user(1)), reject::none);
+  EXPECT_EQ(h.chain().find_comment(user(1), "f")->beneficiaries.size(), 8u);
   // Options without beneficiaries on a voted comment are fine; they only get stricter.
   core::comment_options_operation stricter = options(user(1), "e");
   stricter.allow_votes = false;

@@ -73,7 +73,9 @@ struct chain_limits {
   static constexpr std::uint32_t custom_op_block_limit = 5;
   static constexpr std::uint32_t max_memo_size = 2048;  // exclusive: 2,047 bytes at most
   static constexpr std::uint32_t max_permlink_size = 256;
-  static constexpr std::uint32_t max_beneficiaries = 128;
+  // Hive's HIVE_MAX_COMMENT_BENEFICIARIES: a node turns away a new transaction with more (its
+  // validation alone allows up to 127, which wax's validate() checks: tests/conformance).
+  static constexpr std::uint32_t max_beneficiaries = 8;
 };
 
 struct chain_options {
