@@ -16,7 +16,7 @@ std::string block_error_text(std::uint32_t block_num, const std::string& problem
 
 }  // namespace
 
-block_error::block_error(std::uint32_t block_num, std::string problem, std::optional<std::size_t> transaction,
+block_error::block_error(std::uint32_t block_num, const std::string& problem, std::optional<std::size_t> transaction,
                          std::optional<transaction_id> id)
     : std::runtime_error(block_error_text(block_num, problem, transaction, id)),
       block_num_(block_num),

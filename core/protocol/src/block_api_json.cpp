@@ -133,7 +133,7 @@ void read(const json::value& j, any_operation& v) {
     value = &j.get_array()[1];
   }
   if (!name || !value || !name->is_string())
-    bad("expected an operation, [\"name\", {...}] or {\"type\": \"name_operation\", \"value\": {...}}");
+    bad(R"(expected an operation, ["name", {...}] or {"type": "name_operation", "value": {...}})");
   const operation_kind* kind = find_operation_kind(name->get_string());
   if (!kind) bad("unknown operation \"" + std::string(name->get_string()) + "\"");
   if (kind->how == operation_class::virtual_op)

@@ -278,7 +278,7 @@ json_asset json_asset_value(const json::value& j) {
     const json::value* amount = o.if_contains("amount");
     const json::value* precision = o.if_contains("precision");
     const json::value* nai = o.if_contains("nai");
-    if (!amount || !precision || !nai) bad("expected an asset {\"amount\", \"precision\", \"nai\"}");
+    if (!amount || !precision || !nai) bad(R"(expected an asset {"amount", "precision", "nai"})");
     const symbol_info* s = symbol_by_nai(json_text(*nai));
     if (!s)
       bad("unknown NAI \"" + std::string(nai->get_string()) +
@@ -293,7 +293,7 @@ json_asset json_asset_value(const json::value& j) {
   const std::size_t space = text.find(' ');
   const symbol_info* s = space == std::string_view::npos ? nullptr : symbol_by_text(text.substr(space + 1));
   if (!s)
-    bad("expected an asset like \"1.000 HIVE\" (HIVE, STEEM, HBD, SBD or VESTS), found \"" + std::string(text) + "\"");
+    bad(R"(expected an asset like "1.000 HIVE" (HIVE, STEEM, HBD, SBD or VESTS), found ")" + std::string(text) + "\"");
   std::string_view number = text.substr(0, space);
   const bool negative = number.starts_with('-');
   if (negative) number.remove_prefix(1);
@@ -313,7 +313,7 @@ json_asset json_asset_value(const json::value& j) {
 
 time_point_sec json_time(const json::value& j) {
   auto t = time_point_sec::from_iso(json_text(j));
-  if (!t) bad("expected a time \"YYYY-MM-DDTHH:MM:SS\", found \"" + std::string(j.get_string()) + "\"");
+  if (!t) bad(R"(expected a time "YYYY-MM-DDTHH:MM:SS", found ")" + std::string(j.get_string()) + "\"");
   return *t;
 }
 
@@ -331,7 +331,7 @@ json_alternative json_variant(const json::value& j, std::span<const std::string_
     const json::object& o = j.get_object();
     const json::value* type = o.if_contains("type");
     const json::value* value = o.if_contains("value");
-    if (!type || !value) bad("expected {\"type\": ..., \"value\": ...}");
+    if (!type || !value) bad(R"(expected {"type": ..., "value": ...})");
     std::size_t i = 0;
     at("type", [&] { i = by_name(json_text(*type)); });
     return {i, value};
@@ -347,46 +347,11 @@ json_alternative json_variant(const json::value& j, std::span<const std::string_
   return {i, &a[1]};
 }
 
-void read_wire_json(const json::value& j, const wire_type& t, wire_value& v) {
+namespace {
+
+// read_wire_json of the kinds that hold other values: each read by read_wire_json again.
+void read_composite_json(const json::value& j, const wire_type& t, wire_value& v) {
   switch (t.kind) {
-    case wire_kind::boolean:
-      if (!j.is_bool()) bad("expected true or false, found " + kind_of(j));
-      v.number = j.get_bool();
-      return;
-    case wire_kind::uint8: v.number = json_unsigned(j, UINT8_MAX); return;
-    case wire_kind::uint16: v.number = json_unsigned(j, UINT16_MAX); return;
-    case wire_kind::int16: v.number = static_cast<std::uint64_t>(json_signed(j, INT16_MIN, INT16_MAX)); return;
-    case wire_kind::uint32: v.number = json_unsigned(j, UINT32_MAX); return;
-    case wire_kind::uint64: v.number = json_unsigned(j, UINT64_MAX); return;
-    case wire_kind::int64: v.number = static_cast<std::uint64_t>(json_signed(j, INT64_MIN, INT64_MAX)); return;
-    case wire_kind::string: v.bytes = json_text(j); return;
-    case wire_kind::bytes: {
-      const std::string_view hex = json_text(j);
-      if (hex.size() % 2) bad("expected hex bytes, found an odd number of characters");
-      v.bytes.resize(hex.size() / 2);
-      if (!from_hex(hex, reinterpret_cast<std::uint8_t*>(v.bytes.data()), v.bytes.size())) bad("expected hex bytes");
-      return;
-    }
-    case wire_kind::time: v.number = json_time(j).secs; return;
-    case wire_kind::version:
-      v.number = j.is_string() ? version_from_text(j.get_string()) : json_unsigned(j, UINT32_MAX);
-      return;
-    case wire_kind::asset: {
-      json_asset a = json_asset_value(j);
-      v.number = static_cast<std::uint64_t>(a.amount);
-      v.symbol = a.symbol_word;
-      return;
-    }
-    case wire_kind::public_key: {
-      auto k = public_key_bytes_from_string(json_text(j));
-      if (!k) bad("\"" + std::string(j.get_string()) + "\" is not a public key (STM..., with a valid checksum)");
-      v.bytes.assign(reinterpret_cast<const char*>(k->begin()), k->size());
-      return;
-    }
-    case wire_kind::fixed:
-      v.bytes.resize(t.size);
-      json_hex(j, reinterpret_cast<std::uint8_t*>(v.bytes.data()), t.size);
-      return;
     case wire_kind::structure: {
       if (!j.is_object()) bad("expected an object, found " + kind_of(j));
       const json::object& o = j.get_object();
@@ -429,6 +394,57 @@ void read_wire_json(const json::value& j, const wire_type& t, wire_value& v) {
       at("value", [&] { read_wire_json(*alt.value, *t.fields[alt.index].type, v.items.front()); });
       return;
     }
+    default: return;  // the scalars: read_wire_json's own
+  }
+}
+
+}  // namespace
+
+void read_wire_json(const json::value& j, const wire_type& t, wire_value& v) {
+  switch (t.kind) {
+    case wire_kind::boolean:
+      if (!j.is_bool()) bad("expected true or false, found " + kind_of(j));
+      v.number = j.get_bool();
+      return;
+    case wire_kind::uint8: v.number = json_unsigned(j, UINT8_MAX); return;
+    case wire_kind::uint16: v.number = json_unsigned(j, UINT16_MAX); return;
+    case wire_kind::int16: v.number = static_cast<std::uint64_t>(json_signed(j, INT16_MIN, INT16_MAX)); return;
+    case wire_kind::uint32: v.number = json_unsigned(j, UINT32_MAX); return;
+    case wire_kind::uint64: v.number = json_unsigned(j, UINT64_MAX); return;
+    case wire_kind::int64: v.number = static_cast<std::uint64_t>(json_signed(j, INT64_MIN, INT64_MAX)); return;
+    case wire_kind::string: v.bytes = json_text(j); return;
+    case wire_kind::bytes: {
+      const std::string_view hex = json_text(j);
+      if (hex.size() % 2) bad("expected hex bytes, found an odd number of characters");
+      v.bytes.resize(hex.size() / 2);
+      if (!from_hex(hex, reinterpret_cast<std::uint8_t*>(v.bytes.data()), v.bytes.size())) bad("expected hex bytes");
+      return;
+    }
+    case wire_kind::time: v.number = json_time(j).secs; return;
+    case wire_kind::version:
+      v.number = j.is_string() ? version_from_text(j.get_string()) : json_unsigned(j, UINT32_MAX);
+      return;
+    case wire_kind::asset: {
+      json_asset a = json_asset_value(j);
+      v.number = static_cast<std::uint64_t>(a.amount);
+      v.symbol = a.symbol_word;
+      return;
+    }
+    case wire_kind::public_key: {
+      auto k = public_key_bytes_from_string(json_text(j));
+      if (!k) bad("\"" + std::string(j.get_string()) + "\" is not a public key (STM..., with a valid checksum)");
+      v.bytes.assign(reinterpret_cast<const char*>(k->begin()), k->size());
+      return;
+    }
+    case wire_kind::fixed:
+      v.bytes.resize(t.size);
+      json_hex(j, reinterpret_cast<std::uint8_t*>(v.bytes.data()), t.size);
+      return;
+    case wire_kind::structure:
+    case wire_kind::pair:
+    case wire_kind::sequence:
+    case wire_kind::optional:
+    case wire_kind::variant: read_composite_json(j, t, v); return;
     case wire_kind::nothing: return;
   }
 }

@@ -181,7 +181,7 @@ int blocks_command::run() {
       out.clear();
       // A block_log_error names its file first: the path given unless it is a directory's part.
       std::string problem = one_line(e.what());
-      if (!problem.starts_with(path + ": ")) problem = shown_path(path) + ": " + problem;
+      if (!problem.starts_with(path + ": ")) problem.insert(0, shown_path(path) + ": ");
       error_line("blocks", problem + " (after " + grouped(file.blocks) + " verified blocks)");
       ++failed;
       continue;

@@ -3,7 +3,7 @@
 // printing per file its blocks, transactions and operations per kind, then a summary. A
 // file's kind is told by its name and content: a Hive block_log (core/blocklog), or block_api
 // JSON (get_block or get_block_range results, block_api_json.hpp); every block reaches the
-// verifier as packed bytes (read_blocks() in the source is the one place that tells kinds apart).
+// verifier as packed bytes (io/block_file.hpp is the one place that tells kinds apart).
 // Thread safety: the main thread's.
 #pragma once
 

@@ -103,7 +103,7 @@ struct block_layout {
 // be read), the transaction's index and id when the problem is in one, and what is wrong.
 class block_error : public std::runtime_error {
  public:
-  block_error(std::uint32_t block_num, std::string problem, std::optional<std::size_t> transaction = {},
+  block_error(std::uint32_t block_num, const std::string& problem, std::optional<std::size_t> transaction = {},
               std::optional<transaction_id> id = {});
   std::uint32_t block_num() const { return block_num_; }
   const std::optional<std::size_t>& transaction() const { return transaction_; }
