@@ -209,8 +209,8 @@ def mode_refusals(args, _schema):
         (["--blocks-from", milion, "--transactions", "5"], "--transactions: not with --blocks-from"),
         (["--blocks-from", milion, "--mix", "vote=1"], "--mix: not with --blocks-from"),
         (["--blocks-from", milion, "--state", milion], "--state: not with --blocks-from"),
-        (["--blocks-from", text], "not block_api JSON"),
-        (["--blocks-from", fixture(args, "hf28", "block_log")], "unknown asset symbol"),
+        (["--blocks-from", text], "neither block_api JSON"),
+        (["--blocks-from", fixture(args, "testnet_pattern", "block_log")], "no dictionary directory was given"),
     ]
     seen = []
     for extra, expected in cases:
