@@ -104,7 +104,7 @@ std::optional<std::string> replay_command::check_blocks_options() {
   if (!config_.state.empty())
     return "--state" + std::string(": not with --blocks-from ") + shown_path(blocks_from_) +
            ": the accounts and comments the blocks reference are created at genesis";
-  for (const std::string& generation : options_->given(scope_workload)) return "--" + generation + with;
+  for (std::string generation : options_->given(scope_workload)) return "--" + generation.append(with);
   if (app_->count("--from") > 0 && app_->count("--to") > 0 && from_ > to_)
     return "--from " + grouped(from_) + " --to " + grouped(to_) + ": the first block is after the last";
   return std::nullopt;
