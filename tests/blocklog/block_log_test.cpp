@@ -468,12 +468,12 @@ TEST(BlockLogDamage, DisagreeingArtifactsAreOneLine) {
   };
   // Its head, its last entry gone, a word, an id, its version, a torn entry.
   expect_contains(damaged([](bytes& a) { a[0] ^= 1; }), {name, "head block"});
-  expect_contains(damaged([](bytes& a) { a.resize(a.size() - 24); }), {name});
+  expect_contains(damaged([](bytes& a) { a.erase(a.end() - 24, a.end()); }), {name});
   expect_contains(damaged([](bytes& a) { a[56 + 24 * 50] ^= 4; }), {"at byte"});
   expect_contains(damaged([](bytes& a) { a[56 + 24 * 50 + 12] ^= 4; }),
                   {name, "block 51 at byte 1264", "gives the id"});
   expect_contains(damaged([](bytes& a) { a[46] = 7; }), {name, "artifacts format 1.7"});
-  expect_contains(damaged([](bytes& a) { a.resize(a.size() - 5); }), {name, "truncated"});
+  expect_contains(damaged([](bytes& a) { a.erase(a.end() - 5, a.end()); }), {name, "truncated"});
   // Another log's artifacts.
   write_file(s / "block_log.artifacts", good);
   write_log(s / "other", fixture_blocks("mirrornet_1k"));
