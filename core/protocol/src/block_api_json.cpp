@@ -4,23 +4,16 @@
 
 #include <utility>
 
+#include "json_shape.hpp"
+
 namespace apiary::core {
 
 namespace json = boost::json;
 
 namespace {
 
-[[noreturn]] void bad(const std::string& problem) { throw json_shape_error("", problem); }
-
-template <class F>
-void at(std::string_view step, F&& f) {
-  try {
-    f();
-  } catch (json_shape_error& e) {
-    e.prefix(step);
-    throw;
-  }
-}
+using json_shape::at;
+using json_shape::bad;
 
 const json::object& object_of(const json::value& j) {
   if (!j.is_object()) bad("expected an object");

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "apiary/core/protocol/keys.hpp"
+#include "json_shape.hpp"
 
 namespace apiary::core {
 
@@ -160,7 +161,8 @@ void json_shape_error::prefix(std::string_view step) {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& problem) { throw json_shape_error("", problem); }
+using json_shape::at;
+using json_shape::bad;
 
 std::string kind_of(const json::value& j) {
   switch (j.kind()) {
@@ -174,17 +176,6 @@ std::string kind_of(const json::value& j) {
     case json::kind::object: return "an object";
   }
   return "a value";
-}
-
-// Runs f, naming `step` in the path of any error it throws.
-template <class F>
-void at(std::string_view step, F&& f) {
-  try {
-    f();
-  } catch (json_shape_error& e) {
-    e.prefix(step);
-    throw;
-  }
 }
 
 std::string index_step(std::size_t i) {
