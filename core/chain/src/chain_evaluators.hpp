@@ -16,6 +16,7 @@
 #include "apiary/core/chain/cashout.hpp"
 #include "apiary/core/chain/chain.hpp"
 #include "apiary/core/protocol/custom_json.hpp"
+#include "comment_creation.hpp"
 #include "voting_mana.hpp"
 
 namespace apiary::core {
@@ -102,13 +103,7 @@ reject chain::apply_comment(const comment_operation& op, bool pushing) {
     return reject::invalid_operation;  // a root post needs a category
   }
   comments_.create([&](comment_object& c) {
-    c.author = op.author;
-    c.permlink = op.permlink;
-    c.parent_author = op.parent_author;
-    c.parent_permlink = op.parent_permlink;
-    c.created = now;
-    c.last_update = now;
-    c.cashout_time = now + options_.cashout_blocks * chain_limits::block_interval_secs;
+    fill_new_comment(c, op, now, options_.cashout_blocks);
     c.body_size = static_cast<std::uint32_t>(op.body.size());
   });
   accounts_.modify(*author, [](account_object& a) { ++a.post_count; });

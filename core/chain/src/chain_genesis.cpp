@@ -12,6 +12,7 @@
 
 #include "apiary/core/chain/genesis_vesting.hpp"
 #include "apiary/core/chain/rc.hpp"
+#include "comment_creation.hpp"
 #include "voting_mana.hpp"
 
 namespace apiary::core {
@@ -132,15 +133,7 @@ void chain::add_to_genesis(const genesis_additions& add) {
       if (parent == nullptr) throw std::invalid_argument(name + ": its parent does not exist");
       comments_.modify(*parent, [](comment_object& p) { ++p.children; });
     }
-    comments_.create([&](comment_object& o) {
-      o.author = c.author;
-      o.permlink = c.permlink;
-      o.parent_author = c.parent_author;
-      o.parent_permlink = c.parent_permlink;
-      o.created = now;
-      o.last_update = now;
-      o.cashout_time = now + options_.cashout_blocks * chain_limits::block_interval_secs;
-    });
+    comments_.create([&](comment_object& o) { fill_new_comment(o, c, now, options_.cashout_blocks); });
     accounts_.modify(*author, [](account_object& a) { ++a.post_count; });
   }
 }
