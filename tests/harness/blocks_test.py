@@ -228,7 +228,7 @@ def log_options(args, name):
 
 
 def check_log_line(out, path, blocks):
-    line = next((l for l in out.splitlines() if l.startswith(path + ": ")), None)
+    line = next((text for text in out.splitlines() if text.startswith(path + ": ")), None)
     ht.check(line is not None, "no line for %s in:\n%s" % (path, out))
     ht.check(line.startswith("%s: %s blocks (1-%s), " % (path, format(blocks, ","), format(blocks, ","))),
              "%s: %d blocks by its position words: %s" % (path, blocks, line))
