@@ -14,7 +14,8 @@ no hardware counts), with --profile DIR a profile in DIR (fakes.write_profile) a
 report's profile section. `--fake-slow FUNCTION` plants a slowdown: twice that function's
 samples in the profile, and 10% more of the writer's task clock a transaction. Environment:
   FAKE_APIARY_FAIL_RUN=N     run N writes a failed report and exits 1
-  FAKE_APIARY_HANG_RUN=N     run N waits for SIGINT/SIGTERM, writes an interrupted report, exits 130/143
+  FAKE_APIARY_HANG_RUN=N     run N says so on stdout (fakes.WAITING_FOR_SIGNAL), waits for SIGINT/SIGTERM,
+                             writes an interrupted report, exits 130/143
   FAKE_APIARY_CYCLE_US       the base cycle time (default 20000)
   FAKE_APIARY_CAPACITY       the tx/s the node includes (default 4000)
   FAKE_APIARY_INTERVALS      the interval log's lines (default 8)
@@ -248,6 +249,7 @@ def main(argv):
         caught = []
         signal.signal(signal.SIGINT, lambda s, f: caught.append(s))
         signal.signal(signal.SIGTERM, lambda s, f: caught.append(s))
+        print(fakes.WAITING_FOR_SIGNAL, flush=True)  # the handlers are in place: a test may signal now
         deadline = time.monotonic() + 30
         while not caught and time.monotonic() < deadline:
             time.sleep(0.02)

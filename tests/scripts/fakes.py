@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -214,6 +215,21 @@ def noisy_cycles(mean: float, run: int, blocks: int = 10, spread: float = 0.01) 
     """Deterministic cycle times around `mean`: run `run`'s blocks differ by ±spread."""
     rng = np.random.default_rng(1000 + run)
     return list(mean * (1 + spread * rng.uniform(-1, 1, size=blocks)))
+
+
+# What a hanging fake run prints once its signal handlers are in place (fake_apiary.py).
+WAITING_FOR_SIGNAL = "fake apiary: waiting for SIGINT or SIGTERM"
+
+
+def wait_for_hanging_run(out_file: Path, timeout_s: float = 60) -> None:
+    """Waits until the fake run whose stdout goes to out_file hangs with its handlers in place:
+    a signal sent before that (a slow start on a loaded machine) would kill it unhandled."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if out_file.exists() and WAITING_FOR_SIGNAL in out_file.read_text(errors="replace"):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{out_file}: the fake run never said it was waiting for a signal")
 
 
 def write_report(path: Path, report: dict) -> Path:

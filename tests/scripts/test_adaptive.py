@@ -7,10 +7,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
+import fakes
 from apiary_tools import comparison
 from apiary_tools.commands import multirun
 
@@ -111,10 +111,7 @@ def test_ctrl_c_keeps_the_completed_pairs(tmp_path, repo, fake_command):
     proc = subprocess.Popen([sys.executable, "-m", "apiary_tools.commands.multirun", "--command", fake_command,
                              "--adaptive", "--threshold", "0", "--a", "--side a", "--b", "--side b", "--out", str(out)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while not (out / "a" / "run-007.out").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)
+    fakes.wait_for_hanging_run(out / "a" / "run-007.out")
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr

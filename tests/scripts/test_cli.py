@@ -8,10 +8,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
+import fakes
 from apiary_tools.commands import bisect, compare, gbexport, maxrate, multirun, plot, rc_tune, report_html, sweep
 from apiary_tools.commands import history as history_cli
 from apiary_tools.common import whole_number
@@ -132,10 +132,7 @@ def test_multirun_interrupted(tmp_path, repo, fake_command, sig, code):
     proc = subprocess.Popen([sys.executable, "-m", "apiary_tools.commands.multirun", "--command", fake_command,
                              "--runs", "4", "--out", str(out)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while not (out / "run-002.out").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)
+    fakes.wait_for_hanging_run(out / "run-002.out")
     proc.send_signal(sig)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == code, stderr

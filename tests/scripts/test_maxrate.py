@@ -9,10 +9,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
+import fakes
 from apiary_tools.commands import maxrate
 
 CAPACITY = 3000
@@ -121,10 +121,7 @@ def test_ctrl_c_keeps_the_table(tmp_path, repo, fake_command):
     proc = subprocess.Popen([sys.executable, "-m", "apiary_tools.commands.maxrate", "--command", fake_command,
                              "--low", "500", "--high", "8000", "--out", str(out), "--no-plot"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while not (out / "rate-8000-run-001.out").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)
+    fakes.wait_for_hanging_run(out / "rate-8000-run-001.out")
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
