@@ -66,6 +66,11 @@ def test_multirun_aggregates_the_counters(tmp_path):
     assert not any(".cycles" in name for name in agg["metrics"])
     summary = (a / "summary.md").read_text()
     assert "Counters per transaction" in summary and "| writer | task_clock_ns |" in summary
+    # The writer's CPU time is a key metric: in the first table, beside the cycle.
+    key_table = summary[:summary.index("Counters per transaction")]
+    for name in (metrics.WRITER_CPU, metrics.WRITER_CPU_PER_BLOCK):
+        assert f"| {metrics.label(name)} |" in key_table
+    assert key_table.index("cycle p99") < key_table.index("writer CPU per transaction") < key_table.index("tx/s")
     # the aggregate file alone keeps them
     rs = load_set([a / "aggregate.json"], "a")
     assert len(rs.values("counters.producer-0.per_transaction.task_clock_ns")) == 5
