@@ -236,6 +236,8 @@ DIRECTIONS: tuple[tuple[str, Direction], ...] = (
     (r"^ledger\.dropped$", COUNT_BAD),
     (r"^peak_rss_bytes$", MEMORY),
     (r"^counters\.[^.]+\.ipc$", INSTRUCTIONS_PER_CYCLE),
+    # A thread's CPU time, whose change is a slowdown or a speed-up, as the cycle's is.
+    (r"^counters\.[^.]+\.(per_transaction|per_block)\.task_clock_ns$", TIME),
     (r"^counters\.[^.]+\.(per_transaction|per_block)\.", COST),
 )
 _COMPILED = tuple((re.compile(p), d) for p, d in DIRECTIONS)

@@ -42,7 +42,9 @@ def test_flatten_does_not_depend_on_the_threads_order():
 
 
 def test_directions_and_labels():
-    assert metrics.direction("counters.writer.per_transaction.task_clock_ns").better == metrics.LOWER
+    assert metrics.direction("counters.writer.per_transaction.task_clock_ns") == metrics.TIME   # slower, faster
+    assert metrics.direction("counters.main.per_block.task_clock_ns") == metrics.TIME
+    assert metrics.direction("counters.writer.per_transaction.page_faults") == metrics.COST
     assert metrics.direction("counters.producer-0.per_block.cache_misses").better == metrics.LOWER
     assert metrics.direction("counters.writer.ipc").better == metrics.HIGHER
     assert metrics.direction("counters.writer.window.cycles") is None
@@ -87,7 +89,7 @@ def test_compare_shows_the_counters_per_transaction(tmp_path, capsys):
     block = text[text.index("Counters per transaction"):]
     writer = next(line for line in block.splitlines() if line.startswith("| writer | task_clock_ns |"))
     cells = [c.strip() for c in writer.strip("|").split("|")]
-    assert cells[4].startswith("+") and float(cells[7]) < 0.05 < float(cells[7]) * 40 and cells[8] == "**worse**"
+    assert cells[4].startswith("+") and float(cells[7]) < 0.05 < float(cells[7]) * 40 and cells[8] == "**slower**"
     low, high = (float(x.rstrip("%")) for x in cells[5].split(" … "))
     assert 5 < low < 10 < high < 15
     assert "Not counted: branch_misses, cache_misses" in block and "perf_event_open: not supported" in block
@@ -97,7 +99,7 @@ def test_compare_shows_the_counters_per_transaction(tmp_path, capsys):
     # a counter can gate
     assert compare.main([str(a), str(b), "--fail-on", "counters.writer.per_transaction.task_clock_ns",
                          "--quiet"]) == 1
-    assert "counters.writer.per_transaction.task_clock_ns worse" in capsys.readouterr().err
+    assert "counters.writer.per_transaction.task_clock_ns slower" in capsys.readouterr().err
 
 
 def test_instructions_per_cycle_that_rise_are_better(tmp_path):
