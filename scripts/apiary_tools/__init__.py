@@ -24,8 +24,9 @@ The library in four floors, each importing only itself and the floors below it (
               processes), inputs (reading files strictly), outputs (writing them, checked
               first), schemas (what each file read must hold)
     data      metrics, stats, latency, reports (reports and sets), aggregates (a set's
-              aggregate.json and summary.md), sequential, profiles, gate (callgrind counts,
-              the gate's workload and its replay), history_db, history_detect
+              aggregate.json and summary.md), sequential, deciding (the metric that decides
+              an A/B), profiles, gate (callgrind counts, the gate's workload and its replay),
+              history_db, history_detect
     running   runner (plans of runs, passthrough options, writing sets), builds, fleet (a
               Dask cluster), rc_trials (rc-tune's trials and their analysis)
     results   kinds (the registry of result kinds: file, schema, reader), rc_search
@@ -42,8 +43,8 @@ so. scripts/check-layers checks all of it; docs/tools.md explains how to add a t
 # Each library module's floor, lowest first (scripts/check-layers reads this table).
 FLOORS = {
     "base": ("common", "proc", "inputs", "outputs", "schemas"),
-    "data": ("metrics", "stats", "latency", "reports", "aggregates", "sequential", "profiles", "gate", "history_db",
-             "history_detect"),
+    "data": ("metrics", "stats", "latency", "reports", "aggregates", "sequential", "deciding", "profiles", "gate",
+             "history_db", "history_detect"),
     "running": ("runner", "builds", "fleet", "rc_trials"),
     "results": ("kinds", "rc_search", "comparison", "figures", "pages", "ladders", "soaks", "sweeps", "history_ingest",
                 "history"),
