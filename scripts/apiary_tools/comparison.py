@@ -8,10 +8,13 @@ change is called faster/slower (or better/worse, fewer/more, smaller/larger) whe
 has a better direction (metrics.DIRECTIONS), else higher/lower. With a single run on a side
 there is no test: the change is shown and nothing is significant.
 
-The gate's metrics are the question the comparison answers, tested at alpha as they are. Every
-other metric joins one family whose p-values are adjusted together (stats.adjust_p_values,
-`--correction`), so that forty unchanged counters do not yield a "better" or "worse" by
-chance; the adjusted p is compared with alpha. The default is Benjamini–Hochberg: when nothing
+The gate's metrics are the question the comparison answers, tested at alpha as they are: by
+default the deciding metric (deciding.py: the mean cycle or the writer's CPU time per
+transaction, whichever is quieter in these runs under `--decide-on auto`, then tested at
+alpha/2; or the one forced), unless `--fail-on` names others. Every other metric joins one
+family whose p-values are adjusted together (stats.adjust_p_values, `--correction`), so that
+forty unchanged counters do not yield a "better" or "worse" by chance; the adjusted p is
+compared with alpha. The default is Benjamini–Hochberg: when nothing
 changed (an A/A) it calls anything in at most alpha of comparisons, as Holm does, and when a
 change moves many metrics together (the cycle, the throughput, the writer's share) it still
 calls them with five runs a side, where Holm, multiplying the smallest p by the family's size,
@@ -42,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import kinds, latency, metrics, profiles, sequential, stats
+from . import deciding, kinds, latency, metrics, profiles, sequential, stats
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -51,11 +54,10 @@ from .common import (
     fmt_pct,
     markdown_table,
 )
-from .reports import RunSet, load_set
+from .reports import Run, RunSet, load_set
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_MIN_EFFECT_PCT = 1.0
-DEFAULT_GATE = ("aggregates.cycle_us.avg",)
 DEFAULT_CORRECTION = "bh"
 # Options that always differ between two sets and say nothing about what was compared.
 IGNORED_CONFIG = frozenset({"report", "name", "progress", "config_file", "dump-transactions", "dump-blocks"})
@@ -165,10 +167,11 @@ class Family:
 
 def compare_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
                  min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT,
-                 ci_method: str = "bootstrap", gate: Sequence[str] = DEFAULT_GATE,
-                 correction: str = DEFAULT_CORRECTION) -> tuple[list[MetricComparison], Family]:
-    """Every metric both sides have, judged: the gate's at alpha, the others as one family
-    (module docstring)."""
+                 ci_method: str = "bootstrap", gate: Sequence[str] = (metrics.CYCLE,),
+                 correction: str = DEFAULT_CORRECTION,
+                 gate_alpha: float | None = None) -> tuple[list[MetricComparison], Family]:
+    """Every metric both sides have, judged: the gate's at gate_alpha (default alpha), the
+    others as one family at alpha (module docstring)."""
     common = [n for n in a.metric_names() if n in set(b.metric_names())]
     changes = {name: stats.compare(a.values(name), b.values(name), ci_method=ci_method,
                                    hosts_a=a.hosts(name), hosts_b=b.hosts(name)) for name in common}
@@ -181,7 +184,8 @@ def compare_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
     adjusted = dict(zip(tested, stats.adjust_p_values(raw, correction)[:len(tested)], strict=True))
     out = {}
     for name, change in changes.items():
-        out[name] = judge(name, change, alpha, min_effect_pct, adjusted.get(name))
+        out[name] = judge(name, change, alpha if name not in gate or gate_alpha is None else gate_alpha,
+                          min_effect_pct, adjusted.get(name))
         out[name].in_family = name not in gate
         out[name].p_adjusted = adjusted.get(name)
     bonferroni = 1.0 - alpha / family.size if correction != "none" and family.size else stats.CONFIDENCE
@@ -207,8 +211,14 @@ class Comparison:
     ci_method: str
     gate: list[str]
     family: Family
+    # The deciding metric (deciding.py) and the alpha the gate is tested at: the decided one's
+    # share of alpha when it is the gate (`gate_decided`, no --fail-on), else alpha.
+    decision: deciding.Choice
+    gate_alpha: float
+    gate_decided: bool = True
     profile: profiles.ProfileComparison | None = None   # with --profile
-    # The sequential decision on the mean cycle of paired runs (Sequential.to_dict), or why there is none.
+    # The sequential decision on the deciding metric of paired runs (deciding.Judge.to_dict), or
+    # why there is none.
     sequential: dict[str, Any] | None = None
     sequential_note: str | None = None
 
@@ -235,10 +245,10 @@ class Comparison:
             gate = self.by_name[self.gate[0]].change if self.gate else None
             # A stratified gate has its own smallest p; the note is about the pooled test's.
             floor = stats.min_p_value(self.a.n, self.b.n)
-            if not (gate is not None and gate.per_machine) and floor >= self.alpha:
+            if not (gate is not None and gate.per_machine) and floor >= self.gate_alpha:
                 out.append(f"with {self.a.n} against {self.b.n} runs the smallest possible Mann–Whitney p-value "
-                           f"is {floor:.3f}, not below alpha {self.alpha}: no change can be significant. "
-                           "Use at least 4 runs a side (5 or more is better).")
+                           f"is {floor:.3f}, not below the gate's alpha {self.gate_alpha:g}: no change can be "
+                           "significant. Use at least 5 runs a side (more is better).")
         for side in (self.a, self.b):
             for s in side.skipped:
                 out.append(f"{side.label}: skipped {s['path']} ({s['reason']})")
@@ -294,7 +304,9 @@ class Comparison:
             "multiplicity": self.family.to_dict(),
             "config_differences": {k: list(v) for k, v in config_differences(self.a, self.b).items()},
             "gate": {"metrics": self.gate, "failed": bool(self.regressions),
-                     "regressions": [r.name for r in self.regressions]},
+                     "regressions": [r.name for r in self.regressions], "alpha": self.gate_alpha,
+                     "decided": self.gate_decided},
+            "decision": self.decision.to_dict(),
             "notes": self.notes(),
             "metrics": [r.to_dict() for r in self.rows],
             **({"profile": self.profile.to_dict()} if self.profile else {}),
@@ -409,7 +421,8 @@ def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") ->
         changed = ", ".join(f"`{k}` {va} → {vb}" for k, (va, vb) in diffs.items())
         lines.append(f"- options that differ: {changed}")
     lines.append(f"- {method_text(cmp.ci_method)}; significant when p < {cmp.alpha} and the change is at "
-                 f"least {cmp.min_effect_pct}%: the gate's p as it is; {cmp.family.text()}")
+                 f"least {cmp.min_effect_pct}%: the gate's p as it is (below {cmp.gate_alpha:g}); {cmp.family.text()}")
+    lines.append(f"- {decision_text(cmp)}")
     if any(r.statistic != "mean" for r in cmp.rows):
         lines.append(f"- {LATENCY_METHOD} and the change is at least {cmp.min_effect_pct}%")
     lines.append("")
@@ -442,14 +455,24 @@ def to_markdown(cmp: Comparison, show_all: bool = False, heading: str = "##") ->
     return "\n".join(lines) + "\n"
 
 
+def decision_text(cmp: Comparison) -> str:
+    """The deciding metric's line: which metric decided and why, and what it decided."""
+    text = cmp.decision.text()
+    text = text[0].upper() + text[1:]
+    if cmp.gate_decided:
+        return f"{text}. It is the gate, tested at α {cmp.gate_alpha:g}."
+    return f"{text}: the sequential decision's; the gate is --fail-on's, tested at α {cmp.gate_alpha:g}."
+
+
 def sequential_markdown(cmp: Comparison) -> list[str]:
-    """The sequential decision on the mean cycle, or why the runs have none."""
+    """The sequential decision on the deciding metric, or why the runs have none."""
     d = cmp.sequential
     if d is None:
         return [f"Sequential decision: none ({cmp.sequential_note}).", ""] if cmp.sequential_note else []
     decision = sequential.Decision(**{k: d[k] for k in sequential.Decision.__dataclass_fields__})
-    return [f"Sequential decision on {metrics.label(metrics.CYCLE)}, B against A (α={d['alpha']}, "
-            f"threshold ±{d['threshold'] * 100:g} %): **{sequential.describe(decision, metrics.CYCLE)}**; "
+    metric = d.get("metric", metrics.CYCLE)
+    return [f"Sequential decision on {metrics.label(metric)}, B against A (α={d['alpha']:g}, "
+            f"threshold ±{d['threshold'] * 100:g} %): **{sequential.describe(decision, metric)}**; "
             f"{d['method']}.", ""]
 
 
@@ -463,13 +486,13 @@ def _round_of(run: Any) -> int | None:
     return index if isinstance(index, int) else int(m.group(1)) if m else None
 
 
-def paired_values(a: RunSet, b: RunSet, name: str) -> tuple[list[tuple[float, float]], str | None]:
+def paired_runs(a: RunSet, b: RunSet) -> tuple[list[tuple[Run, Run]], str | None]:
     """The pairs of an interleaved A/B (multirun's A and B runs of one round, in round order),
-    or no pairs and why: the sides must have runs of the same rounds on one machine, every
-    run with the metric, each round started after the one before."""
-    rounds = [{_round_of(run): run for run in side.runs if name in run.metrics} for side in (a, b)]
+    or no pairs and why: the sides must have runs of the same rounds on one machine, each
+    round started after the one before."""
+    rounds = [{_round_of(run): run for run in side.runs} for side in (a, b)]
     if any(None in r for r in rounds) or len(rounds[0]) != a.n or len(rounds[1]) != b.n:
-        return [], "the runs are not numbered run-NNN, or a run lacks the metric"
+        return [], "the runs are not numbered run-NNN"
     if set(rounds[0]) != set(rounds[1]):
         return [], f"the sides are not paired ({a.n} and {b.n} runs, of different rounds)"
     if len(set(a.machines()) | set(b.machines())) > 1:
@@ -478,43 +501,61 @@ def paired_values(a: RunSet, b: RunSet, name: str) -> tuple[list[tuple[float, fl
     starts = [[str(r[i].info.get("start_time") or "") for r in rounds] for i in order]
     if all(all(s) for s in starts) and any(max(x) > min(y) for x, y in zip(starts, starts[1:], strict=False)):
         return [], "the runs are not interleaved (a round started before the one before it ended)"
-    return [(rounds[0][i].metrics[name], rounds[1][i].metrics[name]) for i in order], None
+    return [(rounds[0][i], rounds[1][i]) for i in order], None
 
 
-def sequential_of(a: RunSet, b: RunSet, threshold_pct: float, alpha: float) -> tuple[dict[str, Any] | None, str | None]:
-    """The sequential decision on the mean cycle of the sides' pairs (paired_values), the
+def sequential_of(a: RunSet, b: RunSet, setting: str, threshold_pct: float,
+                  alpha: float) -> tuple[deciding.Judge | None, str | None]:
+    """The sequential judge of the sides' pairs (paired_runs) on their deciding metric, the
     interval tuned for the budget multirun --adaptive has by default; or why there is none."""
-    pairs, why = paired_values(a, b, metrics.CYCLE)
+    pairs, why = paired_runs(a, b)
     if why is not None:
         return None, why
-    judge = sequential.Sequential(threshold_pct / 100.0, alpha)
-    try:
-        for va, vb in pairs:
-            judge.add(va, vb)
-    except ValueError as e:
-        return None, str(e)
-    return judge.to_dict(), None
+    judge = deciding.Judge(setting, threshold_pct / 100.0, alpha)
+    for run_a, run_b in pairs:
+        judge.add(run_a.metrics, run_b.metrics, deciding.why_lacking(a.label, run_a),
+                  deciding.why_lacking(b.label, run_b))
+    return judge, None
+
+
+def decide(a: RunSet, b: RunSet, setting: str, threshold_pct: float,
+           alpha: float) -> tuple[deciding.Choice, dict[str, Any] | None, str | None]:
+    """The deciding metric of the sides (deciding.py), by the noise of their pairs when they are
+    an interleaved A/B's, else of their runs; the sequential decision on it (None with fewer
+    than two runs a side, or when the runs are not pairs: the third item says why)."""
+    if min(a.n, b.n) < 2:
+        return deciding.choose_for_sets(setting, a, b), None, None
+    judge, why = sequential_of(a, b, setting, threshold_pct, alpha)
+    if judge is None:
+        return deciding.choose_for_sets(setting, a, b), None, why
+    return judge.choice(), judge.to_dict(), None
 
 
 def build(a_paths: Sequence[str], b_paths: Sequence[str], labels: Sequence[str] | None = None,
           alpha: float = DEFAULT_ALPHA, min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT,
-          ci_method: str = "bootstrap", gate: Sequence[str] = DEFAULT_GATE,
+          ci_method: str = "bootstrap", gate: Sequence[str] | None = None,
           threshold_pct: float = DEFAULT_MIN_EFFECT_PCT, include_invalid: bool = False,
-          correction: str = DEFAULT_CORRECTION) -> Comparison:
+          correction: str = DEFAULT_CORRECTION, decide_on: str = deciding.AUTO) -> Comparison:
     if not labels:
         labels = [_default_label(a_paths), _default_label(b_paths)]
         if labels[0] == labels[1]:  # run-001.json against run-001.json: say which directory
             labels = [_default_label(a_paths, parent=True), _default_label(b_paths, parent=True)]
     a = load_set(a_paths, labels[0], include_invalid)
     b = load_set(b_paths, labels[1], include_invalid)
-    return from_sets(a, b, alpha, min_effect_pct, ci_method, gate, threshold_pct, correction)
+    return from_sets(a, b, alpha, min_effect_pct, ci_method, gate, threshold_pct, correction, decide_on)
 
 
 def from_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
               min_effect_pct: float = DEFAULT_MIN_EFFECT_PCT, ci_method: str = "bootstrap",
-              gate: Sequence[str] = DEFAULT_GATE, threshold_pct: float = DEFAULT_MIN_EFFECT_PCT,
-              correction: str = DEFAULT_CORRECTION) -> Comparison:
-    rows, family = compare_sets(a, b, alpha, min_effect_pct, ci_method, gate, correction)
+              gate: Sequence[str] | None = None, threshold_pct: float = DEFAULT_MIN_EFFECT_PCT,
+              correction: str = DEFAULT_CORRECTION, decide_on: str = deciding.AUTO) -> Comparison:
+    """B against A: every metric judged (compare_sets); the gate is `gate`, tested at alpha, or
+    without one the deciding metric (decide), tested at its share of alpha."""
+    choice, seq, note = decide(a, b, decide_on, threshold_pct, alpha)
+    decided = gate is None
+    gate = [choice.chosen.metric] if gate is None else list(gate)
+    gate_alpha = alpha * choice.alpha_share if decided else alpha
+    rows, family = compare_sets(a, b, alpha, min_effect_pct, ci_method, gate, correction, gate_alpha)
     names = {r.name for r in rows}
     for g in gate:
         if g not in names:
@@ -522,9 +563,8 @@ def from_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
                             "us_per_tx, throughput.tx_per_s)")
         if metrics.direction(g) is None:
             raise ToolError(f"--fail-on {g}: this metric has no better direction, so it cannot regress")
-    cmp = Comparison(a, b, rows, alpha, min_effect_pct, ci_method, list(gate), family)
-    if min(a.n, b.n) >= 2:
-        cmp.sequential, cmp.sequential_note = sequential_of(a, b, threshold_pct, alpha)
+    cmp = Comparison(a, b, rows, alpha, min_effect_pct, ci_method, gate, family, choice, gate_alpha, decided)
+    cmp.sequential, cmp.sequential_note = seq, note
     return cmp
 
 

@@ -49,8 +49,8 @@ from typing import Any
 import numpy as np
 
 from . import metrics, sequential
-from .common import ToolError
-from .reports import RunSet
+from .common import Parser, ToolError
+from .reports import Run, RunSet
 
 
 @dataclass(frozen=True)
@@ -68,10 +68,6 @@ MEASURED = (CYCLE, CPU)
 BY_NAME = {c.name: c for c in MEASURED}
 AUTO = "auto"
 SETTINGS = (AUTO, *BY_NAME)
-SETTING_HELP = ("the metric that decides B against A: cycle (the mean full cycle, wall time), cpu (the writer's "
-                "CPU time per transaction, its task clock: preemption does not add to it), or auto, the one "
-                "whose noise in these runs is lowest, each then judged at alpha/2 (Bonferroni) so that the "
-                "choice keeps the error at alpha; the output says which decided, and why (default: %(default)s)")
 
 # Why a run lacks a metric, given the metric: the report's own account (missing_reason).
 Why = Callable[[str], str]
@@ -104,13 +100,18 @@ def has(values: Mapping[str, float], candidate: Candidate) -> bool:
     return value is not None and value > 0.0 and math.isfinite(value)
 
 
+def why_lacking(label: str, run: Run) -> Why:
+    """Why a run of the set `label` lacks a metric, the run named by its file."""
+    return lambda metric: f"{label} {Path(run.path or 'a run').name}: {missing_reason(run.report, metric)}"
+
+
 def unavailable_in(sides: Sequence[RunSet], candidate: Candidate) -> str | None:
     """Why the candidate cannot decide between the sets (the first run that lacks its metric),
     or None when every run has it."""
     for side in sides:
         for run in side.runs:
             if not has(run.metrics, candidate):
-                return f"{side.label} {Path(run.path or 'a run').name}: {missing_reason(run.report, candidate.metric)}"
+                return why_lacking(side.label, run)(candidate.metric)
     return None
 
 
@@ -158,6 +159,8 @@ class Choice:
             return f"{line}, as --decide-on {self.setting} asks"
         if self.alpha_share < 1.0:
             k = round(1 / self.alpha_share)
+            if len(self.judged) < k:   # a sequential judge's candidate that a later pair lacked
+                return f"{line}: --decide-on auto, judged at α/{k}, the share it had before the others were dropped"
             return (f"{line}: --decide-on auto, the quieter of {k}, each judged at α/{k} (Bonferroni) so that "
                     "choosing after looking keeps the chance of a false call at α")
         if self.unavailable:
@@ -209,20 +212,32 @@ def choose_for_sets(setting: str, a: RunSet, b: RunSet) -> Choice:
     return choose(setting, noise, unavailable)
 
 
+def add_option(parser: Parser, what: str) -> None:
+    """--decide-on, for a tool whose verdict `what` is decided on one metric."""
+    parser.add_argument("--decide-on", choices=SETTINGS, default=AUTO,
+                        help=f"the metric {what} is decided on: cycle (the mean full cycle, wall time), cpu (the "
+                             "writer's CPU time per transaction, its task clock, which preemption by other processes "
+                             "does not lengthen; needs the runs' counters, apiary run --counters on, the default), or "
+                             "auto, the one whose noise in these runs is lowest, each then judged at alpha/2 "
+                             "(Bonferroni) so that choosing after looking keeps the error at alpha; the output says "
+                             "which decided, the noise of each, and why one was unavailable (default: %(default)s)")
+
+
 def check_counted(setting: str, config: Mapping[str, Any], what: str) -> None:
     """Refuses, before anything runs, `--decide-on cpu` for runs whose effective options
     (apiary's --print-config) turn the counters off."""
     if setting == CPU.name and config.get("counters") in ("off", False):
-        raise ToolError(f"--decide-on cpu: {what} turn the counters off (--counters off): the runs would have no "
-                        f"{CPU.words} to decide on")
+        raise ToolError(f"--decide-on cpu: {what} turn the counters off (--counters off), so the runs would not "
+                        f"count {CPU.words}")
 
 
 class Judge:
     """The sequential decision of an interleaved A/B on its deciding metric (module docstring):
     a sequential.Sequential for each candidate judged, each at its share of alpha and fed the
     same pairs; at every look the rule chooses among them, and the chosen one's decision is the
-    A/B's. The candidates are those the first pair has; one a later pair lacks is dropped, and
-    the others keep their share (the split stays valid, if wider than needed)."""
+    A/B's. The candidates are those the first pair has (a forced one is judged alone, the
+    others' pairs kept only for their noise); one a later pair lacks is dropped, and the others
+    keep their share (the split stays valid, if wider than needed)."""
 
     def __init__(self, setting: str, threshold: float, alpha: float = sequential.ALPHA,
                  max_pairs: int | None = None, max_seconds: float | None = None,
@@ -233,7 +248,8 @@ class Judge:
         self.threshold, self.alpha, self.max_pairs, self.max_seconds = threshold, alpha, max_pairs, max_seconds
         self._clock = clock
         self._start = clock()
-        self.judges: dict[str, sequential.Sequential] = {}
+        self._seen: dict[str, sequential.Sequential] = {}   # every available candidate's pairs
+        self.judges: dict[str, sequential.Sequential] = {}  # those judged: a forced one, or all under auto
         self.unavailable: dict[str, str] = {}
         self._share = 1.0
 
@@ -247,28 +263,38 @@ class Judge:
         def lacking(c: Candidate) -> str | None:
             return why_a(c.metric) if not has(a, c) else why_b(c.metric) if not has(b, c) else None
 
-        if not self.judges and not self.unavailable:   # the first pair: what can be judged
-            allowed = [c for c in MEASURED if self.setting in (AUTO, c.name)]
-            self.unavailable = {c.name: why for c in allowed if (why := lacking(c)) is not None}
-            live = [c for c in allowed if c.name not in self.unavailable]
-            self._share = 1.0 / len(live) if live else 1.0
-            self.judges = {c.name: self._make(self._share) for c in live}
-        for name in list(self.judges):
+        if not self._seen and not self.unavailable:   # the first pair: what can be judged
+            self.unavailable = {c.name: why for c in MEASURED if (why := lacking(c)) is not None}
+            judged = [c.name for c in MEASURED if c.name not in self.unavailable and self.setting in (AUTO, c.name)]
+            self._share = 1.0 / len(judged) if judged else 1.0
+            self._seen = {c.name: self._make(self._share if c.name in judged else 1.0)
+                          for c in MEASURED if c.name not in self.unavailable}
+            self.judges = {name: self._seen[name] for name in judged}
+        for name in list(self._seen):
             if (why := lacking(BY_NAME[name])) is not None:
-                del self.judges[name]
+                del self._seen[name]
+                self.judges.pop(name, None)
                 self.unavailable[name] = why
         refused = refusal(self.setting, self.unavailable) if not self.judges else None
         if refused is not None:
             raise refused
-        for name, judge in self.judges.items():
-            judge.add(a[BY_NAME[name].metric], b[BY_NAME[name].metric])
+        for name, seen in self._seen.items():
+            seen.add(a[BY_NAME[name].metric], b[BY_NAME[name].metric])
+
+    def add_reports(self, a: Mapping[str, Any], b: Mapping[str, Any], names: tuple[str, str]) -> None:
+        """One interleaved pair as the runs' reports, each named (`a run-003.json`) in the reason
+        it lacks a metric."""
+        def why(report: Mapping[str, Any], name: str) -> Why:
+            return lambda metric: f"{name}: {missing_reason(report, metric)}"
+
+        self.add(metrics.flatten(dict(a)), metrics.flatten(dict(b)), why(a, names[0]), why(b, names[1]))
 
     def choice(self) -> Choice:
         """The rule at this look: the candidate whose pairs' log-ratios spread least."""
         if not self.judges:   # no pair yet: the forced metric, else the cycle
             name = CYCLE.name if self.setting == AUTO else self.setting
             return choose(self.setting, {name: None}, {}, 1.0)
-        return choose(self.setting, {name: j.spread for name, j in self.judges.items()}, self.unavailable,
+        return choose(self.setting, {name: seen.spread for name, seen in self._seen.items()}, self.unavailable,
                       self._share)
 
     def _chosen(self) -> sequential.Sequential:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import ladders, profiles, reports, soaks, stats
+from . import deciding, ladders, profiles, reports, soaks, stats
 from .common import ToolError
 from .inputs import checked, read_json
 from .schemas import (
@@ -101,7 +101,9 @@ _COMPARISON = obj(("kind", "version", "a", "b", "alpha", "min_effect_pct", "ci_m
                   multiplicity=obj(("method", "family_size"), method={"enum": list(stats.MULTIPLICITY_METHODS)},
                                    family_size=COUNT, text=STRING),
                   gate=obj(("metrics",), metrics=array(STRING, minItems=1), failed={"type": "boolean"},
-                           regressions=STRINGS),
+                           regressions=STRINGS, alpha=NUMBER, decided={"type": "boolean"}),
+                  decision=obj(("setting", "candidate", "metric"), setting={"enum": list(deciding.SETTINGS)},
+                               candidate={"enum": list(deciding.BY_NAME)}, metric=STRING, text=STRING),
                   config_differences={"type": "object"}, notes=STRINGS, metrics=array({"type": "object"}),
                   profile=profiles.SCHEMA, sequential={"type": "object"})
 

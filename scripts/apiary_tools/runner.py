@@ -35,13 +35,15 @@ import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from . import proc
 from .aggregates import SUMMARY_NAME, aggregate, summary_markdown
 from .common import ToolError, exit_code_for, fmt_number, load_avg, split_args
 from .outputs import make_directory, open_stream, write_json, write_text
 from .reports import AGGREGATE_NAME, RunSet, add_path, check_report, is_report, read_report_json
+
+T = TypeVar("T")
 
 # The most runs one plan holds (multirun's runs × sides, a sweep's values × runs, a ladder's
 # steps × rounds), checked before the plan is built; with --cluster every machine runs it.
@@ -328,11 +330,11 @@ def execute_rounds(tool: str, make_round: Callable[[int], list[PlannedRun]], fir
     return outcome, rounds
 
 
-def round_values(results: Sequence[RunResult], value: Callable[[dict[str, Any]], float | None]
-                 ) -> dict[int, dict[str, float]]:
+def round_values(results: Sequence[RunResult], value: Callable[[dict[str, Any]], T | None]
+                 ) -> dict[int, dict[str, T]]:
     """value(report) of every completed run that has one, by round (the run's index) and label:
     the pairs of an interleaved plan are the labels of one round."""
-    out: dict[int, dict[str, float]] = {}
+    out: dict[int, dict[str, T]] = {}
     for r in results:
         v = value(r.report) if r.completed and r.report is not None else None
         if v is not None:

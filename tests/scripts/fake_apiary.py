@@ -27,6 +27,11 @@ samples in the profile, and 10% more of the writer's task clock a transaction. E
                              wherever its tmp_path is; default 0: none)
   FAKE_APIARY_SLOWER="OPTION VALUE FACTOR"   a run whose arguments set OPTION to VALUE has its
                              cycle times × FACTOR (a planted slowdown, e.g. "--pool-undo on 1.05")
+  FAKE_APIARY_CPU_NOISE=SD   with --counters on, the writer's task clock × exp(N(0, SD)), seeded as
+                             FAKE_APIARY_NOISE is but apart from it (default 0: none)
+  FAKE_APIARY_CPU_SLOWER="OPTION VALUE FACTOR"   the same for the writer's task clock
+  FAKE_APIARY_NO_TASK_CLOCK=1   with --counters on, the task clock not counted (as where the kernel
+                             refuses the software events): null, and the event unavailable with a reason
 On a cluster worker (the tests of fleet.py) the run's own arguments steer it by host, $APIARY_HOST:
   --fake-commit C            the report's context.commit is C
   --fail-on-host H           on host H the run fails (exit 1)
@@ -81,7 +86,8 @@ def print_config(argv):
     except ValueError as e:
         print(f"apiary run: invalid value {e}", file=sys.stderr)
         return 2
-    print(f'blocks = 10\nthreads = 2\nblock-size = 65536\nname = "fake"\nrate = "{option(argv, "--rate", "infinite")}"')
+    print(f'blocks = 10\nthreads = 2\nblock-size = 65536\nname = "fake"\nrate = "{option(argv, "--rate", "infinite")}"'
+          f'\ncounters = "{option(argv, "--counters", "off")}"')
     return 0
 
 
@@ -189,28 +195,38 @@ def with_latency(report, argv, run, log_path):
     return report
 
 
-def with_counters_and_profile(report, argv, run):
-    """The counters and the profile, when asked for, with the slowdown --fake-slow plants."""
+def with_counters_and_profile(report, argv, run, report_path):
+    """The counters and the profile, when asked for, with the slowdown --fake-slow plants and the
+    writer's task clock as FAKE_APIARY_CPU_NOISE, FAKE_APIARY_CPU_SLOWER and
+    FAKE_APIARY_NO_TASK_CLOCK make it."""
     slow = option(argv, "--fake-slow")
     if option(argv, "--counters") == "on":
         aggregates = report["aggregates"]
+        writer_ns = 4000.0 * (1.1 if slow else 1.0) * planted(argv, report_path, "FAKE_APIARY_CPU_NOISE",
+                                                              "FAKE_APIARY_CPU_SLOWER", "cpu")
         report["counters"] = fakes.counters_section(int(aggregates["transactions_per_block"]["avg"]),
-                                                    aggregates["measured_blocks"], 4000.0 * (1.1 if slow else 1.0),
-                                                    seed=run)
+                                                    aggregates["measured_blocks"], writer_ns, seed=run)
+        if os.environ.get("FAKE_APIARY_NO_TASK_CLOCK"):
+            report["counters"]["events"]["task_clock_ns"] = {"available": False,
+                                                             "reason": "perf_event_open: Permission denied"}
+            for thread in report["counters"]["threads"]:
+                for part in ("window", "per_block", "per_transaction"):
+                    thread[part]["task_clock_ns"] = None
     if "--profile" in argv:
         given = option(argv, "--profile")
         report["profile"] = fakes.write_profile(Path(given), fakes.folded_stacks(slow=slow, seed=run), given)
     return report
 
 
-def planted(argv, report_path):
-    """The factor FAKE_APIARY_NOISE and FAKE_APIARY_SLOWER give this run's cycle times."""
+def planted(argv, report_path, noise_variable="FAKE_APIARY_NOISE", slower_variable="FAKE_APIARY_SLOWER", salt=""):
+    """The factor FAKE_APIARY_NOISE and FAKE_APIARY_SLOWER give this run's cycle times (or the
+    variables named give another figure, its noise seeded apart by `salt`)."""
     factor = 1.0
-    noise = float(os.environ.get("FAKE_APIARY_NOISE", "0"))
+    noise = float(os.environ.get(noise_variable, "0"))
     if noise:
         seed = os.path.join(*os.path.normpath(str(report_path)).split(os.sep)[-2:])   # its directory and name
-        factor *= math.exp(random.Random(seed).gauss(0.0, noise))
-    slower = os.environ.get("FAKE_APIARY_SLOWER", "").split()
+        factor *= math.exp(random.Random(seed + salt).gauss(0.0, noise))
+    slower = os.environ.get(slower_variable, "").split()
     if len(slower) == 3 and option(argv, slower[0]) == slower[1]:
         factor *= float(slower[2])
     return factor
@@ -260,7 +276,7 @@ def main(argv):
         print("apiary run: injected failure", file=sys.stderr)
         return 1
     report = with_latency(fakes.make_report(cycles), argv, run, option(argv, "--interval-log"))
-    with_counters_and_profile(report, argv, run)
+    with_counters_and_profile(report, argv, run, report_path)
     fakes.write_report(report_path, report)
     print(json.dumps({"fake": True, "run": run}))
     return 0

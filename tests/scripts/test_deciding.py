@@ -12,6 +12,7 @@ import pytest
 
 import fakes
 from apiary_tools import deciding, metrics, sequential
+from apiary_tools.commands import compare, multirun
 from apiary_tools.common import ToolError
 from apiary_tools.deciding import AUTO, CPU, CYCLE, Judge
 from apiary_tools.reports import load_set
@@ -154,6 +155,9 @@ def test_the_judge_splits_alpha_under_auto_only():
         judge.add(*pair(100, 10, 101, 10.1), no_reason, no_reason)
     assert {name: j.alpha for name, j in auto.judges.items()} == {"cycle": 0.025, "cpu": 0.025}
     assert {name: j.alpha for name, j in forced.judges.items()} == {"cpu": 0.05}
+    forced.add(*pair(100, 10, 99, 10.2), no_reason, no_reason)
+    assert set(forced.choice().noise) == {"cycle", "cpu"} and forced.to_dict()["candidates"].keys() == {"cpu"}
+    assert "the mean cycle ±1.4%" in forced.choice().text()
     alone = Judge(AUTO, 0.01)
     alone.add(*pair(100, None, 101, 10.1), lambda m: "its counters were off (--counters off)", no_reason)
     assert {name: j.alpha for name, j in alone.judges.items()} == {"cycle": 0.05}
@@ -181,11 +185,123 @@ def test_a_metric_a_later_pair_lacks_is_dropped_and_a_forced_one_refused():
     judge.add(*pair(100, 10, 100, None), no_reason, lambda m: "b run-002.json: its counters were off")
     assert list(judge.judges) == ["cycle"] and judge.judges["cycle"].alpha == 0.025 and judge.pairs == 2
     assert judge.choice().unavailable == {"cpu": "b run-002.json: its counters were off"}
+    assert "judged at α/2, the share it had before the others were dropped" in judge.choice().text()
     forced = Judge("cpu", 0.01)
     forced.add(*pair(100, 10, 100, 10), no_reason, no_reason)
     with pytest.raises(ToolError, match="^--decide-on cpu: the writer's CPU time per transaction is unavailable: "
                                         "b run-002.json: its counters were off$"):
         forced.add(*pair(100, 10, 100, None), no_reason, lambda m: "b run-002.json: its counters were off")
+
+
+# ---- in the tools: compare, multirun --------------------------------------------------------------
+
+NOISY_CYCLES = [80_000 * (1 + 0.04 * x) for x in (-1, 1, 0, 0.5, -0.5, 0.2)]
+QUIET_CPU = [3500 * (1 + 0.002 * x) for x in (1, -1, 0.5, 0, -0.5, 0.2)]
+
+
+def test_compare_decides_on_the_quieter_metric_and_records_it(tmp_path, capsys):
+    # B's writer spends 3 % more CPU a transaction; the cycle scatters by 4 % and moved not.
+    a = write_runs(tmp_path / "a", NOISY_CYCLES, QUIET_CPU)
+    b = write_runs(tmp_path / "b", NOISY_CYCLES[::-1], [c * 1.03 for c in QUIET_CPU[::-1]])
+    out = tmp_path / "cmp.json"
+    assert compare.main([str(a), str(b), "--json", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert "- Decided on the writer's CPU time per transaction (noise ±0.1%; the mean cycle ±5.0%): --decide-on " \
+           "auto, the quieter of 2, each judged at α/2 (Bonferroni)" in text
+    assert "It is the gate, tested at α 0.025." in text
+    assert "Gate: **FAIL**: `counters.writer.per_transaction.task_clock_ns` slower (+3.00%)" in text
+    data = json.loads(out.read_text())
+    assert data["decision"]["candidate"] == "cpu" and data["decision"]["setting"] == "auto"
+    assert data["gate"] == {"metrics": [metrics.WRITER_CPU], "failed": True, "regressions": [metrics.WRITER_CPU],
+                            "alpha": 0.025, "decided": True}
+    assert data["sequential"]["metric"] == metrics.WRITER_CPU and data["sequential"]["verdict"] == "slower"
+    # Forced, the cycle decides, at α: it did not move.
+    assert compare.main([str(a), str(b), "--decide-on", "cycle", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["gate"]["metrics"] == [metrics.CYCLE] and data["gate"]["alpha"] == 0.05
+    assert data["sequential"]["metric"] == metrics.CYCLE and data["decision"]["noise"]["cpu"] < 0.01
+    # --fail-on names the gate; the deciding metric still decides the sequential verdict.
+    assert compare.main([str(a), str(b), "--fail-on", "us_per_tx", "--json", str(out), "--quiet"]) == 0
+    data = json.loads(out.read_text())
+    assert data["gate"]["decided"] is False and data["gate"]["alpha"] == 0.05
+    assert data["sequential"]["metric"] == metrics.WRITER_CPU
+
+
+def test_compare_without_the_cpu_time_falls_back_and_refuses_it_forced(tmp_path, capsys):
+    a = write_runs(tmp_path / "a", NOISY_CYCLES, QUIET_CPU)
+    old = write_runs(tmp_path / "old", NOISY_CYCLES[::-1], [None] * 6)
+    out = tmp_path / "cmp.json"
+    assert compare.main([str(a), str(old), "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert ("- Decided on the mean cycle (noise ±5.0%; the writer's CPU time per transaction unavailable: old "
+            "run-001.json: its report has no counters (an apiary older than --counters)): --decide-on auto falls "
+            "back to the mean cycle. It is the gate, tested at α 0.05.") in text
+    assert json.loads(out.read_text())["decision"]["unavailable"]["cpu"].startswith("old run-001.json: ")
+    assert compare.main([str(a), str(old), "--decide-on", "cpu"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        "compare: --decide-on cpu: the writer's CPU time per transaction is unavailable: old run-001.json: its "
+        "report has no counters (an apiary older than --counters)\n")
+
+
+def adaptive(tmp_path, fake_command, *extra):
+    out = tmp_path / "ab"
+    code = multirun.main(["--command", fake_command, "--adaptive", "--a", "--side a", "--b", "--side b",
+                          "--out", str(out), "--quiet", *extra])
+    return code, out
+
+
+def test_multirun_decides_on_the_cpu_time_a_noisy_cycle_hides(tmp_path, fake_command, monkeypatch):
+    monkeypatch.setenv("FAKE_APIARY_NOISE", "0.03")
+    monkeypatch.setenv("FAKE_APIARY_CPU_NOISE", "0.003")
+    monkeypatch.setenv("FAKE_APIARY_CPU_SLOWER", "--side b 1.03")
+    code, out = adaptive(tmp_path, fake_command, "--threshold", "1", "--max-runs", "10", "--", "--counters", "on")
+    assert code == 0
+    data = json.loads((out / "comparison.json").read_text())
+    d = data["sequential"]
+    assert d["metric"] == metrics.WRITER_CPU and d["verdict"] == "slower" and d["pairs"] < 10
+    assert d["decided_on"]["candidate"] == "cpu" and d["alpha"] == 0.025
+    assert d["candidates"]["cycle"]["verdict"] == "undecided"
+    assert data["decision"]["candidate"] == "cpu"
+    text = (out / "comparison.md").read_text()
+    assert "Decided on the writer's CPU time per transaction (noise ±0." in text
+    assert "Sequential decision on writer CPU per transaction (ns)" in text
+    # The cycle forced cannot tell within the budget.
+    code, out = adaptive(tmp_path / "cycle", fake_command, "--threshold", "1", "--max-runs", "10", "--decide-on",
+                         "cycle", "--", "--counters", "on")
+    assert code == 0
+    d = json.loads((out / "comparison.json").read_text())["sequential"]
+    assert d["metric"] == metrics.CYCLE and d["verdict"] == "undecided" and d["pairs"] == 10
+
+
+def test_multirun_without_the_task_clock(tmp_path, fake_command, monkeypatch, capsys):
+    # The counters on, the task clock refused by the kernel: auto decides on the cycle and says
+    # why; forced, the CPU time is one line, exit 2, once the first pair shows it missing.
+    monkeypatch.setenv("FAKE_APIARY_NO_TASK_CLOCK", "1")
+    code, out = adaptive(tmp_path, fake_command, "--runs", "5", "--max-runs", "5", "--", "--counters", "on")
+    assert code == 0
+    text = (out / "comparison.md").read_text()
+    assert ("the writer's CPU time per transaction unavailable: a run-001.json: task_clock_ns was not counted: "
+            "perf_event_open: Permission denied") in text and "falls back to the mean cycle" in text
+    capsys.readouterr()
+    code, _ = adaptive(tmp_path / "forced", fake_command, "--decide-on", "cpu", "--", "--counters", "on")
+    err = capsys.readouterr().err
+    assert code == 2 and err == ("multirun: --decide-on cpu: the writer's CPU time per transaction is unavailable: "
+                                 "a run-001.json: task_clock_ns was not counted: perf_event_open: Permission denied\n")
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--adaptive", "--a", "x", "--b", "y", "--decide-on", "cpu"],
+     "--decide-on cpu: the arguments of a turn the counters off (--counters off), so the runs would not count "
+     "the writer's CPU time per transaction"),
+    (["--decide-on", "cpu"], "--decide-on decides an A/B: give --a and --b"),
+    (["--a", "x", "--b", "y", "--decide-on", "wall"], "argument --decide-on: invalid choice: 'wall'"),
+])
+def test_multirun_refuses_before_any_run(tmp_path, fake_command, capsys, extra, message):
+    out = tmp_path / "o"
+    assert multirun.main(["--command", fake_command, "--out", str(out), *extra]) == 2
+    assert message in capsys.readouterr().err
+    assert not list(out.rglob("run-*.json"))
 
 
 # ---- by simulation --------------------------------------------------------------------------------

@@ -5,8 +5,10 @@ The method (the test and verdict of each metric, runs from several machines comp
 by machine, latency compared by its tail) is the library's: apiary_tools/comparison.py. A
 latency row can gate like the others (`--fail-on latency.inclusion.p99_us`).
 
-Exit status: 0 no significant regression in the gate metrics (--fail-on), 1 at least one,
-2 bad usage or input.
+The gate is the deciding metric (deciding.py, `--decide-on`) unless `--fail-on` names others.
+
+Exit status: 0 no significant regression in the gate metrics, 1 at least one, 2 bad usage or
+input.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from .. import history, profiles, sequential, stats
+from .. import deciding, history, profiles, sequential, stats
 from ..common import (
     EXIT_FAILED,
     Parser,
@@ -28,7 +30,6 @@ from ..common import (
 )
 from ..comparison import (
     DEFAULT_ALPHA,
-    DEFAULT_GATE,
     DEFAULT_MIN_EFFECT_PCT,
     add_correction_option,
     build,
@@ -52,17 +53,23 @@ def parser() -> argparse.ArgumentParser:
   no test (n=1): a side has a single run, so only the change is shown.
 latency: inclusion and end-to-end p99 of each side's runs' histograms merged, with a bootstrap
   interval over runs; significant when the interval excludes 0 (reports of schema_version 2).
+the deciding metric: the mean cycle or the writer's CPU time per transaction (--decide-on);
+  under auto the one whose noise in these runs is lower, each judged at alpha/2; a line says
+  which decided, the noise of each, and why one was unavailable (reports without counters).
+  It is the gate unless --fail-on names others.
 sequential decision: when the sides are an interleaved A/B's (multirun: the same run-NNN on
-  both sides, one machine), the mean cycle of the pairs is judged as `multirun --adaptive`
+  both sides, one machine), the deciding metric of the pairs is judged as `multirun --adaptive`
   judges it, with an anytime-valid interval: slower/faster beyond ±--threshold, equivalent
   within, else undecided (docs/tools.md). It does not change the exit status.
 
-exit status: 0 no significant regression in the --fail-on metrics, 1 at least one, 2 bad usage.
+exit status: 0 no significant regression in the gate's metrics, 1 at least one, 2 bad usage
+(--decide-on cpu for reports without the writer's CPU time among them).
 
 examples:
   scripts/compare results/base.json results/new.json
   scripts/compare results/multirun-A results/multirun-B --fail-on aggregates.cycle_us.avg,us_per_tx
   scripts/compare results/multirun-A results/multirun-B --fail-on latency.inclusion.p99_us
+  scripts/compare results/multirun-A results/multirun-B --decide-on cycle
   scripts/compare base/aggregate.json new/aggregate.json --json cmp.json --markdown cmp.md
   scripts/compare results/multirun-A results/multirun-B --profile --out profile-diff""")
     p.add_argument("a", metavar="A", help="the baseline: a report, a multirun directory or aggregate.json")
@@ -72,8 +79,10 @@ examples:
     p.add_argument("--min-effect", type=percent, default=DEFAULT_MIN_EFFECT_PCT, metavar="PCT",
                    help="smallest change in percent that counts as significant (default: %(default)s)")
     add_correction_option(p)
-    p.add_argument("--fail-on", default=",".join(DEFAULT_GATE), metavar="METRIC,...",
-                   help="metrics whose significant regression makes the exit status 1 (default: %(default)s)")
+    p.add_argument("--fail-on", default=None, metavar="METRIC,...",
+                   help="metrics whose significant regression makes the exit status 1, each tested at --alpha "
+                        "(default: the deciding metric, see --decide-on)")
+    deciding.add_option(p, "the gate (without --fail-on) and the sequential decision")
     sequential.add_options(p, DEFAULT_MIN_EFFECT_PCT, max_time=False)
     p.add_argument("--ci", choices=stats.CI_METHODS, default="bootstrap",
                    help="how the confidence interval of the change is computed (default: %(default)s)")
@@ -99,8 +108,8 @@ examples:
 
 def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(argv)
-    gate = parse_csv(args.fail_on)
-    if not gate:
+    gate = parse_csv(args.fail_on) if args.fail_on is not None else None
+    if gate is not None and not gate:
         raise ToolError("--fail-on: name at least one metric")
     labels = parse_csv(args.labels) if args.labels else None
     if labels is not None and len(labels) != 2:
@@ -118,7 +127,7 @@ def _main(argv: Sequence[str]) -> int:
     if profile_dir is not None:
         profiles.plan(plan, profile_dir, args.out is not None, args.force)
     cmp = build([args.a], [args.b], labels, args.alpha, args.min_effect, args.ci, gate, args.threshold,
-                args.include_invalid, args.correction)
+                args.include_invalid, args.correction, args.decide_on)
     if profile_dir is not None:
         cmp.profile, files = profiles.compare(cmp.a, cmp.b, plan, programs, profile_dir)
         if json_path is not None:

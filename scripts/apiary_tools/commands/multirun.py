@@ -10,9 +10,10 @@ the runs' transactions, not a mean of each run's. Modes:
   both sides alike: `multirun --runs 5 --a "--dedup split" --b "--dedup unified" -- --config …`;
   the comparison (see comparison.py) is written beside the two sets;
 - an adaptive A/B (`--adaptive`): --runs pairs, then one interleaved pair at a time until the
-  sequential decision on the mean cycle (sequential.py: anytime-valid, so looking after every
-  pair keeps its α) is settled, or --max-runs or --max-time is spent; the decision is in the
-  comparison;
+  sequential decision on the deciding metric (sequential.py: anytime-valid, so looking after
+  every pair keeps its α; deciding.py: the mean cycle or the writer's CPU time per
+  transaction, --decide-on) is settled, or --max-runs or --max-time is spent; the decision is
+  in the comparison;
 - no runs, only aggregation of existing reports: `multirun --aggregate DIR_OR_REPORTS…`.
 
 Two builds in one command: `--a-apiary BIN` and `--b-apiary BIN` give each side its own binary
@@ -50,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import comparison as compare_mod
-from .. import fleet, gate, history, kinds, metrics, profiles, sequential
+from .. import deciding, fleet, gate, history, kinds, profiles, sequential
 from ..aggregates import SUMMARY_NAME, aggregate, summary_markdown
 from ..builds import Builds, stderr_line
 from ..common import (
@@ -152,6 +153,8 @@ def parser() -> Parser:
   scripts/multirun --cluster tcp://scheduler:8786 --runs 5 --a "--dedup split" --b "--dedup unified" \\
       -- --config configs/smoke.toml
 
+an A/B is decided on the mean cycle or on the writer's CPU time per transaction (--decide-on): under
+auto the one whose noise in these runs is lower, each judged at alpha/2; the comparison says which.
 with two binaries (--a-apiary, --b-apiary, --base) each one's replay is also counted under callgrind
 (instructions per transaction, as the CI gate counts them) into the comparison.
 with --cluster every worker (one a machine) runs the whole plan, and the A/B comparison pairs
@@ -190,19 +193,7 @@ gate, run `scripts/compare` on the two directories.""")
     add_include_invalid(p)
     p.add_argument("--aggregate", nargs="+", metavar="PATH",
                    help="run nothing: aggregate these reports / directories / aggregate files")
-    p.add_argument("--alpha", type=probability, default=compare_mod.DEFAULT_ALPHA,
-                   help="significance level of the A/B comparison (default: %(default)s)")
-    p.add_argument("--min-effect", type=percent, default=compare_mod.DEFAULT_MIN_EFFECT_PCT,
-                   metavar="PCT",
-                   help="smallest change in percent the A/B comparison calls significant (default: %(default)s)")
-    compare_mod.add_correction_option(p)
-    p.add_argument("--adaptive", action="store_true",
-                   help="with --a/--b: after --runs pairs, add one interleaved pair at a time until the sequential "
-                        f"decision on the mean cycle ({metrics.CYCLE}) is settled (slower or faster beyond "
-                        "±--threshold, or equivalent within it) or --max-runs or --max-time is spent")
-    p.add_argument("--max-runs", type=whole_number(1, MAX_PLAN_RUNS // 2), default=None, metavar="N",
-                   help=f"with --adaptive: at most N runs a side (default: {DEFAULT_MAX_RUNS}, or --runs if more)")
-    sequential.add_options(p, compare_mod.DEFAULT_MIN_EFFECT_PCT)
+    add_ab_options(p)
     p.add_argument("--profile", action="store_true",
                    help="profile every run (`apiary run --profile DIR`, DIR the run's run-NNN.profile/ beside its "
                         "report) and keep the profiles; with --a/--b also compare them: the functions whose self "
@@ -211,6 +202,24 @@ gate, run `scripts/compare` on the two directories.""")
     fleet.add_options(p)
     history.add_history_option(p)
     return p
+
+
+def add_ab_options(p: Parser) -> None:
+    """How an A/B is judged: its tests, its deciding metric, its adaptive repetition."""
+    p.add_argument("--alpha", type=probability, default=compare_mod.DEFAULT_ALPHA,
+                   help="significance level of the A/B comparison (default: %(default)s)")
+    p.add_argument("--min-effect", type=percent, default=compare_mod.DEFAULT_MIN_EFFECT_PCT,
+                   metavar="PCT",
+                   help="smallest change in percent the A/B comparison calls significant (default: %(default)s)")
+    compare_mod.add_correction_option(p)
+    deciding.add_option(p, "an A/B's verdict (its gate row and its sequential decision)")
+    p.add_argument("--adaptive", action="store_true",
+                   help="with --a/--b: after --runs pairs, add one interleaved pair at a time until the sequential "
+                        "decision on the deciding metric (--decide-on) is settled (slower or faster beyond "
+                        "±--threshold, or equivalent within it) or --max-runs or --max-time is spent")
+    p.add_argument("--max-runs", type=whole_number(1, MAX_PLAN_RUNS // 2), default=None, metavar="N",
+                   help=f"with --adaptive: at most N runs a side (default: {DEFAULT_MAX_RUNS}, or --runs if more)")
+    sequential.add_options(p, compare_mod.DEFAULT_MIN_EFFECT_PCT)
 
 
 def _default_out() -> Path:
@@ -244,9 +253,9 @@ def _main(argv: Sequence[str]) -> int:
     args = parser().parse_args(glue_values(own, ("--a", "--b", "--command")))
     if args.aggregate:
         if args.a or args.b or passthrough or args.config or args.cluster or \
-                args.a_apiary or args.b_apiary or args.base:
+                args.a_apiary or args.b_apiary or args.base or args.decide_on != deciding.AUTO:
             raise ToolError("--aggregate runs nothing: it takes no --a/--b, --config, --cluster, --a-apiary, "
-                            "--b-apiary, --base or run arguments")
+                            "--b-apiary, --base, --decide-on or run arguments")
         return _aggregate_only(args)
     if bool(args.a is not None) != bool(args.b is not None):
         raise ToolError("--a and --b come together: give both sides")
@@ -284,8 +293,9 @@ def _main(argv: Sequence[str]) -> int:
     if binaries is not None:
         args.prefixes = {label: [str(binaries[side]), "run"] for (label, _), side in zip(sides, "ab", strict=True)}
     for label, side_args in sides:
-        effective_config(args.prefixes.get(label, prefix), side_args,
-                         f"the arguments of {label}" if ab else "the run arguments")
+        what = f"the arguments of {label}" if ab else "the run arguments"
+        deciding.check_counted(args.decide_on, effective_config(args.prefixes.get(label, prefix), side_args, what),
+                               what)
 
     backend = fleet.ClusterBackend.from_args(args)
     try:
@@ -328,7 +338,8 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
     profile_failed = None
     if ab and len(sets) == 2:
         cmp = compare_mod.from_sets(sets[args.a_label], sets[args.b_label], args.alpha, args.min_effect,
-                                    threshold_pct=args.threshold, correction=args.correction)
+                                    threshold_pct=args.threshold, correction=args.correction,
+                                    decide_on=args.decide_on)
         if judge is not None:   # the loop's own decision, with the budget it was given
             cmp.sequential, cmp.sequential_note = judge.to_dict(), None
         if programs:
@@ -407,7 +418,10 @@ def instructions_section(args, sides: list[tuple[str, list[str]]], out: Path, pr
 
 
 def check_adaptive(args) -> None:
-    """--adaptive's options: an A/B on this machine; its budget options only with it."""
+    """--adaptive's options: an A/B on this machine; its budget options only with it. And
+    --decide-on, which decides an A/B."""
+    if args.decide_on != deciding.AUTO and args.a is None:
+        raise ToolError("--decide-on decides an A/B: give --a and --b (or two binaries)")
     if not args.adaptive:
         if args.max_runs is not None or args.max_time is not None:
             raise ToolError("--max-runs and --max-time are the budget of --adaptive: give --adaptive too")
@@ -423,27 +437,25 @@ def max_runs(args) -> int:
 
 
 def run_adaptive(args, prefix: list[str], sides: list[tuple[str, list[str]]],
-                 out: Path) -> tuple[PlanOutcome, sequential.Sequential]:
+                 out: Path) -> tuple[PlanOutcome, deciding.Judge]:
     """--runs interleaved pairs, then one more at a time until the sequential decision on the
-    mean cycle is settled or the budget is spent. Returns the outcome of every run and the
+    deciding metric is settled or the budget is spent. Returns the outcome of every run and the
     decision's judge."""
     budget = max_runs(args)
-    judge = sequential.Sequential(args.threshold / 100.0, args.alpha, max_pairs=budget, max_seconds=args.max_time)
+    judge = deciding.Judge(args.decide_on, args.threshold / 100.0, args.alpha, max_pairs=budget,
+                           max_seconds=args.max_time)
     (label_a, _), (label_b, _) = sides
 
     def make_round(r: int) -> list[PlannedRun]:
         return plan_runs(prefix, sides, r, out, nested=True, profile=args.profile,
                          prefixes=args.prefixes)[-len(sides):]
 
-    def cycle(report: dict[str, Any]) -> float | None:
-        value = metrics.flatten(report).get(metrics.CYCLE)
-        return value if value is not None and value > 0 else None
-
     def still_open(results: list[RunResult]) -> str | None:
-        for _, values in sorted(round_values(results, cycle).items()):
-            if label_a in values and label_b in values:
-                judge.add(values[label_a], values[label_b])
-        return None if judge.decided else sequential.describe(judge.decision(), metrics.CYCLE)
+        for i, reports in sorted(round_values(results, lambda report: report).items()):
+            if label_a in reports and label_b in reports:
+                judge.add_reports(reports[label_a], reports[label_b], (f"{label_a} run-{i:03d}.json",
+                                                                       f"{label_b} run-{i:03d}.json"))
+        return None if judge.decided else judge.describe()
 
     outcome, _ = execute_rounds("multirun", make_round, args.runs, budget, still_open, args.keep_going, args.quiet)
     return outcome, judge

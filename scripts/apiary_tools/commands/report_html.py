@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import comparison, figures, kinds, ladders, latency, profiles, soaks, sweeps
+from .. import comparison, deciding, figures, kinds, ladders, latency, profiles, soaks, sweeps
 from ..aggregates import aggregate, summary_markdown
 from ..common import EXIT_OK, Parser, ToolError, is_name, run_main
 from ..outputs import Outputs, write_text
@@ -116,9 +116,13 @@ def build_multirun(directory: Path) -> Page:
 def build_ab(directory: Path) -> Page:
     saved = kinds.COMPARISON.read(directory / kinds.COMPARISON.file)
     labels = [saved["a"]["label"], saved["b"]["label"]]
+    # A gate that was the deciding metric is decided again (the same runs decide the same way);
+    # one from before there was a deciding metric, or --fail-on's, is the gate as saved.
+    decided = saved["gate"].get("decided", False) and saved.get("decision")
     cmp = comparison.build([str(directory / labels[0])], [str(directory / labels[1])], labels, saved["alpha"],
-                        saved["min_effect_pct"], saved["ci_method"], saved["gate"]["metrics"],
-                        correction=saved.get("multiplicity", {}).get("method", "none"))
+                           saved["min_effect_pct"], saved["ci_method"], None if decided else saved["gate"]["metrics"],
+                           correction=saved.get("multiplicity", {}).get("method", "none"),
+                           decide_on=saved["decision"]["setting"] if decided else deciding.AUTO)
     if saved.get("profile"):
         cmp.profile = profiles.ProfileComparison.from_dict(saved["profile"], labels[0], labels[1])
     page = Page(f"apiary A/B: {labels[1]} against {labels[0]}", f"{directory}; {cmp.a.n} and {cmp.b.n} runs")
