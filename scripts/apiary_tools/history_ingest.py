@@ -33,7 +33,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from . import history_db as db
-from . import kinds, soaks
+from . import kinds, ladders, soaks
 from . import latency as latency_mod
 from . import metrics as metrics_mod
 from .common import ToolError, shown, shown_path, utc_iso
@@ -185,7 +185,7 @@ def ladder_entries(path: Path, data: dict[str, Any]) -> list[Entry]:
                                        "options": step.get("options"), "extra_args": meta.get("extra_args")}, None)
         entry.commit, entry.valid, entry.reasons = commit, valid, reasons
         entry.metrics = metrics_mod.flatten({k: v for k, v in step.items()
-                                             if k not in ("step", "runs", "vs_previous", "vs_start")})
+                                             if k not in ("step", "runs", *ladders.CHANGES)})
         out.append(entry)
     return out
 

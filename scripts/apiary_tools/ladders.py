@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from . import metrics
 from .common import markdown_table
 from .outputs import write_figure
 
@@ -43,6 +44,12 @@ STEPS = (
 # A step whose change is not significant is shown to be small when its interval lies within this.
 SMALL_PCT = 2.0
 BREAKDOWN = ("wait_work", "wait_lock", "transactions", "blocks", "observe", "unknown")
+# A step's row: the writer's CPU time per transaction (ns) over its runs, and its change against
+# the step before (metrics.WRITER_CPU; the cycle's are cycle_ms and vs_previous).
+CPU_KEY = "writer_cpu_ns_per_tx"
+CPU_VS_PREVIOUS = "writer_cpu_vs_previous"
+# The keys of a row that compare it with other steps, rather than give its own figures.
+CHANGES = ("vs_previous", "vs_start", CPU_VS_PREVIOUS)
 
 
 def _pct(d: dict | None) -> str:
@@ -86,15 +93,49 @@ def _instructions(rows: list[dict[str, Any]], pos: int, key: str = "ir_per_tx") 
 
 
 def _decision(r: dict[str, Any]) -> str:
-    """The sequential decision against the step before: verdict, interval, pairs, detectable."""
+    """The sequential decision against the step before: verdict, interval, pairs, detectable,
+    and the metric it was decided on (a ladder.json from before there was a choice: the cycle)."""
     d = r.get("sequential")
     if not d:
         return "-"
     words = f"**{d['verdict']}**" if d["verdict"] != "undecided" else d["verdict"]
+    on = "writer CPU" if d.get("metric") == metrics.WRITER_CPU else "cycle"
     if d.get("high") is None:   # fewer pairs than a first look needs
-        return f"{words}, {d['pairs']} pairs"
+        return f"{words}, {d['pairs']} pairs ({on})"
     return (f"{words} [{100 * d['low']:+.1f}, {100 * d['high']:+.1f}], {d['pairs']} pairs, "
-            f"±{100 * d['detectable']:.1f}%")
+            f"±{100 * d['detectable']:.1f}% ({on})")
+
+
+def _mean_ci(c: dict[str, Any] | None, scale: float = 1.0) -> str:
+    """A summary's mean ± the half-width of its 95% interval, times `scale`."""
+    if not c:
+        return "-"
+    if c.get("ci_high") is None:
+        return f"{c['mean'] * scale:,.1f}"
+    return f"{c['mean'] * scale:,.1f} ± {(c['ci_high'] - c['mean']) * scale:,.1f}"
+
+
+def _apart(r: dict[str, Any]) -> str:
+    """A note when the cycle and the writer's CPU time moved apart against the step before: one
+    changed significantly and the other not, or both, in opposite directions."""
+    cycle, cpu = r.get("vs_previous"), r.get(CPU_VS_PREVIOUS)
+    if not cycle or not cpu or cycle.get("change_pct") is None or cpu.get("change_pct") is None:
+        return ""
+    opposite = cycle["significant"] and cpu["significant"] and cycle["change_pct"] * cpu["change_pct"] < 0
+    if cycle["significant"] == cpu["significant"] and not opposite:
+        return ""
+    return (f"; the cycle ({cycle['change_pct']:+.1f}%) and the writer's CPU time ({cpu['change_pct']:+.1f}%) moved "
+            "apart: the step changes more than the writer's own work (its waiting, the other threads' share), "
+            "which --decide-on cycle judges")
+
+
+def _choices(rows: list[dict[str, Any]]) -> list[str]:
+    """Each decided step's deciding metric: which, the noise of each, why one was unavailable,
+    and whether the two metrics moved apart."""
+    lines = [f"- {r['name']}: {r['sequential']['decided_on']['text']}{_apart(r)}" for r in rows
+             if (r.get("sequential") or {}).get("decided_on")]
+    return ["The metric each step's verdict was decided on (--decide-on; docs/tools.md, \"The deciding metric\"):",
+            "", *lines, ""] if lines else []
 
 
 def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
@@ -103,10 +144,8 @@ def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     table = []
     decided = any(r.get("sequential") for r in rows)
     for pos, r in enumerate(rows):
-        c = r.get("cycle_ms")
-        cycle = "-" if not c else (f"{c['mean']:,.1f} ± {(c['ci_high'] - c['mean']):,.1f}"
-                                   if c.get("ci_high") is not None else f"{c['mean']:,.1f}")
-        table.append([r["name"], cycle, _pct(r.get("vs_previous")),
+        table.append([r["name"], _mean_ci(r.get("cycle_ms")), _pct(r.get("vs_previous")),
+                      _mean_ci(r.get(CPU_KEY), 1e-3), _pct(r.get(CPU_VS_PREVIOUS)),
                       _decision(r) if decided else _sig(r.get("vs_previous")),
                       _pct(r.get("vs_start")), _instructions(rows, pos), _instructions(rows, pos, "est_per_tx"),
                       "-" if r["hive_ms"] is None else f"{r['hive_ms']:,.0f}"])
@@ -115,9 +154,11 @@ def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
                       if decided else f"verdict (α={meta['alpha']}, or within ±{SMALL_PCT:g}%)")
     md = [f"Ladder ({meta['mode']} mode, {meta['runs']} interleaved runs a step; {meta['machine']}; "
           f"load average before {meta['load_before']}):", "",
-          markdown_table(["step", "full cycle ms (mean ± 95% CI)", "vs previous [95% CI]", verdict_column,
+          markdown_table(["step", "full cycle ms (mean ± 95% CI)", "vs previous [95% CI]",
+                          "writer CPU µs per tx (mean ± 95% CI)", "vs previous [95% CI]", verdict_column,
                           "vs start", "instructions per tx (replay)", "estimated cycles per tx (replay)", "Hive ms"],
                          table),
+          *_choices(rows),
           "Writer-loop breakdown per step (share of the writer's time):", ""]
     brows = []
     for r in rows:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import fakes
-from apiary_tools import common, ladders
+from apiary_tools import common, ladders, metrics
 from apiary_tools.commands import ladder
 from apiary_tools.runner import PlannedRun, RunResult
 
@@ -35,12 +35,16 @@ def test_merge_lets_a_later_value_win_and_rejects_loose_words():
         ladder.merge(["--sign"])
 
 
-def _results(means_ms):
+def _results(means_ms, cpu_ns=None):
+    """Five runs of each step, its cycle means_ms[step] (spread 0.2 %) and, with cpu_ns, its
+    writer's CPU time cpu_ns[step] a transaction (within ±0.5 %)."""
     out = []
     for step, mean in enumerate(means_ms):
         for run in range(1, 6):
             cycles = fakes.noisy_cycles(mean * 1000, run + 10 * step, blocks=10, spread=0.002)
             report = fakes.make_report(cycles, unknown_share=0.3 if step == 0 else 0.01)
+            if cpu_ns is not None:
+                report["counters"] = fakes.counters_section(240, 10, cpu_ns[step] * (1 + 0.005 * (run - 3)))
             planned = PlannedRun(f"step{step}", run, [], Path(f"step{step}-run-{run:03d}.json"))
             out.append(RunResult(planned, 0, 1.0, [0.0], report))
     return out
@@ -62,6 +66,26 @@ def test_analysis_finds_the_steps_that_helped():
     assert rows[0]["writer_share"]["unknown"] == pytest.approx(0.3)
     md = ladders.to_markdown(rows, {"mode": "quick", "runs": 5, "alpha": 0.05, "machine": "test", "load_before": "0"})
     assert "3 fire-and-forget" in md and "7 volatile RC" in md and "unknown" in md
+
+
+def test_analysis_gives_the_writer_s_cpu_time_beside_the_cycle():
+    # Step 1 cuts both; step 3 cuts the cycle by less waiting and leaves the writer's CPU time.
+    means = [100, 80, 80, 50, 50, 50, 40, 40]
+    cpu = [5000, 4000, 4000, 4000, 4000, 4000, 3200, 3200]
+    rows = ladder.analyse(_results(means, cpu), runs=5, alpha=0.05)
+    assert [r[ladders.CPU_KEY]["mean"] for r in rows] == pytest.approx(cpu, rel=0.01)
+    assert rows[1][ladders.CPU_VS_PREVIOUS]["change_pct"] == pytest.approx(-20, abs=1)
+    assert rows[1][ladders.CPU_VS_PREVIOUS]["significant"] and not rows[3][ladders.CPU_VS_PREVIOUS]["significant"]
+    assert ladders.CPU_VS_PREVIOUS not in rows[0]
+    judges = ladder.judges_for(range(8), 2.0, 0.05, 30, None)
+    ladder.feed(judges, _results(means, cpu))
+    rows = ladder.analyse(_results(means, cpu), runs=5, alpha=0.05, judges=judges)
+    md = ladders.to_markdown(rows, {"mode": "quick", "runs": 5, "alpha": 0.05, "machine": "test", "load_before": "0"})
+    assert "writer CPU µs per tx (mean ± 95% CI)" in md and "| 4.0 ± " in md
+    three = next(line for line in md.splitlines() if line.startswith("- 3 fire-and-forget: "))
+    assert "decided on the writer's CPU time per transaction" in three
+    assert "the cycle (-37." in three and "and the writer's CPU time (+0.0%) moved apart" in three
+    assert not any(line.startswith("- 1 keep-alive: ") and "moved apart" in line for line in md.splitlines())
 
 
 def test_a_wide_interval_is_undecided():
@@ -137,6 +161,29 @@ def test_the_ladder_s_budget_of_rounds_and_of_time(tmp_path, fake_binary, monkey
     assert code == 0 and 5 <= data["meta"]["runs"] < 500
     for step in data["steps"][1:]:
         assert step["sequential"]["verdict"] == "undecided" and " s of 6 s" in step["sequential"]["reason"]
+
+
+def test_the_ladder_decides_on_the_cpu_time_a_noisy_cycle_hides(tmp_path, fake_binary, monkeypatch):
+    # The cycle scatters by 3 % a run; the writer's CPU by 0.3 %, and step 6 costs it 5 % more.
+    monkeypatch.setenv("FAKE_APIARY_CPU_NOISE", "0.003")
+    monkeypatch.setenv("FAKE_APIARY_CPU_SLOWER", "--pool-undo on 1.05")
+    code, data, out = fake_ladder(tmp_path, fake_binary, monkeypatch, "--runs", "5", "--max-runs", "12",
+                                  "--", "--counters", "on", slower="")
+    assert code == 0
+    six, seven = data["steps"][1], data["steps"][2]
+    assert six["sequential"]["metric"] == seven["sequential"]["metric"] == metrics.WRITER_CPU
+    assert six["sequential"]["verdict"] == "slower" and seven["sequential"]["verdict"] == "equivalent"
+    assert six[ladders.CPU_VS_PREVIOUS]["change_pct"] == pytest.approx(5, abs=1)
+    assert data["meta"]["runs"] < 12 and data["meta"]["decide_on"] == "auto"
+    md = (out / "ladder.md").read_text()
+    assert "**slower** [+" in md and "(writer CPU)" in md and "- 6 undo pool: decided on the writer's CPU time" in md
+
+
+def test_the_ladder_refuses_the_cpu_time_forced_without_counters(tmp_path, fake_binary, capsys):
+    out = tmp_path / "ladder"
+    assert ladder.main(["--apiary", str(fake_binary), "--steps", "7", "--decide-on", "cpu", "--out", str(out)]) == 2
+    assert "ladder: --decide-on cpu: the options of step 6 turn the counters off" in capsys.readouterr().err
+    assert not list(out.glob("*.json"))
 
 
 @pytest.mark.parametrize("steps", ["0", "8", "7-6", "x", ","])

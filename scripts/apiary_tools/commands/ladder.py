@@ -23,14 +23,20 @@ Every step runs --runs times with the same seed, interleaved (start, 1, ..., 6, 
 ...) so that drift of the machine falls on every step alike. Per step: the mean full cycle
 with its 95% t interval, the change against the previous step and against the start (the
 relative change of the means, a bootstrap interval and the Mann-Whitney U p-value, from
-stats.compare), whether that change is significant at --alpha, and the writer-loop
+stats.compare), whether that change is significant at --alpha, the writer's CPU time per
+transaction (its task clock) with its change against the previous step, and the writer-loop
 breakdown (waiting for work, locks, transactions, blocks, observing blocks, unknown). A step's verdict
 against the previous step is the sequential decision (sequential.py) on the pairs of runs of
-one round: "faster" or "slower" when its anytime-valid interval lies wholly beyond ±2%
-(--threshold), "equivalent" when it lies within, else "undecided", with the interval, the
-pairs and the smallest change they could detect. Beside the wall times, the instructions per transaction of each step's
-core: one seeded workload replayed under callgrind with the step's chain switches (the
-submission options are not part of a replay), as the CI gate counts them.
+one round, on the deciding metric (deciding.py, --decide-on: the cycle or the writer's CPU
+time, under auto the quieter in the step's pairs): "faster" or "slower" when its anytime-valid
+interval lies wholly beyond ±2% (--threshold), "equivalent" when it lies within, else
+"undecided", with the interval, the pairs and the smallest change they could detect. The
+writer's CPU time counts the writer's own work only, not its waiting nor other threads': a step
+that shortens the cycle by less waiting (a queue that no longer blocks) may leave it unchanged,
+and ladder.md says so for a step whose two changes part; `--decide-on cycle` asks the ladder's
+own question, the cycle, of every step. Beside the wall times, the instructions per
+transaction of each step's core: one seeded workload replayed under callgrind with the step's
+chain switches (the submission options are not part of a replay), as the CI gate counts them.
 
 Modes: --mode quick (smoke-sized: 64 KiB blocks, 1,000 accounts, 20 blocks; well under a
 minute) for CI, and --mode full (2 MB blocks, 40 measured blocks, 10 runs a step, then one
@@ -62,7 +68,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import fleet, gate, history, kinds, metrics, sequential, stats
+from .. import deciding, fleet, gate, history, kinds, metrics, sequential, stats
 from ..common import (
     EXIT_OK,
     REPO_ROOT,
@@ -77,7 +83,7 @@ from ..common import (
     utc_stamp,
     whole_number,
 )
-from ..ladders import BREAKDOWN, SMALL_PCT, START, STEPS, plot, to_markdown
+from ..ladders import BREAKDOWN, CPU_KEY, CPU_VS_PREVIOUS, SMALL_PCT, START, STEPS, plot, to_markdown
 from ..outputs import Outputs, make_directory, write_json, write_text
 from ..runner import (
     MAX_PLAN_RUNS,
@@ -146,11 +152,17 @@ def _mean_of(figures: list[dict[str, float]], name: str, missing: float | None =
     return float(np.mean(present)) if present else None
 
 
+def _change(a: list[tuple[float, str]], b: list[tuple[float, str]], alpha: float) -> dict[str, Any]:
+    """B's values against A's (each with its machine; stats.compare), and whether significant at alpha."""
+    c = stats.compare([v for v, _ in a], [v for v, _ in b], hosts_a=[h for _, h in a], hosts_b=[h for _, h in b])
+    return {**c.to_dict(), "significant": c.p_value is not None and c.p_value < alpha}
+
+
 def analyse(results, runs: int, alpha: float, steps: Sequence[int] = ALL_STEPS,
-            judges: dict[int, sequential.Sequential] | None = None) -> list[dict[str, Any]]:
-    """Each step's row: its cycle over the runs whose reports have one, the writer's time,
-    the change against the step before and the start, and the sequential decision against
-    the step before (its judge's)."""
+            judges: dict[int, deciding.Judge] | None = None) -> list[dict[str, Any]]:
+    """Each step's row: its cycle over the runs whose reports have one, the writer's CPU time
+    per transaction over those that have it, the writer's time, the changes against the step
+    before and the start, and the sequential decision against the step before (its judge's)."""
     by_step: dict[int, list[dict[str, float]]] = {i: [] for i in range(len(STEPS) + 1)}
     hosts: dict[int, list[str]] = {i: [] for i in range(len(STEPS) + 1)}
     for res in results:
@@ -158,26 +170,29 @@ def analyse(results, runs: int, alpha: float, steps: Sequence[int] = ALL_STEPS,
         if metrics.CYCLE in figures:
             by_step[int(res.planned.label[4:])].append(figures)
             hosts[int(res.planned.label[4:])].append(res.host or "?")
-    cycles = {i: [f[metrics.CYCLE] / 1000 for f in reps] for i, reps in by_step.items()}
+    cycles = {i: [(f[metrics.CYCLE] / 1000, h) for f, h in zip(reps, hosts[i], strict=True)]
+              for i, reps in by_step.items()}
+    cpus = {i: [(f[metrics.WRITER_CPU], h) for f, h in zip(reps, hosts[i], strict=True) if metrics.WRITER_CPU in f]
+            for i, reps in by_step.items()}
     rows = []
     for i in steps:
         step = START if i == 0 else STEPS[i - 1]
         row: dict[str, Any] = {"step": i, "name": step.name, "what": step.what, "options": step_args(i),
                                "runs": len(cycles[i]), "hive_ms": step.hive_ms}
         if cycles[i]:
-            row["cycle_ms"] = stats.summarize_sample(cycles[i]).to_dict()
+            row["cycle_ms"] = stats.summarize_sample([v for v, _ in cycles[i]]).to_dict()
             # A report from before the observers were timed has no observe_share: 0 there.
             row["writer_share"] = {k: _mean_of(by_step[i], f"writer.{k}_share", 0.0) for k in BREAKDOWN}
             for key, name in (("tx_per_block", "aggregates.transactions_per_block.avg"),
                               ("cpu_utilization", "cpu.utilization")):
                 if (mean := _mean_of(by_step[i], name)) is not None:
                     row[key] = mean
-        for key, other in (("vs_previous", i - 1), ("vs_start", 0)):
-            if i > 0 and cycles[i] and cycles[other]:
-                c = stats.compare(cycles[other], cycles[i], hosts_a=hosts[other], hosts_b=hosts[i])
-                d = c.to_dict()
-                d["significant"] = c.p_value is not None and c.p_value < alpha
-                row[key] = d
+        if cpus[i]:
+            row[CPU_KEY] = stats.summarize_sample([v for v, _ in cpus[i]]).to_dict()
+        for key, values, other in (("vs_previous", cycles, i - 1), ("vs_start", cycles, 0),
+                                   (CPU_VS_PREVIOUS, cpus, i - 1)):
+            if i > 0 and values[i] and values[other]:
+                row[key] = _change(values[other], values[i], alpha)
         if judges and i in judges:
             row["sequential"] = judges[i].to_dict()
         rows.append(row)
@@ -234,30 +249,26 @@ def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say,
 
 
 def judges_for(steps: Sequence[int], threshold_pct: float, alpha: float, max_runs: int,
-               max_seconds: float | None) -> dict[int, sequential.Sequential]:
-    """A sequential judge of every step run with the step before it."""
-    return {i: sequential.Sequential(threshold_pct / 100.0, alpha, max_pairs=max_runs, max_seconds=max_seconds)
+               max_seconds: float | None, decide_on: str = deciding.AUTO) -> dict[int, deciding.Judge]:
+    """A sequential judge of every step run with the step before it, on its deciding metric."""
+    return {i: deciding.Judge(decide_on, threshold_pct / 100.0, alpha, max_pairs=max_runs, max_seconds=max_seconds)
             for i in steps if i - 1 in steps}
 
 
-def _cycle_ms(report: dict[str, Any]) -> float | None:
-    value = metrics.flatten(report).get(metrics.CYCLE)
-    return value / 1000 if value is not None and value > 0 else None
-
-
-def feed(judges: dict[int, sequential.Sequential], results: list[RunResult]) -> list[str]:
+def feed(judges: dict[int, deciding.Judge], results: list[RunResult]) -> list[str]:
     """Each round's pairs (a step's run and its previous step's) to the steps' judges; the
     steps still undecided, with their decisions."""
-    for _, values in sorted(round_values(results, _cycle_ms).items()):
+    for r, reports in sorted(round_values(results, lambda report: report).items()):
         for i, judge in judges.items():
-            if f"step{i - 1}" in values and f"step{i}" in values:
-                judge.add(values[f"step{i - 1}"], values[f"step{i}"])
-    return [f"{(STEPS[i - 1]).name} {sequential.describe(judge.decision())}"
-            for i, judge in judges.items() if not judge.decided]
+            before, after = f"step{i - 1}", f"step{i}"
+            if before in reports and after in reports:
+                judge.add_reports(reports[before], reports[after], (f"{before}-run-{r:03d}.json",
+                                                                    f"{after}-run-{r:03d}.json"))
+    return [f"{(STEPS[i - 1]).name} {judge.describe()}" for i, judge in judges.items() if not judge.decided]
 
 
 def run_rounds(prefix: list[str], base: list[str], out: Path, runs: int, max_runs: int,
-               judges: dict[int, sequential.Sequential], steps: Sequence[int] = ALL_STEPS,
+               judges: dict[int, deciding.Judge], steps: Sequence[int] = ALL_STEPS,
                backend=None) -> tuple[PlanOutcome, int]:
     """`runs` rounds, then one more at a time while a step's judge is undecided, up to
     `max_runs` (or its time budget). Returns the outcome of every run and the rounds run."""
@@ -301,6 +312,7 @@ def parser() -> Parser:
                         "(its anytime-valid interval neither beyond nor within ±--threshold), up to this many runs "
                         "per step (default: quick none added, full 30)")
     sequential.add_options(p, SMALL_PCT)
+    deciding.add_option(p, "each step's verdict against the step before")
     p.add_argument("--steps", type=str, default=None, metavar="LIST",
                    help="run only these steps, each with the step before it: 6,7 runs steps 5, 6 and 7; 1-3 "
                         "runs the start and steps 1 to 3 (default: all)")
@@ -334,7 +346,8 @@ def _main(argv: Sequence[str]) -> int:
     prefix = [str(binary), "run"]
     base = merge(mode["args"], args.extra)
     for i in steps:  # every step's options, judged by apiary before anything runs
-        effective_config(prefix, merge(base, step_args(i)), f"step {i}")
+        deciding.check_counted(args.decide_on, effective_config(prefix, merge(base, step_args(i)), f"step {i}"),
+                               f"the options of step {i}")
     backend = fleet.ClusterBackend.from_args(args)
     make_directory(out)
     with STOP.keeping():   # the steps' completed runs are analysed and written, whatever signal comes
@@ -344,7 +357,7 @@ def _main(argv: Sequence[str]) -> int:
 def _run(args, binary: Path, base: list[str], out: Path, runs: int, max_runs: int, backend,
          steps: list[int]) -> int:
     mode = MODES[args.mode]
-    judges = judges_for(steps, args.threshold, args.alpha, max_runs, args.max_time)
+    judges = judges_for(steps, args.threshold, args.alpha, max_runs, args.max_time, args.decide_on)
     try:
         outcome, runs = run_rounds([str(binary), "run"], base, out, runs, max_runs, judges, steps, backend)
     finally:
@@ -359,6 +372,7 @@ def _run(args, binary: Path, base: list[str], out: Path, runs: int, max_runs: in
     ctx = first.get("context", {})
     meta = {"mode": args.mode, "runs": runs, "alpha": args.alpha, "extra_args": base,
             "threshold_pct": args.threshold, "max_runs": max_runs, "max_time_s": args.max_time,
+            "decide_on": args.decide_on,
             "machine": f"{ctx.get('cpu_model', '?')}, {ctx.get('cores', '?')} cores, commit {ctx.get('commit', '?')}"
                        + (f", machines {fleet.hosts_line([r for r in outcome.results if r.completed])}"
                           if backend is not None else ""),
