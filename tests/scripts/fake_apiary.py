@@ -27,6 +27,7 @@ samples in the profile, and 10% more of the writer's task clock a transaction. E
                              wherever its tmp_path is; default 0: none)
   FAKE_APIARY_SLOWER="OPTION VALUE FACTOR"   a run whose arguments set OPTION to VALUE has its
                              cycle times × FACTOR (a planted slowdown, e.g. "--pool-undo on 1.05")
+  FAKE_APIARY_CPU_NS         with --counters on, the writer's task clock a transaction (default 4000)
   FAKE_APIARY_CPU_NOISE=SD   with --counters on, the writer's task clock × exp(N(0, SD)), seeded as
                              FAKE_APIARY_NOISE is but apart from it (default 0: none)
   FAKE_APIARY_CPU_SLOWER="OPTION VALUE FACTOR"   the same for the writer's task clock
@@ -202,8 +203,8 @@ def with_counters_and_profile(report, argv, run, report_path):
     slow = option(argv, "--fake-slow")
     if option(argv, "--counters") == "on":
         aggregates = report["aggregates"]
-        writer_ns = 4000.0 * (1.1 if slow else 1.0) * planted(argv, report_path, "FAKE_APIARY_CPU_NOISE",
-                                                              "FAKE_APIARY_CPU_SLOWER", "cpu")
+        writer_ns = float(os.environ.get("FAKE_APIARY_CPU_NS", "4000")) * (1.1 if slow else 1.0) \
+            * planted(argv, report_path, "FAKE_APIARY_CPU_NOISE", "FAKE_APIARY_CPU_SLOWER", "cpu")
         report["counters"] = fakes.counters_section(int(aggregates["transactions_per_block"]["avg"]),
                                                     aggregates["measured_blocks"], writer_ns, seed=run)
         if os.environ.get("FAKE_APIARY_NO_TASK_CLOCK"):

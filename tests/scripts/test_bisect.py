@@ -3,7 +3,8 @@ repository made here: six commits, the fourth of which plants a slowdown. Each c
 "build" writes a launcher of the fake apiary (fake_apiary.py) with that commit's settings
 (the file `fake.env`): from the fourth commit on, 10% more replay instructions a transaction
 (FAKE_APIARY_INSTRUCTIONS, counted by the fake valgrind, fake_valgrind/valgrind, first on
-PATH) and a 10% longer cycle (FAKE_APIARY_CYCLE_US). Every build and every replay
+PATH), a 10% longer cycle (FAKE_APIARY_CYCLE_US) and, in counted runs, 10% more of the writer's
+CPU time a transaction (FAKE_APIARY_CPU_NS). Every build and every replay
 appends a line to a log, so that the tests see what was reused."""
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def make_history(tmp_path: Path, broken: int | None = None) -> tuple[Path, list[
     for i in range(6):
         slow = i >= PLANTED
         (repo / "fake.env").write_text(f"FAKE_APIARY_INSTRUCTIONS={1100 if slow else 1000} "
-                                       f"FAKE_APIARY_CYCLE_US={22000 if slow else 20000}\n")
+                                       f"FAKE_APIARY_CYCLE_US={22000 if slow else 20000} "
+                                       f"FAKE_APIARY_CPU_NS={4400 if slow else 4000}\n")
         (repo / "notes.txt").write_text(f"change {i}\n")
         (repo / "broken").unlink(missing_ok=True)
         if i == broken:
@@ -105,6 +107,10 @@ def test_bisect_finds_the_planted_commit_and_confirms_it(history, tmp_path):
     assert culprit_row["verdict"] == "bad: the culprit" and culprit_row["change_pct"] == pytest.approx(10)
     decision = result["confirmation"]["decision"]
     assert decision["verdict"] == "slower" and decision["change"] == pytest.approx(0.10, abs=0.01)
+    # The runs are not counted: the cycle decides, and says why the writer's CPU time could not.
+    assert decision["metric"] == "aggregates.cycle_us.avg"
+    assert decision["decided_on"]["unavailable"]["cpu"] == ("parent run-001.json: its report has no counters (an "
+                                                            "apiary older than --counters)")
     assert len(set(lines(tmp_path / "builds.log"))) == len(lines(tmp_path / "builds.log"))  # each built once
     table = (out / "bisect.md").read_text()
     assert commits[PLANTED][:10] in table and "the planted slowdown" in table and "**slower**" in table
@@ -145,6 +151,40 @@ def test_bisect_by_a_wall_time_metric(history, tmp_path):
     assert len(list((out / "commits" / commits[0][:12]).glob("run-*.json"))) == 2
 
 
+def test_the_confirmation_decides_on_the_quieter_metric(history, tmp_path, monkeypatch):
+    # Counted runs, the cycle scattering by 3 % a run and the writer's CPU time by 0.3 %: the
+    # culprit's 10 % more CPU a transaction confirms it, decided on the CPU time.
+    monkeypatch.setenv("FAKE_APIARY_NOISE", "0.03")
+    monkeypatch.setenv("FAKE_APIARY_CPU_NOISE", "0.003")
+    repo, commits = history
+    out = tmp_path / "out"
+    p = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[-1], "--out", str(out), "--",
+               "--counters", "on")
+    assert p.returncode == 0, p.stderr
+    confirmation = json.loads((out / "bisect.json").read_text())["result"]["confirmation"]
+    d = confirmation["decision"]
+    assert d["metric"] == "counters.writer.per_transaction.task_clock_ns" and d["verdict"] == "slower"
+    assert d["decided_on"]["candidate"] == "cpu" and d["candidates"]["cpu"]["alpha"] == 0.025
+    assert d["change"] == pytest.approx(0.10, abs=0.01) and len(confirmation["pairs"]) == d["pairs"]
+    assert set(confirmation["pairs"][0][0]) == {"aggregates.cycle_us.avg",
+                                                "counters.writer.per_transaction.task_clock_ns"}
+    table = (out / "bisect.md").read_text()
+    assert "The confirmation decided on the writer's CPU time per transaction (noise ±" in table
+    assert "confirmation pair 1: cycle avg (µs): parent " in p.stderr
+
+
+def test_the_cpu_time_forced_where_the_runs_have_none_is_one_line(history, tmp_path):
+    repo, commits = history
+    out = tmp_path / "out"
+    p = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[-1], "--out", str(out), "--decide-on", "cpu")
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines()[-1] == (
+        "bisect: --decide-on cpu: the writer's CPU time per transaction is unavailable: parent run-001.json: its "
+        "report has no counters (an apiary older than --counters)")
+    # The search's evidence was written before the confirmation began.
+    assert json.loads((out / "bisect.json").read_text())["result"]["culprit"] == commits[PLANTED]
+
+
 def test_a_range_without_a_slowdown_is_refused(history, tmp_path):
     repo, commits = history
     out = tmp_path / "out"
@@ -177,6 +217,8 @@ def test_a_commit_that_does_not_build_is_skipped(tmp_path):
     (["--good", "HEAD", "--bad", "HEAD~2"], "has no commits after --good"),
     (["--good", "HEAD~2", "--bad", "HEAD", "--metric", "aggregates.transactions"], "no better direction"),
     (["--good", "HEAD~2", "--bad", "HEAD", "--threshold", "0"], "expected a percentage above 0"),
+    (["--good", "HEAD~2", "--bad", "HEAD", "--metric", "us_per_tx", "--decide-on", "cpu"],
+     "--decide-on cpu: with --metric us_per_tx the confirmation is by that metric"),
 ])
 def test_bad_usage_is_one_line_and_exit_2(history, tmp_path, args, message):
     repo, _ = history

@@ -10,8 +10,9 @@ Steps, each said on stderr as it goes:
    callgrind, instructions per transaction, one replay a commit; `estimated-cycles`, the gate's
    other count, prices that replay's simulated cache hits and misses (a change of memory
    behaviour that keeps the instructions). `cycle` (the full cycle's mean,
-   aggregates.cycle_us.avg) or any metric of a run report (`scripts/compare`'s names) is the mean
-   of --runs `apiary run`s instead, noisier.
+   aggregates.cycle_us.avg), `cpu` (the writer's CPU time per transaction, its task clock) or any
+   metric of a run report (`scripts/compare`'s names) is the mean of --runs `apiary run`s
+   instead, noisier.
 3. GOOD and BAD are measured first: when BAD is not worse than GOOD by more than --threshold,
    there is nothing to find, and bisect says so in one line and exits 1. Otherwise a binary
    search: a commit is bad when its value is worse than GOOD's by more than the threshold. A
@@ -19,7 +20,9 @@ Steps, each said on stderr as it goes:
    and the search takes its neighbour.
 4. The culprit is confirmed by wall time against its parent: interleaved `apiary run`s (parent,
    culprit, parent, ...) of --config, with sequential repetition (sequential.py) until the
-   difference of the full cycle is decided, or --max-pairs or --max-time is reached.
+   difference is decided, or --max-pairs or --max-time is reached. It is decided on the deciding
+   metric (deciding.py, --decide-on: the full cycle or the writer's CPU time per transaction,
+   under auto the quieter in the pairs), or on --metric when that is another wall-time metric.
 
 Resumable: the state is in DIR/bisect.json, written after every measurement; bisect with the
 same --out reuses every commit measured there (by any earlier range) and goes on where it
@@ -44,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import gate, kinds, metrics
+from .. import deciding, gate, kinds, metrics
 from ..builds import Builds, git, resolve, stderr_line
 from ..common import (
     EXIT_FAILED,
@@ -74,7 +77,6 @@ from ..sequential import Sequential, describe
 STATE_NAME = kinds.BISECT.file
 TABLE_NAME = "bisect.md"
 INSTRUCTIONS = "instructions"
-CYCLE = "cycle"
 # The deterministic metrics: counted in the gate's replay under callgrind (gate.COSTS).
 COUNTED = {INSTRUCTIONS: "Ir", "estimated-cycles": "EstCycles"}
 DEFAULT_CONFIG = REPO_ROOT / "configs" / "smoke.toml"
@@ -125,25 +127,32 @@ class Measure:
         return sum(values) / len(values)
 
 
+def run_report(binary: Path, run_args: list[str], report: Path, label: str = "run") -> dict[str, Any]:
+    """`apiary run` once, what it printed beside the report (.out); the report, read without
+    the current schema's checks (reports.py): an older commit's apiary writes an older report,
+    and only its metrics are wanted of it."""
+    make_directory(report.parent)
+    log = report.with_suffix(".out")
+    cmd = [str(binary), "run", *with_progress_off(run_args), "--report", str(report)]
+    with open(log, "w", encoding="utf-8") as out:
+        out.write("$ " + shlex.join(cmd) + "\n")
+        out.flush()
+        code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
+    if code != 0:
+        raise ToolError(f"{label}: `apiary run` failed with exit status {code} (log: {log})", EXIT_FAILED)
+    data = read_json(report)
+    if not isinstance(data, dict):
+        raise ToolError(f"{report}: not a run report", EXIT_FAILED)
+    return data
+
+
 def run_values(binary: Path, run_args: list[str], metric: str, reports: list[Path],
                label: str = "run") -> list[float]:
-    """`apiary run` once per report path, in order, what it printed beside the report (.out);
-    the metric of each. The report is read without the current schema's checks (reports.py): an
-    older commit's apiary writes an older report, and only the metric is wanted of it."""
+    """run_report once per report path, in order; the metric of each."""
     values = []
     for report in reports:
-        make_directory(report.parent)
-        log = report.with_suffix(".out")
-        cmd = [str(binary), "run", *with_progress_off(run_args), "--report", str(report)]
-        with open(log, "w", encoding="utf-8") as out:
-            out.write("$ " + shlex.join(cmd) + "\n")
-            out.flush()
-            code = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode
-        if code != 0:
-            raise ToolError(f"{label}: `apiary run` failed with exit status {code} (log: {log})", EXIT_FAILED)
-        data = read_json(report)
-        value = metrics.flatten(data).get(metric) if isinstance(data, dict) else None
-        if not isinstance(value, (int, float)) or value <= 0:
+        value = metrics.flatten(run_report(binary, run_args, report, label)).get(metric)
+        if value is None or value <= 0:
             raise ToolError(f"{report}: the report has no positive {metric}", EXIT_FAILED)
         say(f"{label} {report.stem}: {metric} {fmt_number(value)}")
         values.append(float(value))
@@ -267,38 +276,93 @@ def subjects_of(repo: Path, commits: Sequence[str]) -> dict[str, str]:
 
 # ---- the confirmation by wall time -------------------------------------------------------------
 
+class OneMetric:
+    """The confirmation's sequential decision on a wall-time --metric other than the deciding
+    metrics (deciding.MEASURED): on that metric alone, as deciding.Judge is asked."""
+
+    def __init__(self, metric: str, seq: Sequential):
+        self.metric, self.seq = metric, seq
+
+    def add(self, a: dict[str, float], b: dict[str, float], why_a: deciding.Why, why_b: deciding.Why) -> None:
+        for values, why in ((a, why_a), (b, why_b)):
+            if not values.get(self.metric, 0.0) > 0.0:
+                raise ToolError(why(self.metric), EXIT_FAILED)
+        self.seq.add(a[self.metric], b[self.metric])
+
+    @property
+    def decided(self) -> bool:
+        return self.seq.decided
+
+    def describe(self) -> str:
+        return describe(self.seq.decision(), self.metric)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.seq.to_dict(), "metric": self.metric}
+
+
+def _reason(path: Path, metric: str) -> str:
+    """Why the run whose report is at `path` lacks `metric`, read again from its report."""
+    try:
+        report = read_json(path)
+    except ToolError:
+        return f"{path.name}: its report cannot be read"
+    return f"{path.name}: {deciding.missing_reason(report if isinstance(report, dict) else {}, metric)}"
+
+
+def _pair_text(a: dict[str, float], b: dict[str, float]) -> str:
+    return "; ".join(f"{metrics.SHORT_NAMES.get(m, m)}: parent {fmt_number(a[m])}, culprit {fmt_number(b[m])} "
+                     f"({(b[m] / a[m] - 1) * 100:+.1f}%)" for m in a if m in b)
+
+
 @dataclass
 class Confirmation:
-    """Interleaved runs of the culprit's parent (A) and the culprit (B), pair by pair, until
-    sequential.Sequential decides; the pairs are kept in the state, so a rerun goes on."""
-    metric: str
+    """Interleaved runs of the culprit's parent (A) and the culprit (B), pair by pair, until the
+    sequential decision on the deciding metric (deciding.Judge, `decide_on`), or on `metric`
+    when --metric is a wall-time metric of its own, is settled; each pair's metrics are kept in
+    the state, so a rerun goes on."""
+    metric: str | None          # None: the deciding metric
+    decide_on: str
     run_args: list[str]
     threshold: float           # a fraction
     alpha: float
     max_pairs: int
     max_seconds: float
 
+    def judge(self) -> deciding.Judge | OneMetric:
+        if self.metric is None:
+            return deciding.Judge(self.decide_on, self.threshold, self.alpha, self.max_pairs, self.max_seconds)
+        return OneMetric(self.metric, Sequential(self.threshold, self.alpha, self.max_pairs, self.max_seconds))
+
+    def kept(self, report: dict[str, Any]) -> dict[str, float]:
+        """What the state keeps of a run: the metrics a decision may read."""
+        values = metrics.flatten(report)
+        names = [c.metric for c in deciding.MEASURED] if self.metric is None else [self.metric]
+        return {name: values[name] for name in names if name in values}
+
     def run(self, bisection: Bisection, parent: str, culprit: str) -> dict[str, Any]:
-        key = f"{parent}..{culprit}"
-        record = bisection.state.data["confirmations"].setdefault(
-            key, {"metric": self.metric, "run_args": self.run_args, "pairs": []})
-        if record["metric"] != self.metric or record["run_args"] != self.run_args:
-            record.update(metric=self.metric, run_args=self.run_args, pairs=[])
-        seq = Sequential(self.threshold, self.alpha, self.max_pairs, self.max_seconds)
-        for a, b in record["pairs"]:
-            seq.add(a, b)
-        binaries = {name: bisection.builds.build(sha) for name, sha in (("parent", parent), ("culprit", culprit))}
+        settings = {"metric": self.metric, "decide_on": self.decide_on, "run_args": self.run_args}
+        record = bisection.state.data["confirmations"].setdefault(f"{parent}..{culprit}", {**settings, "pairs": []})
+        if any(record.get(key) != value for key, value in settings.items()):
+            record.clear()
+            record.update(settings, pairs=[])
         work = bisection.out / "confirm" / f"{parent[:12]}-{culprit[:12]}"
-        while not seq.decided:
-            i = seq.pairs + 1
-            a, b = (run_values(binaries[name], self.run_args, self.metric,
-                               [work / name / f"run-{i:03d}.json"], name)[0] for name in ("parent", "culprit"))
-            seq.add(a, b)
+
+        def why(name: str, i: int) -> deciding.Why:
+            return lambda metric: f"{name} {_reason(work / name / f'run-{i:03d}.json', metric)}"
+
+        judge = self.judge()
+        for i, (a, b) in enumerate(record["pairs"], 1):
+            judge.add(a, b, why("parent", i), why("culprit", i))
+        binaries = {name: bisection.builds.build(sha) for name, sha in (("parent", parent), ("culprit", culprit))}
+        while not judge.decided:
+            i = len(record["pairs"]) + 1
+            a, b = (self.kept(run_report(binaries[name], self.run_args, work / name / f"run-{i:03d}.json", name))
+                    for name in ("parent", "culprit"))
+            judge.add(a, b, why("parent", i), why("culprit", i))
             record["pairs"].append([a, b])
             bisection.state.save()
-            say(f"confirmation pair {i}: parent {fmt_number(a)}, culprit {fmt_number(b)} "
-                f"({(b / a - 1) * 100:+.1f}%); so far {describe(seq.decision(), self.metric)}")
-        record["decision"] = seq.decision().to_dict()
+            say(f"confirmation pair {i}: {_pair_text(a, b)}; so far {judge.describe()}")
+        record["decision"] = judge.to_dict()
         bisection.state.save()
         return record
 
@@ -338,10 +402,12 @@ def evidence_markdown(b: Bisection, rows: list[dict[str, Any]], result: dict[str
     confirmation = result.get("confirmation")
     if confirmation and confirmation.get("decision"):
         d = confirmation["decision"]
-        lines += [f"Confirmation by wall time ({metrics.label(confirmation['metric'])}, the culprit against its "
+        lines += [f"Confirmation by wall time ({metrics.label(d['metric'])}, the culprit against its "
                   f"parent, interleaved pairs): **{d['verdict']}**, change {d['change'] * 100:+.2f}% "
                   f"(anytime-valid interval {d['low'] * 100:+.2f}% … {d['high'] * 100:+.2f}%) after {d['pairs']} "
                   f"pairs; {d['reason']}.", ""]
+        if d.get("decided_on"):
+            lines += [f"The confirmation {d['decided_on']['text']}.", ""]
     return "\n".join(lines)
 
 
@@ -382,8 +448,9 @@ run failed; 2 bad usage; 130/143 interrupted (the state is kept: rerun with the 
                    help="what judges a commit: instructions (the replay's instructions per transaction under "
                         "callgrind, as the CI gate counts them), estimated-cycles (the same replay's cache "
                         "simulation priced by where each access was served, as the gate also counts it), cycle "
-                        "(the full cycle's mean, "
-                        f"{metrics.CYCLE}, over --runs runs) or any run report metric (default: %(default)s)")
+                        f"(the full cycle's mean, {metrics.CYCLE}, over --runs runs), cpu (the writer's CPU time per "
+                        f"transaction, {metrics.WRITER_CPU}, likewise) or any run report metric "
+                        "(default: %(default)s)")
     p.add_argument("--threshold", type=finite_number(0, 1000, "a percentage", above=True), default=3.0,
                    metavar="PCT", help="a commit is bad when its metric is worse than --good's by more than this "
                                        "(default: %(default)s)")
@@ -393,8 +460,8 @@ run failed; 2 bad usage; 130/143 interrupted (the state is kept: rerun with the 
                    help="the config of every `apiary run` (a wall-time metric, the confirmation) "
                         "(default: configs/smoke.toml)")
     p.add_argument("--wall-threshold", type=finite_number(0, 1000, "a percentage"), default=1.0, metavar="PCT",
-                   help="the confirmation's threshold: the culprit is confirmed when its full cycle is slower than "
-                        "its parent's by more than this, at --alpha (default: %(default)s)")
+                   help="the confirmation's threshold: the culprit is confirmed when its deciding metric (see "
+                        "--decide-on) is slower than its parent's by more than this, at --alpha (default: %(default)s)")
     p.add_argument("--alpha", type=probability, default=DEFAULT_ALPHA,
                    help="significance level of the confirmation (default: %(default)s)")
     p.add_argument("--max-pairs", type=whole_number(0, 1000), default=30,
@@ -402,6 +469,8 @@ run failed; 2 bad usage; 130/143 interrupted (the state is kept: rerun with the 
                         "(default: %(default)s)")
     p.add_argument("--max-time", type=duration, default=duration("15m"), metavar="DURATION",
                    help="the confirmation's time budget, such as 20m or 1h30m (default: 15m)")
+    deciding.add_option(p, "the confirmation by wall time (unless --metric is another wall-time metric, which "
+                           "confirms itself)")
     p.add_argument("--out", metavar="DIR", help="output and state directory (default: results/bisect-<UTC time>); "
                    "an existing one is gone on from")
     p.add_argument("--repo", default=str(REPO_ROOT), metavar="DIR",
@@ -418,7 +487,7 @@ def _measure(args, passthrough: list[str]) -> Measure:
     for a in passthrough:
         if a.split("=", 1)[0] in ("--report", "--config"):
             raise ToolError(f"{a.split('=', 1)[0]}: bisect gives it itself (see --config)")
-    metric = metrics.CYCLE if args.metric == CYCLE else args.metric
+    metric = deciding.BY_NAME[args.metric].metric if args.metric in deciding.BY_NAME else args.metric
     measure = Measure(metric, args.runs, ["--config", str(Path(args.config).resolve())] + passthrough)
     measure.direction   # noqa: B018 -- refuses a metric without one before anything is built
     if metric in COUNTED and shutil.which("valgrind") is None:
@@ -435,6 +504,7 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError(f"--repo {shown_path(str(repo))}: not a git repository")
     good, bad = resolve(repo, args.good, "--good"), resolve(repo, args.bad, "--bad")
     measure = _measure(args, passthrough)
+    confirmation = _confirmation(args, measure) if args.max_pairs else None
     out = Path(args.out) if args.out else REPO_ROOT / "results" / f"bisect-{utc_stamp()}"
     check_directory("--out", out, force=True)
     commits = first_parent_range(repo, good, bad)
@@ -443,10 +513,19 @@ def _main(argv: Sequence[str]) -> int:
                   args.threshold, commits, subjects_of(repo, commits))
     say(f"{len(commits) - 1} commits after {good[:10]} up to {bad[:10]}; judged by {measure.unit}, "
         f"threshold {args.threshold:g}%; state in {out / STATE_NAME}")
-    confirmation = Confirmation(metrics.CYCLE if measure.metric in COUNTED else measure.metric,
-                                measure.run_args, args.wall_threshold / 100, args.alpha, args.max_pairs,
-                                args.max_time)
-    return _bisect(b, confirmation if args.max_pairs else None)
+    return _bisect(b, confirmation)
+
+
+def _confirmation(args, measure: Measure) -> Confirmation:
+    """How the culprit is confirmed: by the deciding metric, unless --metric is a wall-time
+    metric of its own (not the cycle, not the writer's CPU time), which confirms itself."""
+    deciders = {c.metric for c in deciding.MEASURED}
+    own = None if measure.metric in COUNTED or measure.metric in deciders else measure.metric
+    if own is not None and args.decide_on != deciding.AUTO:
+        raise ToolError(f"--decide-on {args.decide_on}: with --metric {args.metric} the confirmation is by that "
+                        "metric; --decide-on chooses between the cycle and the writer's CPU time")
+    return Confirmation(own, args.decide_on, measure.run_args, args.wall_threshold / 100, args.alpha,
+                        args.max_pairs, args.max_time)
 
 
 def _ends(b: Bisection) -> None:
