@@ -12,6 +12,11 @@ of every run answer it (MEASURED), each with its own noise:
   thread (the ladder's asynchronous submission) lowers it without shortening the cycle, a
   question to force the cycle for.
 
+A third is no run's: the replay's estimated cycles per transaction under callgrind (gate.py,
+ESTIMATED_CYCLES), deterministic, so its noise is 0. Where a tool counts it anyway (multirun
+with two builds, the ladder) and the replay runs what the sides change, auto decides on it
+(`counted`); a tool that has no count does not make one for the choice.
+
 The rule, `--decide-on auto` (the default): of the candidates every run of both sides has, the
 one with the lowest noise decides. A candidate's noise is the standard deviation of log(B/A)
 of one run against one: of the pairs' log-ratios when the runs are interleaved pairs (drift a
@@ -48,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from . import metrics, sequential
+from . import gate, metrics, sequential
 from .common import Parser, ToolError
 from .reports import Run, RunSet
 
@@ -68,6 +73,9 @@ MEASURED = (CYCLE, CPU)
 BY_NAME = {c.name: c for c in MEASURED}
 AUTO = "auto"
 SETTINGS = (AUTO, *BY_NAME)
+# The replay's count, which decides under auto where a tool has it (module docstring).
+ESTIMATED_CYCLES = Candidate("estimated-cycles", gate.PER_TX_KEY["EstCycles"],
+                             "the replay's estimated cycles per transaction")
 
 # Why a run lacks a metric, given the metric: the report's own account (missing_reason).
 Why = Callable[[str], str]
@@ -171,6 +179,24 @@ class Choice:
         return {"setting": self.setting, "candidate": self.chosen.name, "metric": self.chosen.metric,
                 "judged": [c.name for c in self.judged], "alpha_share": self.alpha_share,
                 "noise": dict(self.noise), "unavailable": dict(self.unavailable), "text": self.text()}
+
+
+def counted(choice: Choice, a: float, b: float, threshold: float) -> dict[str, Any] | None:
+    """Under auto (`choice`, what the runs alone decide on), the decision on the replay's
+    estimated cycles per transaction of each side, A's `a` and B's `b`: three-way as a sequential
+    decision whose interval is a point, slower or faster beyond ±threshold, else equivalent.
+    None when a metric is forced."""
+    if choice.setting != AUTO:
+        return None
+    change = b / a - 1.0
+    verdict = "slower" if change > threshold else "faster" if change < -threshold else "equivalent"
+    runs = [_other_text(c, choice.noise[c.name]) for c in MEASURED if c.name in choice.noise]
+    runs += [f"{BY_NAME[name].words} unavailable" for name in choice.unavailable]
+    text = (f"decided on {ESTIMATED_CYCLES.words} (deterministic, noise 0; in the runs {', '.join(runs)}): "
+            f"{verdict} {change * 100:+.2f}%, {'within' if verdict == 'equivalent' else 'beyond'} "
+            f"±{threshold * 100:g}%")
+    return {"candidate": ESTIMATED_CYCLES.name, "metric": ESTIMATED_CYCLES.metric, "verdict": verdict,
+            "change": change, "threshold": threshold, "text": text}
 
 
 def refusal(setting: str, unavailable: Mapping[str, str]) -> ToolError | None:

@@ -48,8 +48,11 @@ BREAKDOWN = ("wait_work", "wait_lock", "transactions", "blocks", "observe", "unk
 # the step before (metrics.WRITER_CPU; the cycle's are cycle_ms and vs_previous).
 CPU_KEY = "writer_cpu_ns_per_tx"
 CPU_VS_PREVIOUS = "writer_cpu_vs_previous"
+# A step's decision against the step before on the replay's estimated cycles, where the replay
+# runs its change and --decide-on is auto (deciding.counted).
+COUNTED = "decided_by_count"
 # The keys of a row that compare it with other steps, rather than give its own figures.
-CHANGES = ("vs_previous", "vs_start", CPU_VS_PREVIOUS)
+CHANGES = ("vs_previous", "vs_start", CPU_VS_PREVIOUS, COUNTED)
 
 
 def _pct(d: dict | None) -> str:
@@ -93,8 +96,12 @@ def _instructions(rows: list[dict[str, Any]], pos: int, key: str = "ir_per_tx") 
 
 
 def _decision(r: dict[str, Any]) -> str:
-    """The sequential decision against the step before: verdict, interval, pairs, detectable,
-    and the metric it was decided on (a ladder.json from before there was a choice: the cycle)."""
+    """The decision against the step before: on the replay's count where it decided, else the
+    sequential one: verdict, interval, pairs, detectable, and the metric it was decided on (a
+    ladder.json from before there was a choice: the cycle)."""
+    counted = r.get(COUNTED)
+    if counted:
+        return f"**{counted['verdict']}** {100 * counted['change']:+.1f}% (estimated cycles, deterministic)"
     d = r.get("sequential")
     if not d:
         return "-"
@@ -129,10 +136,20 @@ def _apart(r: dict[str, Any]) -> str:
             "which --decide-on cycle judges")
 
 
+def _choice(r: dict[str, Any]) -> str:
+    """A step's deciding metric: the replay's count, or the runs' choice and why the count did
+    not decide (a step whose options the replay does not run)."""
+    if r.get(COUNTED):
+        return r[COUNTED]["text"]
+    unreplayed = (r.get("instructions") or {}).get("unreplayed")
+    why = f" (the replay does not run {', '.join(unreplayed)}: the runs decide)" if unreplayed else ""
+    return r["sequential"]["decided_on"]["text"] + why
+
+
 def _choices(rows: list[dict[str, Any]]) -> list[str]:
     """Each decided step's deciding metric: which, the noise of each, why one was unavailable,
-    and whether the two metrics moved apart."""
-    lines = [f"- {r['name']}: {r['sequential']['decided_on']['text']}{_apart(r)}" for r in rows
+    and whether the cycle and the writer's CPU time moved apart."""
+    lines = [f"- {r['name']}: {_choice(r)}{_apart(r)}" for r in rows
              if (r.get("sequential") or {}).get("decided_on")]
     return ["The metric each step's verdict was decided on (--decide-on; docs/tools.md, \"The deciding metric\"):",
             "", *lines, ""] if lines else []

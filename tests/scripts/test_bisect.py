@@ -317,6 +317,23 @@ def test_multirun_runs_a_binary_a_side_and_counts_each_ones_instructions(tmp_pat
     text = (out / "comparison.md").read_text()
     assert "Instructions and estimated cycles per transaction" in text and p.stdout == text
     assert "b against a +10.00% instructions, +10.00% estimated cycles" in text
+    # The count, deterministic, decides under --decide-on auto; the runs' own choice stays beside it.
+    count = data["decision"]["count"]
+    assert count["candidate"] == "estimated-cycles" and count["verdict"] == "slower"
+    assert count["change"] == pytest.approx(0.10) and data["decision"]["candidate"] == "cycle"
+    assert ("Decision: **slower**, decided on the replay's estimated cycles per transaction (deterministic, noise 0; "
+            "in the runs the mean cycle ") in text and "+10.00%, beyond ±1%" in text
+
+
+def test_multirun_with_a_metric_forced_leaves_the_count_undecisive(tmp_path):
+    a, b = launcher(tmp_path / "a", 20000, 1000), launcher(tmp_path / "b", 22000, 1100)
+    out = tmp_path / "out"
+    p = multirun(tmp_path, "--a-apiary", str(a), "--b-apiary", str(b), "--runs", "3", "--decide-on", "cycle",
+                 "--out", str(out), "--config", str(REPO / "configs" / "smoke.toml"))
+    assert p.returncode == 0, p.stderr
+    data = json.loads((out / "comparison.json").read_text())
+    assert "count" not in data["decision"] and data["instructions"]["est_change_pct"] == pytest.approx(10)
+    assert "Decision: " not in (out / "comparison.md").read_text()
 
 
 @pytest.mark.parametrize("args, message", [

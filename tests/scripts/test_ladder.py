@@ -88,6 +88,31 @@ def test_analysis_gives_the_writer_s_cpu_time_beside_the_cycle():
     assert not any(line.startswith("- 1 keep-alive: ") and "moved apart" in line for line in md.splitlines())
 
 
+def test_a_step_the_replay_runs_is_decided_on_its_count():
+    # Step 1's options the replay runs: its estimated cycles (5 % more) decide under auto; step
+    # 2's it does not: the runs decide it, and ladder.md says why.
+    judges = ladder.judges_for(range(3), 2.0, 0.05, 30, None)
+    ladder.feed(judges, _results([100, 100, 100]))
+    rows = ladder.analyse(_results([100, 100, 100]), runs=5, alpha=0.05, steps=range(3), judges=judges)
+    for row, est, unreplayed in zip(rows, (1000.0, 1050.0, 1050.0), ([], [], ["--dedup"]), strict=True):
+        row["instructions"] = {"ir_per_tx": est, "est_per_tx": est, "state_digest": "d", "unreplayed": unreplayed}
+    ladder.decide_by_counts(rows, judges, 2.0)
+    counted = rows[1][ladders.COUNTED]
+    assert counted["verdict"] == "slower" and counted["change"] == pytest.approx(0.05)
+    assert ladders.COUNTED not in rows[2] and ladders.COUNTED not in rows[0]
+    md = ladders.to_markdown(rows, {"mode": "quick", "runs": 5, "alpha": 0.05, "machine": "test", "load_before": "0"})
+    assert "**slower** +5.0% (estimated cycles, deterministic)" in md
+    assert "- 1 keep-alive: decided on the replay's estimated cycles per transaction (deterministic, noise 0; in " \
+           "the runs the mean cycle " in md and "+5.00%, beyond ±2%" in md
+    assert "(the replay does not run --dedup: the runs decide)" in md
+    # A metric forced: the count does not decide.
+    forced = ladder.judges_for(range(3), 2.0, 0.05, 30, None, "cycle")
+    for row in rows:
+        row.pop(ladders.COUNTED, None)
+    ladder.decide_by_counts(rows, forced, 2.0)
+    assert not any(ladders.COUNTED in row for row in rows)
+
+
 def test_a_wide_interval_is_undecided():
     wide = {"p_value": 0.4, "significant": False, "ci_low_pct": -5.0, "ci_high_pct": 1.0}
     assert ladders.verdict(wide) == "undecided"
@@ -113,6 +138,9 @@ def test_a_quick_ladder_with_the_real_binary(tmp_path, apiary_bin):
     assert all(c["ir_per_tx"] > 0 for c in counts)
     assert "--submit" not in counts[0]["options"] and "--keep-alive" in counts[0]["options"]
     assert len({c["state_digest"] for c in counts}) == 1
+    # The steps whose options the replay runs are decided on its count; step 3's submission is not.
+    assert counts[3]["unreplayed"] == ["--submit", "--queue"] and ladders.COUNTED not in data["steps"][3]
+    assert data["steps"][1][ladders.COUNTED]["candidate"] == "estimated-cycles"
     assert (out / "ladder.png").stat().st_size > 1000
 
 

@@ -36,7 +36,9 @@ that shortens the cycle by less waiting (a queue that no longer blocks) may leav
 and ladder.md says so for a step whose two changes part; `--decide-on cycle` asks the ladder's
 own question, the cycle, of every step. Beside the wall times, the instructions per
 transaction of each step's core: one seeded workload replayed under callgrind with the step's
-chain switches (the submission options are not part of a replay), as the CI gate counts them.
+chain switches (the submission options are not part of a replay), as the CI gate counts them;
+under --decide-on auto a step whose options the replay all runs is then decided on that
+replay's estimated cycles, deterministic (deciding.counted), the runs' decision beside it.
 
 Modes: --mode quick (smoke-sized: 64 KiB blocks, 1,000 accounts, 20 blocks; well under a
 minute) for CI, and --mode full (2 MB blocks, 40 measured blocks, 10 runs a step, then one
@@ -83,7 +85,7 @@ from ..common import (
     utc_stamp,
     whole_number,
 )
-from ..ladders import BREAKDOWN, CPU_KEY, CPU_VS_PREVIOUS, SMALL_PCT, START, STEPS, plot, to_markdown
+from ..ladders import BREAKDOWN, COUNTED, CPU_KEY, CPU_VS_PREVIOUS, SMALL_PCT, START, STEPS, plot, to_markdown
 from ..outputs import Outputs, make_directory, write_json, write_text
 from ..runner import (
     MAX_PLAN_RUNS,
@@ -243,9 +245,23 @@ def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say,
         if stopped is not None or side is None:   # a signal: the wall times are written without the counts
             say(f"instructions not counted: stopped by {signal.Signals(stopped).name if stopped else 'a signal'}")
             return None
+        own = STEPS[i - 1].args[::2] if i > 0 else ()
         counts.append({"step": i, "options": core, "ir_per_tx": side["ir_per_tx"], "est_per_tx": side["est_per_tx"],
-                       "state_digest": side["state_digest"]})
+                       "state_digest": side["state_digest"], "unreplayed": [o for o in own if o not in allowed]})
     return counts
+
+
+def decide_by_counts(rows: list[dict[str, Any]], judges: dict[int, deciding.Judge], threshold_pct: float) -> None:
+    """Under --decide-on auto, each judged step whose own options the replay all runs, counted
+    with the step before it, is decided on the estimated cycles (deciding.counted, noise 0);
+    the runs' decision stays beside it."""
+    for before, row in zip(rows, rows[1:], strict=False):
+        count, previous, judge = row.get("instructions"), before.get("instructions"), judges.get(row["step"])
+        if judge is None or not count or not previous or count["unreplayed"] or before["step"] != row["step"] - 1:
+            continue
+        decision = deciding.counted(judge.choice(), previous["est_per_tx"], count["est_per_tx"], threshold_pct / 100)
+        if decision is not None:
+            row[COUNTED] = decision
 
 
 def judges_for(steps: Sequence[int], threshold_pct: float, alpha: float, max_runs: int,
@@ -368,6 +384,7 @@ def _run(args, binary: Path, base: list[str], out: Path, runs: int, max_runs: in
         counts = count_instructions(binary, mode, out, lambda m: print(f"ladder: {m}", file=sys.stderr), steps)
         for row, counted in zip(rows, counts or [], strict=False):
             row["instructions"] = counted
+        decide_by_counts(rows, judges, args.threshold)
     first: dict[str, Any] = next((r.report for r in outcome.results if r.report), {})
     ctx = first.get("context", {})
     meta = {"mode": args.mode, "runs": runs, "alpha": args.alpha, "extra_args": base,

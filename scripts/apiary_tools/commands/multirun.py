@@ -21,7 +21,8 @@ Two builds in one command: `--a-apiary BIN` and `--b-apiary BIN` give each side 
 in its own worktree (builds.py: build/commits/<sha>/, the release preset, ccache; kept for the next
 time), against the current build (or --b-apiary). Beside the wall-time comparison, each binary's
 instructions per transaction are counted as the CI gate counts them (gate.py: the seeded
-replay under callgrind, deterministic), and written in comparison.md and .json.
+replay under callgrind, deterministic), and written in comparison.md and .json; under
+--decide-on auto the estimated cycles of that replay, noise 0, decide (deciding.counted).
 
 With `--cluster tcp://HOST:8786` every machine of the cluster runs the whole plan (fleet.py),
 its reports named run-001@HOST.json; the A/B comparison then pairs each machine's runs with
@@ -346,7 +347,7 @@ def _run(args, prefix: list[str], sides: list[tuple[str, list[str]]], ab: bool, 
             profile_failed = compare_profiles(cmp, out, programs, progress)
         text, data = compare_mod.to_markdown(cmp), cmp.to_dict()
         if args.prefixes and outcome.stopped_by is None:
-            text += instructions_section(args, sides, out, progress, data)
+            text += instructions_section(args, sides, out, progress, data, cmp.decision)
         write_text(out / "comparison.md", text)
         write_json(out / kinds.COMPARISON.file, data)
         print(text, end="")
@@ -395,9 +396,11 @@ def side_binaries(args) -> dict[str, Path] | None:
 
 
 def instructions_section(args, sides: list[tuple[str, list[str]]], out: Path, progress: Progress,
-                         data: dict[str, Any]) -> str:
+                         data: dict[str, Any], choice: deciding.Choice) -> str:
     """Each binary's replay under callgrind (the CI gate's count, gate.py): the comparison's
-    section in Markdown, and data["instructions"]. Without valgrind: said, and nothing."""
+    section in Markdown, and data["instructions"]; under --decide-on auto the decision on the
+    estimated cycles (deciding.counted), also as data["decision"]["count"]. Without valgrind:
+    said, and nothing."""
     if shutil.which("valgrind") is None:
         progress.say("valgrind is not installed: no instructions per transaction (scripts/install-deps.sh installs it)")
         return ""
@@ -410,11 +413,17 @@ def instructions_section(args, sides: list[tuple[str, list[str]]], out: Path, pr
     data["instructions"] = {"sides": counted, "change_pct": change, "est_change_pct": est_change}
     rows = [[label, f"`{side['binary']}`", fmt_number(side["ir_per_tx"]), fmt_number(side["est_per_tx"]),
              fmt_number(side["transactions"])] for label, side in counted.items()]
+    decision = deciding.counted(choice, sa["est_per_tx"], sb["est_per_tx"], args.threshold / 100.0)
+    if decision is not None:
+        data["decision"]["count"] = decision
     return "\n".join(["", "Instructions and estimated cycles per transaction (the seeded replay under callgrind with "
                        "its cache simulation, as the CI gate counts them; deterministic): "
                        f"{b} against {a} {fmt_pct(change)} instructions, {fmt_pct(est_change)} estimated cycles", "",
                        markdown_table(["side", "binary", "instructions per transaction",
-                                       "estimated cycles per transaction", "transactions"], rows, "llrrr")])
+                                       "estimated cycles per transaction", "transactions"], rows, "llrrr"),
+                       *([f"Decision: **{decision['verdict']}**, {decision['text']} (--decide-on auto prefers the "
+                          "count where there is one; the gate and the sequential decision above are the runs')", ""]
+                         if decision is not None else [])])
 
 
 def check_adaptive(args) -> None:
