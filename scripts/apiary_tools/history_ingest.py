@@ -155,8 +155,8 @@ def compare_entries(path: Path, data: dict[str, Any]) -> list[Entry]:
     for row in data.get("metrics", []):
         for key in ("change_pct", "ci_low_pct", "ci_high_pct", "p_value"):
             value = row.get(key)
-            if isinstance(row.get("name"), str) and isinstance(value, (int, float)) and value == value:
-                entry.metrics[f"{row['name']}.{key}"] = float(value)
+            if isinstance(row.get("metric"), str) and isinstance(value, (int, float)) and value == value:
+                entry.metrics[f"{row['metric']}.{key}"] = float(value)
     return [entry]
 
 

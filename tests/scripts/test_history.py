@@ -78,6 +78,10 @@ def test_every_kind_is_ingested_by_the_tools_and_by_a_walk(tree, tmp_path, capsy
     # A second ingestion adds nothing.
     assert history_cli.main(["ingest", "--history", walked, str(out)]) == 0
     assert "0 result(s) added" in capsys.readouterr().err
+    # A comparison's rows are its metrics' changes, named by the metric.
+    compared = next(r for r in rows if r["kind"] == "compare" and r["source"].endswith("compare/comparison.json"))
+    assert "aggregates.cycle_us.avg.change_pct" in compared["metrics"]
+    assert "throughput.tx_per_s.p_value" in compared["metrics"]
     assert len(exported(walked)) == len(rows)
     # One result per multirun side, per ladder step, per comparison.
     assert sorted(r["label"] for r in rows if r["kind"] == "multirun") == ["a", "b", "multirun"]

@@ -1,7 +1,7 @@
 """scripts/history detect and trend: a planted step in a noisy series of 60 commits is found at
-its commit, a flat one gives no change point, invalid results stay out unless asked for,
-commits go in git's order when git knows them, and the trend page renders in headless
-Chromium with nothing loaded from outside."""
+its commit (of the cycle, and of the writer's CPU time in ingested reports), a flat one gives
+no change point, invalid results stay out unless asked for, commits go in git's order when git
+knows them, and the trend page renders in headless Chromium with nothing loaded from outside."""
 
 import json
 import random
@@ -10,9 +10,11 @@ import subprocess
 
 import pytest
 
+import fakes
 import histories
 from apiary_tools import history_db as db
 from apiary_tools import history_detect as detect_mod
+from apiary_tools import metrics
 from apiary_tools.commands import history as history_cli
 from test_report_html import check_page
 
@@ -65,6 +67,26 @@ def test_invalid_results_stay_out_unless_asked_for(tmp_path, capsys):
     assert f"after {commits[39]}" in line
 
 
+def test_the_writer_s_cpu_time_has_its_change_points(tmp_path, capsys):
+    # Run reports of 60 commits, ingested as the tools ingest them; from commit 40 on the
+    # writer spends 5 % more CPU a transaction while the cycle stays where it was.
+    cpu = histories.noisy_series(60, seed=2, step_at=40, step=0.05, mean=3_500.0)
+    cycles = histories.noisy_series(60, seed=3)
+    for i, (ns, cycle) in enumerate(zip(cpu, cycles, strict=True)):
+        report = fakes.make_report(fakes.noisy_cycles(cycle, i, spread=0.0))
+        report["context"]["commit"] = f"c{i:03d}"
+        report["counters"] = fakes.counters_section(240, 10)
+        report["counters"]["threads"][0]["per_transaction"]["task_clock_ns"] = ns
+        fakes.write_report(tmp_path / "runs" / f"r{i:03d}.json", report)
+    target = str(tmp_path / "h.sqlite")
+    assert history_cli.main(["ingest", "--history", target, str(tmp_path / "runs")]) == 0
+    capsys.readouterr()
+    assert history_cli.main(["detect", "--history", target, "--metric", metrics.WRITER_CPU]) == 0
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if line]
+    assert line.startswith(f"{metrics.WRITER_CPU} (run, config ") and "change at c040 (after c039)" in line
+    assert changes(capsys, target) == []   # the cycle's series: flat
+
+
 def test_commits_go_in_git_order_when_git_knows_them(tmp_path, repo):
     listed = subprocess.run(["git", "-C", str(repo), "rev-list", "--topo-order", "--reverse", "HEAD"],
                             capture_output=True, text=True).stdout.split()
@@ -88,10 +110,18 @@ def test_the_trend_page(tmp_path, capsys):
     target = str(tmp_path / "h.sqlite")
     histories.plant(target, histories.noisy_series(60, seed=0, step_at=40, step=0.10))
     histories.plant(target, histories.noisy_series(30, seed=3), metric="ir_per_tx", kind="perf-gate", prefix="g")
+    # The writer's CPU time, of runs and of ladder steps, is drawn without asking; a counter that is no key
+    # metric is not.
+    histories.plant(target, histories.noisy_series(20, seed=4), metric=metrics.WRITER_CPU, prefix="w")
+    histories.plant(target, histories.noisy_series(20, seed=5), metric="writer_cpu_ns_per_tx.mean", kind="ladder",
+                    prefix="l")
+    histories.plant(target, histories.noisy_series(20, seed=6), metric="counters.main.per_block.page_faults",
+                    prefix="m")
     page = tmp_path / "trend.html"
     assert history_cli.main(["trend", "--history", target, "--out", str(page)]) == 0
     text = check_page(page, tmp_path, min_images=0)
-    assert text.count("<svg") == 2 and "c040" in text and "No change point." in text
+    assert text.count("<svg") == 4 and "c040" in text and "No change point." in text
+    assert "writer CPU per transaction (ns)" in text and "page_faults" not in text
     assert "<img" not in text
 
 
