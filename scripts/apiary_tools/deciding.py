@@ -34,9 +34,9 @@ each of the k candidates at alpha / k (Bonferroni): the k intervals all hold tog
 probability 1 − alpha, so the one taken makes a false call with at most alpha however it was
 chosen, and however often it is chosen again (a sequential decision chooses at every look,
 each candidate's confidence sequence holding at all times at 1 − alpha / k). A forced metric,
-or the only one available, is judged at alpha. The split costs about 8% of a sequential
-interval's width at 30 pairs (alpha 0.025 against 0.05): auto gains where the writer's CPU time
-is quieter than the cycle by more than that. tests/scripts/test_deciding.py simulates the
+or the only one available, is judged at alpha. The split costs about 9% of a sequential
+interval's width at 30 pairs (alpha 0.025 against 0.05; 11% at 10): auto gains where the
+writer's CPU time is quieter than the cycle by more than that. tests/scripts/test_deciding.py simulates the
 rule's false calls on noise like this machine's.
 
 Floor: data. Thread safety: none needed; a judge is fed and read by one thread.
