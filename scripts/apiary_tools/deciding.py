@@ -123,13 +123,6 @@ def unavailable_in(sides: Sequence[RunSet], candidate: Candidate) -> str | None:
     return None
 
 
-def pair_noise(pairs: Sequence[tuple[float, float]]) -> float | None:
-    """The sample standard deviation of the pairs' log-ratios log(b / a); None for fewer than 2."""
-    if len(pairs) < 2:
-        return None
-    return float(np.std(np.log([b / a for a, b in pairs]), ddof=1))
-
-
 def set_noise(a: Sequence[float], b: Sequence[float]) -> float | None:
     """The standard deviation of log(b / a) for a run of each side taken at random: the root of
     the sum of the sides' sample variances of the log-values; None when a side has one run."""

@@ -76,8 +76,11 @@ def test_the_rule_on_sets_of_runs(tmp_path):
 
 def test_the_noise_of_pairs_and_of_sets_by_hand():
     # Log-ratios 0 and log 1.1: their sample standard deviation is log 1.1 / √2.
-    assert deciding.pair_noise([(100.0, 100.0), (100.0, 110.0)]) == pytest.approx(math.log(1.1) / math.sqrt(2))
-    assert deciding.pair_noise([(100.0, 110.0)]) is None
+    judge = Judge(AUTO, 0.01)
+    judge.add(*pair(100.0, 10.0, 100.0, 10.0), no_reason, no_reason)
+    assert judge.choice().noise == {"cycle": None, "cpu": None}
+    judge.add(*pair(100.0, 10.0, 110.0, 10.0), no_reason, no_reason)
+    assert judge.choice().noise == pytest.approx({"cycle": math.log(1.1) / math.sqrt(2), "cpu": 0.0})
     a, b = [100.0, 110.0], [100.0, 100.0, 100.0]
     assert deciding.set_noise(a, b) == pytest.approx(math.log(1.1) / math.sqrt(2))
     assert deciding.set_noise([100.0], b) is None
