@@ -231,15 +231,19 @@ def choose_for_sets(setting: str, a: RunSet, b: RunSet) -> Choice:
     return choose(setting, noise, unavailable)
 
 
-def add_option(parser: Parser, what: str) -> None:
-    """--decide-on, for a tool whose verdict `what` is decided on one metric."""
+def add_option(parser: Parser, what: str, counted: str = "") -> None:
+    """--decide-on, for a tool whose verdict `what` is decided on one metric; `counted` says
+    where the tool counts the replay, whose estimated cycles then decide under auto."""
+    count = (f"; {counted} the replay's estimated cycles per transaction, deterministic, decide under auto"
+             if counted else "")
     parser.add_argument("--decide-on", choices=SETTINGS, default=AUTO,
                         help=f"the metric {what} is decided on: cycle (the mean full cycle, wall time), cpu (the "
                              "writer's CPU time per transaction, its task clock, which preemption by other processes "
                              "does not lengthen; needs the runs' counters, apiary run --counters on, the default), or "
                              "auto, the one whose noise in these runs is lowest, each then judged at alpha/2 "
                              "(Bonferroni) so that choosing after looking keeps the error at alpha; the output says "
-                             "which decided, the noise of each, and why one was unavailable (default: %(default)s)")
+                             f"which decided, the noise of each, and why one was unavailable{count} "
+                             "(default: %(default)s)")
 
 
 def check_counted(setting: str, config: Mapping[str, Any], what: str) -> None:

@@ -314,8 +314,9 @@ def parser() -> Parser:
     p = Parser(prog="ladder", description=(
         "Reproduces Hive's optimization ladder: starting with all six optimizations off, turns them on one "
         "at a time in Hive's order, several interleaved runs per step, and reports each step's full cycle, "
-        "its change against the previous step and the start with a 95% CI and a significance test, and the "
-        "writer-loop breakdown."),
+        "its change against the previous step and the start with a 95% CI and a significance test, the "
+        "writer's CPU time per transaction and its change, each step's verdict on the deciding metric "
+        "(--decide-on), and the writer-loop breakdown."),
         epilog="Extra arguments after -- go to every `apiary run`. Exit status: 0 done, 1 a run failed, "
                "2 bad usage, 130 interrupted (the completed runs are still analysed and written).")
     p.add_argument("--mode", choices=sorted(MODES), default="quick",
@@ -328,7 +329,8 @@ def parser() -> Parser:
                         "(its anytime-valid interval neither beyond nor within ±--threshold), up to this many runs "
                         "per step (default: quick none added, full 30)")
     sequential.add_options(p, SMALL_PCT)
-    deciding.add_option(p, "each step's verdict against the step before")
+    deciding.add_option(p, "each step's verdict against the step before",
+                        "with --instructions on, for a step whose options the replay all runs,")
     p.add_argument("--steps", type=str, default=None, metavar="LIST",
                    help="run only these steps, each with the step before it: 6,7 runs steps 5, 6 and 7; 1-3 "
                         "runs the start and steps 1 to 3 (default: all)")

@@ -213,7 +213,8 @@ def add_ab_options(p: Parser) -> None:
                    metavar="PCT",
                    help="smallest change in percent the A/B comparison calls significant (default: %(default)s)")
     compare_mod.add_correction_option(p)
-    deciding.add_option(p, "an A/B's verdict (its gate row and its sequential decision)")
+    deciding.add_option(p, "an A/B's verdict (its gate row and its sequential decision)",
+                        "with two binaries (--a-apiary, --b-apiary, --base), whose replays are counted,")
     p.add_argument("--adaptive", action="store_true",
                    help="with --a/--b: after --runs pairs, add one interleaved pair at a time until the sequential "
                         "decision on the deciding metric (--decide-on) is settled (slower or faster beyond "
