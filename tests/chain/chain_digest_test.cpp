@@ -153,7 +153,7 @@ std::vector<change<core::beneficiary_list>> beneficiary_changes() {
   std::vector<change<core::beneficiary_list>> out{[](core::beneficiary_list& l) {
     l.push_back({account_name("changed"), 1});
   }};
-  for (auto& c : changes_of<core::beneficiary_route>()) out.push_back([c](core::beneficiary_list& l) { c(l.front()); });
+  for (auto& c : changes_of<core::beneficiary_route>()) out.push_back([c](core::beneficiary_list& l) { c(l[0]); });
   return out;
 }
 
@@ -169,6 +169,8 @@ std::vector<change<V>> changes_of() {
     return {[](V& v) { v = account_name(v == account_name("changed") ? "other" : "changed"); }};
   } else if constexpr (std::is_same_v<V, std::string>) {
     return {[](V& v) { v += 'x'; }};
+  } else if constexpr (std::is_same_v<V, core::state_string>) {
+    return {[](V& v) { v = std::string(v.view()) + 'x'; }};
   } else if constexpr (core::digest_detail::is_fixed_bytes<V>) {
     return {[](V& v) { v.data[0] ^= 1; }};
   } else if constexpr (core::state_fields<V>) {

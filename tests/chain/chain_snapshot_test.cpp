@@ -11,12 +11,14 @@
 // version, another layout, other chain options, contents that do not decode: each its own
 // snapshot_problem and message, never a crash, never a chain.
 #include <gtest/gtest.h>
-
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -135,18 +137,20 @@ void expect_audit_holds(const core::chain& c, const std::string& who) {
 
 class SnapshotModes : public ::testing::TestWithParam<unsigned> {};
 
-TEST_P(SnapshotModes, LoadedChainFollowsTheWriterBlockByBlock) {
-  const unsigned mask = GetParam();
+// A chain loaded from the writer's state (by `load`, with the switches of mask ^ 0xf) at the
+// script's snapshot step must follow the writer block by block: the same results, the same
+// digests, the same next ids.
+using loader = std::function<std::unique_ptr<core::chain>(core::chain& writer, unsigned mask, core::snapshot_info& info)>;
+
+void follow_the_writer(unsigned mask, const loader& load) {
   core::chain writer(options_for(mask));
   std::unique_ptr<core::chain> loaded;
   std::uint32_t blocks_after = 0, compared = 0, paid_out = 0, pruned = 0;
   for (const step& s : script()) {
     if (s.snapshot) {
       writer.clear_pending();
-      core::out_buffer file;
-      writer.write_snapshot(file);
       core::snapshot_info info;
-      loaded = core::chain::from_snapshot(options_for(mask ^ 0xfu), file.span(), &info);
+      loaded = load(writer, mask ^ 0xfu, info);
       EXPECT_EQ(info.state_digest, writer.state_digest());
       EXPECT_EQ(loaded->state_digest(), writer.state_digest());
       EXPECT_EQ(loaded->head_block_id(), writer.head_block_id());
@@ -184,6 +188,38 @@ TEST_P(SnapshotModes, LoadedChainFollowsTheWriterBlockByBlock) {
   expect_same_next_ids(writer, *loaded);
   expect_audit_holds(writer, "writer");
   expect_audit_holds(*loaded, "loaded");
+}
+
+TEST_P(SnapshotModes, LoadedChainFollowsTheWriterBlockByBlock) {
+  follow_the_writer(GetParam(), [](core::chain& writer, unsigned mask, core::snapshot_info& info) {
+    core::out_buffer file;
+    writer.write_snapshot(file);
+    return core::chain::from_snapshot(options_for(mask), file.span(), &info);
+  });
+}
+
+// The writer's snapshot loaded into a mapped chain (a state region), which writes a state
+// file; a chain opened from that file follows the heap writer.
+TEST_P(SnapshotModes, ChainOpenedFromAStateFileFollowsTheWriterBlockByBlock) {
+  const std::filesystem::path state = std::filesystem::temp_directory_path() /
+                                      ("apiary-chain-" + std::to_string(::getpid()) + ".state");
+  follow_the_writer(GetParam(), [&state](core::chain& writer, unsigned mask, core::snapshot_info& info) {
+    core::out_buffer file;
+    writer.write_snapshot(file);
+    core::chain_options o = options_for(mask);
+    o.memory = core::state_memory::mapped;
+    {
+      auto converted = core::chain::from_snapshot(o, file.span());
+      EXPECT_NE(converted->region(), nullptr);
+      converted->clear_pending();
+      converted->write_state(state);
+      EXPECT_EQ(converted->state_digest(), writer.state_digest());
+    }
+    auto opened = core::chain::open_state(o, state, {.prefault = true}, &info);
+    EXPECT_EQ(opened->region()->verify_content(), "");
+    return opened;
+  });
+  std::filesystem::remove(state);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryMode, SnapshotModes, ::testing::Range(0u, 16u),

@@ -1,7 +1,10 @@
 // Object types, indexes and state snapshots shared by the state tests.
 #pragma once
 
+#include <unistd.h>
+
 #include <concepts>
+#include <filesystem>
 #include <cstdint>
 #include <memory_resource>
 #include <ostream>
@@ -13,6 +16,7 @@
 #include <boost/multi_index/ordered_index.hpp>
 
 #include "apiary/core/state/database.hpp"
+#include "apiary/core/state/state_vector.hpp"
 #include "apiary/core/state/undo_index.hpp"
 
 namespace apiary::core::test {
@@ -24,21 +28,22 @@ struct by_name;
 struct by_balance;
 struct by_owner;
 
-// Ordered primary index, a unique string key and a non-unique key.
+// Ordered primary index, a unique string key and a non-unique key. The name is a state_string,
+// whose memory follows the object into a state region.
 struct account {
   std::uint64_t id = 0;
-  std::string name;
+  state_string name;
   std::int64_t balance = 0;
   friend bool operator==(const account&, const account&) = default;
   friend std::ostream& operator<<(std::ostream& os, const account& a) {
-    return os << "{" << a.id << "," << a.name << "," << a.balance << "}";
+    return os << "{" << a.id << "," << a.name.view() << "," << a.balance << "}";
   }
 };
 
 using account_index = undo_index<
     account, bmi::indexed_by<
                  bmi::ordered_unique<bmi::tag<by_id>, bmi::member<account, std::uint64_t, &account::id>>,
-                 bmi::ordered_unique<bmi::tag<by_name>, bmi::member<account, std::string, &account::name>>,
+                 bmi::ordered_unique<bmi::tag<by_name>, bmi::member<account, state_string, &account::name>, std::less<>>,
                  bmi::ordered_non_unique<bmi::tag<by_balance>, bmi::member<account, std::int64_t, &account::balance>>>>;
 
 // Hashed primary index and a unique composite-free key.
@@ -131,6 +136,11 @@ std::string numbered(const char* prefix, N n) {
   std::string s(prefix);
   s += std::to_string(n);
   return s;
+}
+
+// A path for a test's file in the system's temporary directory, unique to this process.
+inline std::filesystem::path temporary_path(const std::string& name) {
+  return std::filesystem::temp_directory_path() / ("apiary-" + std::to_string(::getpid()) + "-" + name);
 }
 
 }  // namespace apiary::core::test

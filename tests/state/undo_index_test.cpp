@@ -59,7 +59,7 @@ TEST(UndoIndex, LookupByTag) {
   EXPECT_EQ(idx.find<by_name>(std::string("dave")), nullptr);
   EXPECT_THROW((void)idx.get<by_name>(std::string("dave")), std::out_of_range);
   std::vector<std::string> names;
-  for (const account& a : idx.get<by_name>()) names.push_back(a.name);
+  for (const account& a : idx.get<by_name>()) names.emplace_back(a.name.view());
   EXPECT_EQ(names, (std::vector<std::string>{"alice", "bob", "carol"}));
 }
 

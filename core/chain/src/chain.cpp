@@ -39,9 +39,13 @@ chain::chain(chain_options options, const std::function<bool()>& cancelled, std:
 }
 
 chain::chain(chain_options options, empty_state /*unused*/)
+    : chain(std::move(options), std::unique_ptr<state_region>()) {}
+
+chain::chain(chain_options options, std::unique_ptr<state_region> region)
     : options_(std::move(options)),
       rc_books_(options_),
-      db_(options_.db),
+      region_(region || options_.memory != state_memory::mapped ? std::move(region) : state_region::make()),
+      db_(options_.db, region_.get()),
       accounts_(db_.add_index<account_index>()),
       comments_(db_.add_index<comment_index>()),
       votes_(db_.add_index<comment_vote_index>()),

@@ -6,6 +6,8 @@
 
 #include <xxhash.h>
 
+#include <boost/version.hpp>
+
 #include <array>
 #include <cstring>
 #include <limits>
@@ -67,6 +69,8 @@ void put(byte_writer& w, const V& v) {
     V::fields([&w, &v](const char*, auto member) { put(w, v.*member); });
   } else if constexpr (is_std_array<V>) {
     for (const auto& e : v) put(w, e);
+  } else if constexpr (std::is_same_v<V, state_string>) {
+    pack(w, std::string(v.view()));
   } else {
     pack(w, v);
   }
@@ -78,6 +82,10 @@ void get(byte_reader& r, V& v) {
     V::fields([&r, &v](const char*, auto member) { get(r, v.*member); });
   } else if constexpr (is_std_array<V>) {
     for (auto& e : v) get(r, e);
+  } else if constexpr (std::is_same_v<V, state_string>) {
+    std::string text;
+    unpack(r, text);
+    v = text;
   } else {
     unpack(r, v);
   }
@@ -107,7 +115,7 @@ void describe(std::string& out) {
     out += "time";
   } else if constexpr (std::is_same_v<V, account_name>) {
     out += "name";
-  } else if constexpr (std::is_same_v<V, std::string>) {
+  } else if constexpr (std::is_same_v<V, std::string> || std::is_same_v<V, state_string>) {
     out += "string";
   } else if constexpr (sequence<V>) {
     out += "list<";
@@ -421,6 +429,101 @@ void chain::load_snapshot(const snapshot_info& info, std::span<const std::uint8_
   // Block n's undo session has revision n (the blocks applied next commit as they would have).
   db_.set_revision(head_block_num());
   start_pending();
+}
+
+// ---- state files ----------------------------------------------------------------------------
+
+std::uint64_t state_file_layout_id() {
+  static const std::uint64_t id = [] {
+    std::string text = "snapshot layout " + std::to_string(snapshot_layout_id());
+    for_each_section([&text](std::string_view name, auto index) {
+      using index_type = typename decltype(index)::type;
+      text.append("\n").append(name);
+      text.append(" body ").append(std::to_string(index_type::body_size()));
+      text.append(" container ").append(std::to_string(sizeof(typename index_type::container_type)));
+      text.append(" object ").append(std::to_string(sizeof(typename index_type::value_type)));
+    });
+    text.append("\ncompiler " __VERSION__ " libstdc++ ").append(std::to_string(_GLIBCXX_RELEASE));
+    text.append(" boost ").append(std::to_string(BOOST_VERSION));
+    text.append(" base ").append(std::to_string(state_region::base_address()));
+    return XXH3_64bits(text.data(), text.size());
+  }();
+  return id;
+}
+
+void chain::write_state(const std::filesystem::path& file) {
+  APIARY_CHECK(region_ != nullptr && pending_.empty() && !last_session_.active());  // clear_pending() first
+  pending_session_.undo();
+  db_.commit(db_.revision());
+  out_buffer payload;
+  byte_writer w(payload);
+  pack(w, state_file_layout_id());
+  pack(w, head_block_num());
+  pack(w, head_block_id());
+  pack(w, head_block_time());
+  pack(w, state_digest());
+  const auto options = state_option_values(options_);
+  pack_varint(w, static_cast<std::uint32_t>(options.size()));
+  for (const auto& [name, value] : options) pack(w, std::string(name).append("=").append(value));
+  if (payload.size() > state_region::max_payload_bytes)
+    throw state_region_error(file.string() + ": the chain options are too long for a state file's header");
+  first_block_ = head_block_num();  // every block before is permanent now
+  try {
+    region_->write(file, std::as_bytes(std::span(payload.data(), payload.size())));
+  } catch (...) {
+    start_pending();
+    throw;
+  }
+  start_pending();
+}
+
+namespace {
+
+// The chain's header in a state file's payload (chain_snapshot.hpp), checked against this
+// build and these options.
+snapshot_info read_state_header(std::span<const std::byte> payload, const chain_options& options) {
+  snapshot_info info;
+  byte_reader r(std::span(reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size()));
+  try {
+    unpack(r, info.layout_id);
+    if (info.layout_id != state_file_layout_id())
+      throw snapshot_error(snapshot_problem::layout, "made by a build whose state layout differs (layout id " +
+                                                         std::to_string(info.layout_id) + ", this build's " +
+                                                         std::to_string(state_file_layout_id()) +
+                                                         "): make the state again with this build");
+    unpack(r, info.head_block_num);
+    unpack(r, info.head_block_id);
+    unpack(r, info.head_block_time);
+    unpack(r, info.state_digest);
+    const std::uint32_t count = unpack_varint(r, "option count");
+    for (std::uint32_t i = 0; i < count; ++i) {
+      std::string text;
+      unpack(r, text);
+      const std::size_t eq = text.find('=');
+      if (eq == std::string::npos) r.fail("option '" + text.substr(0, 40) + "' is not name=value");
+      info.options.emplace_back(text.substr(0, eq), text.substr(eq + 1));
+    }
+  } catch (const decode_error& e) {
+    malformed(std::string("header: ") + e.what());
+  }
+  check_options(info, options);
+  return info;
+}
+
+}  // namespace
+
+std::unique_ptr<chain> chain::open_state(chain_options options, const std::filesystem::path& file,
+                                         const state_region::open_options& how, snapshot_info* info) {
+  APIARY_CHECK(options.memory == state_memory::mapped);
+  std::unique_ptr<state_region> region = state_region::open(file, how);
+  snapshot_info header = read_state_header(region->payload(), options);
+  std::unique_ptr<chain> c(new chain(std::move(options), std::move(region)));
+  if (c->globals_.size() != 1 || c->head_block_num() != header.head_block_num || c->head_block_id() != header.head_block_id)
+    malformed("the header's head block is not the state's");
+  c->first_block_ = c->head_block_num();
+  c->start_pending();
+  if (info != nullptr) *info = std::move(header);
+  return c;
 }
 
 }  // namespace apiary::core

@@ -42,6 +42,7 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <span>
@@ -64,6 +65,7 @@
 #include "apiary/core/protocol/full_block.hpp"
 #include "apiary/core/protocol/full_transaction.hpp"
 #include "apiary/core/state/database.hpp"
+#include "apiary/core/state/state_region.hpp"
 
 namespace apiary::core {
 
@@ -120,6 +122,12 @@ class chain {
   // from the writer's. Throws snapshot_error; `info` (optional) receives the header.
   static std::unique_ptr<chain> from_snapshot(chain_options options, std::span<const std::uint8_t> file,
                                               snapshot_info* info = nullptr);
+  // A chain whose state is a state file's (chain::write_state), mapped copy-on-write: nothing
+  // is rebuilt, and the file never changes. options.memory must be mapped; the state options
+  // and the database's pool switches must be the file's. Throws state_region_error (the file,
+  // its header, its address) or snapshot_error (its layout id or options).
+  static std::unique_ptr<chain> open_state(chain_options options, const std::filesystem::path& file,
+                                           const state_region::open_options& how, snapshot_info* info = nullptr);
   ~chain();
   chain(const chain&) = delete;
   chain& operator=(const chain&) = delete;
@@ -226,6 +234,13 @@ class chain {
   // otherwise). Reversible blocks are written as applied: a chain loaded from it has them
   // committed. Computes state_digest() for the header.
   void write_snapshot(out_buffer& out) const;
+  // Writes the state to a state file (chain_snapshot.hpp): a mapped chain only, with no pending
+  // transaction (clear_pending() first). The reversible blocks become permanent first, since a
+  // state file holds no undo session. Throws state_region_error when the file cannot be written
+  // (nothing is left under its name).
+  void write_state(const std::filesystem::path& file);
+  // The region a mapped chain lives in (null on the heap): its opening costs, its size.
+  const state_region* region() const { return region_.get(); }
 
   const private_key& witness_key() const { return witness_key_; }
 
@@ -237,6 +252,9 @@ class chain {
   // genesis, from_snapshot from a snapshot.
   struct empty_state {};
   chain(chain_options options, empty_state);
+  // region: a state region already holding the database (open_state), or null to make one when
+  // options.memory is mapped.
+  chain(chain_options options, std::unique_ptr<state_region> region);
   void build_genesis(const std::function<bool()>& cancelled, std::span<const account_keys> keys);  // chain_genesis.cpp
   void load_snapshot(const snapshot_info& info, std::span<const std::uint8_t> file);               // chain_snapshot.cpp
   reject check_rules(const full_transaction& tx) const;
@@ -277,6 +295,7 @@ class chain {
 
   chain_options options_;
   rc_books rc_books_;  // built from options_ first: it checks the RC parameters
+  std::unique_ptr<state_region> region_;  // a mapped chain's, before the database that lives in it
   database db_;
   account_index& accounts_;
   comment_index& comments_;

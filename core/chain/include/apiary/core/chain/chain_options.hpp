@@ -41,6 +41,12 @@ enum class signer_source : std::uint8_t {
   recover,   // always recovered from the signatures
 };
 
+// Where the chain keeps its state (state_region.hpp).
+enum class state_memory : std::uint8_t {
+  heap,    // the process's heap, object by object
+  mapped,  // one region at a fixed address, which a state file maps back whole
+};
+
 // The names the command line, config files and reports use (named_enum.hpp).
 inline constexpr std::array<enum_name<dedup_mode>, 2> dedup_mode_names{
     {{"split", dedup_mode::split}, {"unified", dedup_mode::unified}}};
@@ -48,6 +54,8 @@ inline constexpr std::array<enum_name<counter_mode>, 2> counter_mode_names{
     {{"local", counter_mode::local}, {"state", counter_mode::state}}};
 inline constexpr std::array<enum_name<rc_mode>, 2> rc_mode_names{
     {{"state", rc_mode::state}, {"volatile", rc_mode::volatile_charges}}};
+inline constexpr std::array<enum_name<state_memory>, 2> state_memory_names{
+    {{"heap", state_memory::heap}, {"mapped", state_memory::mapped}}};
 inline constexpr std::array<enum_name<signer_source>, 2> signer_source_names{
     {{"attached", signer_source::attached}, {"recover", signer_source::recover}}};
 
@@ -55,6 +63,7 @@ constexpr std::string_view to_string(dedup_mode m) { return name_of(dedup_mode_n
 constexpr std::string_view to_string(counter_mode m) { return name_of(counter_mode_names, m); }
 constexpr std::string_view to_string(rc_mode m) { return name_of(rc_mode_names, m); }
 constexpr std::string_view to_string(signer_source s) { return name_of(signer_source_names, s); }
+constexpr std::string_view to_string(state_memory m) { return name_of(state_memory_names, m); }
 
 // The account that signs the blocks. Genesis makes it an account too, with keys but no
 // balance and no vesting, so it has no resource credits: a transaction it pays is always
@@ -81,6 +90,8 @@ struct chain_limits {
 struct chain_options {
   // Undo layer: keep_alive, pool allocator for objects, pool allocator for undo states.
   database_options db;
+  // Where the state lives. A chain opened from a state file (chain::open_state) is mapped.
+  state_memory memory = state_memory::heap;
   dedup_mode dedup = dedup_mode::split;
   counter_mode custom_ops = counter_mode::local;
   rc_mode rc = rc_mode::state;

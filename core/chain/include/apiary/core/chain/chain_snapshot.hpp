@@ -80,6 +80,18 @@ struct snapshot_info {
 // objects' too): two builds read each other's snapshots only when theirs are equal.
 std::uint64_t snapshot_layout_id();
 
+// State files (chain::write_state, chain::open_state): a mapped state's bytes as they lie in
+// memory (state_region.hpp), with this header in the region's payload:
+//   u64 layout id                   state_file_layout_id()
+//   u32 head block number, 20-byte head block id, u32 head block time
+//   32-byte state digest            chain::state_digest() when written
+//   varint count, then per option   "name=value" (chain_options::state_options)
+// The layout id covers what the bytes depend on beyond the objects' fields: the size of every
+// index's body, container and object, the compiler and standard library, Boost, and the
+// address states are mapped at. Two builds open each other's state files only when theirs are
+// equal; a build that differs makes its own.
+std::uint64_t state_file_layout_id();
+
 // Checks a whole snapshot file: its size, magic, version, checksum and layout id, and reads its
 // header. Throws snapshot_error. Cheap next to loading it: the checksum runs at memory speed.
 snapshot_info check_snapshot(std::span<const std::uint8_t> file);

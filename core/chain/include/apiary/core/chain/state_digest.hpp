@@ -83,7 +83,7 @@ void digest_append(out_buffer& b, const V& v) {
     digest_append(b, v.secs);
   } else if constexpr (std::is_same_v<V, account_name>) {
     digest_detail::append_text(b, v.view());
-  } else if constexpr (std::is_same_v<V, std::string>) {
+  } else if constexpr (std::is_same_v<V, std::string> || std::is_same_v<V, state_string>) {
     digest_detail::append_text(b, v);
   } else if constexpr (digest_detail::is_fixed_bytes<V>) {
     b.append(v.begin(), v.size());

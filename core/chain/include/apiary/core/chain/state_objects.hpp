@@ -19,7 +19,6 @@
 #include <string>
 #include <string_view>
 
-#include <boost/container/small_vector.hpp>
 #include <boost/multi_index/composite_key.hpp>
 #include <boost/multi_index/hashed_index.hpp>
 #include <boost/multi_index/member.hpp>
@@ -31,6 +30,7 @@
 #include "apiary/core/protocol/keys.hpp"
 #include "apiary/core/protocol/operations.hpp"
 #include "apiary/core/protocol/time_point.hpp"
+#include "apiary/core/state/state_vector.hpp"
 #include "apiary/core/state/undo_index.hpp"
 
 namespace apiary::core {
@@ -103,14 +103,16 @@ using account_index = undo_index<
         bmi::ordered_unique<bmi::tag<by_id>, bmi::member<account_object, std::uint32_t, &account_object::id>>,
         bmi::hashed_unique<bmi::tag<by_name>, bmi::member<account_object, account_name, &account_object::name>>>>;
 
-using beneficiary_list = boost::container::small_vector<beneficiary_route, 2>;
+// Variable-length members take memory from where their object is (state_vector.hpp): in a
+// mapped state, from the state itself.
+using beneficiary_list = state_vector<beneficiary_route, 2>;
 
 struct comment_object {
   std::uint32_t id = 0;
   account_name author;
-  std::string permlink;
+  state_string permlink;
   account_name parent_author;  // empty for a root post
-  std::string parent_permlink;
+  state_string parent_permlink;
   time_point_sec created;
   time_point_sec last_update;
   std::uint32_t body_size = 0;
@@ -165,7 +167,7 @@ using comment_index = undo_index<
         bmi::hashed_unique<
             bmi::tag<by_permlink>,
             bmi::composite_key<comment_object, bmi::member<comment_object, account_name, &comment_object::author>,
-                               bmi::member<comment_object, std::string, &comment_object::permlink>>,
+                               bmi::member<comment_object, state_string, &comment_object::permlink>>,
             bmi::composite_key_hash<std::hash<account_name>, permlink_hash>,
             bmi::composite_key_equal_to<std::equal_to<account_name>, permlink_equal>>,
         bmi::ordered_unique<

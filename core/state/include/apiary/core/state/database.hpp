@@ -15,6 +15,13 @@
 //   pool_undo     undo states and their containers come from another node_pool.
 // All eight combinations behave identically (tests/state prove it on random scripts).
 //
+// Where the state lives: on the heap, or in a state_region (state_region.hpp), where every
+// index's body, the pools and the database's root (the list of the bodies) are allocated,
+// so that the region written to a file and opened again holds the database whole. A
+// database over a region that already has a root takes up its indexes: add_index() attaches
+// the k-th index added to the k-th body recorded, and refuses an index of another type; the
+// pools' switches are the region's (a mismatch is refused), keep_alive is free.
+//
 // Lifetime: close (push, squash, undo or destroy) every session before the database.
 // Thread safety: none; one writer thread owns the database.
 #pragma once
@@ -23,11 +30,14 @@
 #include <cstdint>
 #include <memory>
 #include <memory_resource>
+#include <string_view>
+#include <typeinfo>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "apiary/core/base/check.hpp"
+#include "apiary/core/state/state_region.hpp"
 #include "apiary/core/state/undo_index.hpp"
 
 namespace apiary::core {
@@ -91,7 +101,10 @@ class database {
     std::int64_t revision_ = 0;
   };
 
-  explicit database(const database_options& options = {});
+  // region: null for a heap database; else the region it lives in, which outlives it: a new
+  // database, or the one the region holds (its switches pool_objects and pool_undo must be
+  // options', else state_region_error).
+  explicit database(const database_options& options = {}, state_region* region = nullptr);
   ~database();
   database(const database&) = delete;
   database& operator=(const database&) = delete;
@@ -104,8 +117,7 @@ class database {
     APIARY_CHECK(depth_ == 0);
     const std::size_t slot = detail::index_slot<Index>();
     APIARY_CHECK(slot >= by_slot_.size() || by_slot_[slot] == nullptr);
-    auto index = std::make_unique<Index>(index_options_);
-    index->set_revision(revision_);
+    std::unique_ptr<Index> index = make_index<Index>();
     Index& ref = *index;
     if (slot >= by_slot_.size()) by_slot_.resize(slot + 1, nullptr);
     indexes_.push_back(std::move(index));
@@ -153,7 +165,39 @@ class database {
   std::size_t undo_pool_bytes() const noexcept;
 
  private:
+  template <class Index>
+  std::unique_ptr<Index> make_index() {
+    if constexpr (requires(const Index& i) { i.body_address(); }) {
+      if (root_ != nullptr && attached_ < recorded_bodies()) {
+        auto index = std::make_unique<Index>(attach_body, take_body(index_type_id<Index>()), index_options_);
+        if (attached_ == 1) revision_ = index->revision();
+        APIARY_CHECK(index->revision() == revision_);
+        return index;
+      }
+    } else {
+      APIARY_CHECK(root_ == nullptr);  // only an undo_index has a body to keep in a state region
+    }
+    auto index = std::make_unique<Index>(index_options_);
+    index->set_revision(revision_);
+    if constexpr (requires(const Index& i) { i.body_address(); }) {
+      if (root_ != nullptr) record_body(index->body_address(), index_type_id<Index>());
+    }
+    return index;
+  }
+
+  struct root;
+  // A name for an index type that two builds of the same code agree on.
+  template <class Index>
+  static std::size_t index_type_id() noexcept {
+    return std::hash<std::string_view>{}(typeid(Index).name());
+  }
+  std::size_t recorded_bodies() const noexcept;
+  void* take_body(std::size_t type_id);
+  void record_body(void* body, std::size_t type_id);
+
   database_options options_;
+  root* root_ = nullptr;  // in the region; null for a heap database
+  std::size_t attached_ = 0;
   // Declared before the indexes, which allocate from them, so they are destroyed after.
   std::unique_ptr<std::pmr::memory_resource> object_pool_;
   std::unique_ptr<std::pmr::memory_resource> undo_pool_;

@@ -4,7 +4,9 @@
 // 16-byte size class for the next allocation of that class: allocating and freeing is a few
 // instructions, against a general-purpose allocator's size lookup and bookkeeping. Larger or
 // over-aligned requests go to the upstream resource. Memory returns upstream only when the
-// pool is destroyed, so the pool's footprint is its high-water mark.
+// pool is destroyed, so the pool's footprint is its high-water mark. Everything the pool
+// keeps (its chunk list too) comes from upstream, so a pool placed in a mapped state
+// (state_region.hpp) holds nothing outside it.
 //
 // Thread safety: none (like std::pmr::unsynchronized_pool_resource); one owner thread.
 #pragma once
@@ -23,10 +25,16 @@ class node_pool final : public std::pmr::memory_resource {
   static constexpr std::size_t max_pooled = 512;
   static constexpr std::size_t chunk_bytes = 64 * 1024;
 
-  explicit node_pool(std::pmr::memory_resource* upstream = std::pmr::new_delete_resource()) : upstream_(upstream) {}
+  explicit node_pool(std::pmr::memory_resource* upstream = std::pmr::new_delete_resource())
+      : upstream_(upstream), chunks_(upstream) {}
   ~node_pool() override;
   node_pool(const node_pool&) = delete;
   node_pool& operator=(const node_pool&) = delete;
+
+  // A pool found in a state mapped by another process: its bytes are all valid here but its
+  // virtual table pointer is that process's. Gives it this program's, keeping everything
+  // else (state_region.hpp says why the addresses hold).
+  static void reattach(node_pool* pool) noexcept;
 
   // Bytes obtained from upstream for chunks (not counting the large requests passed through).
   std::size_t chunk_footprint() const { return chunks_.size() * chunk_bytes; }
@@ -67,7 +75,7 @@ class node_pool final : public std::pmr::memory_resource {
   std::array<free_block*, classes> free_{};
   std::byte* next_ = nullptr;  // the unused rest of the newest chunk
   std::byte* end_ = nullptr;
-  std::vector<void*> chunks_;
+  std::pmr::vector<void*> chunks_;
 };
 
 }  // namespace apiary::core

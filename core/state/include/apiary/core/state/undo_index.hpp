@@ -63,6 +63,7 @@
 #include <boost/unordered/unordered_flat_map.hpp>
 
 #include "apiary/core/base/check.hpp"
+#include "apiary/core/state/reattach.hpp"
 
 namespace apiary::core {
 
@@ -93,7 +94,18 @@ struct index_options {
   std::pmr::memory_resource* objects = std::pmr::new_delete_resource();  // multi_index nodes
   std::pmr::memory_resource* undo = std::pmr::new_delete_resource();     // undo states
   bool keep_alive = false;
+  // The index's body (its container, undo stack and counters, undo_index::body_bytes) and
+  // whether the body stays where it is when the index is destroyed: a mapped state's bodies
+  // go with the mapping (state_region.hpp) and are never torn down object by object.
+  std::pmr::memory_resource* home = std::pmr::new_delete_resource();
+  bool left_in_place = false;
 };
+
+// Tags undo_index's constructor that takes up a body another index left (a mapped state).
+struct attach_body_t {
+  explicit attach_body_t() = default;
+};
+inline constexpr attach_body_t attach_body{};
 
 // Forwards to another resource and counts the bytes it holds: each index's share of the
 // object pool (its nodes, buckets and the nodes its undo states keep), for the report's state
@@ -102,6 +114,7 @@ class counting_resource final : public std::pmr::memory_resource {
  public:
   explicit counting_resource(std::pmr::memory_resource* upstream) : upstream_(upstream) {}
   std::size_t bytes() const noexcept { return bytes_; }
+  std::pmr::memory_resource* upstream() const noexcept { return upstream_; }
 
  private:
   void* do_allocate(std::size_t bytes, std::size_t align) override {
@@ -235,6 +248,12 @@ class undo_index final : public undo_index_base {
       }
     }
 
+    // A map that holds no table points at an empty one that Boost keeps in the program, the
+    // program that made the state: give it this program's (attach_body).
+    void forget_empty_table() noexcept {
+      if (old_values_.bucket_count() == 0) old_values_map(old_values_.get_allocator()).swap(old_values_);
+    }
+
     std::pmr::vector<id_type> new_ids_;
     old_values_map old_values_;
     std::pmr::vector<removed_node> removed_;
@@ -243,12 +262,32 @@ class undo_index final : public undo_index_base {
   };
 
   explicit undo_index(const index_options& options = {})
-      : counted_(options.objects),
-        container_(allocator_type(&counted_)),
-        undo_resource_(options.undo),
-        keep_alive_(options.keep_alive) {}
+      : undo_index(make_body(options), options) {}
 
-  ~undo_index() override = default;
+  // Takes up the body at `address`, which an index of this very type left in a mapped state
+  // another process made (state_region.hpp): its objects, ids, revision and spare undo states
+  // are this index's. Its memory resources must be those of `options` as they were then (the
+  // database checks it); keep_alive is this index's own. No session may be open in it.
+  undo_index(attach_body_t /*tag*/, void* address, const index_options& options)
+      : undo_index(*static_cast<body*>(address), options) {
+    reattach_vtable(&counted_, nullptr);
+    APIARY_CHECK(counted_.upstream() == options.objects && undo_resource_ == options.undo && depth_ == 0);
+    keep_alive_ = options.keep_alive;
+    for (state_ptr& spare : states_) spare->forget_empty_table();
+  }
+
+  ~undo_index() override {
+    if (left_in_place_) return;
+    std::pmr::memory_resource* home = home_;
+    body* b = &body_;
+    std::destroy_at(b);
+    home->deallocate(b, sizeof(body), alignof(body));
+  }
+
+  // Where the body is, for a database that records it to take it up later (attach_body), and
+  // its size (a state file's layout depends on it).
+  void* body_address() const noexcept { return &body_; }
+  static constexpr std::size_t body_size() noexcept { return sizeof(body); }
 
   // --- objects ---------------------------------------------------------------------------
 
@@ -651,14 +690,49 @@ class undo_index final : public undo_index_base {
     v.reserve(std::max(v.size() + extra, std::max<std::size_t>(8, 2 * v.capacity())));
   }
 
-  counting_resource counted_;  // before the container, which allocates from it
-  container_type container_;
-  std::vector<state_ptr> states_;  // [0, depth_) open, bottom first; above: spares
-  std::size_t depth_ = 0;
-  std::int64_t revision_ = 0;
-  id_type next_id_ = 0;
-  std::pmr::memory_resource* undo_resource_;
-  bool keep_alive_;
+  // Everything the index keeps, in one block from index_options::home, so that a mapped
+  // state holds an index whole and another process can take it up (attach_body). The
+  // members below are references into it: the code reads as if they were the index's own.
+  struct body {
+    explicit body(const index_options& options)
+        : counted(options.objects), container(allocator_type(&counted)), states(options.undo),
+          undo_resource(options.undo), keep_alive(options.keep_alive) {}
+    counting_resource counted;  // before the container, which allocates from it
+    container_type container;
+    std::pmr::vector<state_ptr> states;  // [0, depth) open, bottom first; above: spares
+    std::size_t depth = 0;
+    std::int64_t revision = 0;
+    id_type next_id = 0;
+    std::pmr::memory_resource* undo_resource;
+    bool keep_alive;
+  };
+
+  static body& make_body(const index_options& options) {
+    void* p = options.home->allocate(sizeof(body), alignof(body));
+    try {
+      return *::new (p) body(options);
+    } catch (...) {
+      options.home->deallocate(p, sizeof(body), alignof(body));
+      throw;
+    }
+  }
+
+  undo_index(body& b, const index_options& options)
+      : body_(b), counted_(b.counted), container_(b.container), states_(b.states), depth_(b.depth),
+        revision_(b.revision), next_id_(b.next_id), undo_resource_(b.undo_resource), keep_alive_(b.keep_alive),
+        home_(options.home), left_in_place_(options.left_in_place) {}
+
+  body& body_;
+  counting_resource& counted_;
+  container_type& container_;
+  std::pmr::vector<state_ptr>& states_;
+  std::size_t& depth_;
+  std::int64_t& revision_;
+  id_type& next_id_;
+  std::pmr::memory_resource*& undo_resource_;
+  bool& keep_alive_;
+  std::pmr::memory_resource* home_;
+  bool left_in_place_;
 };
 
 }  // namespace apiary::core
