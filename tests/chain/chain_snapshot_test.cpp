@@ -140,7 +140,8 @@ class SnapshotModes : public ::testing::TestWithParam<unsigned> {};
 // A chain loaded from the writer's state (by `load`, with the switches of mask ^ 0xf) at the
 // script's snapshot step must follow the writer block by block: the same results, the same
 // digests, the same next ids.
-using loader = std::function<std::unique_ptr<core::chain>(core::chain& writer, unsigned mask, core::snapshot_info& info)>;
+using loader =
+    std::function<std::unique_ptr<core::chain>(core::chain& writer, unsigned mask, core::snapshot_info& info)>;
 
 void follow_the_writer(unsigned mask, const loader& load) {
   core::chain writer(options_for(mask));
@@ -201,8 +202,8 @@ TEST_P(SnapshotModes, LoadedChainFollowsTheWriterBlockByBlock) {
 // The writer's snapshot loaded into a mapped chain (a state region), which writes a state
 // file; a chain opened from that file follows the heap writer.
 TEST_P(SnapshotModes, ChainOpenedFromAStateFileFollowsTheWriterBlockByBlock) {
-  const std::filesystem::path state = std::filesystem::temp_directory_path() /
-                                      ("apiary-chain-" + std::to_string(::getpid()) + ".state");
+  const std::filesystem::path state =
+      std::filesystem::temp_directory_path() / ("apiary-chain-" + std::to_string(::getpid()) + ".state");
   follow_the_writer(GetParam(), [&state](core::chain& writer, unsigned mask, core::snapshot_info& info) {
     core::out_buffer file;
     writer.write_snapshot(file);

@@ -1,5 +1,6 @@
 // Every combination of switches (database: keep_alive, pool_objects, pool_undo; chain: dedup,
-// counter, signer source, apply_block_in_session, rc, with reuse_pending on or off) gives the
+// counter, signer source, apply_block_in_session, rc, with reuse_pending on or off and the state
+// on the heap or mapped) gives the
 // same per-transaction results, the same blocks and the same state for the same input.
 //
 // The input is recorded once on a reference chain: the colony's typical mix over few
@@ -252,6 +253,8 @@ core::chain_options options_for(unsigned mask) {
   // Off when an odd number of the others are: every combination of any seven of them meets
   // reuse_pending both on and off, in 256 runs instead of 512.
   o.reuse_pending = std::popcount(mask) % 2 == 0;
+  // Mapped when an odd number of the even switches are off: every switch meets both memories.
+  o.memory = std::popcount(mask & 0x55u) % 2 == 1 ? core::state_memory::mapped : core::state_memory::heap;
   return o;
 }
 
@@ -262,7 +265,7 @@ std::string describe(unsigned mask) {
       " pool_undo=" + std::to_string(o.db.pool_undo) + " dedup=" + std::string(core::to_string(o.dedup)) +
       " counter=" + std::string(core::to_string(o.custom_ops)) + " signers=" + std::string(core::to_string(o.signers)) +
       " in_session=" + std::to_string(o.apply_block_in_session) + " rc=" + std::string(core::to_string(o.rc)) +
-      " reuse_pending=" + std::to_string(o.reuse_pending);
+      " reuse_pending=" + std::to_string(o.reuse_pending) + " memory=" + std::string(core::to_string(o.memory));
   return s;
 }
 

@@ -145,9 +145,9 @@ const std::string& empty_file() {
 // option needs no entry here.
 std::string other_value(const config_entry& e) {
   const std::vector<std::string> candidates = {
-      "off",     "on",      "1",     "2",         "65536",     "1048576", "block",  "async",
-      "bounded", "unified", "state", "volatile",  "recover",   "debug",   "vote=1", "duplicate=0.5",
-      "x.json",  "other",   "clock", "vesting:1", empty_file()};
+      "off",     "on",      "1",     "2",         "65536",   "1048576",   "block",  "async",
+      "bounded", "unified", "state", "volatile",  "recover", "debug",     "vote=1", "duplicate=0.5",
+      "x.json",  "other",   "clock", "vesting:1", "mapped",  empty_file()};
   for (const std::string& v : candidates) {
     run_config c;
     if (set_option(c, e.name, v).empty() && option_text(c, e.name) != e.text) return v;

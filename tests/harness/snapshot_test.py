@@ -9,8 +9,13 @@
              an --out that cannot be written: exit status 2, one line naming the problem, no output written.
   interrupt  SIGINT while the blocks are made: exit status 130, one line, and no file (nor a temporary one)
              where --out points.
+  mapped     `apiary snapshot --state-memory mapped` writes a state file (APIARYMS); run and replay --state map it
+             and go on from its head (the report says "state file", mapped, its open and prefault times); its bytes
+             never change: after a run, after two runs at once, after SIGINT and after SIGKILL. A snapshot loads
+             into a mapped chain (converted); the state file's refusals are one line each.
 """
 
+import hashlib
 import json
 import os
 import signal
@@ -85,7 +90,7 @@ def mode_use(args, schema):
     ht.check(r["blocks"][0]["num"] == 21 and r["audit"]["passed"] and r["timing"]["genesis_ms"] == 0,
              "the run did not go on from block 20, or its audit failed: first block %d, audit %s"
              % (r["blocks"][0]["num"], r["audit"]))
-    ht.check("state %s (head block 20) loaded" % snap in p.stdout, "the summary does not name the snapshot")
+    ht.check("snapshot %s (head block 20) loaded" % snap in p.stdout, "the summary does not name the snapshot")
     print("use: a 20-block snapshot of %d bytes, the same twice and after a load; replay and run went on from it"
           % os.path.getsize(snap))
 
@@ -149,8 +154,108 @@ def mode_interrupt(args, schema):
     print("interrupt: %s" % errors[0])
 
 
+def digest_of(path):
+    return hashlib.sha256(read_bytes(path)).hexdigest()
+
+
+def check_mapped_run(args, schema, state, report, *extra, fmt="state file"):
+    smoke = os.path.join(args.source_dir, "configs", "smoke.toml")
+    p = ht.run_apiary(args, ["run", "--config", smoke, "--state", state, "--blocks", "5", "--warmup-blocks", "1",
+                             "--audit", "on", "--report", report, *extra])
+    ht.check(p.returncode == 0, "run --state (a state file): exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
+    r = ht.load_report(report, schema)
+    s = check_state(r["context"], state, 20)
+    ht.check(s["format"] == fmt and s["open_ms"] >= 0 and s["prefault_ms"] >= 0, "context.state: %s" % s)
+    ht.check(r["config"]["state-memory"] == "mapped", "a state file ran %s" % r["config"]["state-memory"])
+    ht.check(r["blocks"][0]["num"] == 21 and r["audit"]["passed"], "the run did not go on from block 20, or its "
+             "audit failed: first block %d, audit %s" % (r["blocks"][0]["num"], r["audit"]))
+    ht.check("%s %s (head block 20) loaded" % (fmt, state) in p.stdout, "the summary does not name the state file")
+    return r
+
+
+def interrupted_run(args, state, sig):
+    smoke = os.path.join(args.source_dir, "configs", "smoke.toml")
+    cmd = [args.apiary, "run", "--config", smoke, "--state", state, "--blocks", "1000000", "--report",
+           path_in(args, "mapped-%d.json" % sig)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir)
+    time.sleep(3.0)
+    proc.send_signal(sig)
+    proc.communicate(timeout=120)
+    return proc.returncode
+
+
+def mode_mapped(args, schema):
+    state = path_in(args, "s20.state")
+    stdout = make_snapshot(args, state, "--blocks", "20", "--state-memory", "mapped")
+    ht.check(read_bytes(state)[:8] == b"APIARYMS", "snapshot --state-memory mapped did not write a state file")
+    ht.check("head block 20 " in stdout, "snapshot: %s" % stdout)
+    digest = digest_of(state)
+    r = check_mapped_run(args, schema, state, path_in(args, "mapped.json"), "--state-verify", "on")
+    ht.check(r["context"]["state"]["verify_ms"] > 0, "--state-verify on took no time: %s" % r["context"]["state"])
+    ht.check(digest_of(state) == digest, "a run changed the state file")
+
+    smoke = os.path.join(args.source_dir, "configs", "smoke.toml")
+    two = [subprocess.Popen([args.apiary, "run", "--config", smoke, "--state", state, "--blocks", "5", "--report",
+                             path_in(args, "together-%d.json" % i)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=args.work_dir) for i in range(2)]
+    for proc in two:
+        _, stderr = proc.communicate(timeout=300)
+        ht.check(proc.returncode == 0, "two runs on one state file: exit status %d; stderr:\n%s"
+                 % (proc.returncode, stderr))
+    ht.check(interrupted_run(args, state, signal.SIGINT) == 130, "a run stopped by SIGINT did not exit 130")
+    ht.check(interrupted_run(args, state, signal.SIGKILL) == -signal.SIGKILL, "SIGKILL did not kill the run")
+    ht.check(digest_of(state) == digest, "two runs at once, SIGINT or SIGKILL changed the state file")
+
+    report = path_in(args, "mapped-replay.json")
+    p = ht.run_apiary(args, ["replay", "--state", state, *SMALL, "--transactions", "3000", "--report", report])
+    ht.check(p.returncode == 0, "replay --state (a state file): exit status %d; stderr:\n%s" % (p.returncode, p.stderr))
+    with open(report) as f:
+        res = json.load(f)
+    ht.check(res["blocks"][0]["num"] == 21 and res["result"]["rejected"] == 0, "the replay did not go on from 20")
+
+    snap = path_in(args, "s20-for-mapped.snap")
+    make_snapshot(args, snap, "--blocks", "20")
+    check_mapped_run(args, schema, snap, path_in(args, "converted.json"), "--state-memory", "mapped", fmt="snapshot")
+    ht.check(digest_of(state) == digest, "the state file changed")
+    print("mapped: a state file of %d bytes, opened in %.1f ms (prefault %.1f ms), unchanged after runs, two at once, "
+          "SIGINT and SIGKILL" % (os.path.getsize(state), r["context"]["state"]["open_ms"],
+                                  r["context"]["state"]["prefault_ms"]))
+    mapped_refusals(args, state)
+
+
+def mapped_refusals(args, state):
+    data = read_bytes(state)
+    truncated = path_in(args, "truncated.state")
+    with open(truncated, "wb") as f:
+        f.write(data[: len(data) // 2])
+    header = path_in(args, "header.state")
+    with open(header, "wb") as f:
+        f.write(data[:40] + bytes([data[40] ^ 0x01]) + data[41:])
+    content = path_in(args, "content.state")
+    with open(content, "wb") as f:
+        f.write(data[:-64] + bytes([data[-64] ^ 0x01]) + data[-63:])
+    report = path_in(args, "mapped-refused.json")
+    smoke = ["--config", os.path.join(args.source_dir, "configs", "smoke.toml"), "--report", report]
+    seen = [
+        one_line_refusal(args, ["run", *smoke, "--state", state, "--state-memory", "heap"],
+                         ["is a state file", "--state-memory heap"], report),
+        one_line_refusal(args, ["run", *smoke, "--state-prefault", "off"], ["--state-prefault off", "--state FILE"],
+                         report),
+        one_line_refusal(args, ["run", *smoke, "--state-verify", "on"], ["--state-verify on", "--state FILE"], report),
+        one_line_refusal(args, ["run", *smoke, "--state", truncated], ["--state", "truncated"], report),
+        one_line_refusal(args, ["run", *smoke, "--state", header], ["--state", "header", "damaged"], report),
+        one_line_refusal(args, ["run", *smoke, "--state", content, "--state-verify", "on"],
+                         ["--state", "does not match its digest"], report),
+        one_line_refusal(args, ["run", *smoke, "--state", state, "--accounts", "2000"],
+                         ["genesis_accounts=1000", "genesis_accounts=2000"], report),
+    ]
+    ht.check(read_bytes(state) == data, "a refused command changed the state file")
+    print("mapped refusals:\n  " + "\n  ".join(seen))
+
+
 def main():
-    return ht.run_modes({"use": mode_use, "refusals": mode_refusals, "interrupt": mode_interrupt}, __doc__)
+    return ht.run_modes({"use": mode_use, "refusals": mode_refusals, "interrupt": mode_interrupt,
+                         "mapped": mode_mapped}, __doc__)
 
 
 if __name__ == "__main__":

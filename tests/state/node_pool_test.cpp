@@ -58,7 +58,7 @@ TEST(NodePool, LargeRequestsAndChunksComeFromUpstream) {
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(aligned) % 64, 0u);
     pool.deallocate(aligned, 64, 64);
     pool.deallocate(small, 64, 8);
-    for (int i = 0; i < 2000; ++i) (void)pool.allocate(64, 8);  // 128 KB: more chunks
+    for (int i = 0; i < 2000; ++i) (void)pool.allocate(64, 8);                        // 128 KB: more chunks
     EXPECT_EQ(pool.chunk_footprint(), (upstream.live - 1) * node_pool::chunk_bytes);  // all but the list
     EXPECT_GT(upstream.live, 2u);
   }

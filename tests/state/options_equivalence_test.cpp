@@ -6,8 +6,8 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <memory>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 

@@ -197,7 +197,8 @@ TEST_F(StateFileDamage, ContentChangedIsFoundByVerify) {
 
 TEST_F(StateFileDamage, AnotherDatabaseLayoutIsRefused) {
   auto region = state_region::open(file_, {});
-  EXPECT_THROW(database({.keep_alive = true, .pool_objects = false, .pool_undo = true}, region.get()), state_region_error);
+  EXPECT_THROW(database({.keep_alive = true, .pool_objects = false, .pool_undo = true}, region.get()),
+               state_region_error);
 }
 
 TEST(StateRegion, UnwritablePathLeavesNothing) {

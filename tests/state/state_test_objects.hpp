@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <concepts>
-#include <filesystem>
 #include <cstdint>
+#include <filesystem>
 #include <memory_resource>
 #include <ostream>
 #include <string>
@@ -41,10 +41,11 @@ struct account {
 };
 
 using account_index = undo_index<
-    account, bmi::indexed_by<
-                 bmi::ordered_unique<bmi::tag<by_id>, bmi::member<account, std::uint64_t, &account::id>>,
-                 bmi::ordered_unique<bmi::tag<by_name>, bmi::member<account, state_string, &account::name>, std::less<>>,
-                 bmi::ordered_non_unique<bmi::tag<by_balance>, bmi::member<account, std::int64_t, &account::balance>>>>;
+    account,
+    bmi::indexed_by<
+        bmi::ordered_unique<bmi::tag<by_id>, bmi::member<account, std::uint64_t, &account::id>>,
+        bmi::ordered_unique<bmi::tag<by_name>, bmi::member<account, state_string, &account::name>, std::less<>>,
+        bmi::ordered_non_unique<bmi::tag<by_balance>, bmi::member<account, std::int64_t, &account::balance>>>>;
 
 // Hashed primary index and a unique composite-free key.
 struct item {

@@ -42,8 +42,8 @@ chain_audit chain::audit() const {
 
   const auto& due = comments_.get<by_cashout>();
   if (!due.empty() && due.begin()->cashout_time <= head_block_time())
-    violation("cashout: comment @" + std::string(due.begin()->author.view()) + "/" + std::string(due.begin()->permlink.view()) +
-              " is past its cashout time and still in the state");
+    violation("cashout: comment @" + std::string(due.begin()->author.view()) + "/" +
+              std::string(due.begin()->permlink.view()) + " is past its cashout time and still in the state");
   std::size_t orphans = 0;
   for (const comment_vote_object& v : votes_.indices())
     if (comments_.find(v.comment) == nullptr) ++orphans;

@@ -451,7 +451,7 @@ std::uint64_t state_file_layout_id() {
   return id;
 }
 
-void chain::write_state(const std::filesystem::path& file) {
+sha256_digest chain::write_state(const std::filesystem::path& file) {
   APIARY_CHECK(region_ != nullptr && pending_.empty() && !last_session_.active());  // clear_pending() first
   pending_session_.undo();
   db_.commit(db_.revision());
@@ -461,7 +461,8 @@ void chain::write_state(const std::filesystem::path& file) {
   pack(w, head_block_num());
   pack(w, head_block_id());
   pack(w, head_block_time());
-  pack(w, state_digest());
+  const sha256_digest digest = state_digest();
+  pack(w, digest);
   const auto options = state_option_values(options_);
   pack_varint(w, static_cast<std::uint32_t>(options.size()));
   for (const auto& [name, value] : options) pack(w, std::string(name).append("=").append(value));
@@ -475,6 +476,7 @@ void chain::write_state(const std::filesystem::path& file) {
     throw;
   }
   start_pending();
+  return digest;
 }
 
 namespace {
@@ -518,7 +520,8 @@ std::unique_ptr<chain> chain::open_state(chain_options options, const std::files
   std::unique_ptr<state_region> region = state_region::open(file, how);
   snapshot_info header = read_state_header(region->payload(), options);
   std::unique_ptr<chain> c(new chain(std::move(options), std::move(region)));
-  if (c->globals_.size() != 1 || c->head_block_num() != header.head_block_num || c->head_block_id() != header.head_block_id)
+  if (c->globals_.size() != 1 || c->head_block_num() != header.head_block_num ||
+      c->head_block_id() != header.head_block_id)
     malformed("the header's head block is not the state's");
   c->first_block_ = c->head_block_num();
   c->start_pending();

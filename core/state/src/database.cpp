@@ -22,7 +22,6 @@ std::unique_ptr<std::pmr::memory_resource> make_pool(bool on) {
 }
 }  // namespace
 
-
 // The database's part of a state region: its pools and, in the order they were added, its
 // indexes' bodies with the type each was made for.
 struct database::root {
@@ -64,8 +63,8 @@ database::database(const database_options& options, state_region* region) : opti
     if (root_->magic != root::expected_magic) throw state_region_error("the state holds no database");
     if (root_->pool_objects != options.pool_objects || root_->pool_undo != options.pool_undo)
       throw state_region_error("the state was made with pool_objects " + on_off(root_->pool_objects) +
-                               " and pool_undo " + on_off(root_->pool_undo) + ", not " +
-                               on_off(options.pool_objects) + " and " + on_off(options.pool_undo));
+                               " and pool_undo " + on_off(root_->pool_undo) + ", not " + on_off(options.pool_objects) +
+                               " and " + on_off(options.pool_undo));
     node_pool::reattach(&root_->object_pool);
     node_pool::reattach(&root_->undo_pool);
   }
@@ -82,7 +81,8 @@ std::size_t database::recorded_bodies() const noexcept { return root_->count; }
 
 void* database::take_body(std::size_t type_id) {
   if (root_->types[attached_] != type_id)
-    throw state_region_error("the state's index " + std::to_string(attached_) + " is of another type than this build's");
+    throw state_region_error("the state's index " + std::to_string(attached_) +
+                             " is of another type than this build's");
   return root_->bodies[attached_++];
 }
 

@@ -1,6 +1,5 @@
 #include "apiary/core/state/node_pool.hpp"
 
-
 #include "apiary/core/state/reattach.hpp"
 
 namespace apiary::core {
@@ -9,9 +8,7 @@ node_pool::~node_pool() {
   for (void* chunk : chunks_) upstream_->deallocate(chunk, chunk_bytes, granule);
 }
 
-void node_pool::reattach(node_pool* pool) noexcept {
-  reattach_vtable(pool, std::pmr::null_memory_resource());
-}
+void node_pool::reattach(node_pool* pool) noexcept { reattach_vtable(pool, std::pmr::null_memory_resource()); }
 
 void* node_pool::carve(std::size_t size) {
   if (static_cast<std::size_t>(end_ - next_) < size) {

@@ -43,7 +43,7 @@ class state_arena final : public std::pmr::memory_resource {
  private:
   void* do_allocate(std::size_t bytes, std::size_t align) override {
     void* p = align <= alignof(std::max_align_t) ? manager_->allocate(bytes, std::nothrow)
-                                                  : manager_->allocate_aligned(bytes, align, std::nothrow);
+                                                 : manager_->allocate_aligned(bytes, align, std::nothrow);
     if (p == nullptr) throw std::bad_alloc();
     return p;
   }
@@ -143,11 +143,15 @@ std::uintptr_t state_region::base_address() noexcept {
 #endif
 }
 
-state_region::state_region(std::uintptr_t base, std::size_t reserve) : base_(base), reserve_(reserve) {}
+state_region::state_region(std::uintptr_t base, std::size_t reserve)
+    : base_(base),
+      // The one place an address becomes a pointer: the region is where base_address() says.
+      start_(reinterpret_cast<std::byte*>(base)),  // NOLINT(performance-no-int-to-ptr)
+      reserve_(reserve) {}
 
 state_region::~state_region() {
   segment_.reset();
-  if (mapped_) ::munmap(reinterpret_cast<void*>(base_), reserve_);
+  if (mapped_) ::munmap(start_, reserve_);
   state_region* self = this;
   open_region.compare_exchange_strong(self, nullptr);
 }
@@ -156,7 +160,7 @@ state_region::~state_region() {
 // mapped there (MAP_FIXED_NOREPLACE; a kernel that ignores the flag places it elsewhere, which
 // is refused the same way).
 void state_region::map_anonymous(std::size_t from) {
-  void* want = reinterpret_cast<void*>(base_ + from);
+  void* want = start_ + from;
   const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (from == 0 ? MAP_FIXED_NOREPLACE : MAP_FIXED);
   void* got = ::mmap(want, reserve_ - from, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (got == MAP_FAILED || got != want) {
@@ -167,9 +171,7 @@ void state_region::map_anonymous(std::size_t from) {
   mapped_ = true;
 }
 
-state_region::core& state_region::the_core() const noexcept {
-  return *reinterpret_cast<core*>(base_ + core_offset_);
-}
+state_region::core& state_region::the_core() const noexcept { return *reinterpret_cast<core*>(start_ + core_offset_); }
 
 std::unique_ptr<state_region> state_region::make(std::size_t reserve) {
   state_region* expected = nullptr;
@@ -177,11 +179,11 @@ std::unique_ptr<state_region> state_region::make(std::size_t reserve) {
   if (!open_region.compare_exchange_strong(expected, r.get()))
     throw state_region_error("a state is open already: one mapped state per process");
   r->map_anonymous(0);
-  r->segment_ = std::make_unique<segment>(segment{managed_buffer(bip::create_only, reinterpret_cast<void*>(r->base_), reserve)});
+  r->segment_ = std::make_unique<segment>(segment{managed_buffer(bip::create_only, r->start_, reserve)});
   segment_manager* manager = r->segment_->buffer.get_segment_manager();
   void* at = manager->allocate(sizeof(core));
   ::new (at) core(manager);
-  r->core_offset_ = reinterpret_cast<std::uintptr_t>(at) - r->base_;
+  r->core_offset_ = static_cast<std::size_t>(static_cast<std::byte*>(at) - r->start_);
   return r;
 }
 
@@ -202,12 +204,12 @@ std::size_t state_region::used_bytes() const noexcept {
 
 namespace {
 
-XXH128_hash_t bookkeeping_digest(std::uintptr_t base, std::size_t core_offset, std::size_t core_bytes) {
+XXH128_hash_t bookkeeping_digest(const std::byte* base, std::size_t core_offset, std::size_t core_bytes) {
   XXH3_state_t* s = XXH3_createState();
   if (s == nullptr) throw std::bad_alloc();
   XXH3_128bits_reset(s);
-  XXH3_128bits_update(s, reinterpret_cast<const void*>(base), sizeof(segment_manager));
-  XXH3_128bits_update(s, reinterpret_cast<const void*>(base + core_offset), core_bytes);
+  XXH3_128bits_update(s, base, sizeof(segment_manager));
+  XXH3_128bits_update(s, base + core_offset, core_bytes);
   const XXH128_hash_t h = XXH3_128bits_digest(s);
   XXH3_freeState(s);
   return h;
@@ -216,7 +218,8 @@ XXH128_hash_t bookkeeping_digest(std::uintptr_t base, std::size_t core_offset, s
 }  // namespace
 
 void state_region::write(const std::filesystem::path& file, std::span<const std::byte> payload) const {
-  if (payload.size() > max_payload_bytes) throw state_region_error(file.string() + ": the header's payload is too long");
+  if (payload.size() > max_payload_bytes)
+    throw state_region_error(file.string() + ": the header's payload is too long");
   managed_buffer& buffer = segment_->buffer;
   buffer.get_segment_manager()->shrink_to_fit();  // the file holds the used part only; grown back below
   const std::size_t segment_bytes = buffer.get_size();
@@ -230,8 +233,8 @@ void state_region::write(const std::filesystem::path& file, std::span<const std:
   header->core_offset = core_offset_;
   header->payload_bytes = payload.size();
   std::memcpy(header->payload, payload.data(), payload.size());
-  store(header->content_digest, XXH3_128bits(reinterpret_cast<const void*>(base_), segment_bytes));
-  store(header->bookkeeping_digest, bookkeeping_digest(base_, core_offset_, sizeof(core)));
+  store(header->content_digest, XXH3_128bits(start_, segment_bytes));
+  store(header->bookkeeping_digest, bookkeeping_digest(start_, core_offset_, sizeof(core)));
   store(header->header_digest, header_digest_of(*header));
 
   std::vector<std::byte> page(header_bytes);
@@ -242,8 +245,8 @@ void state_region::write(const std::filesystem::path& file, std::span<const std:
     file_descriptor out(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (out.fd < 0) {
       failure = "cannot create " + temporary.string() + ": " + errno_text();
-    } else if (!write_all(out.fd, page.data(), page.size()) ||
-               !write_all(out.fd, reinterpret_cast<const void*>(base_), segment_bytes) || ::fsync(out.fd) != 0) {
+    } else if (!write_all(out.fd, page.data(), page.size()) || !write_all(out.fd, start_, segment_bytes) ||
+               ::fsync(out.fd) != 0) {
       failure = "cannot write " + temporary.string() + ": " + errno_text();
     }
   }
@@ -265,13 +268,16 @@ std::unique_ptr<state_region> state_region::open(const std::filesystem::path& fi
   auto header = std::make_unique<file_header>();
   struct stat st {};
   if (::fstat(in.fd, &st) != 0) throw fail("cannot read: " + errno_text());
-  if (static_cast<std::size_t>(st.st_size) < sizeof(file_header) || !read_exactly(in.fd, header.get(), sizeof(file_header), 0))
+  if (static_cast<std::size_t>(st.st_size) < sizeof(file_header) ||
+      !read_exactly(in.fd, header.get(), sizeof(file_header), 0))
     throw fail("not a state file (shorter than a state file's header)");
-  if (std::string_view(header->magic, sizeof header->magic) != file_magic) throw fail("not a state file (no APIARYMS magic)");
+  if (std::string_view(header->magic, sizeof header->magic) != file_magic)
+    throw fail("not a state file (no APIARYMS magic)");
   if (header->version != file_version)
     throw fail("state file format " + std::to_string(header->version) + ", this build reads format " +
                std::to_string(file_version) + ": make the state again");
-  if (!same(header->header_digest, header_digest_of(*header))) throw fail("the header's digest does not match: the file is damaged");
+  if (!same(header->header_digest, header_digest_of(*header)))
+    throw fail("the header's digest does not match: the file is damaged");
   if (header->header_bytes != header_bytes || header->payload_bytes > max_payload_bytes ||
       header->core_offset + sizeof(core) > header->segment_bytes || header->segment_bytes > header->reserve)
     throw fail("the header's sizes are inconsistent");
@@ -284,17 +290,18 @@ std::unique_ptr<state_region> state_region::open(const std::filesystem::path& fi
 
   state_region* expected = nullptr;
   std::unique_ptr<state_region> r(new state_region(header->base, header->reserve));
-  if (!open_region.compare_exchange_strong(expected, r.get())) throw fail("a state is open already: one mapped state per process");
+  if (!open_region.compare_exchange_strong(expected, r.get()))
+    throw fail("a state is open already: one mapped state per process");
   try {
     r->map_anonymous(0);
   } catch (const state_region_error& e) {
     throw fail(e.what());
   }
-  void* at = reinterpret_cast<void*>(r->base_);
+  void* at = r->start_;
   if (::mmap(at, header->segment_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, in.fd, header_bytes) != at)
     throw fail("cannot map: " + errno_text());
   r->core_offset_ = header->core_offset;
-  if (!same(header->bookkeeping_digest, bookkeeping_digest(r->base_, r->core_offset_, sizeof(core))))
+  if (!same(header->bookkeeping_digest, bookkeeping_digest(r->start_, r->core_offset_, sizeof(core))))
     throw fail("the allocator's bookkeeping does not match its digest: the file is damaged");
   r->opened_.map_time = std::chrono::steady_clock::now() - started;
   r->opened_.file_bytes = header->segment_bytes;

@@ -56,11 +56,12 @@ bool print_out(std::string_view command, const std::string& text) {
   return false;
 }
 
-std::unique_ptr<core::chain> load_state(std::string_view command, const std::string& path,
+std::unique_ptr<core::chain> load_state(std::string_view command, const run_config& config,
                                         const core::chain_options& options, state_source& source, int& status) {
-  if (path.empty()) return nullptr;
+  if (config.state.empty()) return nullptr;
   try {
-    return load_state_file(path, options, available_memory() / 4, source);
+    return load_state_file(config.state, options, available_memory() / 4,
+                           {.prefault = config.state_prefault, .verify = config.state_verify}, source);
   } catch (const state_file_error& e) {
     status = usage_error(command, e.what());
     return nullptr;

@@ -51,10 +51,11 @@ bool outputs_usable(std::string_view command, const std::vector<named_path>& inp
 // line, and false.
 bool print_out(std::string_view command, const std::string& text);
 
-// --state FILE: the chain it holds, with `options`, and where it came from in `source`; null
-// for the genesis (no --state). A file that cannot be used is bad usage: its error line, and
-// `status` set. The state takes about four times its file in memory.
-std::unique_ptr<core::chain> load_state(std::string_view command, const std::string& path,
+// --state FILE (config.state, opened as --state-prefault and --state-verify say): the chain it
+// holds, with `options`, and where it came from in `source`; null for the genesis (no --state).
+// A file that cannot be used is bad usage: its error line, and `status` set. A snapshot takes
+// about four times its file in memory; a state file maps its pages as they are used.
+std::unique_ptr<core::chain> load_state(std::string_view command, const run_config& config,
                                         const core::chain_options& options, state_source& source, int& status);
 
 // --transactions of `apiary workload` and `apiary replay`: a generous bound (the memory check,

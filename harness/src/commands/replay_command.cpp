@@ -268,7 +268,7 @@ int replay_command::run(int argc, const char* const* argv) {
   int status = exit_ok;
   run_context ctx = collect_context(argc, argv);
   std::unique_ptr<core::chain> loaded =
-      load_state("replay", config_.state, sized_chain(config_, transactions_), ctx.state, status);
+      load_state("replay", config_, sized_chain(config_, transactions_), ctx.state, status);
   if (status != exit_ok) return status;
   if (loaded) take_slot_transactions(head_of(*loaded).block_num);
   const std::optional<saved_workload> w =

@@ -116,7 +116,7 @@ int run_command::run(int argc, const char* const* argv) {
   output_locks locks;
   if (auto problem = locks.take(written)) return usage_error("run", *problem);
   int status = exit_ok;
-  std::unique_ptr<core::chain> loaded = load_state("run", config_.state, sized_chain(config_), ctx.state, status);
+  std::unique_ptr<core::chain> loaded = load_state("run", config_, sized_chain(config_), ctx.state, status);
   if (status != exit_ok) return status;
   // perf starts before genesis, disabled: the run opens and closes its window.
   std::unique_ptr<profiler> profile;

@@ -71,7 +71,7 @@ std::optional<std::string> snapshot_command::check_options() {
 
 std::unique_ptr<core::chain> snapshot_command::start(int& status, const std::function<bool()>& cancelled) {
   state_source source;
-  std::unique_ptr<core::chain> chain = load_state("snapshot", config_.state, sized_chain(config_), source, status);
+  std::unique_ptr<core::chain> chain = load_state("snapshot", config_, sized_chain(config_), source, status);
   if (status != exit_ok || chain) return chain;
   const std::int64_t t0 = core::steady_now_ns();
   std::string keys;

@@ -478,6 +478,16 @@ void bind_chain(option_binder& b, run_config& c) {
          "Start from this chain state snapshot (written by apiary snapshot) instead of the genesis; the genesis "
          "options (--accounts, --genesis-vesting, --cashout-blocks) must be the ones it was made with",
          "none: the genesis", check_path);
+  b.choice("state-memory", ch.memory, core::state_memory_names,
+           "Where the chain keeps its state: heap (object by object) or mapped (one region at a fixed address, as "
+           "Hive's chainbase file; apiary snapshot then writes a state file, which --state opens without a "
+           "rebuild). A state file always runs mapped (docs/snapshots.md)");
+  b.toggle("state-prefault", c.state_prefault,
+           "Read a --state file's pages in when it opens, before the warm-up, so that no read of it faults inside "
+           "the measured window");
+  b.toggle("state-verify", c.state_verify,
+           "Check a --state file's whole content digest when it opens (reads every byte); its header and the "
+           "allocator's bookkeeping are checked always");
   b.choice("dedup", ch.dedup, core::dedup_mode_names,
            "Where pending transaction ids live: split (a volatile hash set) or unified (the undoable index)");
   b.choice("custom-ops", ch.custom_ops, core::counter_mode_names,

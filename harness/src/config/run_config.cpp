@@ -12,6 +12,7 @@
 #include "apiary/colony/colony.hpp"
 #include "apiary/harness/config/rc_params_file.hpp"
 #include "apiary/harness/io/error_text.hpp"
+#include "apiary/harness/io/state_file.hpp"
 
 namespace apiary::harness {
 
@@ -144,6 +145,9 @@ colony::colony_config run_config::default_colony() {
 void resolve(run_config& c) {
   // Unsigned transactions pass only when the chain skips the authority check.
   c.chain.check_authority = c.colony.sign;
+  // A state file is a mapped chain's memory: it runs mapped (an explicit heap was refused:
+  // validate_given()), and the report says so.
+  if (is_state_file(c.state)) c.chain.memory = core::state_memory::mapped;
   // The pending state can be a block's only where its bookkeeping is in state as a block
   // leaves it: elsewhere reuse is off, and the report says so (given explicitly, such a
   // combination is refused: validate_given()).
@@ -266,6 +270,13 @@ std::optional<std::string> validate_given(const run_config& c, const std::vector
     return std::find(given.begin(), given.end(), name) != given.end();
   };
   if (auto problem = clock_conflict(c)) return problem;
+  // Away from their defaults without a state file they would change nothing.
+  if (c.state.empty() && !c.state_prefault) return "--state-prefault off applies to a --state file: give --state FILE";
+  if (c.state.empty() && c.state_verify) return "--state-verify on applies to a --state file: give --state FILE";
+  if (was_given("state-memory") && c.chain.memory == core::state_memory::heap && is_state_file(c.state))
+    return "--state " + shown_path(c.state) +
+           " is a state file, which maps whole and never loads into the heap: leave out --state-memory heap, or "
+           "start from a snapshot (apiary snapshot --state-memory heap writes one)";
   // Given on where it cannot take effect (resolve() would turn it off, and a comparison of it
   // would compare the same thing twice).
   const bool reuse_applies = c.chain.custom_ops == core::counter_mode::local && c.chain.rc == core::rc_mode::state;

@@ -71,10 +71,14 @@ void write_context_fields(json_out& j, const run_context& ctx) {
   }
   j.begin_object();
   j.field("path", s.path);
+  j.field("format", s.format);
   j.field("state_digest", s.state_digest);
   j.field("head_block_num", s.head_block_num);
   j.field("bytes", s.bytes);
   j.field("load_ms", ms(s.load_ns), 3);
+  j.field("open_ms", ms(s.open_ns), 3);
+  j.field("prefault_ms", ms(s.prefault_ns), 3);
+  j.field("verify_ms", ms(s.verify_ns), 3);
   j.end_object();
 }
 

@@ -212,7 +212,7 @@ void append_outcome(std::string& s, const run_result& r, const analysis& a, cons
   if (state.path.empty())
     append(s, "genesis {:.1f} s", static_cast<double>(r.genesis_ns) / 1e9);
   else
-    append(s, "state {} (head block {}) loaded in {:.2f} s", state.path, state.head_block_num,
+    append(s, "{} {} (head block {}) loaded in {:.2f} s", state.format, state.path, state.head_block_num,
            static_cast<double>(state.load_ns) / 1e9);
   if (r.dumped_transactions != 0) append(s, "; {} transactions dumped", r.dumped_transactions);
   if (r.dumped_blocks != 0) append(s, "; {} blocks dumped", r.dumped_blocks);

@@ -77,8 +77,12 @@ struct run_config {
 
   stop_conditions stop;
   core::chain_options chain;
-  // A state snapshot to start from instead of the genesis (io/state_file.hpp); empty: genesis.
+  // A state snapshot or state file to start from instead of the genesis (io/state_file.hpp);
+  // empty: genesis. A state file is mapped: prefault reads its pages in before the warm-up,
+  // verify checks its whole content digest first.
   std::string state;
+  bool state_prefault = true;
+  bool state_verify = false;
   // The --rc-params file the chain's RC base parameters came from (chain.rc_params); empty:
   // the built-in ones.
   std::string rc_params_file;

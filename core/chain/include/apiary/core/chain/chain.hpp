@@ -237,8 +237,8 @@ class chain {
   // Writes the state to a state file (chain_snapshot.hpp): a mapped chain only, with no pending
   // transaction (clear_pending() first). The reversible blocks become permanent first, since a
   // state file holds no undo session. Throws state_region_error when the file cannot be written
-  // (nothing is left under its name).
-  void write_state(const std::filesystem::path& file);
+  // (nothing is left under its name). Returns the state digest the header records.
+  sha256_digest write_state(const std::filesystem::path& file);
   // The region a mapped chain lives in (null on the heap): its opening costs, its size.
   const state_region* region() const { return region_.get(); }
 
@@ -294,7 +294,7 @@ class chain {
   void pay_out(const comment_object& c, std::int64_t reward);
 
   chain_options options_;
-  rc_books rc_books_;  // built from options_ first: it checks the RC parameters
+  rc_books rc_books_;                     // built from options_ first: it checks the RC parameters
   std::unique_ptr<state_region> region_;  // a mapped chain's, before the database that lives in it
   database db_;
   account_index& accounts_;

@@ -31,8 +31,8 @@
 #include <memory>
 #include <memory_resource>
 #include <string_view>
-#include <typeinfo>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 

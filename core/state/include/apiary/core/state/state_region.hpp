@@ -118,6 +118,7 @@ class state_region {
   core& the_core() const noexcept;
 
   std::uintptr_t base_;
+  std::byte* start_;  // base_ as a pointer
   std::size_t reserve_;
   bool mapped_ = false;  // the address range is this region's (and unmapped with it)
   std::unique_ptr<segment> segment_;

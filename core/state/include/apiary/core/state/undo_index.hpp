@@ -261,8 +261,7 @@ class undo_index final : public undo_index_base {
     std::int64_t revision_ = 0;
   };
 
-  explicit undo_index(const index_options& options = {})
-      : undo_index(make_body(options), options) {}
+  explicit undo_index(const index_options& options = {}) : undo_index(make_body(options), options) {}
 
   // Takes up the body at `address`, which an index of this very type left in a mapped state
   // another process made (state_region.hpp): its objects, ids, revision and spare undo states
@@ -695,8 +694,11 @@ class undo_index final : public undo_index_base {
   // members below are references into it: the code reads as if they were the index's own.
   struct body {
     explicit body(const index_options& options)
-        : counted(options.objects), container(allocator_type(&counted)), states(options.undo),
-          undo_resource(options.undo), keep_alive(options.keep_alive) {}
+        : counted(options.objects),
+          container(allocator_type(&counted)),
+          states(options.undo),
+          undo_resource(options.undo),
+          keep_alive(options.keep_alive) {}
     counting_resource counted;  // before the container, which allocates from it
     container_type container;
     std::pmr::vector<state_ptr> states;  // [0, depth) open, bottom first; above: spares
@@ -718,9 +720,17 @@ class undo_index final : public undo_index_base {
   }
 
   undo_index(body& b, const index_options& options)
-      : body_(b), counted_(b.counted), container_(b.container), states_(b.states), depth_(b.depth),
-        revision_(b.revision), next_id_(b.next_id), undo_resource_(b.undo_resource), keep_alive_(b.keep_alive),
-        home_(options.home), left_in_place_(options.left_in_place) {}
+      : body_(b),
+        counted_(b.counted),
+        container_(b.container),
+        states_(b.states),
+        depth_(b.depth),
+        revision_(b.revision),
+        next_id_(b.next_id),
+        undo_resource_(b.undo_resource),
+        keep_alive_(b.keep_alive),
+        home_(options.home),
+        left_in_place_(options.left_in_place) {}
 
   body& body_;
   counting_resource& counted_;
