@@ -232,7 +232,7 @@ void state_region::write(const std::filesystem::path& file, std::span<const std:
   header->segment_bytes = segment_bytes;
   header->core_offset = core_offset_;
   header->payload_bytes = payload.size();
-  std::memcpy(header->payload, payload.data(), payload.size());
+  if (!payload.empty()) std::memcpy(header->payload, payload.data(), payload.size());
   store(header->content_digest, XXH3_128bits(start_, segment_bytes));
   store(header->bookkeeping_digest, bookkeeping_digest(start_, core_offset_, sizeof(core)));
   store(header->header_digest, header_digest_of(*header));
