@@ -177,6 +177,42 @@ void check_options(const snapshot_info& info, const chain_options& o) {
   }
 }
 
+// What both headers hold after their layout id: the head block, the state digest and the
+// state options (chain_snapshot.hpp).
+struct header_head {
+  std::uint32_t num;
+  block_id id;
+  time_point_sec time;
+  sha256_digest digest;
+};
+
+void pack_head(byte_writer& w, const header_head& h, const chain_options& o) {
+  pack(w, h.num);
+  pack(w, h.id);
+  pack(w, h.time);
+  pack(w, h.digest);
+  const auto options = state_option_values(o);
+  pack_varint(w, static_cast<std::uint32_t>(options.size()));
+  for (const auto& [name, value] : options) pack(w, std::string(name).append("=").append(value));
+}
+
+// Throws decode_error.
+void unpack_head(byte_reader& r, snapshot_info& info) {
+  unpack(r, info.head_block_num);
+  unpack(r, info.head_block_id);
+  unpack(r, info.head_block_time);
+  unpack(r, info.state_digest);
+  const std::uint32_t options = unpack_varint(r, "option count");
+  if (options > r.remaining()) r.fail("option count " + std::to_string(options) + " exceeds the file");
+  for (std::uint32_t i = 0; i < options; ++i) {
+    std::string text;
+    unpack(r, text);
+    const std::size_t eq = text.find('=');
+    if (eq == std::string::npos) r.fail("option '" + text.substr(0, 40) + "' is not name=value");
+    info.options.emplace_back(text.substr(0, eq), text.substr(eq + 1));
+  }
+}
+
 [[noreturn]] void malformed(const std::string& what) {
   throw snapshot_error(snapshot_problem::malformed, "its contents are malformed: " + what);
 }
@@ -246,19 +282,7 @@ snapshot_info check_snapshot(std::span<const std::uint8_t> file) {
       throw snapshot_error(snapshot_problem::layout, "written by a build whose state objects differ (layout id " +
                                                          std::to_string(info.layout_id) + ", this build's " +
                                                          std::to_string(snapshot_layout_id()) + ")");
-    unpack(r, info.head_block_num);
-    unpack(r, info.head_block_id);
-    unpack(r, info.head_block_time);
-    unpack(r, info.state_digest);
-    const std::uint32_t options = unpack_varint(r, "option count");
-    if (options > r.remaining()) r.fail("option count " + std::to_string(options) + " exceeds the file");
-    for (std::uint32_t i = 0; i < options; ++i) {
-      std::string text;
-      unpack(r, text);
-      const std::size_t eq = text.find('=');
-      if (eq == std::string::npos) r.fail("option '" + text.substr(0, 40) + "' is not name=value");
-      info.options.emplace_back(text.substr(0, eq), text.substr(eq + 1));
-    }
+    unpack_head(r, info);
   } catch (const decode_error& e) {
     malformed(std::string("header: ") + e.what());
   }
@@ -277,13 +301,7 @@ void chain::write_snapshot(out_buffer& out) const {
   const std::size_t size_at = out.size();
   pack(w, std::uint64_t{0});  // the file size, known at the end
   pack(w, snapshot_layout_id());
-  pack(w, head_block_num());
-  pack(w, head_block_id());
-  pack(w, head_block_time());
-  pack(w, state_digest());
-  const auto options = state_option_values(options_);
-  pack_varint(w, static_cast<std::uint32_t>(options.size()));
-  for (const auto& [name, value] : options) pack(w, std::string(name).append("=").append(value));
+  pack_head(w, {head_block_num(), head_block_id(), head_block_time(), state_digest()}, options_);
   pack_varint(w, section_count);
   for_each_section([&](std::string_view name, auto type) {
     const auto& index = db_.get_index<typename decltype(type)::type>();
@@ -458,14 +476,8 @@ sha256_digest chain::write_state(const std::filesystem::path& file) {
   out_buffer payload;
   byte_writer w(payload);
   pack(w, state_file_layout_id());
-  pack(w, head_block_num());
-  pack(w, head_block_id());
-  pack(w, head_block_time());
   const sha256_digest digest = state_digest();
-  pack(w, digest);
-  const auto options = state_option_values(options_);
-  pack_varint(w, static_cast<std::uint32_t>(options.size()));
-  for (const auto& [name, value] : options) pack(w, std::string(name).append("=").append(value));
+  pack_head(w, {head_block_num(), head_block_id(), head_block_time(), digest}, options_);
   if (payload.size() > state_region::max_payload_bytes)
     throw state_region_error(file.string() + ": the chain options are too long for a state file's header");
   first_block_ = head_block_num();  // every block before is permanent now
@@ -493,18 +505,7 @@ snapshot_info read_state_header(std::span<const std::byte> payload, const chain_
                                                          std::to_string(info.layout_id) + ", this build's " +
                                                          std::to_string(state_file_layout_id()) +
                                                          "): make the state again with this build");
-    unpack(r, info.head_block_num);
-    unpack(r, info.head_block_id);
-    unpack(r, info.head_block_time);
-    unpack(r, info.state_digest);
-    const std::uint32_t count = unpack_varint(r, "option count");
-    for (std::uint32_t i = 0; i < count; ++i) {
-      std::string text;
-      unpack(r, text);
-      const std::size_t eq = text.find('=');
-      if (eq == std::string::npos) r.fail("option '" + text.substr(0, 40) + "' is not name=value");
-      info.options.emplace_back(text.substr(0, eq), text.substr(eq + 1));
-    }
+    unpack_head(r, info);
   } catch (const decode_error& e) {
     malformed(std::string("header: ") + e.what());
   }
