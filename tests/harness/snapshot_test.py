@@ -48,6 +48,16 @@ def read_bytes(path):
         return f.read()
 
 
+def damaged(args, name, data, cut=None, flip=None, mask=0x01):
+    """A copy of data in the work directory, cut to `cut` bytes or with byte `flip` xor `mask`."""
+    out = path_in(args, name)
+    if flip is not None:
+        data = data[:flip] + bytes([data[flip] ^ mask]) + data[flip + 1:]
+    with open(out, "wb") as f:
+        f.write(data[:cut] if cut is not None else data)
+    return out
+
+
 def check_state(ctx, snapshot, head):
     s = ctx.get("state")
     ht.check(isinstance(s, dict), "the report's context does not name the snapshot: %s" % s)
@@ -110,12 +120,8 @@ def mode_refusals(args, schema):
     snap = path_in(args, "refused.snap")
     make_snapshot(args, snap, "--blocks", "3")
     data = read_bytes(snap)
-    truncated = path_in(args, "truncated.snap")
-    with open(truncated, "wb") as f:
-        f.write(data[: len(data) // 2])
-    corrupted = path_in(args, "corrupted.snap")
-    with open(corrupted, "wb") as f:
-        f.write(data[:1000] + bytes([data[1000] ^ 0xFF]) + data[1001:])
+    truncated = damaged(args, "truncated.snap", data, cut=len(data) // 2)
+    corrupted = damaged(args, "corrupted.snap", data, flip=1000, mask=0xFF)
     report = path_in(args, "refused.json")
     smoke = ["--config", os.path.join(args.source_dir, "configs", "smoke.toml"), "--report", report]
     seen = [
@@ -225,15 +231,9 @@ def mode_mapped(args, schema):
 
 def mapped_refusals(args, state):
     data = read_bytes(state)
-    truncated = path_in(args, "truncated.state")
-    with open(truncated, "wb") as f:
-        f.write(data[: len(data) // 2])
-    header = path_in(args, "header.state")
-    with open(header, "wb") as f:
-        f.write(data[:40] + bytes([data[40] ^ 0x01]) + data[41:])
-    content = path_in(args, "content.state")
-    with open(content, "wb") as f:
-        f.write(data[:-64] + bytes([data[-64] ^ 0x01]) + data[-63:])
+    truncated = damaged(args, "truncated.state", data, cut=len(data) // 2)
+    header = damaged(args, "header.state", data, flip=40)  # the header's sizes
+    content = damaged(args, "content.state", data, flip=len(data) - 64)  # the last objects
     report = path_in(args, "mapped-refused.json")
     smoke = ["--config", os.path.join(args.source_dir, "configs", "smoke.toml"), "--report", report]
     seen = [
