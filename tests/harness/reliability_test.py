@@ -830,7 +830,8 @@ def make_state(args, cmd, cwd):
 
 
 def checks_make_state(args, tmp):
-    """scripts/make-state: a config relative to the caller's directory; only a state snapshot is "already there";
+    """scripts/make-state: a config relative to the caller's directory; only a snapshot or state file is "already there"
+    (a mapped config makes a state file);
     a directory or a foreign file at the state's path is one line, exit 2, and stays; --blocks twice is refused."""
     state = os.path.join(tmp, "made.state")
     with open(os.path.join(tmp, "made.toml"), "w") as f:
@@ -841,6 +842,13 @@ def checks_make_state(args, tmp):
     p = make_state(args, ["made.toml"], tmp)
     check(p.returncode == 0 and "already there" in p.stderr and digest(state) == before,
           "make-state with a relative config and its snapshot there: exit %d: %s" % (p.returncode, p.stderr))
+    mapped = os.path.join(tmp, "made-mapped.state")
+    with open(os.path.join(tmp, "mapped.toml"), "w") as f:
+        f.write('accounts = 100\nstate-memory = "mapped"\nstate = "%s"\n' % mapped)
+    for expected in ("blocks on the genesis", "already there"):
+        p = make_state(args, ["mapped.toml", "--blocks", "0"], tmp)
+        check(p.returncode == 0 and expected in p.stderr and open(mapped, "rb").read(8) == b"APIARYMS",
+              "make-state of a mapped config: exit %d: %s" % (p.returncode, p.stderr))
     p = make_state(args, ["made.toml", "--blocks", "1", "--blocks", "2"], tmp)
     check(p.returncode == 2 and p.stderr == "make-state: --blocks is given twice; give it once\n",
           "make-state --blocks twice: exit %d: %s" % (p.returncode, p.stderr))
@@ -856,7 +864,8 @@ def checks_make_state(args, tmp):
             check(os.path.isdir(state) if kind == "directory" else digest(state) == kept,
                   "make-state changed the %s at the state's path" % kind)
         shutil.rmtree(state) if kind == "directory" else os.remove(state)
-    print("checks: make-state finds a relative config, refuses --blocks twice, a directory and a foreign file")
+    print("checks: make-state finds a relative config, makes a mapped config's state file, refuses --blocks twice, a "
+          "directory and a foreign file")
 
 
 def checks_nothing_made(args, tmp):
