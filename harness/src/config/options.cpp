@@ -434,6 +434,26 @@ void bind_rc(option_binder& b, run_config& c) {
           "price_scale_factor per step above 1 (docs/rc.md)");
 }
 
+// Where the chain starts and keeps its state, in bind_chain's sequence of options.
+void bind_state(option_binder& b, run_config& c) {
+  core::chain_options& ch = c.chain;
+  b.text("state", c.state, "FILE",
+         "Start from this snapshot or state file (written by apiary snapshot) instead of the genesis; the genesis "
+         "options (--accounts, --genesis-vesting, --cashout-blocks) must be the ones it was made with",
+         "none: the genesis", check_path);
+  b.choice("state-memory", ch.memory, core::state_memory_names,
+           "Where the chain keeps its state: heap (object by object) or mapped (one region at a fixed address, as "
+           "Hive's chainbase file; apiary snapshot then writes a state file, which --state opens without a "
+           "rebuild). A state file always runs mapped (docs/snapshots.md)");
+  b.toggle("state-prefault", c.state_prefault,
+           "Read a --state file whole into the run's own memory (huge pages) when it opens, before the warm-up, so "
+           "that none of it faults inside the measured window; off: map it copy-on-write, each page read or copied "
+           "when first used");
+  b.toggle("state-verify", c.state_verify,
+           "Check a --state file's whole content digest when it opens (reads every byte); its header and the "
+           "allocator's bookkeeping are checked always");
+}
+
 void bind_chain(option_binder& b, run_config& c) {
   core::chain_options& ch = c.chain;
   b.section("The queen and the chain", scope_chain);
@@ -474,20 +494,7 @@ void bind_chain(option_binder& b, run_config& c) {
              "meanwhile wake it once, not once each (e.g. 500us); 0: take at once; not with --submit sync, where "
              "nothing more comes meanwhile");
   b.section("The queen and the chain", scope_chain);
-  b.text("state", c.state, "FILE",
-         "Start from this chain state snapshot (written by apiary snapshot) instead of the genesis; the genesis "
-         "options (--accounts, --genesis-vesting, --cashout-blocks) must be the ones it was made with",
-         "none: the genesis", check_path);
-  b.choice("state-memory", ch.memory, core::state_memory_names,
-           "Where the chain keeps its state: heap (object by object) or mapped (one region at a fixed address, as "
-           "Hive's chainbase file; apiary snapshot then writes a state file, which --state opens without a "
-           "rebuild). A state file always runs mapped (docs/snapshots.md)");
-  b.toggle("state-prefault", c.state_prefault,
-           "Read a --state file's pages in when it opens, before the warm-up, so that no read of it faults inside "
-           "the measured window");
-  b.toggle("state-verify", c.state_verify,
-           "Check a --state file's whole content digest when it opens (reads every byte); its header and the "
-           "allocator's bookkeeping are checked always");
+  bind_state(b, c);
   b.choice("dedup", ch.dedup, core::dedup_mode_names,
            "Where pending transaction ids live: split (a volatile hash set) or unified (the undoable index)");
   b.choice("custom-ops", ch.custom_ops, core::counter_mode_names,
