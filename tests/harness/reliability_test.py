@@ -556,13 +556,20 @@ def forged(original, tmp, name, **fields):
 def inputs_files(args, tmp):
     fifo = os.path.join(tmp, "fifo")
     os.mkfifo(fifo)
+    empty = os.path.join(tmp, "empty.state")
+    open(empty, "w").close()
+    state = smoke(args) + ["--state"]
     for cmd, needle in ((["replay", "--workload", "/dev/zero"], "not a regular file"),
                         (["replay", "--workload", fifo], "not a regular file"),
                         (["run", "--config", fifo], "not a regular file"),
-                        (["replay", "--workload", tmp], "a directory")):
+                        (["replay", "--workload", tmp], "a directory"),
+                        (["run"] + state + [fifo], "not a regular file"),
+                        (["run"] + state + ["/dev/zero"], "not a regular file"),
+                        (["run"] + state + [tmp], "a directory"),
+                        (["run"] + state + [empty], "truncated")):
         t0 = time.monotonic()
         p = apiary(args, cmd, timeout=20, limited=True)
-        expect_error(p, 2, cmd[0], [needle], " ".join(cmd[:2]) + " " + os.path.basename(cmd[2]))
+        expect_error(p, 2, cmd[0], [needle], " ".join(cmd[:2]) + " " + os.path.basename(cmd[-1]))
         check(time.monotonic() - t0 < 10, "%s took %.1f s" % (" ".join(cmd), time.monotonic() - t0))
 
 

@@ -12,12 +12,21 @@
   mapped     `apiary snapshot --state-memory mapped` writes a state file (APIARYMS); run and replay --state map it
              and go on from its head (the report says "state file", mapped, its open and prefault times); its bytes
              never change: after a run, after two runs at once, after SIGINT and after SIGKILL. A snapshot loads
-             into a mapped chain (converted); the state file's refusals are one line each.
+             into a mapped chain (converted); the state file's refusals are one line each; a disk that fills
+             while one is written leaves no file.
+  cache      `run --state-blocks 20` makes the state in the state cache once and opens it after (with other
+             switches too; other pools make their own), as `snapshot --to-cache` and make-state find it; another
+             build's layout is named and left; a damaged state is made again; two runs at once make it once; SIGINT
+             while it is made leaves nothing; its refusals are one line each.
+  verify     `snapshot --verify` checks a state file and a snapshot whole; damaged, truncated, empty, directory and
+             FIFO files are one line and exit 1.
 """
 
 import hashlib
 import json
 import os
+import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -227,6 +236,25 @@ def mode_mapped(args, schema):
           "SIGINT and SIGKILL" % (os.path.getsize(state), r["context"]["state"]["open_ms"],
                                   r["context"]["state"]["prefault_ms"]))
     mapped_refusals(args, state)
+    full_disk(args)
+
+
+def full_disk(args):
+    """A disk that fills while a state file is written (a file size limit: writes fail with EFBIG, as on a full
+    disk) is one line and exit 1, and leaves no file, nor a temporary one."""
+    out = path_in(args, "full.state")
+
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2 << 20, 2 << 20))
+
+    p = subprocess.run([args.apiary, "snapshot", "--out", out, *SMALL, "--blocks", "20", "--state-memory", "mapped"],
+                       capture_output=True, text=True, cwd=args.work_dir, timeout=300, preexec_fn=limited)
+    errors = [line for line in p.stderr.splitlines() if line.startswith("apiary snapshot: ") and "cannot" in line]
+    left = [n for n in os.listdir(args.work_dir) if "full.state" in n]
+    ht.check(p.returncode == 1 and len(errors) == 1 and "full.state" in errors[0] and not left,
+             "a state file that did not fit: exit %d, left %s; stderr:\n%s" % (p.returncode, left, p.stderr))
+    print("full disk: %s" % errors[0])
 
 
 def mapped_refusals(args, state):
@@ -253,9 +281,189 @@ def mapped_refusals(args, state):
     print("mapped refusals:\n  " + "\n  ".join(seen))
 
 
+def fresh_cache(args, name):
+    """An empty state cache directory of the test's own, and the environment that names it."""
+    cache = os.path.join(args.work_dir, name)
+    shutil.rmtree(cache, ignore_errors=True)
+    return cache, {"APIARY_STATE_CACHE": cache}
+
+
+def cached_files(cache, suffix=".state"):
+    return sorted(n for n in os.listdir(cache) if n.endswith(suffix)) if os.path.isdir(cache) else []
+
+
+def cache_run(args, schema, env, name, *extra):
+    """`run --state-blocks 20` from the cache: its report's context.state and its stderr."""
+    report = path_in(args, name + ".json")
+    smoke = os.path.join(args.source_dir, "configs", "smoke.toml")
+    p = ht.run_apiary(args, ["run", "--config", smoke, "--state-blocks", "20", "--blocks", "3", "--warmup-blocks",
+                             "1", "--audit", "on", "--progress", "off", "--report", report, *extra], env=env)
+    ht.check(p.returncode == 0, "run --state-blocks 20 (%s): exit status %d; stderr:\n%s" % (name, p.returncode,
+                                                                                             p.stderr))
+    r = ht.load_report(report, schema)
+    s = r["context"]["state"]
+    ht.check(s["format"] == "state file" and s["head_block_num"] == 20 and r["blocks"][0]["num"] == 21
+             and r["audit"]["passed"] and r["config"]["state-blocks"] == 20, "%s: context.state %s" % (name, s))
+    return s, p.stderr
+
+
+def mode_cache(args, schema):
+    cache, env = fresh_cache(args, "state-cache")
+    first, err = cache_run(args, schema, env, "cache-first")
+    ht.check("making" in err and os.path.dirname(first["path"]) == cache, "the first run did not make the state in "
+             "the cache: %s\n%s" % (first, err))
+    digest = digest_of(first["path"])
+    # The chain's switches share the state; the pools and the genesis do not.
+    again, err = cache_run(args, schema, env, "cache-again", "--dedup", "unified", "--rc", "volatile")
+    ht.check("making" not in err and again["path"] == first["path"] and again["state_digest"] == first["state_digest"],
+             "a second run with other switches did not open the cached state: %s\n%s" % (again, err))
+    ht.check(digest_of(first["path"]) == digest, "a run changed the cached state")
+    pools, err = cache_run(args, schema, env, "cache-pools", "--pool-objects", "off")
+    ht.check("making" in err and pools["path"] != first["path"] and pools["state_digest"] == first["state_digest"],
+             "--pool-objects off did not make a state of its own (with the same digest): %s" % pools)
+    # `apiary snapshot --to-cache` names the same state; make-state with a state-blocks config too.
+    p = ht.run_apiary(args, ["snapshot", *SMALL, "--blocks", "20", "--to-cache"], env=env)
+    ht.check(p.returncode == 0 and "already there" in p.stdout and p.stdout.strip().endswith(first["path"]),
+             "snapshot --to-cache: exit %d: %s%s" % (p.returncode, p.stdout, p.stderr))
+    config = path_in(args, "cached.toml")
+    with open(config, "w") as f:
+        f.write('accounts = 1000\nblock-size = "64KiB"\nstate-blocks = 20\n')
+    make_state = os.path.join(args.source_dir, "scripts", "make-state")
+    p = subprocess.run([make_state, config], capture_output=True, text=True, cwd=args.work_dir, timeout=300,
+                       env=dict(os.environ, APIARY_BIN=args.apiary, **env))
+    ht.check(p.returncode == 0 and p.stdout.strip().endswith(first["path"]), "make-state of a state-blocks config: "
+             "exit %d: %s%s" % (p.returncode, p.stdout, p.stderr))
+    p = subprocess.run([make_state, config, "--force"], capture_output=True, text=True, cwd=args.work_dir,
+                       timeout=60, env=dict(os.environ, APIARY_BIN=args.apiary, **env))
+    ht.check(p.returncode == 2 and "--force" in p.stderr, "make-state --force of a cached state: %s" % p.stderr)
+    ht.check(first["made_ms"] > 0 and again["made_ms"] == 0, "made_ms: %s, then %s" % (first, again))
+    cache_multirun(args, env, first)
+    print("cache: made once (%d bytes), then opened by a run with other switches, snapshot --to-cache, make-state and "
+          "multirun; other pools made their own" % os.path.getsize(first["path"]))
+    cache_layouts_and_damage(args, schema, env, cache, first)
+    cache_refusals(args, env)
+
+
+def cache_multirun(args, env, first):
+    """scripts/multirun over a state-blocks config: every run opens the cached state, none makes it."""
+    out = os.path.join(args.work_dir, "cache-multirun")
+    shutil.rmtree(out, ignore_errors=True)
+    smoke = os.path.join(args.source_dir, "configs", "smoke.toml")
+    p = subprocess.run([os.path.join(args.source_dir, "scripts", "multirun"), "--runs", "2", "--apiary", args.apiary,
+                        "--out", out, "--quiet", "--", "--config", smoke, "--state-blocks", "20", "--blocks", "3",
+                        "--warmup-blocks", "1"], capture_output=True, text=True, cwd=args.work_dir, timeout=600,
+                       env=dict(os.environ, **env))
+    ht.check(p.returncode == 0, "multirun on --state-blocks: exit %d: %s" % (p.returncode, p.stderr))
+    states = []
+    for root, _, files in os.walk(out):
+        for name in files:
+            if name.endswith(".json"):
+                with open(os.path.join(root, name)) as f:
+                    r = json.load(f)
+                if isinstance(r, dict) and isinstance(r.get("context"), dict) and r["context"].get("state"):
+                    states.append(r["context"]["state"])
+    ht.check(len(states) >= 2 and all(s["path"] == first["path"] and s["made_ms"] == 0 for s in states),
+             "multirun's runs did not both open the cached state: %s" % states)
+
+
+def cache_layouts_and_damage(args, schema, env, cache, first):
+    """A state of another build's layout is named and left; a damaged one is made again; two runs at once on an
+    empty cache make it once; SIGINT while it is made leaves nothing."""
+    name = os.path.basename(first["path"])
+    other = os.path.join(cache, name[:17] + "0" * 16 + ".state")
+    os.rename(first["path"], other)
+    made, err = cache_run(args, schema, env, "cache-layout")
+    ht.check("making" in err and "0" * 16 in err and os.path.exists(other) and made["path"] == first["path"],
+             "a state of another layout was not named, or was used: %s" % err)
+    data = read_bytes(first["path"])
+    with open(first["path"], "wb") as f:
+        f.write(data[:len(data) // 2])
+    remade, err = cache_run(args, schema, env, "cache-damaged")
+    ht.check("cannot be used" in err and "making" in err and remade["state_digest"] == first["state_digest"],
+             "a truncated cached state was not made again: %s" % err)
+
+    cache2, env2 = fresh_cache(args, "state-cache-two")
+    smoke = os.path.join(args.source_dir, "configs", "smoke.toml")
+    two = [subprocess.Popen([args.apiary, "run", "--config", smoke, "--state-blocks", "60", "--blocks", "2",
+                             "--progress", "off", "--report", path_in(args, "cache-two-%d.json" % i)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir,
+                            env=dict(os.environ, **env2)) for i in range(2)]
+    errs = [proc.communicate(timeout=300)[1] for proc in two]
+    ht.check(all(proc.returncode == 0 for proc in two), "two runs on an empty cache: %s" % errs)
+    ht.check(sum("no state of" in e for e in errs) == 1 and len(cached_files(cache2)) == 1,
+             "two runs at once made the state %d times: %s" % (sum("no state of" in e for e in errs), errs))
+
+    cache3, env3 = fresh_cache(args, "state-cache-interrupted")
+    proc = subprocess.Popen([args.apiary, "run", "--config", smoke, "--state-blocks", "100000", "--progress", "off"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.work_dir,
+                            env=dict(os.environ, **env3))
+    time.sleep(3.0)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    left = [n for n in os.listdir(cache3) if not n.endswith(".lock")] if os.path.isdir(cache3) else []
+    ht.check(proc.returncode == 130 and "nothing kept" in stderr and not left,
+             "SIGINT while the state was made: exit %d, left %s; stderr:\n%s" % (proc.returncode, left, stderr))
+    print("cache: another layout's state named and kept; a truncated one made again; two runs at once made it once; "
+          "SIGINT left nothing")
+
+
+def cache_refusals(args, env):
+    report = path_in(args, "cache-refused.json")
+    smoke = ["--config", os.path.join(args.source_dir, "configs", "smoke.toml"), "--report", report]
+    blocker = path_in(args, "not-a-directory")
+    with open(blocker, "w") as f:
+        f.write("x")
+    seen = [
+        one_line_refusal(args, ["run", *smoke, "--state-blocks", "20", "--state", "x.state"],
+                         ["--state", "--state-blocks", "give one"], report),
+        one_line_refusal(args, ["run", *smoke, "--state-blocks", "20", "--state-memory", "heap"],
+                         ["--state-blocks 20", "heap"], report),
+        one_line_refusal(args, ["snapshot", *SMALL, "--to-cache"], ["--to-cache", "--blocks"]),
+    ]
+    # The cache directory in the environment for the one that needs it.
+    p = ht.run_apiary(args, ["run", *smoke, "--state-blocks", "20"], env={"APIARY_STATE_CACHE": blocker})
+    ht.check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "cannot be made" in p.stderr,
+             "a state cache path that is a file: exit %d: %s" % (p.returncode, p.stderr))
+    seen.append(p.stderr.strip())
+    print("cache refusals:\n  " + "\n  ".join(seen))
+
+
+def mode_verify(args, schema):
+    """apiary snapshot --verify: a state file and a snapshot check out (exit 0, their head and digest printed); a
+    damaged, truncated or empty file, a directory and a FIFO are one line and exit 1; another option is exit 2."""
+    state = path_in(args, "v.state")
+    make_snapshot(args, state, "--blocks", "5", "--state-memory", "mapped")
+    snap = path_in(args, "v.snap")
+    made = make_snapshot(args, snap, "--blocks", "5")
+    for f in (state, snap):
+        p = ht.run_apiary(args, ["snapshot", "--verify", f])
+        ht.check(p.returncode == 0 and "checks out" in p.stdout and "head block 5," in p.stdout
+                 and "genesis_accounts=1000" in p.stdout, "--verify %s: exit %d: %s%s" % (f, p.returncode, p.stdout,
+                                                                                          p.stderr))
+    ht.check(made.split("state digest ")[1][:64] in p.stdout, "--verify printed another digest: %s" % p.stdout)
+    data = read_bytes(state)
+    fifo = path_in(args, "v.fifo")
+    os.mkfifo(fifo)
+    empty = damaged(args, "v-empty.state", b"")
+    bad = {"a flipped byte": (damaged(args, "v-flipped.state", data, flip=len(data) - 64), "does not match"),
+           "a truncated file": (damaged(args, "v-cut.state", data, cut=len(data) - 4096), "truncated"),
+           "an empty file": (empty, "truncated"),
+           "a directory": (args.work_dir, "directory"),
+           "a FIFO": (fifo, "FIFO")}
+    seen = []
+    for what, (f, needle) in bad.items():
+        p = ht.run_apiary(args, ["snapshot", "--verify", f], timeout=30)
+        lines = p.stderr.strip().splitlines()
+        ht.check(p.returncode == 1 and len(lines) == 1 and needle in lines[0] and p.stdout == "",
+                 "--verify %s: exit %d: %s" % (what, p.returncode, p.stderr))
+        seen.append(lines[0])
+    seen.append(one_line_refusal(args, ["snapshot", "--verify", state, "--accounts", "5"], ["--verify", "--accounts"]))
+    print("verify:\n  " + "\n  ".join(seen))
+
+
 def main():
     return ht.run_modes({"use": mode_use, "refusals": mode_refusals, "interrupt": mode_interrupt,
-                         "mapped": mode_mapped}, __doc__)
+                         "mapped": mode_mapped, "cache": mode_cache, "verify": mode_verify}, __doc__)
 
 
 if __name__ == "__main__":

@@ -494,8 +494,8 @@ sha256_digest chain::write_state(const std::filesystem::path& file) {
 namespace {
 
 // The chain's header in a state file's payload (chain_snapshot.hpp), checked against this
-// build and these options.
-snapshot_info read_state_header(std::span<const std::byte> payload, const chain_options& options) {
+// build and, when given, these options.
+snapshot_info read_state_header(std::span<const std::byte> payload, const chain_options* options) {
   snapshot_info info;
   byte_reader r(std::span(reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size()));
   try {
@@ -509,7 +509,7 @@ snapshot_info read_state_header(std::span<const std::byte> payload, const chain_
   } catch (const decode_error& e) {
     malformed(std::string("header: ") + e.what());
   }
-  check_options(info, options);
+  if (options != nullptr) check_options(info, *options);
   return info;
 }
 
@@ -519,7 +519,7 @@ std::unique_ptr<chain> chain::open_state(chain_options options, const std::files
                                          const state_region::open_options& how, snapshot_info* info) {
   APIARY_CHECK(options.memory == state_memory::mapped);
   std::unique_ptr<state_region> region = state_region::open(file, how);
-  snapshot_info header = read_state_header(region->payload(), options);
+  snapshot_info header = read_state_header(region->payload(), &options);
   std::unique_ptr<chain> c(new chain(std::move(options), std::move(region)));
   if (c->globals_.size() != 1 || c->head_block_num() != header.head_block_num ||
       c->head_block_id() != header.head_block_id)
@@ -528,6 +528,14 @@ std::unique_ptr<chain> chain::open_state(chain_options options, const std::files
   c->start_pending();
   if (info != nullptr) *info = std::move(header);
   return c;
+}
+
+snapshot_info chain::verify_state(const std::filesystem::path& file) {
+  const std::unique_ptr<state_region> region = state_region::open(file, {.prefault = false});
+  snapshot_info header = read_state_header(region->payload(), nullptr);
+  if (std::string problem = region->verify_content(); !problem.empty()) throw state_region_error(problem);
+  header.file_size = region->opened().file_bytes + state_region::header_bytes;
+  return header;
 }
 
 }  // namespace apiary::core

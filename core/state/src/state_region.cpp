@@ -243,22 +243,25 @@ void state_region::write(const std::filesystem::path& file, std::span<const std:
 
   std::vector<std::byte> page(header_bytes);
   std::memcpy(page.data(), header.get(), sizeof(file_header));
-  const std::filesystem::path temporary = file.string() + ".partial";
+  // An exclusive temporary name beside the file (two writers never share one, and nothing of
+  // someone else's is truncated), renamed over it once whole.
+  std::string temporary = file.string() + ".partial-XXXXXX";
   std::string failure;
   {
-    file_descriptor out(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    file_descriptor out(::mkostemp(temporary.data(), O_CLOEXEC));
     if (out.fd < 0) {
-      failure = "cannot create " + temporary.string() + ": " + errno_text();
-    } else if (!write_all(out.fd, page.data(), page.size()) || !write_all(out.fd, start_, segment_bytes) ||
-               ::fsync(out.fd) != 0) {
-      failure = "cannot write " + temporary.string() + ": " + errno_text();
+      temporary.clear();
+      failure = "cannot create " + file.string() + " (a temporary file beside it): " + errno_text();
+    } else if (::fchmod(out.fd, 0644) != 0 || !write_all(out.fd, page.data(), page.size()) ||
+               !write_all(out.fd, start_, segment_bytes) || ::fsync(out.fd) != 0) {
+      failure = "cannot write " + file.string() + ": " + errno_text();
     }
   }
   buffer.grow(reserve_ - segment_bytes);
   if (failure.empty() && ::rename(temporary.c_str(), file.c_str()) != 0)
-    failure = "cannot rename " + temporary.string() + " to " + file.string() + ": " + errno_text();
+    failure = "cannot rename " + temporary + " to " + file.string() + ": " + errno_text();
   if (!failure.empty()) {
-    ::unlink(temporary.c_str());
+    if (!temporary.empty()) ::unlink(temporary.c_str());
     throw state_region_error(failure);
   }
 }
@@ -267,11 +270,13 @@ std::unique_ptr<state_region> state_region::open(const std::filesystem::path& fi
   const auto started = std::chrono::steady_clock::now();
   const std::string name = file.string();
   auto fail = [&name](const std::string& what) { return state_region_error(name + ": " + what); };
-  file_descriptor in(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  // Non-blocking, so that a FIFO without a writer is refused below rather than waited on.
+  file_descriptor in(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (in.fd < 0) throw fail("cannot open: " + errno_text());
   auto header = std::make_unique<file_header>();
   struct stat st {};
   if (::fstat(in.fd, &st) != 0) throw fail("cannot read: " + errno_text());
+  if (!S_ISREG(st.st_mode)) throw fail("not a regular file (a state file is one)");
   if (static_cast<std::size_t>(st.st_size) < sizeof(file_header) ||
       !read_exactly(in.fd, header.get(), sizeof(file_header), 0))
     throw fail("not a state file (shorter than a state file's header)");

@@ -101,9 +101,9 @@ std::optional<std::string> replay_command::check_blocks_options() {
                            ", whose blocks are the replay's transactions; drop one of the two";
   for (const char* inert : {"--workload", "--transactions", "--blocks", "--save-workload"})
     if (app_->count(inert) > 0) return inert + with;
-  if (!config_.state.empty())
-    return "--state" + std::string(": not with --blocks-from ") + shown_path(blocks_from_) +
-           ": the accounts and comments the blocks reference are created at genesis";
+  if (starts_from_state(config_))
+    return std::string(config_.state_blocks != 0 ? "--state-blocks" : "--state") + ": not with --blocks-from " +
+           shown_path(blocks_from_) + ": the accounts and comments the blocks reference are created at genesis";
   for (std::string generation : options_->given(scope_workload)) return "--" + generation.append(with);
   if (app_->count("--from") > 0 && app_->count("--to") > 0 && from_ > to_)
     return "--from " + grouped(from_) + " --to " + grouped(to_) + ": the first block is after the last";
@@ -112,8 +112,8 @@ std::optional<std::string> replay_command::check_blocks_options() {
 
 std::optional<std::string> replay_command::check_options() {
   if (auto problem = check_blocks_options()) return problem;
-  if (!workload_in_.empty() && !config_.state.empty())
-    return "--state " + shown_path(config_.state) + ": a saved workload (--workload " + shown_path(workload_in_) +
+  if (!workload_in_.empty() && starts_from_state(config_))
+    return state_option_text(config_) + ": a saved workload (--workload " + shown_path(workload_in_) +
            ") references the genesis, not the snapshot's head; leave --workload out to generate one from that head";
   if (!workload_in_.empty()) {
     for (const std::string& generation : options_->given(scope_workload))

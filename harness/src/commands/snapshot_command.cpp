@@ -9,9 +9,11 @@
 #include "apiary/core/base/clock.hpp"
 #include "apiary/harness/config/memory_budget.hpp"
 #include "apiary/harness/cycle/genesis_key_cache.hpp"
+#include "apiary/harness/io/error_text.hpp"
 #include "apiary/harness/io/state_file.hpp"
 #include "apiary/harness/io/text_format.hpp"
 #include "apiary/harness/replay/snapshot.hpp"
+#include "apiary/harness/replay/state_cache.hpp"
 #include "commands/command_support.hpp"
 #include "cycle/signals.hpp"
 
@@ -39,14 +41,26 @@ void snapshot_command::setup(CLI::App& parent) {
   app_ = parent.add_subcommand(
       "snapshot",
       "Write a chain's state to a file, after the genesis or after --blocks blocks of the mix, for `apiary run "
-      "--state` and `apiary replay --state` to start from instead of the genesis (docs/snapshots.md)");
+      "--state` and `apiary replay --state` to start from instead of the genesis; or make it in the state cache "
+      "(--to-cache), or check such a file whole (--verify) (docs/snapshots.md)");
   app_->footer(
-      "Exit status: 0 written; 1 making the blocks or writing failed; 2 bad command line, --state file or output "
-      "path (nothing written); 129, 130, 143 interrupted by SIGHUP, SIGINT, SIGTERM (nothing written).");
-  app_->add_option("--out", out_, "Where the snapshot goes (required): a file replaced whole once written")
+      "Exit status: 0 written (or, with --verify, the file checks out); 1 making the blocks or writing failed, or "
+      "the --verify file does not check out; 2 bad command line, --state file or output path (nothing written); "
+      "129, 130, 143 interrupted by SIGHUP, SIGINT, SIGTERM (nothing written).");
+  CLI::Option* out = app_->add_option("--out", out_, "Where the snapshot goes: a file replaced whole once written")
+                         ->type_name("FILE")
+                         ->check(path_check());
+  app_->add_option("--verify", verify_,
+                   "Instead of writing one, check a snapshot or state file whole (every byte against its digest, "
+                   "its layout against this build's) and print its head, digest and options; takes no other option")
       ->type_name("FILE")
       ->check(path_check())
-      ->required();
+      ->excludes(out);
+  app_->add_flag("--to-cache", to_cache_,
+                 "Instead of --out, make the state --blocks N describe in the state cache, where `apiary run "
+                 "--state-blocks N` with the same options opens it (kept when it is there already); prints its path")
+      ->excludes(out)
+      ->excludes("--verify");
   app_->add_option("--blocks", blocks_,
                    "Blocks of the mix to make on top of the genesis (or the --state) before writing, as the replay "
                    "makes them: a warm state, with the ids of the last hour and the comments and votes of the "
@@ -86,7 +100,60 @@ std::unique_ptr<core::chain> snapshot_command::start(int& status, const std::fun
   return chain;
 }
 
+int snapshot_command::verify() const {
+  verified_state v;
+  try {
+    v = verify_state_file(verify_, available_memory() / 4);
+  } catch (const state_file_error& e) {
+    error_line("snapshot", "--verify " + std::string(e.what()));
+    return exit_failed;
+  }
+  std::string options;
+  for (const auto& [name, value] : v.info.options) options += fmt::format(" {}={}", name, value);
+  const std::string line = fmt::format(
+      "apiary snapshot: {} checks out: a {} of {}, layout id {}, head block {}, state digest {}, checked whole in "
+      "{:.1f} s; made with{}\n",
+      verify_, v.format, bytes_text(v.info.file_size), v.info.layout_id, v.info.head_block_num,
+      core::to_hex(v.info.state_digest), seconds(v.check_ns), options);
+  return print_out("snapshot", line) ? exit_ok : exit_failed;
+}
+
+int snapshot_command::make_in_cache() {
+  if (auto problem = check_options()) return usage_error("snapshot", *problem);
+  if (blocks_ == 0) return usage_error("snapshot", "--to-cache: give --blocks N, the blocks the cached state holds");
+  if (!config_.state.empty())
+    return usage_error("snapshot",
+                       "--to-cache: a cached state starts from the genesis, not --state " + shown_path(config_.state));
+  const interrupt_guard signals;
+  const std::function<bool()> cancelled = [] { return interrupt_signal() != 0; };
+  std::optional<cached_state> cached;
+  try {
+    cached = find_or_make_state(config_, blocks_, cancelled, [](const std::string& line) {
+      std::fprintf(stderr, "apiary snapshot: %s\n", line.c_str());
+    });
+  } catch (const state_cache_error& e) {
+    return usage_error("snapshot", "--to-cache: " + std::string(e.what()));
+  } catch (const std::exception& e) {
+    error_line("snapshot", e.what());
+    return exit_failed;
+  }
+  if (!cached) return interrupted();
+  const std::string line = fmt::format(
+      "apiary snapshot: the state of {} blocks is in the cache, {}: {}\n", grouped(blocks_),
+      cached->made ? fmt::format("made in {:.1f} s", seconds(cached->make_ns)) : "already there", cached->path);
+  return print_out("snapshot", line) ? exit_ok : exit_failed;
+}
+
 int snapshot_command::run() {
+  if (!verify_.empty()) {
+    const std::vector<std::string> given = options_->given(scope_snapshot);
+    if (!given.empty() || app_->count("--blocks") != 0)
+      return usage_error("snapshot", "--verify takes no other option (given: --" +
+                                         (given.empty() ? std::string("blocks") : given.front()) + ")");
+    return verify();
+  }
+  if (to_cache_) return make_in_cache();
+  if (out_.empty()) return usage_error("snapshot", "--out FILE is required (or --verify FILE, or --to-cache)");
   if (auto problem = check_options()) return usage_error("snapshot", *problem);
   made_directories dirs;  // removed again if the snapshot is refused or stopped before its blocks
   if (!outputs_usable("snapshot", config_inputs(config_), {{"--out", out_, output_use::binary}})) return exit_usage;

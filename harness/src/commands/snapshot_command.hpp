@@ -1,7 +1,8 @@
-// `apiary snapshot`: writes a chain's state (`--out FILE`), after the genesis (or a --state
+// `apiary snapshot`: writes a chain's state (`--out FILE`) after the genesis (or a --state
 // snapshot) and --blocks blocks of the mix made as the replay makes them (replay/snapshot.hpp,
-// io/state_file.hpp), for run and replay's --state. Nothing is written after a signal. Takes
-// the run options that shape the chain and its blocks (scope_snapshot).
+// io/state_file.hpp), for run and replay's --state; or checks such a file whole (`--verify
+// FILE`). Nothing is written after a signal. Takes the run options that shape the chain and
+// its blocks (scope_snapshot).
 // Thread safety: the main thread's; the genesis starts and joins its own threads.
 #pragma once
 
@@ -37,9 +38,16 @@ class snapshot_command {
   // --state cannot be used (`status` set).
   std::unique_ptr<core::chain> start(int& status, const std::function<bool()>& cancelled);
 
+  // --verify: checks the file whole and prints what it holds; the exit status.
+  int verify() const;
+  // --to-cache: finds or makes the state in the state cache; the exit status.
+  int make_in_cache();
+
   run_config config_;
   std::uint32_t blocks_ = 0;
   std::string out_;
+  std::string verify_;
+  bool to_cache_ = false;
   CLI::App* app_ = nullptr;
   std::unique_ptr<option_binder> options_;
 };

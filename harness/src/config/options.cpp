@@ -55,6 +55,8 @@ constexpr std::uint32_t smallest_block = 16 * 1024;
 constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
 // Stop limits: far beyond any run, yet stated, so a typo is an error and not a week's run.
 constexpr std::uint32_t most_blocks = 100'000'000;
+// A week of blocks: more than any state a cache should hold.
+constexpr std::uint32_t most_cached_state_blocks = 201'600;
 constexpr std::uint64_t most_transactions = 1'000'000'000'000;
 // The mix and fault texts: longer than any valid text (or item) is refused before the
 // colony's parser echoes a part of it in an error.
@@ -152,6 +154,7 @@ struct option_binder::bound {
   std::function<std::string()> get;
   std::string default_text;
   unsigned scope;
+  bool shapes_state;
   CLI::Option* cli;
 };
 
@@ -161,6 +164,7 @@ option_binder::~option_binder() = default;
 void option_binder::section(std::string group, unsigned scope) {
   group_ = std::move(group);
   scope_ = scope;
+  shapes_state_ = true;
 }
 
 CLI::Option* option_binder::add(std::string_view name, std::string_view placeholder, value_kind kind,
@@ -170,8 +174,8 @@ CLI::Option* option_binder::add(std::string_view name, std::string_view placehol
   const std::string shown = default_text.empty() ? (get().empty() ? "none" : get()) : std::string(default_text);
   CLI::Option* opt = make("--" + std::string(name), std::string(help) + " (default: " + shown + ")");
   opt->type_name(std::string(placeholder))->group(group_);
-  bound_.push_back(
-      std::make_unique<bound>(bound{std::string(name), kind, std::move(get), std::string(default_text), scope_, opt}));
+  bound_.push_back(std::make_unique<bound>(
+      bound{std::string(name), kind, std::move(get), std::string(default_text), scope_, shapes_state_, opt}));
   return opt;
 }
 
@@ -300,7 +304,7 @@ void option_binder::custom(std::string_view name, std::string_view placeholder, 
 std::vector<config_entry> option_binder::values() const {
   std::vector<config_entry> out;
   out.reserve(bound_.size());
-  for (const auto& b : bound_) out.push_back({b->name, b->kind, b->get(), b->default_text, b->scope});
+  for (const auto& b : bound_) out.push_back({b->name, b->kind, b->get(), b->default_text, b->scope, b->shapes_state});
   return out;
 }
 
@@ -441,6 +445,16 @@ void bind_state(option_binder& b, run_config& c) {
          "Start from this snapshot or state file (written by apiary snapshot) instead of the genesis; the genesis "
          "options (--accounts, --genesis-vesting, --cashout-blocks) must be the ones it was made with",
          "none: the genesis", check_path);
+  b.section("The queen and the chain", scope_run | scope_replay);
+  b.shaping(false);
+  b.count("state-blocks", c.state_blocks, 0, most_cached_state_blocks,
+          "Or start from the state this many blocks of the mix make on the genesis (this config's genesis, mix, seed "
+          "and block size: 1200 is the hour of blocks a live node holds), kept in the state cache "
+          "($APIARY_STATE_CACHE, else ~/.cache/apiary/states) and made there on first use with a progress line; "
+          "every later run with these options and this build's state layout opens it (docs/snapshots.md); 0: "
+          "none");
+  b.section("The queen and the chain", scope_chain);
+  b.shaping(false);
   b.choice("state-memory", ch.memory, core::state_memory_names,
            "Where the chain keeps its state: heap (object by object) or mapped (one region at a fixed address, as "
            "Hive's chainbase file; apiary snapshot then writes a state file, which --state opens without a "
@@ -494,6 +508,9 @@ void bind_chain(option_binder& b, run_config& c) {
              "meanwhile wake it once, not once each (e.g. 500us); 0: take at once; not with --submit sync, where "
              "nothing more comes meanwhile");
   b.section("The queen and the chain", scope_chain);
+  // How the state is held and the chain runs, not what the state holds: a snapshot's state is
+  // the same under every value (chain_options.hpp), so the state cache leaves them out.
+  b.shaping(false);
   bind_state(b, c);
   b.choice("dedup", ch.dedup, core::dedup_mode_names,
            "Where pending transaction ids live: split (a volatile hash set) or unified (the undoable index)");
@@ -502,11 +519,13 @@ void bind_chain(option_binder& b, run_config& c) {
   b.choice("rc", ch.rc, core::rc_mode_names,
            "Pending resource-credit charges: state (in the account, undone with the transaction) or volatile (a "
            "hash map merged into state when the block is applied)");
+  b.shaping(true);
   bind_rc(b, c);
   b.section("The queen and the chain", scope_chain);
   b.count("cashout-blocks", ch.cashout_blocks, 1, 100'000'000,
           "Blocks from a comment's creation to its payout, after which it and its votes leave the state (Hive: "
           "seven days)");
+  b.shaping(false);
   b.count("rc-stats-blocks", ch.rc_stats_blocks, 0, 100'000'000,
           "Archive Hive's RC statistics (per operation kind and per payer rank) every this many blocks into the "
           "report's rc.archives and the --interval-log; 0: keep none");
@@ -520,6 +539,8 @@ void bind_chain(option_binder& b, run_config& c) {
       "of undoing it and applying them again (off: Hive's re-application); needs --custom-ops local and --rc state");
   b.count("reversible-blocks", ch.reversible_blocks, 0, 100'000, "Blocks kept undoable before they are committed");
   b.toggle("keep-alive", ch.db.keep_alive, "Reuse undo containers between sessions (keep_alive)");
+  // A state file's objects and undo states lie in its pools or not: it opens only as made.
+  b.shaping(true);
   b.toggle("pool-objects", ch.db.pool_objects, "Pool allocator for state objects");
   b.toggle("pool-undo", ch.db.pool_undo, "Pool allocator for undo states");
 }

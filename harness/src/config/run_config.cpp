@@ -147,7 +147,7 @@ void resolve(run_config& c) {
   c.chain.check_authority = c.colony.sign;
   // A state file is a mapped chain's memory: it runs mapped (an explicit heap was refused:
   // validate_given()), and the report says so.
-  if (is_state_file(c.state)) c.chain.memory = core::state_memory::mapped;
+  if (is_state_file(c.state) || c.state_blocks != 0) c.chain.memory = core::state_memory::mapped;
   // The pending state can be a block's only where its bookkeeping is in state as a block
   // leaves it: elsewhere reuse is off, and the report says so (given explicitly, such a
   // combination is refused: validate_given()).
@@ -198,9 +198,9 @@ std::optional<std::string> inert_option(const run_config& c) {
     return "--dump-limit " + std::to_string(o.dump_limit) + ": only used with --dump-transactions";
   if (o.dump_blocks.empty() && o.dump_block_limit != d.out.dump_block_limit)
     return "--dump-block-limit " + std::to_string(o.dump_block_limit) + ": only used with --dump-blocks";
-  if (!o.block_log.empty() && !c.state.empty())
-    return "--block-log: a block_log starts at block 1, and a run from --state starts after the snapshot's head "
-           "block";
+  if (!o.block_log.empty() && starts_from_state(c))
+    return "--block-log: a block_log starts at block 1, and a run from " + state_option_text(c) +
+           " starts after its head block";
   if (c.blocks_by != core::block_trigger::clock && c.slot_transactions != d.slot_transactions)
     return "--slot-transactions " + core::to_string(c.slot_transactions) + ": only used with --blocks-by clock";
   return std::nullopt;
@@ -270,12 +270,18 @@ std::optional<std::string> validate_given(const run_config& c, const std::vector
     return std::find(given.begin(), given.end(), name) != given.end();
   };
   if (auto problem = clock_conflict(c)) return problem;
+  if (!c.state.empty() && c.state_blocks != 0)
+    return "--state " + shown_path(c.state) + " and --state-blocks " + std::to_string(c.state_blocks) +
+           " both say where the chain starts: give one";
   // Away from their defaults without a state file they would change nothing.
-  if (c.state.empty() && !c.state_prefault) return "--state-prefault off applies to a --state file: give --state FILE";
-  if (c.state.empty() && c.state_verify) return "--state-verify on applies to a --state file: give --state FILE";
-  if (was_given("state-memory") && c.chain.memory == core::state_memory::heap && is_state_file(c.state))
-    return "--state " + shown_path(c.state) +
-           " is a state file, which maps whole and never loads into the heap: leave out --state-memory heap, or "
+  if (!starts_from_state(c) && !c.state_prefault)
+    return "--state-prefault off applies to a state file: give --state FILE or --state-blocks N";
+  if (!starts_from_state(c) && c.state_verify)
+    return "--state-verify on applies to a state file: give --state FILE or --state-blocks N";
+  if (was_given("state-memory") && c.chain.memory == core::state_memory::heap &&
+      (is_state_file(c.state) || c.state_blocks != 0))
+    return state_option_text(c) + (c.state_blocks != 0 ? " starts from" : " is") +
+           " a state file, which maps whole and never loads into the heap: leave out --state-memory heap, or "
            "start from a snapshot (apiary snapshot --state-memory heap writes one)";
   // Given on where it cannot take effect (resolve() would turn it off, and a comparison of it
   // would compare the same thing twice).
@@ -289,6 +295,12 @@ std::optional<std::string> validate_given(const run_config& c, const std::vector
            std::string(core::to_string(c.chain.rc));
   }
   return std::nullopt;
+}
+
+bool starts_from_state(const run_config& c) { return !c.state.empty() || c.state_blocks != 0; }
+
+std::string state_option_text(const run_config& c) {
+  return c.state_blocks != 0 ? "--state-blocks " + std::to_string(c.state_blocks) : "--state " + shown_path(c.state);
 }
 
 std::optional<std::string> validate_rc_params(const run_config& c) {

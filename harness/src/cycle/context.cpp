@@ -122,6 +122,8 @@ process_usage read_usage() {
   u.user_ns = to_ns(ru.ru_utime);
   u.system_ns = to_ns(ru.ru_stime);
   u.peak_rss_bytes = static_cast<std::int64_t>(ru.ru_maxrss) * 1024;  // Linux: KiB
+  u.minor_faults = ru.ru_minflt;
+  u.major_faults = ru.ru_majflt;
   return u;
 }
 

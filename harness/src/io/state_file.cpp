@@ -49,7 +49,10 @@ std::unique_ptr<core::chain> open_mapped(const std::string& path, core::chain_op
 }  // namespace
 
 bool is_state_file(const std::string& path) {
-  if (path.empty()) return false;
+  // Only a regular file is read (a FIFO would block): anything else is for the snapshot's
+  // reader to refuse by its kind.
+  std::error_code ec;
+  if (path.empty() || !std::filesystem::is_regular_file(path, ec)) return false;
   std::ifstream in(path, std::ios::binary);
   std::array<char, state_file_magic.size()> head{};
   return in.read(head.data(), head.size()) && std::string_view(head.data(), head.size()) == state_file_magic;
@@ -78,6 +81,29 @@ std::unique_ptr<core::chain> load_state_file(const std::string& path, const core
   } catch (const core::state_region_error& e) {
     // The region names the file itself; the option comes first as everywhere.
     throw state_file_error("--state: " + std::string(e.what()));
+  }
+}
+
+verified_state verify_state_file(const std::string& path, std::uint64_t max_bytes) {
+  try {
+    const std::int64_t t0 = core::steady_now_ns();
+    verified_state v;
+    if (is_state_file(path)) {
+      v.info = core::chain::verify_state(path);
+      v.format = "state file";
+    } else {
+      const binary_input_file file(path, max_bytes, "state snapshot");
+      v.info = core::check_snapshot(file.bytes());
+      v.format = "snapshot";
+    }
+    v.check_ns = core::steady_now_ns() - t0;
+    return v;
+  } catch (const input_error& e) {
+    throw state_file_error(shown_path(path) + ": " + e.what());
+  } catch (const core::snapshot_error& e) {
+    throw state_file_error(shown_path(path) + ": " + e.what());
+  } catch (const core::state_region_error& e) {
+    throw state_file_error(e.what());  // it names the file
   }
 }
 

@@ -79,6 +79,8 @@ void write_context_fields(json_out& j, const run_context& ctx) {
   j.field("open_ms", ms(s.open_ns), 3);
   j.field("prefault_ms", ms(s.prefault_ns), 3);
   j.field("verify_ms", ms(s.verify_ns), 3);
+  j.field("resident_bytes", s.resident_bytes);
+  j.field("made_ms", ms(s.made_ns), 3);
   j.end_object();
 }
 
@@ -323,6 +325,11 @@ void write_cpu(json_out& j, const report_inputs& in) {
   j.field_or_null("steal_share", a.machine_known, a.steal_share, 6);
   j.field("run_user_s", sec(r.usage_end.user_ns), 6);
   j.field("run_system_s", sec(r.usage_end.system_ns), 6);
+  j.key("window_page_faults");
+  j.begin_object();
+  j.field("minor", r.window_end.usage.minor_faults - r.window_start.usage.minor_faults);
+  j.field("major", r.window_end.usage.major_faults - r.window_start.usage.major_faults);
+  j.end_object();
   j.field("ms_per_block", a.cpu_ms_per_block, 6);
   j.field("bound_us", a.cpu_bound_us, 3);
   j.field_or_null("cycle_to_bound", a.cycle_to_cpu_bound > 0, a.cycle_to_cpu_bound, 6);

@@ -54,6 +54,9 @@ struct config_entry {
   std::string text;          // empty: not set
   std::string default_text;  // what an unset value means
   unsigned scope;            // option_scope: the subcommands that take it
+  // Whether the value shapes the state `apiary snapshot` makes with it, rather than only how
+  // the chain runs or where its state lives (the state cache's key: replay/state_cache.hpp).
+  bool shapes_state = true;
 };
 
 // Registers options on one CLI11 subcommand, bound to fields of one run_config, and keeps
@@ -65,8 +68,11 @@ class option_binder {
   option_binder(const option_binder&) = delete;
   option_binder& operator=(const option_binder&) = delete;
 
-  // The --help group and the scope of the options that follow.
+  // The --help group and the scope of the options that follow; they shape the state.
   void section(std::string group, unsigned scope);
+  // Whether the options that follow, until the next section(), shape the state a snapshot
+  // makes (config_entry::shapes_state).
+  void shaping(bool shapes_state) { shapes_state_ = shapes_state; }
 
   void count(std::string_view name, std::uint32_t& field, std::uint32_t min, std::uint32_t max, std::string_view help);
   void count(std::string_view name, std::uint64_t& field, std::uint64_t min, std::uint64_t max, std::string_view help);
@@ -111,6 +117,7 @@ class option_binder {
   CLI::App& app_;
   unsigned command_scope_;
   unsigned scope_ = scope_generation;
+  bool shapes_state_ = true;
   std::string group_ = "Options";
   std::vector<std::unique_ptr<bound>> bound_;
 };

@@ -81,6 +81,9 @@ struct run_config {
   // empty: genesis. A state file is mapped: prefault reads its pages in before the warm-up,
   // verify checks its whole content digest first.
   std::string state;
+  // Or the state this many blocks of the mix make on the genesis, from the state cache (made
+  // there on first use: replay/state_cache.hpp); 0: none.
+  std::uint32_t state_blocks = 0;
   bool state_prefault = true;
   bool state_verify = false;
   // The --rc-params file the chain's RC base parameters came from (chain.rc_params); empty:
@@ -142,6 +145,10 @@ std::optional<std::string> validate(const run_config& c, const option_use& use =
 // The RC parameters at the rc_scale (part of validate()): the message naming --rc-params'
 // file, the table and the key, or nullopt.
 std::optional<std::string> validate_rc_params(const run_config& c);
+// Whether the chain starts from a state (--state or --state-blocks) rather than its genesis,
+// and the option that says so, for messages ("--state PATH", "--state-blocks N").
+bool starts_from_state(const run_config& c);
+std::string state_option_text(const run_config& c);
 // Before resolve(): the checks that depend on what the user gave, not only on the values
 // (`given`: the names of the options given on the command line or in the config file): an
 // option given explicitly whose value resolve() would change, because the combination cannot

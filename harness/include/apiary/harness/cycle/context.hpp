@@ -48,6 +48,8 @@ struct process_usage {
   std::int64_t user_ns = 0;
   std::int64_t system_ns = 0;
   std::int64_t peak_rss_bytes = 0;
+  std::int64_t minor_faults = 0;  // page faults served from memory (a first touch, a copy-on-write)
+  std::int64_t major_faults = 0;  // page faults that read from a file
   std::int64_t cpu_ns() const { return user_ns + system_ns; }
 };
 

@@ -18,6 +18,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "apiary/core/chain/chain_snapshot.hpp"
+
 namespace apiary::core {
 class chain;
 struct chain_options;
@@ -33,10 +35,12 @@ struct state_source {
   std::string state_digest;  // hex: the digest the file recorded when it was written
   std::uint32_t head_block_num = 0;
   std::uint64_t bytes = 0;
-  std::int64_t load_ns = 0;      // everything: reading, checking and building, or mapping
-  std::int64_t open_ns = 0;      // a state file's header checks and mapping
-  std::int64_t prefault_ns = 0;  // reading its pages in (0: --state-prefault off)
-  std::int64_t verify_ns = 0;    // its content digest (0: --state-verify off)
+  std::int64_t load_ns = 0;         // everything: reading, checking and building, or mapping
+  std::int64_t open_ns = 0;         // a state file's header checks and mapping
+  std::int64_t prefault_ns = 0;     // reading its pages in (0: --state-prefault off)
+  std::int64_t verify_ns = 0;       // its content digest (0: --state-verify off)
+  std::int64_t resident_bytes = 0;  // the process's resident memory once it was loaded or opened
+  std::int64_t made_ns = 0;         // --state-blocks: making it into the state cache (0: found there)
 };
 
 // How a state file opens.
@@ -60,6 +64,18 @@ class state_file_error : public std::runtime_error {
 // is refused before it is read. Throws state_file_error.
 std::unique_ptr<core::chain> load_state_file(const std::string& path, const core::chain_options& options,
                                              std::uint64_t max_bytes, const state_open& how, state_source& source);
+
+// A whole snapshot or state file checked (apiary snapshot --verify).
+struct verified_state {
+  std::string format;  // "snapshot" or "state file"
+  core::snapshot_info info;
+  std::int64_t check_ns = 0;  // reading and checking every byte
+};
+
+// Checks the file at `path` whole, without building a chain: a snapshot's size, magic, layout
+// id and checksum (one above max_bytes is refused unread); a state file's header, bookkeeping,
+// layout id and content digest. Throws state_file_error "PATH: what is wrong".
+verified_state verify_state_file(const std::string& path, std::uint64_t max_bytes);
 
 // Writes the chain's state (no pending transactions) to `path`: a mapped chain's as a state
 // file (chain::write_state: its reversible blocks become permanent), a heap chain's as a

@@ -128,6 +128,11 @@ class chain {
   // its header, its address) or snapshot_error (its layout id or options).
   static std::unique_ptr<chain> open_state(chain_options options, const std::filesystem::path& file,
                                            const state_region::open_options& how, snapshot_info* info = nullptr);
+  // Checks a whole state file without opening a chain on it: its header, the allocator's
+  // bookkeeping, this build's layout id and every byte against the content digest (read in
+  // chunks, never prefaulted). Returns its header; throws state_region_error or
+  // snapshot_error naming what is wrong. Takes the process's one state region while it runs.
+  static snapshot_info verify_state(const std::filesystem::path& file);
   ~chain();
   chain(const chain&) = delete;
   chain& operator=(const chain&) = delete;
