@@ -3,6 +3,7 @@
 // copy-on-write; and every way a state file can be wrong, refused in one line.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,6 +119,23 @@ TEST(StateRegionChild, DISABLED_OpensTheParentsFile) {
 TEST(StateRegion, OneRegionAtATime) {
   auto region = state_region::make(test_reserve);
   EXPECT_THROW(state_region::make(test_reserve), state_region_error);
+}
+
+TEST(StateRegion, AnAddressRangeAlreadyTakenIsOneClearError) {
+  const std::size_t page = 4096;
+  void* squatter = ::mmap(reinterpret_cast<void*>(state_region::base_address() + test_reserve / 2), page, PROT_READ,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  ASSERT_NE(squatter, MAP_FAILED);
+  try {
+    auto region = state_region::make(test_reserve);
+    ADD_FAILURE() << "a region was made over another mapping";
+  } catch (const state_region_error& e) {
+    EXPECT_NE(std::string(e.what()).find("another mapping of this process lies in that address range"),
+              std::string::npos)
+        << e.what();
+  }
+  ::munmap(squatter, page);
+  EXPECT_NO_THROW(state_region::make(test_reserve));  // free again: nothing was left held
 }
 
 TEST(StateRegion, StringsInTheRegionTakeItsMemory) {

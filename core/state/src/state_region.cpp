@@ -165,8 +165,10 @@ void state_region::map_anonymous(std::size_t from) {
   void* got = ::mmap(want, reserve_ - from, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (got == MAP_FAILED || got != want) {
     if (got != MAP_FAILED) ::munmap(got, reserve_ - from);
-    throw state_region_error("cannot map a state at " + std::to_string(base_) + " (" + std::to_string(reserve_ >> 20) +
-                             " MiB): " + (got == MAP_FAILED ? errno_text() : "the address is taken"));
+    const bool taken = got != MAP_FAILED || errno == EEXIST;
+    throw state_region_error(
+        "cannot map a state at " + std::to_string(base_) + " (" + std::to_string(reserve_ >> 20) +
+        " MiB): " + (taken ? "another mapping of this process lies in that address range" : errno_text()));
   }
   mapped_ = true;
   // The state is one large block of memory read at random: in huge pages (where the kernel
