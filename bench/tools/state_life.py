@@ -44,6 +44,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 from apiary_tools.common import markdown_table, parse_csv  # noqa: E402
 from apiary_tools.inputs import read_json  # noqa: E402
 from apiary_tools.outputs import make_directory, write_json, write_text  # noqa: E402
+from apiary_tools.runner import split_passthrough  # noqa: E402
 
 DROP_CACHES = Path("/proc/sys/vm/drop_caches")
 # (case name, the state's suffix, page cache cold, prefault): the runs of one size, in order.
@@ -174,10 +175,7 @@ def tables(points: list[dict[str, Any]]) -> str:
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    extra: list[str] = []
-    if "--" in argv:
-        extra = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
+    argv, extra = split_passthrough(argv)
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--accounts", default="100000,1000000,3000000", help="genesis accounts, a comma list")
     p.add_argument("--blocks", type=int, default=1200, help="blocks of the mix behind the head (default: 1200)")

@@ -36,6 +36,7 @@ from apiary_tools import gate  # noqa: E402
 from apiary_tools.common import markdown_table, parse_csv  # noqa: E402
 from apiary_tools.inputs import read_json  # noqa: E402
 from apiary_tools.outputs import make_directory, write_figure, write_json, write_text  # noqa: E402
+from apiary_tools.runner import split_passthrough  # noqa: E402
 from apiary_tools.stats import summarize_sample  # noqa: E402
 
 MEASURED_FUNCTION = "apiary_replay_measured"
@@ -152,10 +153,7 @@ def figure(points: list[dict[str, Any]], path: Path) -> None:
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    extra: list[str] = []
-    if "--" in argv:
-        extra = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
+    argv, extra = split_passthrough(argv)
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--accounts", default="100000,1000000", help="genesis accounts, a comma list")
     p.add_argument("--blocks", default="0,400", help="warm-up blocks of the typical mix, a comma list")

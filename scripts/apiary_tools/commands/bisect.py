@@ -71,7 +71,7 @@ from ..common import (
 from ..comparison import DEFAULT_ALPHA
 from ..inputs import check_file, read_json
 from ..outputs import check_directory, make_directory, write_json, write_text
-from ..runner import with_progress_off
+from ..runner import split_passthrough, with_progress_off
 from ..sequential import Sequential, describe
 
 STATE_NAME = kinds.BISECT.file
@@ -496,8 +496,7 @@ def _measure(args, passthrough: list[str]) -> Measure:
 
 
 def _main(argv: Sequence[str]) -> int:
-    argv = list(argv)
-    own, passthrough = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
+    own, passthrough = split_passthrough(argv)
     args = parser().parse_args(own)
     repo = Path(args.repo)
     if git(repo, "rev-parse", "--git-dir").returncode != 0:
