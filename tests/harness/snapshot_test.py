@@ -425,6 +425,10 @@ def cache_refusals(args, env):
     ht.check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "cannot be made" in p.stderr,
              "a state cache path that is a file: exit %d: %s" % (p.returncode, p.stderr))
     seen.append(p.stderr.strip())
+    p = ht.run_apiary(args, ["run", *smoke, "--state-blocks", "20"], env={"APIARY_STATE_CACHE": "off"})
+    ht.check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "is off" in p.stderr,
+             "APIARY_STATE_CACHE=off: exit %d: %s" % (p.returncode, p.stderr))
+    seen.append(p.stderr.strip())
     print("cache refusals:\n  " + "\n  ".join(seen))
 
 

@@ -21,8 +21,6 @@ namespace apiary::harness {
 
 namespace {
 
-double seconds(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
-
 // A generous bound on --blocks: a week of blocks is 201,600.
 constexpr std::uint32_t most_snapshot_blocks = 10'000'000;
 
@@ -96,7 +94,7 @@ std::unique_ptr<core::chain> snapshot_command::start(int& status, const std::fun
     return nullptr;
   }
   std::fprintf(stderr, "apiary snapshot: genesis of %s accounts in %.1f s; %s\n",
-               grouped(config_.chain.genesis_accounts).c_str(), seconds(core::steady_now_ns() - t0), keys.c_str());
+               grouped(config_.chain.genesis_accounts).c_str(), seconds_of(core::steady_now_ns() - t0), keys.c_str());
   return chain;
 }
 
@@ -114,7 +112,7 @@ int snapshot_command::verify() const {
       "apiary snapshot: {} checks out: a {} of {}, layout id {}, head block {}, state digest {}, checked whole in "
       "{:.1f} s; made with{}\n",
       verify_, v.format, bytes_text(v.info.file_size), v.info.layout_id, v.info.head_block_num,
-      core::to_hex(v.info.state_digest), seconds(v.check_ns), options);
+      core::to_hex(v.info.state_digest), seconds_of(v.check_ns), options);
   return print_out("snapshot", line) ? exit_ok : exit_failed;
 }
 
@@ -140,7 +138,7 @@ int snapshot_command::make_in_cache() {
   if (!cached) return interrupted();
   const std::string line = fmt::format(
       "apiary snapshot: the state of {} blocks is in the cache, {}: {}\n", grouped(blocks_),
-      cached->made ? fmt::format("made in {:.1f} s", seconds(cached->make_ns)) : "already there", cached->path);
+      cached->made ? fmt::format("made in {:.1f} s", seconds_of(cached->make_ns)) : "already there", cached->path);
   return print_out("snapshot", line) ? exit_ok : exit_failed;
 }
 
@@ -168,9 +166,9 @@ int snapshot_command::run() {
   const std::int64_t t0 = core::steady_now_ns();
   const advance_result made = advance_chain(config_, *chain, blocks_, cancelled, [&](std::uint32_t n) {
     std::fprintf(stderr, "apiary snapshot: %s of %s blocks in %.1f s\n", grouped(n).c_str(), grouped(blocks_).c_str(),
-                 seconds(core::steady_now_ns() - t0));
+                 seconds_of(core::steady_now_ns() - t0));
   });
-  const double made_s = seconds(core::steady_now_ns() - t0);
+  const double made_s = seconds_of(core::steady_now_ns() - t0);
   if (!made.error.empty()) {
     error_line("snapshot", "making the blocks failed: " + made.error);
     return exit_failed;
@@ -190,7 +188,7 @@ int snapshot_command::run() {
       "state digest {}; {} written to {} in {:.1f} s\n",
       written->head_block_num, grouped(made.blocks), grouped(made.in_blocks), made_s, grouped(made.rejected),
       grouped(config_.chain.genesis_accounts), written->state_digest, bytes_text(written->bytes), out_,
-      seconds(written->load_ns));
+      seconds_of(written->load_ns));
   return print_out("snapshot", line) ? exit_ok : exit_failed;
 }
 

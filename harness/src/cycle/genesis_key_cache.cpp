@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -245,15 +244,7 @@ void save(const std::string& path, const core::chain_options& o, const std::vect
 
 }  // namespace
 
-std::string key_cache_dir() {
-  const char* set = std::getenv("APIARY_KEY_CACHE");
-  if (set != nullptr && *set != '\0') return std::string_view(set) == "off" ? std::string() : std::string(set);
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/')
-    return std::string(xdg) + "/apiary/keys";
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/')
-    return std::string(home) + "/.cache/apiary/keys";
-  return {};
-}
+std::string key_cache_dir() { return user_cache_dir("APIARY_KEY_CACHE", "keys"); }
 
 std::string key_cache_file(const core::chain_options& options, const std::string& dir) {
   return dir.empty() ? std::string() : dir + "/" + file_name(options);

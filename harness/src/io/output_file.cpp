@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -233,6 +234,16 @@ std::optional<std::string> check_output(const std::string& path, output_use use)
   close(fd);
   unlink(probe.c_str());
   return std::nullopt;
+}
+
+std::string user_cache_dir(const char* variable, std::string_view leaf) {
+  if (const char* set = std::getenv(variable); set != nullptr && *set != '\0')
+    return std::string_view(set) == "off" ? std::string() : std::string(set);
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/')
+    return std::string(xdg) + "/apiary/" + std::string(leaf);
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/')
+    return std::string(home) + "/.cache/apiary/" + std::string(leaf);
+  return {};
 }
 
 bool writes_through(const std::string& path) {

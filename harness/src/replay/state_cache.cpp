@@ -19,6 +19,7 @@
 #include "apiary/harness/config/rc_params_file.hpp"
 #include "apiary/harness/cycle/genesis_key_cache.hpp"
 #include "apiary/harness/io/error_text.hpp"
+#include "apiary/harness/io/output_file.hpp"
 #include "apiary/harness/io/state_file.hpp"
 #include "apiary/harness/io/text_format.hpp"
 #include "apiary/harness/replay/snapshot.hpp"
@@ -31,8 +32,6 @@ namespace fs = std::filesystem;
 
 // Progress while a state is made: a line at most this often.
 constexpr std::int64_t progress_every_ns = 5'000'000'000;
-
-double seconds(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 // What the key hashes: the blocks, then every shaping option of `apiary snapshot` as name=value
 // in option order, then the RC parameters' values (--rc-params names a file, whose content
@@ -50,6 +49,10 @@ std::string key_of(const run_config& c, std::uint32_t blocks) {
 }
 
 std::string layout_hex() { return fmt::format("{:016x}", core::state_file_layout_id()); }
+
+std::string path_of(const std::string& dir, const std::string& key) {
+  return dir + "/" + key + "-" + layout_hex() + ".state";
+}
 
 // The layouts other builds made this key's state with (their file names' second part).
 std::vector<std::string> other_layouts(const std::string& dir, const std::string& key) {
@@ -114,7 +117,8 @@ bool make_state(const run_config& c, std::uint32_t blocks, const std::string& pa
     const std::int64_t now = core::steady_now_ns();
     if (now - told < progress_every_ns && n < blocks) return;
     told = now;
-    say(fmt::format("making the state: {} of {} blocks in {:.1f} s", grouped(n), grouped(blocks), seconds(now - t0)));
+    say(fmt::format("making the state: {} of {} blocks in {:.1f} s", grouped(n), grouped(blocks),
+                    seconds_of(now - t0)));
   });
   if (!made.error.empty()) throw std::runtime_error("making the state's blocks failed: " + made.error);
   if (made.cancelled || cancelled()) return false;
@@ -124,37 +128,32 @@ bool make_state(const run_config& c, std::uint32_t blocks, const std::string& pa
 
 }  // namespace
 
-std::string state_cache_dir() {
-  if (const char* set = std::getenv("APIARY_STATE_CACHE"); set != nullptr && *set != '\0') return set;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/')
-    return std::string(xdg) + "/apiary/states";
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/')
-    return std::string(home) + "/.cache/apiary/states";
-  return {};
-}
+std::string state_cache_dir() { return user_cache_dir("APIARY_STATE_CACHE", "states"); }
 
 std::string cached_state_path(const run_config& c, std::uint32_t blocks, const std::string& dir) {
-  return dir + "/" + key_of(c, blocks) + "-" + layout_hex() + ".state";
+  return path_of(dir, key_of(c, blocks));
 }
 
 std::optional<cached_state> find_or_make_state(const run_config& c, std::uint32_t blocks,
                                                const std::function<bool()>& cancelled,
                                                const std::function<void(const std::string&)>& say) {
   const std::string dir = state_cache_dir();
-  if (dir.empty()) throw state_cache_error("the state cache has no directory: set APIARY_STATE_CACHE (or HOME) to one");
+  if (dir.empty())
+    throw state_cache_error("the state cache is off or has no directory: set APIARY_STATE_CACHE to one (or HOME)");
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir))
     throw state_cache_error("the state cache " + shown_path(dir) +
                             " cannot be made: " + (ec ? ec.message() : std::string("something else is there")) +
                             " (set APIARY_STATE_CACHE to a directory apiary can make)");
-  cached_state out{.path = cached_state_path(c, blocks, dir)};
+  const std::string key = key_of(c, blocks);
+  cached_state out{.path = path_of(dir, key)};
   if (is_state_file(out.path)) return out;
   cache_lock lock(out.path.substr(0, out.path.size() - 6) + ".lock");
   if (!lock.take(cancelled, [&] { say("waiting for another apiary that is making " + shown_path(out.path)); }))
     return std::nullopt;
   if (is_state_file(out.path)) return out;  // made while this one waited
-  const std::vector<std::string> others = other_layouts(dir, key_of(c, blocks));
+  const std::vector<std::string> others = other_layouts(dir, key);
   say(fmt::format("no state of {} blocks for these options in the cache{}: making {} once", grouped(blocks),
                   others.empty() ? std::string()
                                  : fmt::format(" for this build's layout {} (it holds them for the layout{} {}, which "
@@ -166,7 +165,7 @@ std::optional<cached_state> find_or_make_state(const run_config& c, std::uint32_
   out.made = true;
   out.make_ns = core::steady_now_ns() - t0;
   say(fmt::format("made {} ({}) in {:.1f} s", shown_path(out.path), bytes_text(fs::file_size(out.path, ec)),
-                  seconds(out.make_ns)));
+                  seconds_of(out.make_ns)));
   return out;
 }
 

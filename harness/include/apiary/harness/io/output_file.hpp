@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -105,6 +106,11 @@ class output_locks {
   void release();  // unlocks and removes every lock file held
   std::vector<held> held_;
 };
+
+// The directory of one of apiary's caches on this machine: $VARIABLE (a directory; "off": no
+// cache, empty), else $XDG_CACHE_HOME/apiary/LEAF, else $HOME/.cache/apiary/LEAF; empty when
+// none of them names an absolute place.
+std::string user_cache_dir(const char* variable, std::string_view leaf);
 
 class output_file {
  public:

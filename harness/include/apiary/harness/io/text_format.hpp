@@ -13,6 +13,9 @@ std::string grouped(std::uint64_t v);
 // "1.5 GiB", "12 KiB", "300 bytes".
 std::string bytes_text(std::uint64_t bytes);
 
+// Nanoseconds as seconds, for "in 1.5 s".
+inline double seconds_of(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
 // "SIGINT", or "signal 64" for a number without a name.
 std::string signal_name(int sig);
 
