@@ -294,6 +294,60 @@ void expect_refused(const std::vector<std::uint8_t>& f, core::snapshot_problem p
   }
 }
 
+// A loaded or opened state holds room for its comments and votes to double before their hashed
+// indexes rehash (chain::make_room_to_grow): on a state of millions of votes, the rehash would
+// stop a run's writer for over half a second in whichever block crosses the line.
+template <class Index, class Tag>
+void expect_room_to_double(core::chain& c, const char* what) {
+  const auto& hashed = core::chain_test_access::index<Index>(c).template get<Tag>();
+  const double room = static_cast<double>(hashed.bucket_count()) * static_cast<double>(hashed.max_load_factor());
+  EXPECT_GE(room, 2.0 * static_cast<double>(hashed.size()))
+      << what << ": " << hashed.size() << " objects in " << hashed.bucket_count() << " buckets";
+}
+
+void expect_room_to_grow(core::chain& c) {
+  expect_room_to_double<core::comment_vote_index, core::by_comment_voter>(c, "votes by (comment, voter)");
+  expect_room_to_double<core::comment_vote_index, core::by_comment>(c, "votes by comment");
+  expect_room_to_double<core::comment_index, core::by_permlink>(c, "comments by permlink");
+}
+
+TEST(SnapshotRoom, LoadedAndOpenedStatesHoldRoomForCommentsAndVotesToDouble) {
+  constexpr std::uint32_t authors = 40;
+  constexpr std::uint32_t posts = 120;  // more than a table sized for them alone holds twice over
+  constexpr std::uint32_t voted = 8;    // every author votes on each of the first posts
+  harness h(small_options(authors));
+  auto permlink = [](std::uint32_t i) { return "p" + std::to_string(i); };
+  for (std::uint32_t i = 0; i < posts; ++i)
+    ASSERT_EQ(h.push(h.make(post(user(i % authors), permlink(i)), user(i % authors))), reject::none);
+  h.produce();
+  for (std::uint32_t p = 0; p < voted; ++p)
+    for (std::uint32_t v = 0; v < authors; ++v)
+      ASSERT_EQ(h.push(h.make(vote(user(v), user(p % authors), permlink(p), 10000), user(v))), reject::none);
+  h.produce();
+  h.chain().clear_pending();
+  core::out_buffer file;
+  h.chain().write_snapshot(file);
+
+  auto loaded = core::chain::from_snapshot(small_options(authors), file.span());
+  ASSERT_EQ(core::chain_test_access::index<core::comment_vote_index>(*loaded).size(), voted * authors);
+  expect_room_to_grow(*loaded);
+
+  const std::filesystem::path state =
+      std::filesystem::temp_directory_path() / ("apiary-room-" + std::to_string(::getpid()) + ".state");
+  core::chain_options o = small_options(authors);
+  o.memory = core::state_memory::mapped;
+  {
+    auto converted = core::chain::from_snapshot(o, file.span());
+    converted->clear_pending();
+    converted->write_state(state);
+  }
+  auto opened = core::chain::open_state(o, state, {.prefault = false});
+  expect_room_to_grow(*opened);
+  EXPECT_EQ(opened->state_digest(), h.chain().state_digest());
+  opened.reset();
+  std::filesystem::remove(state);
+}
+
 TEST(SnapshotRefusals, TheSampleLoads) {
   const written& w = sample();
   core::chain c(w.options);

@@ -46,7 +46,7 @@ void chain::pay_out(const comment_object& c, std::int64_t reward) {
   // The votes: curators are paid from them, then they go.
   boost::container::small_vector<const comment_vote_object*, 32> votes;
   std::uint64_t curation_shares = 0;
-  const auto [first, last] = votes_.get<by_comment_voter>().equal_range(boost::make_tuple(c.id));
+  const auto [first, last] = votes_.get<by_comment>().equal_range(c.id);
   for (auto it = first; it != last; ++it) {
     votes.push_back(&*it);
     if (it->rshares > 0) curation_shares += static_cast<std::uint64_t>(it->rshares);

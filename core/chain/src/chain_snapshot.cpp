@@ -13,6 +13,7 @@
 #include <limits>
 #include <string_view>
 #include <type_traits>
+#include <typeinfo>
 
 #include "apiary/core/base/check.hpp"
 #include "apiary/core/chain/chain.hpp"
@@ -319,10 +320,22 @@ void chain::write_snapshot(out_buffer& out) const {
 
 namespace {
 
-// Sizes an index's hashed indexes for n objects, so loading them never rehashes.
+// A hashed index that outgrows its buckets rehashes every object at once: for the millions of
+// votes of a mainnet-scale state, a stop of the writer of over half a second, in whichever
+// block crosses the line. So a state, loaded or written, holds room for the comments and the
+// votes to double: a run of it does not meet that stop (the chain meets it much later, as a
+// node would).
+constexpr std::size_t room_to_grow = 2;
+
+// Sizes an index's hashed indexes for n objects, so loading them never rehashes; the ones
+// that grow with the chain for room_to_grow times n.
 void reserve_for(account_index& index, std::size_t n) { index.reserve<by_name>(n); }
 void reserve_for(transaction_index& index, std::size_t n) { index.reserve<by_trx_id>(n); }
-void reserve_for(comment_index& index, std::size_t n) { index.reserve<by_permlink>(n); }
+void reserve_for(comment_index& index, std::size_t n) { index.reserve<by_permlink>(room_to_grow * n); }
+void reserve_for(comment_vote_index& index, std::size_t n) {
+  index.reserve<by_comment_voter>(room_to_grow * n);
+  index.reserve<by_comment>(room_to_grow * n);
+}
 void reserve_for(custom_op_counter_index& index, std::size_t n) { index.reserve<by_account>(n); }
 template <class Index>
 void reserve_for(Index& /*ordered only*/, std::size_t /*n*/) {}
@@ -451,6 +464,11 @@ void chain::load_snapshot(const snapshot_info& info, std::span<const std::uint8_
 
 // ---- state files ----------------------------------------------------------------------------
 
+void chain::make_room_to_grow() {
+  reserve_for(comments_, comments_.size());
+  reserve_for(votes_, votes_.size());
+}
+
 std::uint64_t state_file_layout_id() {
   static const std::uint64_t id = [] {
     std::string text = "snapshot layout " + std::to_string(snapshot_layout_id());
@@ -460,6 +478,7 @@ std::uint64_t state_file_layout_id() {
       text.append(" body ").append(std::to_string(index_type::body_size()));
       text.append(" container ").append(std::to_string(sizeof(typename index_type::container_type)));
       text.append(" object ").append(std::to_string(sizeof(typename index_type::value_type)));
+      text.append(" type ").append(typeid(index_type).name());  // its indexes: kinds and keys
     });
     text.append("\ncompiler " __VERSION__ " libstdc++ ").append(std::to_string(_GLIBCXX_RELEASE));
     text.append(" boost ").append(std::to_string(BOOST_VERSION));
@@ -473,6 +492,7 @@ sha256_digest chain::write_state(const std::filesystem::path& file) {
   APIARY_CHECK(region_ != nullptr && pending_.empty() && !last_session_.active());  // clear_pending() first
   pending_session_.undo();
   db_.commit(db_.revision());
+  make_room_to_grow();
   out_buffer payload;
   byte_writer w(payload);
   pack(w, state_file_layout_id());

@@ -262,6 +262,9 @@ class chain {
   chain(chain_options options, std::unique_ptr<state_region> region);
   void build_genesis(const std::function<bool()>& cancelled, std::span<const account_keys> keys);  // chain_genesis.cpp
   void load_snapshot(const snapshot_info& info, std::span<const std::uint8_t> file);               // chain_snapshot.cpp
+  // Room for the hashed indexes of what grows with the chain (comments, votes) to take as many
+  // again before they rehash (chain_snapshot.cpp).
+  void make_room_to_grow();
   reject check_rules(const full_transaction& tx) const;
   reject check_authority(const full_transaction& tx) const;
   // push_transaction without the RC statistics

@@ -1,8 +1,9 @@
 // The chain state's objects and their indexes, each an undo_index in the chain's database.
 // Only what the cycle test exercises is modelled, with Hive's keys: accounts by name,
-// comments by (author, permlink) and by cashout time, votes by (comment, voter), 65,536 block summaries for
-// TaPoS, the global properties, included transactions by id and expiration, and the
-// per-account custom-operation counters of the "state" counter variant.
+// comments by (author, permlink) and by cashout time, votes by (comment, voter) and by
+// comment, 65,536 block summaries for TaPoS, the global properties, included transactions by
+// id and expiration, and the per-account custom-operation counters of the "state" counter
+// variant.
 //
 // Each object lists its data members once, in declaration order, in a static
 // `fields(f)`: f(name, member pointer) per member. It needs no object, so the list can be
@@ -41,6 +42,7 @@ struct by_id;
 struct by_name;
 struct by_permlink;
 struct by_comment_voter;
+struct by_comment;
 struct by_trx_id;
 struct by_expiration;
 struct by_account;
@@ -201,11 +203,18 @@ using comment_vote_index = undo_index<
     comment_vote_object,
     bmi::indexed_by<
         bmi::ordered_unique<bmi::tag<by_id>, bmi::member<comment_vote_object, std::uint32_t, &comment_vote_object::id>>,
-        bmi::ordered_unique<
+        // Hashed, not ordered as Hive's, for the reason the comments' by_permlink is: every vote
+        // looks its (comment, voter) up, and on a state of millions of votes a walk down the
+        // tree missed the caches at each of its levels (docs/measured/scale.md). The cashout
+        // wants a comment's votes together, which by_comment keeps (in no order: the payout
+        // of each vote is its own).
+        bmi::hashed_unique<
             bmi::tag<by_comment_voter>,
             bmi::composite_key<comment_vote_object,
                                bmi::member<comment_vote_object, std::uint32_t, &comment_vote_object::comment>,
-                               bmi::member<comment_vote_object, std::uint32_t, &comment_vote_object::voter>>>>>;
+                               bmi::member<comment_vote_object, std::uint32_t, &comment_vote_object::voter>>>,
+        bmi::hashed_non_unique<bmi::tag<by_comment>,
+                               bmi::member<comment_vote_object, std::uint32_t, &comment_vote_object::comment>>>>;
 
 // TaPoS: summary (block_num & 0xffff) holds that block's id.
 struct block_summary_object {
