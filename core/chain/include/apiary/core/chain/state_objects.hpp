@@ -205,7 +205,7 @@ using comment_vote_index = undo_index<
         bmi::ordered_unique<bmi::tag<by_id>, bmi::member<comment_vote_object, std::uint32_t, &comment_vote_object::id>>,
         // Hashed, not ordered as Hive's, for the reason the comments' by_permlink is: every vote
         // looks its (comment, voter) up, and on a state of millions of votes a walk down the
-        // tree missed the caches at each of its levels (docs/measured/scale.md). The cashout
+        // tree missed the caches at each of its levels (docs/measured/profile.md). The cashout
         // wants a comment's votes together, which by_comment keeps (in no order: the payout
         // of each vote is its own).
         bmi::hashed_unique<
