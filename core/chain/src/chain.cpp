@@ -20,9 +20,25 @@ template struct apiary::core::undo_index_detail::bind_buckets<
     apiary::core::comment_index::hashed_index_type<apiary::core::by_permlink>,
     &apiary::core::comment_index::hashed_index_type<apiary::core::by_permlink>::buckets>;
 
+#ifndef APIARY_PLANT_PUSH_ROUNDS
+#define APIARY_PLANT_PUSH_ROUNDS 0
+#endif
+
 namespace apiary::core {
 
 namespace {
+
+constexpr std::uint32_t plant_push_rounds = APIARY_PLANT_PUSH_ROUNDS;
+
+// The planted work (planted_push_rounds): a chain of dependent multiply-adds the compiler
+// may neither fold nor drop (the empty asm takes and gives back the value each round).
+[[maybe_unused]] void plant_work(std::uint64_t seed) {
+  std::uint64_t x = seed;
+  for (std::uint32_t i = 0; i < plant_push_rounds; ++i) {
+    x = x * 0x9E3779B97F4A7C15ULL + i;
+    asm volatile("" : "+r"(x));
+  }
+}
 
 std::uint32_t prefix_of(const block_id& id) {
   std::uint32_t p;
@@ -217,7 +233,10 @@ reject chain::push_transaction(const full_transaction_ptr& tx, bool may_be_left_
   return r;
 }
 
+std::uint32_t planted_push_rounds() noexcept { return plant_push_rounds; }
+
 reject chain::push(const full_transaction_ptr& tx, bool may_be_left_out) {
+  if constexpr (plant_push_rounds > 0) plant_work(tx->packed_size());
   reject r = check_rules(*tx);
   if (r != reject::none) return r;
   squash_last_session();

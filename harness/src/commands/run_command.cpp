@@ -140,9 +140,7 @@ std::string run_command::log_file_for(const std::string& report) const {
 int run_command::execute(const run_context& ctx, const std::string& path, run_log& log, const std::string& log_file,
                          profiler* profile, std::unique_ptr<core::chain> loaded) {
   log->info("apiary {} ({} build, commit {}): {}", ctx.version, ctx.build_type, ctx.commit, ctx.command_line);
-  if (!measuring_build(ctx))
-    log->warn("a {} build{}: its times are not the ones to quote", ctx.build_type,
-              ctx.sanitizer.empty() ? "" : " with " + ctx.sanitizer);
+  if (!measuring_build(ctx)) log->warn("{}: its times are not the ones to quote", build_caveat(ctx));
   const progress_mode p = config_.out.progress;
   const bool progress = p == progress_mode::on || (p == progress_mode::automatic && isatty(STDERR_FILENO) == 1);
   // A hard exit (a second signal) leaves the report marked aborted.

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <thread>
 
+#include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/build_commit.hpp"  // generated: APIARY_COMMIT
 
 #ifndef APIARY_BUILD_TYPE
@@ -97,6 +98,7 @@ run_context collect_context(int argc, const char* const* argv) {
   c.compiler = compiler();
   c.build_type = APIARY_BUILD_TYPE;
   c.sanitizer = APIARY_SANITIZER;
+  c.planted_push_rounds = core::planted_push_rounds();
   c.commit = APIARY_COMMIT;
   c.version = APIARY_VERSION;
   char host[256] = {};
@@ -113,7 +115,18 @@ run_context collect_context(int argc, const char* const* argv) {
   return c;
 }
 
-bool measuring_build(const run_context& c) { return c.build_type == "Release" && c.sanitizer.empty(); }
+bool measuring_build(const run_context& c) {
+  return c.build_type == "Release" && c.sanitizer.empty() && c.planted_push_rounds == 0;
+}
+
+std::string build_caveat(const run_context& c) {
+  std::string s = "a " + c.build_type + " build";
+  if (!c.sanitizer.empty()) s += " with " + c.sanitizer;
+  if (c.planted_push_rounds != 0)
+    s += " planting " + std::to_string(c.planted_push_rounds) +
+         " rounds of work in every push (APIARY_PLANT_PUSH_ROUNDS)";
+  return s;
+}
 
 process_usage read_usage() {
   rusage ru{};

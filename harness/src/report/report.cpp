@@ -58,6 +58,7 @@ void write_context_fields(json_out& j, const run_context& ctx) {
   j.field("compiler", ctx.compiler);
   j.field("build_type", ctx.build_type);
   j.field("sanitizer", ctx.sanitizer);
+  j.field("planted_push_rounds", ctx.planted_push_rounds);
   j.field("commit", ctx.commit);
   j.field("version", ctx.version);
   j.field("hostname", ctx.hostname);

@@ -42,8 +42,7 @@ void append_header(std::string& s, const run_config& c, const run_context& ctx, 
          a.measured_blocks);
   if (r.status == run_status::failed) append(s, "  error: {}\n", r.error);
   append(s, "  {} build, commit {}, {}, {} cores\n", ctx.build_type, ctx.commit, ctx.cpu_model, ctx.cores);
-  if (!measuring_build(ctx))
-    s += "  warning: not a release build without sanitizers; these times are not the ones to quote\n";
+  if (!measuring_build(ctx)) append(s, "  warning: {}; these times are not the ones to quote\n", build_caveat(ctx));
   // On the chain's clock the rate is the slot's count: say that instead of "rate block".
   const std::string rate = c.writer.clock ? "blocks by clock, " + core::to_string(*c.writer.clock) + " per slot"
                                           : "rate " + rate_text(c.colony);

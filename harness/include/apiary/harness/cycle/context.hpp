@@ -22,13 +22,14 @@ struct machine_tuning {
 machine_tuning read_machine_tuning();
 
 struct run_context {
-  std::string cpu_model;   // /proc/cpuinfo "model name"; "unknown" elsewhere
-  unsigned cores = 1;      // std::thread::hardware_concurrency(), at least 1
-  std::string compiler;    // e.g. "gcc 12.2.0"
-  std::string build_type;  // CMAKE_BUILD_TYPE
-  std::string sanitizer;   // APIARY_SANITIZE: "", "address" or "thread"
-  std::string commit;      // short hash, "-dirty" with uncommitted changes, or "unknown"
-  std::string version;     // the project version
+  std::string cpu_model;                  // /proc/cpuinfo "model name"; "unknown" elsewhere
+  unsigned cores = 1;                     // std::thread::hardware_concurrency(), at least 1
+  std::string compiler;                   // e.g. "gcc 12.2.0"
+  std::string build_type;                 // CMAKE_BUILD_TYPE
+  std::string sanitizer;                  // APIARY_SANITIZE: "", "address" or "thread"
+  std::uint32_t planted_push_rounds = 0;  // core::planted_push_rounds(): a planted slowdown, 0 none
+  std::string commit;                     // short hash, "-dirty" with uncommitted changes, or "unknown"
+  std::string version;                    // the project version
   std::string hostname;
   std::string command_line;  // argv joined by spaces
   std::chrono::system_clock::time_point start;
@@ -40,9 +41,12 @@ struct run_context {
 
 run_context collect_context(int argc, const char* const* argv);
 
-// True when the numbers a run produces are not the ones to quote: not a release build, or a
-// sanitizer is on.
+// False when the numbers a run produces are not the ones to quote: not a release build, a
+// sanitizer on, or a slowdown planted (APIARY_PLANT_PUSH_ROUNDS).
 bool measuring_build(const run_context& c);
+// What makes a build not a measuring one, for the warnings: "a Debug build", "a Release build
+// with address", "a Release build planting 40 rounds of work in every push (...)".
+std::string build_caveat(const run_context& c);
 
 struct process_usage {
   std::int64_t user_ns = 0;
