@@ -25,6 +25,13 @@ multirun judges them (deciding.Judge, a look after every pair, up to the most pa
 ran): as they are (A/A: the false calls) and with B's CPU time and cycle 2% higher (the share
 found slower, and the median pairs it took), at `--threshold` and at 0.
 
+Where the noise comes from: every trial also gives the writer's CPU time per transaction over
+the producers' (`writer/producers`), and the summary how the writer's and the producers' CPU
+times move together across all the runs. Both threads' task clocks are their own CPU time, so
+preemption is not in them; a correlation near 1 says the whole machine ran faster or slower
+from run to run, which the ratio cancels (it is a fair measure only of changes that leave the
+producers' work alone, as the planted one does).
+
     .venv/bin/python bench/tools/decision_trials.py --planted build/plant40/harness/apiary \\
         --out results/decision-trials
 
@@ -38,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import shutil
 import statistics
 import subprocess
@@ -62,6 +70,10 @@ KIND_NAMES = {"planted": "planted", "aa": "A/A"}
 RUN_ARGS = ["--config", "configs/core-only.toml", "--blocks", "100"]
 PLANTED_EFFECT = 0.02   # the simulated slowdown: B's CPU time and cycle 2% higher
 MEASURED = {c.name: c.metric for c in deciding.MEASURED}   # cycle, cpu: their report metrics
+# The writer's CPU time per transaction over the producers' (their mean): a machine that runs
+# every thread slower for a while moves both, and the ratio cancels it (docs/tools.md).
+NORMALIZED = "writer/producers"
+PRODUCER_CPU = re.compile(r"counters\.producer-\d+\.per_transaction\.task_clock_ns")
 
 
 def say(message: str) -> None:
@@ -91,42 +103,72 @@ def run_trial(args: argparse.Namespace, kind: str, number: int, b_binary: Path) 
         return directory
     if directory.exists():
         shutil.rmtree(directory)   # cut short: run again whole
-    cmd = [sys.executable, str(REPO / "scripts" / "multirun"), "--adaptive", "--threshold", str(args.threshold),
+    cmd = [str(REPO / "scripts" / "multirun"), "--adaptive", "--threshold", str(args.threshold),
            "--max-runs", str(args.max_runs), "--max-time", args.max_time, "--a-apiary", str(args.base),
            "--b-apiary", str(b_binary), "--out", str(directory), "--quiet", "--", *args.run_args]
-    say(f"trial {number} {KIND_NAMES[kind]}: {' '.join(cmd[1:])}")
+    say(f"trial {number} {KIND_NAMES[kind]}: {' '.join(cmd)}")
     start = time.monotonic()
     p = subprocess.run(cmd, cwd=REPO, check=False)
     if p.returncode != 0:
         raise SystemExit(f"decision-trials: trial {number} {KIND_NAMES[kind]} failed (multirun exit {p.returncode})")
-    write_json(directory / "trial.json", {"kind": kind, "command": cmd[1:], "minutes": (time.monotonic() - start) / 60})
+    write_json(directory / "trial.json", {"kind": kind, "command": cmd, "minutes": (time.monotonic() - start) / 60})
     return directory
 
 
-def pair_log_ratios(directory: Path) -> dict[str, list[float]]:
-    """Each metric's log(B/A) of the trial's interleaved pairs, in the order they ran."""
-    out: dict[str, list[float]] = {name: [] for name in MEASURED}
-    a_runs, b_runs = sorted((directory / "a").glob("run-*.json")), sorted((directory / "b").glob("run-*.json"))
-    for a_path, b_path in zip(a_runs, b_runs, strict=False):
-        a, b = metrics.flatten(read_json(a_path)), metrics.flatten(read_json(b_path))
-        for name, metric in MEASURED.items():
-            if a.get(metric) and b.get(metric):
-                out[name].append(math.log(b[metric] / a[metric]))
+def run_values(path: Path) -> dict[str, float]:
+    """One run's deciding metrics, and the writer's CPU time over the producers' where it has both."""
+    flat = metrics.flatten(read_json(path))
+    out = {name: flat[metric] for name, metric in MEASURED.items() if flat.get(metric)}
+    producers = [v for k, v in flat.items() if PRODUCER_CPU.fullmatch(k) and v]
+    if "cpu" in out and producers:
+        out[NORMALIZED] = out["cpu"] / statistics.fmean(producers)
+        out["producers"] = statistics.fmean(producers)
     return out
+
+
+def trial_runs(directory: Path) -> list[tuple[dict[str, float], dict[str, float]]]:
+    """The trial's interleaved pairs, (A's run, B's run), in the order they ran."""
+    a_runs, b_runs = sorted((directory / "a").glob("run-*.json")), sorted((directory / "b").glob("run-*.json"))
+    return [(run_values(a), run_values(b)) for a, b in zip(a_runs, b_runs, strict=False)]
+
+
+def pair_log_ratios(pairs: list[tuple[dict[str, float], dict[str, float]]]) -> dict[str, list[float]]:
+    """Each metric's log(B/A) of the pairs, in the order they ran."""
+    out: dict[str, list[float]] = {name: [] for name in (*MEASURED, NORMALIZED)}
+    for a, b in pairs:
+        for name, values in out.items():
+            if name in a and name in b:
+                values.append(math.log(b[name] / a[name]))
+    return out
+
+
+def speed_correlation(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Across every run of every trial, how the writer's CPU time per transaction and the
+    producers' move together: the correlation of their logarithms, of consecutive runs'
+    differences, and the spread of each; None without the producers' times."""
+    runs = [run for row in rows for pair in row["pairs"] for run in pair if "producers" in run]
+    if len(runs) < 3:
+        return None
+    writer = np.log([r["cpu"] for r in runs])
+    producers = np.log([r["producers"] for r in runs])
+    return {"runs": len(runs), "correlation": float(np.corrcoef(writer, producers)[0, 1]),
+            "consecutive_correlation": float(np.corrcoef(np.diff(writer), np.diff(producers))[0, 1]),
+            "writer_sd": float(writer.std(ddof=1)), "producers_sd": float(producers.std(ddof=1))}
 
 
 def trial_row(directory: Path) -> dict[str, Any]:
     """What one finished trial decided, by its runs and by the count, and the noise it met."""
     trial, comparison = read_json(directory / "trial.json"), read_json(directory / "comparison.json")
     seq, count = comparison.get("sequential") or {}, (comparison.get("decision") or {}).get("count") or {}
-    ratios = pair_log_ratios(directory)
+    pairs = trial_runs(directory)
+    ratios = pair_log_ratios(pairs)
     return {"trial": directory.name, "kind": trial["kind"], "minutes": trial["minutes"],
             "runs": {"verdict": seq.get("verdict"), "change": seq.get("change"), "low": seq.get("low"),
                      "high": seq.get("high"), "pairs": seq.get("pairs"), "metric": seq.get("metric")},
             "count": {"verdict": count.get("verdict"), "change": count.get("change")},
             "mean_change": {name: statistics.fmean(r) if r else None for name, r in ratios.items()},
             "noise": {name: statistics.stdev(r) if len(r) > 1 else None for name, r in ratios.items()},
-            "ratios": ratios}
+            "ratios": ratios, "pairs": pairs}
 
 
 def simulate(rows: list[dict[str, Any]], threshold: float, trials: int, pairs: int, effect: float,
@@ -174,10 +216,11 @@ def trials_table(rows: list[dict[str, Any]]) -> str:
                      f"on {decided_on}",
                      f"{r['count']['verdict']} {pct(r['count']['change'])}",
                      pct(r["mean_change"]["cpu"]), pct(r["mean_change"]["cycle"]),
-                     pct(r["noise"]["cpu"], 1).lstrip("+"), pct(r["noise"]["cycle"], 1).lstrip("+")])
+                     pct(r["noise"]["cpu"], 1).lstrip("+"), pct(r["noise"]["cycle"], 1).lstrip("+"),
+                     pct(r["mean_change"][NORMALIZED]), pct(r["noise"][NORMALIZED], 1).lstrip("+")])
     return markdown_table(["trial", "kind", "minutes", "pairs", "the runs' decision", "the count's decision",
-                           "CPU/tx change", "cycle change", "CPU noise a pair", "cycle noise a pair"], body,
-                          "llrrllrrrr")
+                           "CPU/tx change", "cycle change", "CPU noise a pair", "cycle noise a pair",
+                           "CPU/tx over the producers': change", "its noise a pair"], body, "llrrllrrrrrr")
 
 
 def simulation_table(sims: list[dict[str, Any]]) -> str:
@@ -200,8 +243,18 @@ def tally(rows: list[dict[str, Any]]) -> dict[str, Any]:
     def counted(kind: str, by: str) -> dict[str, int]:
         return {v: sum(r["kind"] == kind and r[by]["verdict"] == v for r in rows) for v in sequential.VERDICTS}
 
+    def pooled(kind: str) -> dict[str, Any]:
+        """Each metric's mean log-ratio over every pair of the kind's trials, with its 95% half-width."""
+        out = {}
+        for name in (*MEASURED, NORMALIZED):
+            values = [x for r in rows if r["kind"] == kind for x in r["ratios"][name]]
+            if len(values) > 1:
+                out[name] = {"mean": statistics.fmean(values), "pairs": len(values),
+                             "half_width": 1.96 * statistics.stdev(values) / math.sqrt(len(values))}
+        return out
+
     return {kind: {"trials": sum(r["kind"] == kind for r in rows), "runs": counted(kind, "runs"),
-                   "count": counted(kind, "count")} for kind in KINDS}
+                   "count": counted(kind, "count"), "pooled": pooled(kind)} for kind in KINDS}
 
 
 def budget_pairs(rows: list[dict[str, Any]], budget_minutes: float) -> int:
@@ -221,11 +274,19 @@ def summarize(args: argparse.Namespace) -> int:
             for pairs in horizons for threshold in sorted({args.threshold / 100.0, 0.0}, reverse=True)
             for effect in (0.0, PLANTED_EFFECT)]
     kinds = tally(rows)
-    write_json(args.out / "trials.json", {"trials": [{k: v for k, v in r.items() if k != "ratios"} for r in rows],
-                                          "tally": kinds, "simulation": sims})
+    speed = speed_correlation(rows)
+    write_json(args.out / "trials.json", {"trials": [{k: v for k, v in r.items() if k not in ("ratios", "pairs")}
+                                                     for r in rows],
+                                          "tally": kinds, "simulation": sims, "speed": speed})
     text = ["# Decision trials", "", trials_table(rows), "", "Verdicts by kind (the runs' / the count's):", ""]
     for kind, t in kinds.items():
         text.append(f"- {KIND_NAMES[kind]}, {t['trials']} trials: runs {t['runs']}; count {t['count']}")
+        for name, p in t["pooled"].items():
+            text.append(f"  - {name} over all {p['pairs']} pairs: {pct(p['mean'])} ± {100 * p['half_width']:.2f}%")
+    if speed is not None:
+        text += ["", f"Across {speed['runs']} runs the writer's CPU time per transaction and the producers' "
+                 f"(spread {speed['writer_sd']:.1%} and {speed['producers_sd']:.1%} a run) correlate "
+                 f"{speed['correlation']:.2f}, consecutive runs' changes {speed['consecutive_correlation']:.2f}."]
     text += ["", "The runs' decision by simulation, on the trials' own pairs:", "", simulation_table(sims), ""]
     write_text(args.out / "trials.md", "\n".join(text))
     print("\n".join(text))

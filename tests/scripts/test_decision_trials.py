@@ -19,21 +19,26 @@ trials = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(trials)
 
 
-def report(cycle_us, cpu_ns):
-    return {"aggregates": {"cycle_us": {"avg": cycle_us}},
-            "counters": {"threads": [{"name": "writer", "per_transaction": {"task_clock_ns": cpu_ns}}]}}
+def report(cycle_us, cpu_ns, producer_ns):
+    threads = [{"name": "writer", "per_transaction": {"task_clock_ns": cpu_ns}}]
+    threads += [{"name": f"producer-{i}", "per_transaction": {"task_clock_ns": producer_ns}} for i in (0, 1)]
+    return {"aggregates": {"cycle_us": {"avg": cycle_us}}, "counters": {"threads": threads}}
 
 
-def write_trial(directory, kind, b_over_a, rng, noise, verdict, count_verdict, count_change, minutes=4.0, pairs=30):
-    """A finished trial: `pairs` interleaved runs a side whose B is `b_over_a` times A's, with
-    log-normal noise of `noise` a run, and multirun's comparison.json as it words its verdicts."""
+def write_trial(directory, kind, b_over_a, rng, noise, verdict, count_verdict, count_change, minutes=4.0, pairs=30,
+                speed=0.0):
+    """A finished trial: `pairs` interleaved runs a side whose writer (and cycle) is `b_over_a`
+    times A's, with log-normal noise of `noise` a run of its own, and `speed` a run that every
+    thread of the run shares (the machine's pace), the producers untouched by B; and multirun's
+    comparison.json as it words its verdicts."""
     for side in ("a", "b"):
         (directory / side).mkdir(parents=True)
     for i in range(pairs):
         shared = rng.normal(0.0, 0.05)   # drift both runs of a pair share: it cancels in the ratio
         for side, factor in (("a", 1.0), ("b", b_over_a)):
-            own = rng.normal(0.0, noise, 2)
-            run = report(40_000 * factor * math.exp(shared + own[0]), 3_000 * factor * math.exp(shared + own[1]))
+            own, pace = rng.normal(0.0, noise, 3), shared + rng.normal(0.0, speed) if speed else shared
+            run = report(40_000 * factor * math.exp(pace + own[0]), 3_000 * factor * math.exp(pace + own[1]),
+                         5_000 * math.exp(pace + own[2]))
             (directory / side / f"run-{i + 1:03d}.json").write_text(json.dumps(run))
     comparison = {"sequential": {"verdict": verdict, "change": math.log(b_over_a), "low": -0.05, "high": 0.05,
                                  "pairs": pairs, "metric": metrics.WRITER_CPU},
@@ -56,7 +61,8 @@ def test_the_trials_are_read_tallied_and_simulated(tmp_path, capsys):
     data = json.loads((tmp_path / "trials.json").read_text())
     assert [t["trial"] for t in data["trials"]] == ["01-aa", "01-planted", "02-aa", "02-planted", "03-aa", "03-planted"]
     all_slower = {"slower": 3, "faster": 0, "equivalent": 0, "undecided": 0}
-    assert data["tally"]["planted"] == {"trials": 3, "runs": all_slower, "count": all_slower}
+    planted_tally = {k: v for k, v in data["tally"]["planted"].items() if k != "pooled"}
+    assert planted_tally == {"trials": 3, "runs": all_slower, "count": all_slower}
     assert data["tally"]["aa"]["count"]["equivalent"] == 3
     planted = data["trials"][1]
     assert planted["mean_change"]["cpu"] == pytest.approx(math.log(1.02), abs=0.004)
@@ -71,8 +77,24 @@ def test_the_trials_are_read_tallied_and_simulated(tmp_path, capsys):
             assert false_calls <= 0.05
         else:   # ±0.7% a pair: 2% is found, beyond 1% too
             assert s["shares"]["slower"] >= 0.9
+    assert data["tally"]["planted"]["pooled"]["cpu"]["mean"] == pytest.approx(math.log(1.02), abs=0.003)
+    assert data["speed"]["runs"] == 360   # both runs of every pair
     out = capsys.readouterr().out
     assert "| 01-planted | planted |" in out and "slower +1.98%" in out and "slower +1.36%" in out
+
+
+def test_the_writer_over_the_producers_cancels_a_pace_every_thread_shares(tmp_path):
+    # Each run's threads all 8% faster or slower together (the machine's pace), 0.5% of their own:
+    # the writer's CPU time spreads by about 11% a pair, its ratio to the producers' by about 1%,
+    # and the planted 2% stands out in the ratio alone.
+    rng = np.random.default_rng(11)
+    write_trial(tmp_path / "01-planted", "planted", 1.02, rng, 0.005, "undecided", "slower", 0.0136, speed=0.08)
+    assert trials.summarize(args_for(tmp_path)) == 0
+    data = json.loads((tmp_path / "trials.json").read_text())
+    row = data["trials"][0]
+    assert row["noise"]["cpu"] > 0.08 and row["noise"]["writer/producers"] < 0.015
+    assert row["mean_change"]["writer/producers"] == pytest.approx(math.log(1.02), abs=0.005)
+    assert data["speed"]["correlation"] > 0.95
 
 
 def test_the_simulation_draws_the_trials_own_noise():
