@@ -328,7 +328,7 @@ class chain {
 // The rounds of work this build plants in every transaction push (the build option
 // APIARY_PLANT_PUSH_ROUNDS; 0 unless set): a known slowdown of the writer's push path, for
 // showing that a comparison finds one (docs/tools.md, "A planted slowdown"). A round is a
-// multiply and an add, each on the result of the one before: about 4 instructions and 4
+// multiply and an add, each on the result of the one before: about 5.4 instructions and 4
 // cycles that touch no memory.
 std::uint32_t planted_push_rounds() noexcept;
 
