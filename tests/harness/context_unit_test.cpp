@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include "apiary/core/chain/chain.hpp"
 #include "apiary/harness/cycle/context.hpp"
 
 namespace apiary::harness {
@@ -10,12 +9,6 @@ run_context release_context() {
   run_context c;
   c.build_type = "Release";
   return c;
-}
-
-TEST(BuildContext, TheContextStatesTheBuildsPlantedRounds) {
-  const char* argv[] = {"apiary", "run"};
-  const run_context c = collect_context(2, argv);
-  EXPECT_EQ(c.planted_push_rounds, core::planted_push_rounds());
 }
 
 TEST(BuildContext, AReleaseBuildWithoutSanitizerOrPlantMeasures) { EXPECT_TRUE(measuring_build(release_context())); }
