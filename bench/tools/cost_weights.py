@@ -63,10 +63,6 @@ from apiary_tools.ladders import STEPS  # noqa: E402
 from apiary_tools.outputs import make_directory, write_json, write_text  # noqa: E402
 from apiary_tools.runner import split_passthrough  # noqa: E402
 
-# The events of a count, grouped as the estimate prices them (gate.COSTS is the definition).
-ACCESSES = ("Ir", "Dr", "Dw")
-FIRST_LEVEL_MISSES = ("I1mr", "D1mr", "D1mw")
-LAST_LEVEL_MISSES = ("ILmr", "DLmr", "DLmw")
 IAI = (gate.L1_HIT_CYCLES, gate.LL_HIT_CYCLES, gate.MEMORY_CYCLES)
 
 
@@ -226,8 +222,8 @@ def count(args: argparse.Namespace, point: Point) -> dict[str, float]:
     def per_tx(events: tuple[str, ...]) -> float:
         return sum(gate.total_events(out, e) for e in events) / transactions
 
-    counts = {"instructions": per_tx(("Ir",)), "accesses": per_tx(ACCESSES), "l1_misses": per_tx(FIRST_LEVEL_MISSES),
-              "ll_misses": per_tx(LAST_LEVEL_MISSES)}
+    counts = {"instructions": per_tx(("Ir",)), "accesses": per_tx(gate.ACCESS_EVENTS),
+              "l1_misses": per_tx(gate.L1_MISS_EVENTS), "ll_misses": per_tx(gate.LL_MISS_EVENTS)}
     if counts["instructions"] == 0:
         raise SystemExit(f"cost-weights: callgrind counted nothing in {point.name}'s measured function")
     return counts

@@ -66,12 +66,13 @@ class ParseError(ValueError):
 #   accesses + 4 · L1 misses + 30 · LL misses,
 # a weighted sum of events, so it is counted per cost line like an event of its own.
 L1_HIT_CYCLES, LL_HIT_CYCLES, MEMORY_CYCLES = 1, 5, 35
+ACCESS_EVENTS, L1_MISS_EVENTS, LL_MISS_EVENTS = ("Ir", "Dr", "Dw"), ("I1mr", "D1mr", "D1mw"), ("ILmr", "DLmr", "DLmw")
 CACHE_GEOMETRY = ("--I1=32768,8,64", "--D1=49152,12,64", "--LL=8388608,16,64")
 COSTS: dict[str, dict[str, int]] = {
     "Ir": {"Ir": 1},
-    "EstCycles": {**{e: L1_HIT_CYCLES for e in ("Ir", "Dr", "Dw")},
-                  **{e: LL_HIT_CYCLES - L1_HIT_CYCLES for e in ("I1mr", "D1mr", "D1mw")},
-                  **{e: MEMORY_CYCLES - LL_HIT_CYCLES for e in ("ILmr", "DLmr", "DLmw")}},
+    "EstCycles": {**{e: L1_HIT_CYCLES for e in ACCESS_EVENTS},
+                  **{e: LL_HIT_CYCLES - L1_HIT_CYCLES for e in L1_MISS_EVENTS},
+                  **{e: MEMORY_CYCLES - LL_HIT_CYCLES for e in LL_MISS_EVENTS}},
 }
 # The name each cost goes by in what the tools print, and its key per transaction in their JSON.
 COST_WORDS = {"Ir": "instructions", "EstCycles": "estimated cycles"}

@@ -95,6 +95,11 @@ def test_a_real_series_counts_times_fits_and_resumes(tmp_path, apiary_bin, capsy
         assert p["per_tx"]["accesses"] > p["per_tx"]["instructions"] > 0
         assert len(p["us_per_tx_rounds"]) == 2 and min(p["us_per_tx_rounds"]) > 0
     assert len(list((tmp_path / "runs").glob("*.json"))) == 8
+    # The estimate at iai-callgrind's weights is the gate's estimated cycles, counted its own way.
+    first = data["points"][0]["per_tx"]
+    features = np.array([first["accesses"], first["l1_misses"], first["ll_misses"]])
+    gate_est = cw.gate.total_events(tmp_path / "callgrind" / "2000-0.callgrind", "EstCycles") / 1500
+    assert float(cw.estimate(features, cw.IAI)) == pytest.approx(gate_est, rel=1e-9)
     assert "Each ladder step against the step before it" in (tmp_path / "cost-weights.md").read_text()
     # Run again: every report is there, so nothing is replayed and the same times come out.
     before = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "runs").iterdir()}
