@@ -138,29 +138,23 @@ def analyse(points: list[Point], times: np.ndarray, resamples: int = 1000, seed:
             draws.append(f)
     intervals = {k: [float(np.percentile([d[k] for d in draws], q)) for q in (2.5, 97.5)]
                  for k in ("ll_hit", "memory", "ns_per_cycle")} if draws else {}
-    instructions = np.array([p.counts["instructions"] for p in points])
-    models = {"instructions": scale_error(instructions, v), "iai-callgrind": scale_error(estimate(features, IAI), v)}
+    predicted = {"instructions": np.array([p.counts["instructions"] for p in points]),
+                 "iai-callgrind": estimate(features, IAI)}
     if fitted is not None:
-        models["fitted"] = scale_error(estimate(features, (1.0, fitted["ll_hit"], fitted["memory"])), v)
+        predicted["fitted"] = estimate(features, (1.0, fitted["ll_hit"], fitted["memory"]))
+    models = {k: scale_error(x, v) for k, x in predicted.items()}
     spread = np.log(times) - np.log(times).mean(axis=1, keepdims=True)
     noise = float(np.median(np.std(spread, axis=0, ddof=1) / math.sqrt(len(times)))) if len(times) > 1 else None
     return {"us_per_tx": [float(x) for x in v], "fit": fitted, "intervals": intervals, "resamples": len(draws),
-            "models": models, "point_noise": noise, "steps": step_changes(points, v, fitted)}
+            "models": models, "point_noise": noise, "steps": step_changes(points, {"measured": v, **predicted})}
 
 
-def step_changes(points: list[Point], v: np.ndarray, fitted: dict[str, float] | None) -> list[dict[str, Any]]:
-    """Each ladder point against the one before it: the measured change and each model's."""
-    rows = []
-    ladder_points = [(i, p) for i, p in enumerate(points) if p.ladder_step is not None]
-    for (i, before), (j, after) in zip(ladder_points, ladder_points[1:], strict=False):
-        def change(model: tuple[float, float, float] | None, a: Point = before, b: Point = after) -> float | None:
-            if model is None:
-                return b.counts["instructions"] / a.counts["instructions"] - 1.0
-            return float(estimate(b.features(), model) / estimate(a.features(), model) - 1.0)
-        rows.append({"step": after.name, "measured": float(v[j] / v[i] - 1.0), "instructions": change(None),
-                     "iai-callgrind": change(IAI),
-                     "fitted": change((1.0, fitted["ll_hit"], fitted["memory"])) if fitted else None})
-    return rows
+def step_changes(points: list[Point], columns: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """Each ladder point against the one before it: the change of every column (the measured
+    time, each model's prediction)."""
+    at = [i for i, p in enumerate(points) if p.ladder_step is not None]
+    return [{"step": points[j].name, **{k: float(c[j] / c[i] - 1.0) for k, c in columns.items()}}
+            for i, j in zip(at, at[1:], strict=False)]
 
 
 # ---- the points, counted and timed ----------------------------------------------------------------
@@ -281,7 +275,7 @@ def tables(points: list[Point], result: dict[str, Any], rounds: int) -> str:
         out += ["", "Each ladder step against the step before it:", "",
                 markdown_table(["step", "measured", "instructions", "iai-callgrind", "fitted"],
                                [[s["step"], _pct(s["measured"]), _pct(s["instructions"]), _pct(s["iai-callgrind"]),
-                                 _pct(s["fitted"])] for s in result["steps"]])]
+                                 _pct(s.get("fitted"))] for s in result["steps"]])]
     return "\n".join(out) + "\n"
 
 
