@@ -7,6 +7,7 @@
 // a string, invalid UTF-8, deep nesting). An input that once revealed a bug belongs here too,
 // built in code like the edge cases, so the replay test keeps it fixed.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -133,6 +134,24 @@ core::signed_transaction extreme_transaction() {
   return tx;
 }
 
+// The packed bytes with every main-net symbol word (STEEM, SBD) replaced by the test-net
+// build's (TESTS, TBD): the decoders read those as HIVE and HBD, so packing again does not
+// give the input back (a regression: the targets once required that it did).
+std::vector<std::uint8_t> with_testnet_symbols(const core::out_buffer& packed) {
+  std::vector<std::uint8_t> bytes(packed.span().begin(), packed.span().end());
+  for (const core::symbol_info& s : core::known_symbols) {
+    std::array<std::uint8_t, 8> from{}, to{};
+    for (std::size_t i = 0; i < 8; ++i) {
+      from[i] = static_cast<std::uint8_t>(s.legacy_word() >> (8 * i));
+      to[i] = static_cast<std::uint8_t>(s.testnet_legacy_word() >> (8 * i));
+    }
+    for (auto at = std::search(bytes.begin(), bytes.end(), from.begin(), from.end()); at != bytes.end();
+         at = std::search(at + 8, bytes.end(), from.begin(), from.end()))
+      std::copy(to.begin(), to.end(), at);
+  }
+  return bytes;
+}
+
 void write_transactions_and_blocks(corpus_writer& out) {
   colony::comment_ring ring;
   colony::generator gen(colony::mix_config{}, colony::generator_options{1, 0, true},
@@ -171,6 +190,13 @@ void write_transactions_and_blocks(corpus_writer& out) {
   out.write_packed("block", "edge-extremes",
                    make_block(last, core::time_point_sec{std::numeric_limits<std::uint32_t>::max()},
                               {extreme_transaction(), core::signed_transaction{}}));
+
+  core::out_buffer packed;
+  core::pack_into(packed, extreme_transaction());
+  out.write("transaction", "regress-testnet-symbols", with_testnet_symbols(packed));
+  packed.clear();
+  core::pack_into(packed, make_block(head, head_time + 3, {extreme_transaction()}));
+  out.write("block", "regress-testnet-symbols", with_testnet_symbols(packed));
 
   // custom_json payloads as the colony writes them.
   int payloads = 0;
