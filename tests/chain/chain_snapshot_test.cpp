@@ -34,7 +34,7 @@ namespace {
 using namespace apiary;
 using namespace apiary::chain_test;
 
-constexpr std::uint32_t accounts = 30;
+constexpr std::uint32_t snapshot_accounts = 30;
 constexpr std::uint32_t rounds = 6;
 constexpr std::uint32_t per_round = 150;
 constexpr std::uint32_t snapshot_round = 3;  // the snapshot is taken before this round
@@ -46,7 +46,7 @@ struct step {
 };
 
 core::chain_options base_options() {
-  core::chain_options o = small_options(accounts);
+  core::chain_options o = small_options(snapshot_accounts);
   o.cashout_blocks = 8;  // comments and their votes pay out and leave within the script
   return o;
 }
@@ -56,7 +56,7 @@ std::vector<step> record_script() {
   core::chain c(base_options());
   colony::key_cache keys(c.options().key_password);
   colony::comment_ring ring;
-  const auto genesis = colony::genesis_account_names(accounts);
+  const auto genesis = colony::genesis_account_names(snapshot_accounts);
   std::vector<colony::generator> gens;
   for (std::uint32_t t = 0; t < 2; ++t)
     gens.emplace_back(colony::mix_config{}, colony::generator_options{7, t, true}, colony::deal_accounts(genesis, t, 2),
@@ -78,7 +78,7 @@ std::vector<step> record_script() {
         continue;
       }
       colony::generated_transaction g = gens[i % 2].next();
-      account_name signer = roll < 7 ? user(static_cast<std::uint32_t>(rng() % accounts)) : g.signer;
+      account_name signer = roll < 7 ? user(static_cast<std::uint32_t>(rng() % snapshot_accounts)) : g.signer;
       if (roll >= 7 && roll < 20)  // expires within a few blocks: pruned, or dropped while pending
         g.tx.expiration = c.head_block_time() + 3 * static_cast<std::uint32_t>(1 + rng() % 4);
       const core::private_key& k = keys.private_key(signer, g.role);

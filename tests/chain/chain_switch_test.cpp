@@ -35,7 +35,7 @@ namespace {
 using namespace apiary;
 using namespace apiary::chain_test;
 
-constexpr std::uint32_t accounts = 30;
+constexpr std::uint32_t switch_accounts = 30;
 constexpr std::uint32_t rounds = 4;
 constexpr std::uint32_t per_round = 220;
 constexpr std::uint32_t drain_blocks = 3;
@@ -69,7 +69,7 @@ struct outcome {
 };
 
 core::chain_options base_options() {
-  core::chain_options o = small_options(accounts);
+  core::chain_options o = small_options(switch_accounts);
   o.genesis_hbd = 5;  // the colony's transfers (0.001 HBD each) soon run out and fail
   // Every transaction costs 3 or 4 mana at the least and almost nothing regenerates: each
   // account can pay for about 15 transactions, half of what the script gives it.
@@ -93,7 +93,7 @@ outcome run(const core::chain_options& o, const std::vector<step>& script) {
     out.block_counts.insert(out.block_counts.end(), {r.applied, r.reapplied, r.dropped, r.pruned});
     out.digests.push_back(c.state_digest());
   }
-  for (std::uint32_t i = 0; i < accounts; ++i) out.custom_ops.push_back(c.custom_ops_in_block(user(i)));
+  for (std::uint32_t i = 0; i < switch_accounts; ++i) out.custom_ops.push_back(c.custom_ops_in_block(user(i)));
   out.final_digest = c.state_digest();
   out.total = c.total_hive() + c.total_hbd();
   return out;
@@ -131,7 +131,7 @@ std::vector<step> record_script() {
   core::chain c(base_options());
   colony::key_cache keys(c.options().key_password);
   colony::comment_ring ring;
-  const auto genesis = colony::genesis_account_names(accounts);
+  const auto genesis = colony::genesis_account_names(switch_accounts);
   std::vector<colony::generator> gens;
   for (std::uint32_t t = 0; t < 2; ++t)
     gens.emplace_back(colony::mix_config{}, colony::generator_options{99, t, true},
@@ -151,9 +151,9 @@ std::vector<step> record_script() {
       }
       colony::generated_transaction g = gens[i % 2].next();
       account_name signer = g.signer;
-      if (roll < 8) signer = user(static_cast<std::uint32_t>(rng() % accounts));  // often the wrong key
-      if (roll >= 8 && roll < 11) g.tx.expiration = c.head_block_time();          // expired
-      if (roll >= 11 && roll < 25)                                                // expires soon
+      if (roll < 8) signer = user(static_cast<std::uint32_t>(rng() % switch_accounts));  // often the wrong key
+      if (roll >= 8 && roll < 11) g.tx.expiration = c.head_block_time();                 // expired
+      if (roll >= 11 && roll < 25)                                                       // expires soon
         g.tx.expiration = c.head_block_time() + 3 * static_cast<std::uint32_t>(1 + rng() % 4);
       const core::private_key& k = keys.private_key(signer, g.role);
       const core::public_key& p = keys.public_key(signer, g.role);
@@ -210,7 +210,7 @@ TEST(ChainSwitches, WorkloadExercisesTheRules) {
   EXPECT_GE(r.reused, rounds / 2);  // at least the whole-list blocks
   EXPECT_GE(r.reused_leaving_one, 1u);
   EXPECT_GT(pruned, 0u);
-  EXPECT_EQ(r.total, 2 * genesis_balance * accounts - (genesis_balance - 5) * accounts);
+  EXPECT_EQ(r.total, 2 * genesis_balance * switch_accounts - (genesis_balance - 5) * switch_accounts);
   // The clock's slots: empty blocks, among them some after slots whose pushes all ran out of
   // RC, and blocks holding what their slots left.
   std::uint32_t empty = 0, empty_after_rc = 0, full = 0, block = 0;

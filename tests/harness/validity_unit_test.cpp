@@ -15,7 +15,7 @@
 namespace apiary::harness {
 namespace {
 
-constexpr std::int64_t ms = 1'000'000;  // ns
+constexpr std::int64_t ms_ns = 1'000'000;  // a millisecond in ns
 
 // Cycle times of 10 ms with a long right tail, as a shared machine gives them.
 std::vector<double> noisy_cycles(std::size_t n, unsigned seed) {
@@ -98,11 +98,11 @@ schedule_trace trace(double rate, std::uint32_t threads, int quarters, Achieved 
   t.samples.push_back(s);
   double submitted = 0;
   for (int q = 1; q <= quarters; ++q) {
-    s.t_ns = q * 250 * ms;
+    s.t_ns = q * 250 * ms_ns;
     submitted += rate * 0.25 * achieved(q);
     s.submitted = static_cast<std::uint64_t>(submitted);
-    s.held_ns += static_cast<std::int64_t>(250 * ms * held(q)) * threads;
-    s.generating_ns += 100 * ms * threads;
+    s.held_ns += static_cast<std::int64_t>(250 * ms_ns * held(q)) * threads;
+    s.generating_ns += 100 * ms_ns * threads;
     t.samples.push_back(s);
   }
   return t;
@@ -111,7 +111,7 @@ schedule_trace trace(double rate, std::uint32_t threads, int quarters, Achieved 
 TEST(Schedule, AGeneratorOnScheduleIsValid) {
   const schedule_trace t = trace(
       2000, 2, 40, [](int) { return 1.0; }, [](int) { return 0.0; });
-  const schedule_analysis a = analyze_schedule(t, 0, 10'000 * ms);
+  const schedule_analysis a = analyze_schedule(t, 0, 10'000 * ms_ns);
   ASSERT_TRUE(a.traced);
   EXPECT_FALSE(a.behind);
   EXPECT_EQ(a.intervals.size(), 10U);
@@ -124,7 +124,7 @@ TEST(Schedule, AGeneratorThatFallsBehindForOverASecondMakesTheRunInvalid) {
   // From 4 s to 6 s it reaches 80% of the schedule, held back by nothing.
   const schedule_trace t = trace(
       5000, 1, 40, [](int q) { return q > 16 && q <= 24 ? 0.8 : 1.0; }, [](int) { return 0.0; });
-  const schedule_analysis a = analyze_schedule(t, 0, 10'000 * ms);
+  const schedule_analysis a = analyze_schedule(t, 0, 10'000 * ms_ns);
   EXPECT_TRUE(a.behind);
   EXPECT_NEAR(a.worst_fall_behind, 0.2, 0.02);
   EXPECT_NEAR(a.intervals.back().lag_ms, 400, 1);
@@ -139,7 +139,7 @@ TEST(Schedule, BeingHeldBackByTheSystemUnderTestIsAResultNotAFault) {
   const schedule_trace t = trace(
       5000, 2, 40, [](int q) { return q > 16 && q <= 24 ? 0.6 : 1.0; },
       [](int q) { return q > 16 && q <= 24 ? 0.4 : 0.0; });
-  const schedule_analysis a = analyze_schedule(t, 0, 10'000 * ms);
+  const schedule_analysis a = analyze_schedule(t, 0, 10'000 * ms_ns);
   EXPECT_FALSE(a.behind);
   EXPECT_NEAR(a.intervals.back().held_ms, 800, 1);
   EXPECT_NEAR(a.intervals.back().generator_lag_ms, 0, 1);
@@ -149,7 +149,7 @@ TEST(Schedule, ABriefOrOutOfWindowFallIsNotCounted) {
   // Behind by 40% for half a second only; then behind for two seconds after the window.
   const schedule_trace t = trace(
       5000, 1, 40, [](int q) { return q == 9 || q == 10 || q > 32 ? 0.6 : 1.0; }, [](int) { return 0.0; });
-  const schedule_analysis a = analyze_schedule(t, 0, 8'000 * ms);
+  const schedule_analysis a = analyze_schedule(t, 0, 8'000 * ms_ns);
   EXPECT_FALSE(a.behind) << a.worst_fall_behind;
   EXPECT_FALSE(analyze_schedule(trace(
                                     5000, 1, 40, [](int) { return 1.0; }, [](int) { return 0.0; }),
@@ -157,7 +157,7 @@ TEST(Schedule, ABriefOrOutOfWindowFallIsNotCounted) {
                    .behind);
 }
 
-TEST(Schedule, NotATpsRun) { EXPECT_FALSE(analyze_schedule({}, 0, 1000 * ms).traced); }
+TEST(Schedule, NotATpsRun) { EXPECT_FALSE(analyze_schedule({}, 0, 1000 * ms_ns).traced); }
 
 TEST(Validity, TheMachineWarnings) {
   machine_tuning tuning;

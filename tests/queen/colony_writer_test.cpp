@@ -22,7 +22,7 @@ using std::chrono::steady_clock;
 constexpr std::uint32_t threads = 2;
 constexpr std::uint32_t in_flight_limit = 100;
 
-core::chain_options small_chain() {
+core::chain_options unsigned_chain() {
   core::chain_options o;
   o.genesis_accounts = 64;
   o.check_authority = false;  // unsigned transactions: the producers outrun the writer
@@ -85,7 +85,7 @@ void expect_ledger(const colony::colony_stats& s, const writer& w, const core::c
 TEST(ColonyWriter, StoppedRunLeavesNothingInFlight) {
   for (queue_policy policy : {queue_policy::unbounded, queue_policy::bounded}) {
     SCOPED_TRACE(to_string(policy));
-    const core::chain_options options = small_chain();
+    const core::chain_options options = unsigned_chain();
     core::chain chain(options);
     writer_queue queue(policy, 64);
     colony::colony producers(colony_of(options), queue, head_of(chain));
@@ -126,7 +126,7 @@ TEST(ColonyWriter, StopAnywhereKeepsTheLedger) {
   for (int round = 0; round < 6; ++round) {
     const queue_policy policy = round % 2 == 0 ? queue_policy::unbounded : queue_policy::bounded;
     SCOPED_TRACE(round);
-    const core::chain_options options = small_chain();
+    const core::chain_options options = unsigned_chain();
     core::chain chain(options);
     writer_queue queue(policy, 32);
     colony::colony producers(colony_of(options), queue, head_of(chain));
@@ -157,7 +157,7 @@ TEST(ColonyWriter, StopAnywhereKeepsTheLedger) {
 // Interrupted before the writer started: the producers filled the queue, and joining the
 // writer that never ran answers all of it.
 TEST(ColonyWriter, StoppedBeforeTheWriterStartedLeavesNothingInFlight) {
-  const core::chain_options options = small_chain();
+  const core::chain_options options = unsigned_chain();
   core::chain chain(options);
   writer_queue queue;
   colony::colony producers(colony_of(options), queue, head_of(chain));

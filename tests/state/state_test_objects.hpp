@@ -47,6 +47,13 @@ using account_index = undo_index<
         bmi::ordered_unique<bmi::tag<by_name>, bmi::member<account, state_string, &account::name>, std::less<>>,
         bmi::ordered_non_unique<bmi::tag<by_balance>, bmi::member<account, std::int64_t, &account::balance>>>>;
 
+inline const account& add(account_index& idx, const std::string& name, std::int64_t balance = 0) {
+  return idx.create([&](account& a) {
+    a.name = name;
+    a.balance = balance;
+  });
+}
+
 // Hashed primary index and a unique composite-free key.
 struct item {
   std::uint32_t id = 0;

@@ -13,13 +13,6 @@ template struct apiary::core::undo_index_detail::bind_buckets<
 namespace apiary::core::test {
 namespace {
 
-const account& add(account_index& idx, const std::string& name, std::int64_t balance = 0) {
-  return idx.create([&](account& a) {
-    a.name = name;
-    a.balance = balance;
-  });
-}
-
 TEST(UndoIndex, CreateAssignsIncreasingIds) {
   account_index idx;
   EXPECT_EQ(add(idx, "alice").id, 0u);

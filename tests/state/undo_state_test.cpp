@@ -6,13 +6,6 @@
 namespace apiary::core::test {
 namespace {
 
-const account& add(account_index& idx, const std::string& name, std::int64_t balance = 0) {
-  return idx.create([&](account& a) {
-    a.name = name;
-    a.balance = balance;
-  });
-}
-
 void set_balance(account_index& idx, const account& a, std::int64_t b) {
   idx.modify(a, [&](account& x) { x.balance = b; });
 }

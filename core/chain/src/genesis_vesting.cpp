@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "apiary/core/base/check.hpp"
+#include "apiary/core/base/number_text.hpp"
 
 namespace apiary::core {
 
@@ -58,12 +59,6 @@ std::optional<double> number_of(std::string_view text) {
 std::optional<std::uint64_t> bound_of(double v) {
   if (!(v >= 0) || v != std::floor(v) || v > static_cast<double>(vesting_spec::max_bound)) return std::nullopt;
   return static_cast<std::uint64_t>(v);
-}
-
-std::string number_text(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
 }
 
 // Sets one key=value of a distribution, or says what is wrong with it.

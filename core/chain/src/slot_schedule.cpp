@@ -6,6 +6,8 @@
 #include <cmath>
 #include <random>
 
+#include "apiary/core/base/number_text.hpp"
+
 namespace apiary::core {
 
 namespace {
@@ -31,12 +33,6 @@ std::optional<double> number(std::string_view s) {
   auto r = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || r.ec != std::errc{} || r.ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
   return v;
-}
-
-std::string number_text(double v) {
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
 }
 
 }  // namespace

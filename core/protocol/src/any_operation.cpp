@@ -6,6 +6,9 @@
 
 namespace apiary::core {
 
+// A namespace of its own: the layouts' short names (asset, sha256, public_key, ...) name
+// wire types here and must not meet core's types of the same names.
+namespace layouts {
 namespace {
 
 // The layouts: each list is a FC_REFLECT line of Hive's protocol headers (hive_operations.hpp,
@@ -345,6 +348,10 @@ static_assert(modeled_kinds_match(std::make_index_sequence<std::variant_size_v<o
 constexpr std::string_view hf26_suffix = "_operation";
 
 }  // namespace
+}  // namespace layouts
+
+using layouts::hf26_suffix;
+using layouts::kinds;
 
 std::span<const operation_kind> operation_kinds() { return kinds; }
 

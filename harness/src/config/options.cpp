@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "apiary/core/base/number_text.hpp"
 #include "apiary/harness/config/rc_params_file.hpp"
 #include "apiary/harness/io/error_text.hpp"
 
@@ -13,14 +14,10 @@ namespace apiary::harness {
 
 namespace {
 
+using core::number_text;
+
 std::string number_text(std::uint64_t v) { return std::to_string(v); }
 std::string number_text(std::uint32_t v) { return std::to_string(v); }
-
-std::string number_text(double v) {
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
 
 std::string toggle_text(bool v) { return v ? "on" : "off"; }
 

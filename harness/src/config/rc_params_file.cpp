@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "apiary/core/base/number_text.hpp"
 #include "apiary/harness/config/config_file.hpp"
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/io/error_text.hpp"
@@ -17,6 +18,8 @@
 namespace apiary::harness {
 
 namespace {
+
+using core::number_text;
 
 std::string table_name(std::size_t i) { return std::string(core::rc_resource_name(static_cast<core::rc_resource>(i))); }
 
@@ -74,12 +77,6 @@ std::string known_keys() {
     out += name;
   });
   return out;
-}
-
-std::string number_text(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return {buf, r.ptr};
 }
 
 template <class T>

@@ -10,6 +10,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "apiary/colony/colony.hpp"
+#include "apiary/core/base/number_text.hpp"
 #include "apiary/harness/config/rc_params_file.hpp"
 #include "apiary/harness/io/error_text.hpp"
 #include "apiary/harness/io/state_file.hpp"
@@ -17,6 +18,8 @@
 namespace apiary::harness {
 
 namespace {
+
+using core::number_text;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())) != 0) s.remove_prefix(1);
@@ -28,12 +31,6 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-std::string number_text(double v) {
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
 }
 
 std::optional<double> parse_double(std::string_view s) {

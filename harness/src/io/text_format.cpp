@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <spdlog/fmt/fmt.h>
+
 namespace apiary::harness {
 
 std::string grouped(std::uint64_t v) {
@@ -15,6 +17,8 @@ std::string grouped(std::uint64_t v) {
   }
   return out;
 }
+
+std::string percent_text(double share) { return fmt::format("{:.1f}%", share * 100); }
 
 std::string bytes_text(std::uint64_t bytes) {
   if (bytes < 1024) return std::to_string(bytes) + " bytes";

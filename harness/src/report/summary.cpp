@@ -22,8 +22,6 @@ void append(std::string& out, fmt::format_string<Args...> format, Args&&... args
 // Microseconds as a grouped whole number: "140,221 µs".
 std::string us_text(double us) { return grouped(static_cast<std::uint64_t>(us + 0.5)) + " µs"; }
 
-std::string pct(double share) { return fmt::format("{:.1f}%", share * 100); }
-
 std::string stop_text(const run_result& r, const run_config& c) {
   switch (r.stopped_by) {
     case stop_reason::blocks: return "stopped after " + grouped(c.stop.blocks) + " measured blocks";
@@ -75,8 +73,8 @@ void append_throughput(std::string& s, const analysis& a) {
   append(s,
          "Writer time: {} waiting for work, {} waiting for locks, {} processing transactions, {} processing blocks, "
          "{} observing blocks, {} unknown\n",
-         pct(a.wait_work_share), pct(a.wait_lock_share), pct(a.tx_share), pct(a.block_share), pct(a.observe_share),
-         pct(a.unknown_share));
+         percent_text(a.wait_work_share), percent_text(a.wait_lock_share), percent_text(a.tx_share),
+         percent_text(a.block_share), percent_text(a.observe_share), percent_text(a.unknown_share));
 }
 
 // Whether the figures can be used (validity.hpp), and a tps run's schedule.
@@ -92,17 +90,17 @@ void append_validity(std::string& s, const analysis& a) {
          "Schedule: {:.0f} tx/s; behind it by {:.0f} ms at the end, {:.0f} ms of it held back by the system under test",
          sc.rate, last.lag_ms, last.held_ms);
   if (sc.worst_fall_behind > 0)
-    append(s, "; the generator's own lag grew at most {} of a second (at {:.1f} s)", pct(sc.worst_fall_behind),
+    append(s, "; the generator's own lag grew at most {} of a second (at {:.1f} s)", percent_text(sc.worst_fall_behind),
            sc.worst_at_s);
   s += "\n";
 }
 
 // The process's CPU: how busy, the bound it puts on the cycle, where it went; the signing bound.
 void append_cpu(std::string& s, const run_config& c, const run_context& ctx, const analysis& a) {
-  append(s, "CPU: {} of {} cores busy while measuring", pct(a.cpu_utilization), ctx.cores);
+  append(s, "CPU: {} of {} cores busy while measuring", percent_text(a.cpu_utilization), ctx.cores);
   if (a.machine_known)
-    append(s, " (the machine {} busy, {} of it by other processes)", pct(a.machine_busy_share),
-           pct(a.other_processes_share));
+    append(s, " (the machine {} busy, {} of it by other processes)", percent_text(a.machine_busy_share),
+           percent_text(a.other_processes_share));
   s += "\n";
   if (a.cpu_bound_us > 0) {
     append(s, "Process CPU: {:.1f} ms per block, a bound of {} per cycle on {} cores", a.cpu_ms_per_block,
@@ -112,7 +110,7 @@ void append_cpu(std::string& s, const run_config& c, const run_context& ctx, con
   }
   if (a.split.known)
     append(s, "  per block: signing {:.1f} ms, core {:.1f} ms, harness {:.1f} ms ({} of the process's CPU)\n",
-           a.split.signing_ms, a.split.core_ms, a.split.harness_ms, pct(a.split.harness_share));
+           a.split.signing_ms, a.split.core_ms, a.split.harness_ms, percent_text(a.split.harness_share));
   else if (a.cpu_bound_us > 0)
     s += "  per block: not split (signing's CPU is measured only with --measure-cpu on)\n";
   if (c.colony.sign && a.signing_bound_us > 0)
@@ -178,7 +176,8 @@ void append_colony(std::string& s, const colony::colony_stats& k) {
   if (k.shutdown() != 0) append(s, ", {} not processed (shutdown)", grouped(k.shutdown()));
   s += "\n  mix:";
   for (colony::op_kind kind : colony::all_op_kinds)
-    append(s, " {} {} ({:.0f} B)", colony::op_kind_name(kind), pct(k.share(kind)), k.average_packed_bytes(kind));
+    append(s, " {} {} ({:.0f} B)", colony::op_kind_name(kind), percent_text(k.share(kind)),
+           k.average_packed_bytes(kind));
   s += "\n";
 }
 
@@ -240,7 +239,7 @@ void append_profile(std::string& s, const profile_result& p) {
   append(s, "{} samples at {} Hz", grouped(p.samples), p.frequency_hz);
   for (std::size_t i = 0; i < p.top.size() && i < 3 && p.top[i].self != 0; ++i)
     append(s, "{}{} {}", i == 0 ? "; most self time: " : ", ", short_function_name(p.top[i].name),
-           pct(static_cast<double>(p.top[i].self) / static_cast<double>(p.samples)));
+           percent_text(static_cast<double>(p.top[i].self) / static_cast<double>(p.samples)));
   if (!p.error.empty()) append(s, "; FAILED: {}", p.error);
   s += "\n";
 }
@@ -304,7 +303,7 @@ void log_statistics(spdlog::logger& log, const run_result& r, const analysis& a)
   }
   if (a.machine_known && a.other_processes_share > 0.10)
     log.warn("other processes took {} of the machine while measuring; the times are not comparable",
-             pct(a.other_processes_share));
+             percent_text(a.other_processes_share));
 }
 
 }  // namespace apiary::harness

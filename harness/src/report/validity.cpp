@@ -5,6 +5,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "apiary/harness/io/text_format.hpp"
 #include "apiary/harness/report/statistics.hpp"
 
 namespace apiary::harness {
@@ -105,8 +106,6 @@ void find_worst_span(schedule_analysis& a, const schedule_trace& t, window_sampl
   }
 }
 
-std::string pct(double share) { return fmt::format("{:.1f}%", share * 100); }
-
 void machine_warnings(validity& v, const machine_tuning& tuning, double steal_share, double other_share) {
   if (!tuning.governor.empty() && tuning.governor != "performance")
     v.warnings.push_back(fmt::format(
@@ -117,9 +116,10 @@ void machine_warnings(validity& v, const machine_tuning& tuning, double steal_sh
     v.warnings.emplace_back("SMT is on: a sibling hardware thread can share a core with a measured thread");
   if (steal_share > 0.02)
     v.warnings.push_back(
-        fmt::format("the hypervisor took {} of the CPUs while measuring (steal time)", pct(steal_share)));
+        fmt::format("the hypervisor took {} of the CPUs while measuring (steal time)", percent_text(steal_share)));
   if (other_share > 0.05)
-    v.warnings.push_back(fmt::format("other processes took {} of the machine while measuring", pct(other_share)));
+    v.warnings.push_back(
+        fmt::format("other processes took {} of the machine while measuring", percent_text(other_share)));
 }
 
 }  // namespace
@@ -180,7 +180,7 @@ validity judge_validity(const schedule_analysis& s, const steadiness& w, const m
         "the load generator fell behind its schedule of {:.0f} transactions/s: its own lag grew by {} of the "
         "elapsed time from {:.1f} s, for {:.1f} s of the window in all (more than {} for over {:.0f} s); the offered "
         "load was not the configured one (time the system under test held the producers back is not counted)",
-        s.rate, pct(s.worst_fall_behind), s.worst_at_s, s.behind_s, pct(generator_behind_limit),
+        s.rate, percent_text(s.worst_fall_behind), s.worst_at_s, s.behind_s, percent_text(generator_behind_limit),
         generator_behind_span_s));
   }
   if (w.level_changed)

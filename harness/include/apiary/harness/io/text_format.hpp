@@ -10,6 +10,9 @@ namespace apiary::harness {
 // "1,234,567"
 std::string grouped(std::uint64_t v);
 
+// A share in [0, 1] as a percentage with one decimal: "12.3%".
+std::string percent_text(double share);
+
 // "1.5 GiB", "12 KiB", "300 bytes".
 std::string bytes_text(std::uint64_t bytes);
 
