@@ -17,19 +17,19 @@ namespace {
 
 using detail::trim_blanks;
 
-constexpr std::array<std::string_view, fault_kind_count> names = {"duplicate",
-                                                                  "expired",
-                                                                  "unknown-reference",
-                                                                  "missing-authority",
-                                                                  "insufficient-funds",
-                                                                  "invalid-json",
-                                                                  "custom-op-limit",
-                                                                  "oversize",
-                                                                  "no-rc"};
+constexpr std::array<std::string_view, fault_kind_count> fault_names = {"duplicate",
+                                                                        "expired",
+                                                                        "unknown-reference",
+                                                                        "missing-authority",
+                                                                        "insufficient-funds",
+                                                                        "invalid-json",
+                                                                        "custom-op-limit",
+                                                                        "oversize",
+                                                                        "no-rc"};
 
 std::string all_names() {
   std::string s;
-  for (std::string_view n : names) {
+  for (std::string_view n : fault_names) {
     if (!s.empty()) s += ", ";
     s += n;
   }
@@ -56,11 +56,11 @@ core::custom_json_operation custom_json(const core::account_name& account, std::
 
 }  // namespace
 
-std::string_view fault_kind_name(fault_kind k) { return names[static_cast<std::size_t>(k)]; }
+std::string_view fault_kind_name(fault_kind k) { return fault_names[static_cast<std::size_t>(k)]; }
 
 std::optional<fault_kind> fault_kind_from_name(std::string_view name) {
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return static_cast<fault_kind>(i);
+  for (std::size_t i = 0; i < fault_names.size(); ++i)
+    if (fault_names[i] == name) return static_cast<fault_kind>(i);
   return std::nullopt;
 }
 
@@ -104,7 +104,7 @@ double fault_config::total() const {
 
 std::optional<std::string> fault_config::validate(bool sign) const {
   for (std::size_t i = 0; i < fault_kind_count; ++i)
-    if (!(fraction[i] >= 0.0 && fraction[i] <= 1.0)) return cat({names[i], ": a fraction from 0 to 1"});
+    if (!(fraction[i] >= 0.0 && fraction[i] <= 1.0)) return cat({fault_names[i], ": a fraction from 0 to 1"});
   if (total() > 1.0 + 1e-12) return "the fractions add up to more than 1";
   if (!sign && (*this)[fault_kind::missing_authority] > 0)
     return "missing-authority needs signing on (unsigned transactions skip the authority check)";
@@ -118,7 +118,7 @@ std::string to_string(const fault_config& f) {
     char buf[32];
     const auto r = std::to_chars(buf, buf + sizeof buf, f.fraction[i]);
     if (!s.empty()) s += ',';
-    s.append(names[i]).append("=").append(buf, r.ptr);
+    s.append(fault_names[i]).append("=").append(buf, r.ptr);
   }
   return s.empty() ? "none" : s;
 }
