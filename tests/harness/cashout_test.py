@@ -13,6 +13,7 @@
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -58,7 +59,9 @@ def mode_plateau(args, schema):
     records = read_log(log)
     check_spacing(records, EVERY)
     # After two windows every record holds about a window's worth of comments and votes: no
-    # later record may hold more than the first such one by more than the blocks' jitter.
+    # record may hold more than the records' median by more than the blocks' jitter (on a busy
+    # machine one record held 1.25 times another's, both within 11% of the median), and the
+    # last third may not hold more on average than the first.
     # A record without a block (the run's last, carrying only latency records that came
     # after the record before it) has nothing new to pay out.
     steady = [x for x in records
@@ -66,7 +69,8 @@ def mode_plateau(args, schema):
     ht.check(len(steady) >= 6, "only %d records after two windows" % len(steady))
     for kind in ("comments", "votes"):
         counts = [x["state"][kind][0] for x in steady]
-        ht.check(max(counts) <= 1.25 * min(counts), "%s keep growing after the window: %s" % (kind, counts))
+        ht.check(max(counts) <= 1.25 * statistics.median(counts),
+                 "%s keep growing after the window: %s" % (kind, counts))
         third = len(counts) // 3
         early, late = sum(counts[:third]) / third, sum(counts[-third:]) / third
         ht.check(late <= 1.1 * early, "%s: %.0f on average late in the run, %.0f early" % (kind, late, early))
