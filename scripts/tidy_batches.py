@@ -50,12 +50,12 @@ def targets(entries: list[dict[str, str]], wanted: set[Path]) -> dict[str, Targe
     return out
 
 
-def write_batches(entries: list[dict[str, str]], wanted: set[Path], out: Path) -> list[Path]:
+def write_batches(by_target: dict[str, Target], out: Path) -> list[Path]:
     (out / "batches").mkdir(parents=True, exist_ok=True)
     (out / "db").mkdir(parents=True, exist_ok=True)
     db = []
     batches = []
-    for name, t in targets(entries, wanted).items():
+    for name, t in by_target.items():
         for n in range(0, len(t.sources), PER_BATCH):
             batch = out / "batches" / f"{name.replace('/', '_')}_{n // PER_BATCH}.cpp"
             batch.write_text("".join(f'#include "{s}"\n' for s in t.sources[n : n + PER_BATCH]), encoding="utf-8")
@@ -76,12 +76,12 @@ def main(argv: list[str]) -> int:
         print(f"tidy_batches: cannot read {argv[0]}: {e}", file=sys.stderr)
         return 2
     wanted = {Path(s).resolve() for s in argv[2:]}
-    batches = write_batches(entries, wanted, Path(argv[1]))
-    missing = len(wanted) - sum(len(t.sources) for t in targets(entries, wanted).values())
+    by_target = targets(entries, wanted)
+    missing = len(wanted) - sum(len(t.sources) for t in by_target.values())
     if missing:
         print(f"tidy_batches: {missing} of the sources have no command in {argv[0]}", file=sys.stderr)
         return 2
-    print("\n".join(str(b) for b in batches))
+    print("\n".join(str(b) for b in write_batches(by_target, Path(argv[1]))))
     return 0
 
 

@@ -7,7 +7,6 @@
 // a string, invalid UTF-8, deep nesting). An input that once revealed a bug belongs here too,
 // built in code like the edge cases, so the replay test keeps it fixed.
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -25,6 +24,7 @@
 #include "apiary/core/protocol/block.hpp"
 #include "apiary/core/protocol/full_transaction.hpp"
 #include "apiary/core/protocol/keys.hpp"
+#include "repack.hpp"
 
 namespace {
 
@@ -140,11 +140,8 @@ core::signed_transaction extreme_transaction() {
 std::vector<std::uint8_t> with_testnet_symbols(const core::out_buffer& packed) {
   std::vector<std::uint8_t> bytes(packed.span().begin(), packed.span().end());
   for (const core::symbol_info& s : core::known_symbols) {
-    std::array<std::uint8_t, 8> from{}, to{};
-    for (std::size_t i = 0; i < 8; ++i) {
-      from[i] = static_cast<std::uint8_t>(s.legacy_word() >> (8 * i));
-      to[i] = static_cast<std::uint8_t>(s.testnet_legacy_word() >> (8 * i));
-    }
+    const auto from = apiary::fuzz::word_bytes(s.legacy_word());
+    const auto to = apiary::fuzz::word_bytes(s.testnet_legacy_word());
     for (auto at = std::search(bytes.begin(), bytes.end(), from.begin(), from.end()); at != bytes.end();
          at = std::search(at + 8, bytes.end(), from.begin(), from.end()))
       std::copy(to.begin(), to.end(), at);

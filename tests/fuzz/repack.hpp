@@ -9,6 +9,8 @@
 // net's word of the same symbol.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -17,22 +19,22 @@
 
 namespace apiary::fuzz {
 
-namespace detail {
-
-inline std::uint64_t word_at(std::span<const std::uint8_t> bytes, std::size_t at) {
-  std::uint64_t w = 0;
-  for (std::size_t i = 0; i < 8; ++i) w |= std::uint64_t{bytes[at + i]} << (8 * i);
-  return w;
+// A legacy symbol word's eight wire bytes (the word is little-endian on the wire).
+constexpr std::array<std::uint8_t, 8> word_bytes(std::uint64_t word) {
+  std::array<std::uint8_t, 8> out{};
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::uint8_t>(word >> (8 * i));
+  return out;
 }
+
+namespace detail {
 
 // Whether `in` holds a test-net word at `at` and `repacked` the same symbol's main-net word.
 inline bool testnet_word_read_as_mainnet(std::span<const std::uint8_t> repacked, std::span<const std::uint8_t> in,
                                          std::size_t at) {
   if (in.size() - at < 8) return false;
-  const std::uint64_t read = word_at(in, at);
-  const std::uint64_t written = word_at(repacked, at);
   for (const core::symbol_info& s : core::known_symbols)
-    if (s.testnet_legacy_word() != s.legacy_word() && read == s.testnet_legacy_word() && written == s.legacy_word())
+    if (std::ranges::equal(in.subspan(at, 8), word_bytes(s.testnet_legacy_word())) &&
+        std::ranges::equal(repacked.subspan(at, 8), word_bytes(s.legacy_word())))
       return true;
   return false;
 }

@@ -76,7 +76,8 @@ def test_a_finding_in_a_batched_source_is_reported_at_its_own_line(tmp_path, rep
         pytest.skip("no clang-tidy")
     db, sources = _tree(tmp_path, 2)
     out = tmp_path / "out"
-    batches = tidy_batches.write_batches(json.loads(db.read_text()), {s.resolve() for s in sources}, out)
+    by_target = tidy_batches.targets(json.loads(db.read_text()), {s.resolve() for s in sources})
+    batches = tidy_batches.write_batches(by_target, out)
     p = subprocess.run(["clang-tidy", "-p", str(out / "db"), f"--config-file={repo / '.clang-tidy'}", "--quiet",
                         str(batches[0])], capture_output=True, text=True, check=False)
     findings = [line for line in p.stdout.splitlines() if ": warning: " in line or ": error: " in line]
