@@ -74,6 +74,8 @@ struct alignas(64) worker {
   std::uint32_t limit = 1;
   std::uint32_t resume_at_most = 0;
   std::uint64_t cpu_at_start = 0;
+  // Transactions to make before the next one whose CPU time is measured (colony::time_this_one).
+  std::uint32_t untimed_left = 0;
   std::thread thread;
   std::atomic<int> tid{0};  // gettid(), published as the thread starts
 
@@ -429,18 +431,31 @@ std::optional<std::int64_t> colony::pass_brakes(worker& w) {
   return intended;
 }
 
-made colony::make(worker& w) {
-  const bool measure = config_.measure_cpu;
-  const std::uint64_t t0 = measure ? detail::thread_cpu_ns() : 0;
-  generated_transaction g = w.gen.next();
-  if (measure) w.count(colony_counter::generation_cpu_ns).add(detail::thread_cpu_ns() - t0);
+bool colony::time_this_one(worker& w) const {
+  if (!config_.measure_cpu) return false;
+  if (w.untimed_left != 0) {
+    --w.untimed_left;
+    return false;
+  }
+  w.untimed_left = cpu_sample_every - 1;
+  w.count(colony_counter::cpu_timed).add(1);
+  return true;
+}
 
-  signing_time timing;
+made colony::make(worker& w) {
+  // One transaction in cpu_sample_every is timed and stands for them all (colony_config.hpp);
+  // keys derived on first use are timed whenever that happens.
+  const bool timed = time_this_one(w);
+  const std::uint64_t t0 = timed ? detail::thread_cpu_ns() : 0;
+  generated_transaction g = w.gen.next();
+  if (timed) w.count(colony_counter::generation_cpu_ns).add(cpu_sample_every * (detail::thread_cpu_ns() - t0));
+
+  signing_time timing{.time_transaction = timed};
   made m;
   m.tx = make_transaction(std::move(g.tx), g.signer, g.role, w.keys, config_.chain, config_.sign,
-                          config_.attach_signer_keys, measure ? &timing : nullptr);
-  if (measure) {
-    w.count(colony_counter::signing_cpu_ns).add(timing.signing_ns);
+                          config_.attach_signer_keys, config_.measure_cpu ? &timing : nullptr);
+  if (config_.measure_cpu) {
+    w.count(colony_counter::signing_cpu_ns).add(cpu_sample_every * timing.signing_ns);
     w.count(colony_counter::key_cpu_ns).add(timing.key_ns);
   }
 

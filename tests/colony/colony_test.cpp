@@ -993,6 +993,32 @@ TEST(ColonySigning, WarmKeysDerivesBeforeTheStart) {
   EXPECT_EQ(r.c->stats().key_cpu_ns, warm);  // nothing left to derive
 }
 
+TEST(ColonySigning, TimesOneTransactionInSoManyAndCountsItForThemAll) {
+  colony::colony_config c = small_config(2);
+  c.sign = true;
+  c.warm_keys = true;  // no first-use derivations among the transactions
+  c.transactions_per_thread = 20 * colony::cpu_sample_every + 1;
+  rig r(c);
+  r.c->start();
+  r.finish();
+  const auto s = r.c->stats();
+  EXPECT_EQ(s.cpu_timed, 2u * 21);  // each thread's first, then one in cpu_sample_every
+  // The timed ones' CPU time, counted for all, against all of the threads' own (keys aside):
+  // signing is most of it; counted once it would be a sixteenth, counted twice over it.
+  const auto own = static_cast<double>(s.thread_cpu_ns - s.key_cpu_ns);
+  EXPECT_GT(static_cast<double>(s.signing_cpu_ns), 0.1 * own);
+  EXPECT_LT(static_cast<double>(s.signing_cpu_ns + s.generation_cpu_ns), 1.5 * own);
+
+  c.measure_cpu = false;
+  rig unmeasured(c);
+  unmeasured.c->start();
+  unmeasured.finish();
+  const auto u = unmeasured.c->stats();
+  EXPECT_EQ(u.cpu_timed, 0u);
+  EXPECT_EQ(u.signing_cpu_ns, 0u);
+  EXPECT_EQ(u.generation_cpu_ns, 0u);
+}
+
 }  // namespace
 
 TEST(ColonyRing, ForgetsCommentsBeforeTheyPayOut) {

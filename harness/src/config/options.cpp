@@ -405,7 +405,10 @@ void bind_colony_run(option_binder& b, colony::colony_config& k) {
   b.count("async-tasks", k.async_tasks, 1, 64, "Threads of the pool that waits for the outcomes with --submit async");
   b.toggle("warm-keys", k.warm_keys, "Derive every producer key before the run starts instead of on first use");
   b.toggle("measure-cpu", k.measure_cpu,
-           "Measure the producers' generation and signing CPU time per transaction (one clock read each)");
+           fmt::format("Measure the producers' generation and signing CPU time: each producer times its first "
+                       "transaction and every {}th after it (reads of its thread's CPU clock, each a system "
+                       "call) and counts each timed one for the untimed ones after it",
+                       colony::cpu_sample_every));
 }
 
 // The resource credits' genesis and parameters, in bind_chain's sequence of options.

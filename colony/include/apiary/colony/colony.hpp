@@ -199,6 +199,9 @@ class colony {
   // The in-flight limit, then the rate mode's brake. When the rate schedule meant the next
   // transaction to go (tx_intent); none when the thread is to stop instead.
   std::optional<std::int64_t> pass_brakes(detail::worker& w);
+  // Whether the next transaction's generation and signing are timed (colony_config.hpp,
+  // cpu_sample_every); counts the timed ones.
+  bool time_this_one(detail::worker& w) const;
   // Builds and signs the next transaction and, now and then, its faulty companion; counts them.
   detail::made make(detail::worker& w);
   // Submits them (the companion under the slot's budget too, on the chain's clock); in sync

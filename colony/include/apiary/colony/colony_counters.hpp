@@ -38,10 +38,15 @@
   X(reply_substitutions, sum, count, thread, "", "Replies made articles: no comment to reply to.")                     \
   X(vote_substitutions, sum, count, thread, "", "Votes made articles: no comment to vote on.")                         \
   X(thread_cpu_ns, sum, ns, total, "", "CPU time of the producer threads: everything they did, updated once a block.") \
-  X(generation_cpu_ns, sum, ns, total, "", "Of it, building unsigned transactions (0 without measure_cpu).")           \
+  X(generation_cpu_ns, sum, ns, total, "",                                                                             \
+    "Of it, building unsigned transactions, estimated from the timed ones (0 without measure_cpu).")                   \
   X(signing_cpu_ns, sum, ns, total, "",                                                                                \
     "Of it, packing, hashing and signing the transactions, key lookups included, first-use key derivations "           \
-    "excluded (0 without measure_cpu).")                                                                               \
+    "excluded, estimated from the timed ones (0 without measure_cpu).")                                                \
+  X(cpu_timed, sum, count, total, "",                                                                                  \
+    "Transactions whose generation and signing were timed: a thread's first, then one in every cpu_sample_every "      \
+    "(colony_config.hpp); the two CPU times above count each for itself and the untimed ones after it (0 without "     \
+    "measure_cpu).")                                                                                                   \
   X(key_cpu_ns, sum, ns, total, "", "Of it, deriving keys on first use or in the warm-up.")                            \
   X(in_flight_peak, max, count, both, "",                                                                              \
     "Most transactions one producer had in flight at once (over the threads, the highest).")                           \

@@ -49,6 +49,9 @@ class key_cache {
 
 // Where make_transaction spent its thread's CPU time, for a caller that measures it.
 struct signing_time {
+  // Time the transaction's own cost (two readings of the thread's CPU clock, each a system
+  // call); false: time only the keys derived on first use, whose readings happen only then.
+  bool time_transaction = true;
   // Packing, hashing and signing, key lookups included: the transaction's own cost.
   std::uint64_t signing_ns = 0;
   // Deriving the keys the cache did not hold yet: a first use's cost, not the transaction's.
@@ -57,7 +60,8 @@ struct signing_time {
 
 // `tx` ready to submit: signed with the signer's cached key for `role` (its public key
 // attached when attach_key), or unsigned when sign is false. The one way the colony signs a
-// transaction. With `timing`, its CPU time is measured and added there.
+// transaction. With `timing`, its CPU time is measured and added there (signing_time says
+// which part).
 core::full_transaction_ptr make_transaction(core::transaction tx, const core::account_name& signer, core::key_role role,
                                             key_cache& keys, const core::chain_id& chain, bool sign, bool attach_key,
                                             signing_time* timing = nullptr);
