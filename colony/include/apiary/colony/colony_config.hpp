@@ -66,10 +66,10 @@ constexpr std::optional<submit_mode> parse_submit_mode(std::string_view name) {
 // times for the cpu_sample_every transactions it stands for (colony_stats' cpu_timed says how
 // many were timed). A reading of a thread's CPU clock is a system call (0.6 µs on the 2-core
 // AMD EPYC machine): four readings of every transaction were 2.4 µs of a signed one's ~70,
-// most of what the report counted as the harness, and a third of an unsigned one's cost.
+// most of what the report counted as the harness, and most of an unsigned one's cost.
 // Signing varies little from one transaction to the next (libsecp256k1 signs in constant
-// time; the packing and hashing around it follow the size), so the sample's sum stands for
-// the whole within a fraction of a percent over a block of thousands.
+// time; the packing and hashing around it follow the size), and a block's thousands of
+// transactions hold hundreds of timed ones (docs/measured/2026-11-cycle.md).
 inline constexpr std::uint32_t cpu_sample_every = 16;
 
 struct payer_weighting {
