@@ -200,6 +200,37 @@ TEST(KeepAlive, BlockSizedSessionsKeepTheirRoom) {
   EXPECT_EQ(undo_memory.allocations, after_first);
 }
 
+// The spare states change places as blocks commit, so a state that held a block's worth can
+// be taken for a transaction's session, while the block's session below it has as much room
+// (squash then swaps their containers, and the room stays on top). Clearing it once a
+// transaction has used it gives the room back: every later transaction would clear and walk it.
+TEST(KeepAlive, ATransactionSessionDoesNotKeepABlocksRoom) {
+  account_index idx(index_options{std::pmr::new_delete_resource(), std::pmr::new_delete_resource(), true});
+  constexpr int accounts = 5000;
+  for (int i = 0; i < accounts; ++i) add(idx, numbered("a", i), i);
+  for (int depth = 0; depth < 2; ++depth) {
+    idx.start_undo_session();
+    for (std::uint64_t id = 0; id < accounts; ++id) set_balance(idx, idx.get(id), depth + 7);
+  }
+  const std::size_t block_room = idx.undo_state_at(1).modified_room();
+  EXPECT_GE(block_room, static_cast<std::size_t>(accounts));
+  idx.undo();
+  idx.undo();
+  idx.start_undo_session();  // the block's session
+  for (std::uint64_t id = 0; id < 3; ++id) {
+    idx.start_undo_session();  // a transaction's: the other roomy state
+    set_balance(idx, idx.get(id), 1);
+    idx.squash();
+  }
+  EXPECT_EQ(idx.undo_state_at(0).modified_count(), 3u);
+  idx.start_undo_session();
+  set_balance(idx, idx.get(4), 1);
+  EXPECT_LE(idx.undo_state_at(1).modified_room(), 1024u);
+  idx.squash();
+  idx.commit(idx.revision());
+  EXPECT_EQ(idx.get(4).balance, 1);
+}
+
 TEST(KeepAlive, OffReleasesStates) {
   counting_resource undo_memory;
   account_index idx(index_options{std::pmr::new_delete_resource(), &undo_memory, false});

@@ -193,6 +193,9 @@ class undo_index final : public undo_index_base {
    public:
     std::span<const id_type> new_ids() const { return {new_ids_.data(), new_ids_.size()}; }
     std::size_t modified_count() const { return old_values_.size(); }
+    // How many old values the state has room for before it grows (what clearing and squashing
+    // it walk).
+    std::size_t modified_room() const { return old_values_.bucket_count(); }
     std::size_t removed_count() const { return removed_.size(); }
     // The value before the session's first modification, or null if it recorded none.
     const Object* old_value(id_type id) const {
@@ -222,6 +225,16 @@ class undo_index final : public undo_index_base {
     // larger container down to the state above (has_more_room).
     static constexpr std::size_t retain_limit = 65536;
 
+    // A map is cleared and walked (squash) in time that grows with its room, not with what it
+    // holds. A state that once held a block's worth and is then taken for a transaction's
+    // session (the spare states change places as blocks commit) would pay for that room at
+    // every transaction: a map holding under an eighth of its room, past a transaction's
+    // worth, is released instead of kept.
+    static constexpr std::size_t transaction_room = 1024;
+    static bool oversized(std::size_t held, std::size_t room) noexcept {
+      return room > transaction_room && held < room / 8;
+    }
+
     // Whether any of this state's containers has more room than the other's.
     bool has_more_room(const undo_state& other) const noexcept {
       return new_ids_.capacity() > other.new_ids_.capacity() ||
@@ -236,7 +249,7 @@ class undo_index final : public undo_index_base {
       } else {
         new_ids_.clear();
       }
-      if (old_values_.bucket_count() > retain_limit) {
+      if (old_values_.bucket_count() > retain_limit || oversized(old_values_.size(), old_values_.bucket_count())) {
         old_values_map(old_values_.get_allocator()).swap(old_values_);
       } else if (!old_values_.empty()) {
         old_values_.clear();
