@@ -311,6 +311,21 @@ void expect_room_to_grow(core::chain& c) {
   expect_room_to_double<core::comment_index, core::by_permlink>(c, "comments by permlink");
 }
 
+// The two tables every push looks up keep at least so many buckets an object (state_objects.hpp):
+// the accounts from the genesis on, the transaction ids in a state loaded or written.
+template <class Index, class Tag>
+void expect_buckets_each(core::chain& c, std::size_t each, const char* what) {
+  const auto& hashed = core::chain_test_access::index<Index>(c).template get<Tag>();
+  ASSERT_GT(hashed.size(), 0u) << what;
+  EXPECT_GE(hashed.bucket_count(), each * hashed.size())
+      << what << ": " << hashed.size() << " objects in " << hashed.bucket_count() << " buckets";
+}
+
+void expect_sparse_lookups(core::chain& c) {
+  expect_buckets_each<core::account_index, core::by_name>(c, core::account_buckets, "accounts by name");
+  expect_buckets_each<core::transaction_index, core::by_trx_id>(c, core::state_id_buckets, "transaction ids");
+}
+
 TEST(SnapshotRoom, LoadedAndOpenedStatesHoldRoomForCommentsAndVotesToDouble) {
   constexpr std::uint32_t authors = 40;
   constexpr std::uint32_t posts = 120;  // more than a table sized for them alone holds twice over
@@ -325,12 +340,14 @@ TEST(SnapshotRoom, LoadedAndOpenedStatesHoldRoomForCommentsAndVotesToDouble) {
       ASSERT_EQ(h.push(h.make(vote(user(v), user(p % authors), permlink(p), 10000), user(v))), reject::none);
   h.produce();
   h.chain().clear_pending();
+  expect_buckets_each<core::account_index, core::by_name>(h.chain(), core::account_buckets, "genesis accounts");
   core::out_buffer file;
   h.chain().write_snapshot(file);
 
   auto loaded = core::chain::from_snapshot(small_options(authors), file.span());
   ASSERT_EQ(core::chain_test_access::index<core::comment_vote_index>(*loaded).size(), voted * authors);
   expect_room_to_grow(*loaded);
+  expect_sparse_lookups(*loaded);
 
   const std::filesystem::path state =
       std::filesystem::temp_directory_path() / ("apiary-room-" + std::to_string(::getpid()) + ".state");
@@ -343,6 +360,7 @@ TEST(SnapshotRoom, LoadedAndOpenedStatesHoldRoomForCommentsAndVotesToDouble) {
   }
   auto opened = core::chain::open_state(o, state, {.prefault = false});
   expect_room_to_grow(*opened);
+  expect_sparse_lookups(*opened);
   EXPECT_EQ(opened->state_digest(), h.chain().state_digest());
   opened.reset();
   std::filesystem::remove(state);

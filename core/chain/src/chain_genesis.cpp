@@ -32,7 +32,7 @@ void chain::build_genesis(const std::function<bool()>& cancelled, std::span<cons
   auto keys_of = [&](std::uint32_t i) -> const account_keys& { return i < known ? given[i] : derived[i - known]; };
 
   const time_point_sec now{options_.genesis_time};
-  accounts_.reserve<by_name>(std::size_t{n} + 1);  // the witness too; no rehash while they come
+  accounts_.reserve<by_name>(account_buckets * (std::size_t{n} + 1));  // the witness too
   for (std::uint32_t i = 0; i < n; ++i) {
     if (cancelled && i % 65536 == 0 && cancelled()) throw genesis_cancelled();
     accounts_.create([&](account_object& a) {

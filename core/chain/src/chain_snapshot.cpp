@@ -328,9 +328,10 @@ namespace {
 constexpr std::size_t room_to_grow = 2;
 
 // Sizes an index's hashed indexes for n objects, so loading them never rehashes; the ones
-// that grow with the chain for room_to_grow times n.
-void reserve_for(account_index& index, std::size_t n) { index.reserve<by_name>(n); }
-void reserve_for(transaction_index& index, std::size_t n) { index.reserve<by_trx_id>(n); }
+// that grow with the chain for room_to_grow times n, and the two every push looks up with
+// account_buckets and state_id_buckets buckets an object (state_objects.hpp).
+void reserve_for(account_index& index, std::size_t n) { index.reserve<by_name>(account_buckets * n); }
+void reserve_for(transaction_index& index, std::size_t n) { index.reserve<by_trx_id>(state_id_buckets * n); }
 void reserve_for(comment_index& index, std::size_t n) { index.reserve<by_permlink>(room_to_grow * n); }
 void reserve_for(comment_vote_index& index, std::size_t n) {
   index.reserve<by_comment_voter>(room_to_grow * n);
@@ -467,6 +468,7 @@ void chain::load_snapshot(const snapshot_info& info, std::span<const std::uint8_
 void chain::make_room_to_grow() {
   reserve_for(comments_, comments_.size());
   reserve_for(votes_, votes_.size());
+  reserve_for(db_.get_index<transaction_index>(), dedup_.index().size());
 }
 
 std::uint64_t state_file_layout_id() {
@@ -480,6 +482,10 @@ std::uint64_t state_file_layout_id() {
       text.append(" object ").append(std::to_string(sizeof(typename index_type::value_type)));
       text.append(" type ").append(typeid(index_type).name());  // its indexes: kinds and keys
     });
+    text.append("\nbuckets an object ")
+        .append(std::to_string(account_buckets))
+        .append(" ")
+        .append(std::to_string(state_id_buckets));
     text.append("\ncompiler " __VERSION__ " libstdc++ ").append(std::to_string(_GLIBCXX_RELEASE));
     text.append(" boost ").append(std::to_string(BOOST_VERSION));
     text.append(" base ").append(std::to_string(state_region::base_address()));

@@ -263,7 +263,7 @@ class chain {
   void build_genesis(const std::function<bool()>& cancelled, std::span<const account_keys> keys);  // chain_genesis.cpp
   void load_snapshot(const snapshot_info& info, std::span<const std::uint8_t> file);               // chain_snapshot.cpp
   // Room for the hashed indexes of what grows with the chain (comments, votes) to take as many
-  // again before they rehash (chain_snapshot.cpp).
+  // again before they rehash, and state_id_buckets buckets an id (chain_snapshot.cpp).
   void make_room_to_grow();
   reject check_rules(const full_transaction& tx) const;
   reject check_authority(const full_transaction& tx) const;

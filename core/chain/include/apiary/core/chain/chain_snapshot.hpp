@@ -87,9 +87,9 @@ std::uint64_t snapshot_layout_id();
 //   32-byte state digest            chain::state_digest() when written
 //   varint count, then per option   "name=value" (chain_options::state_options)
 // The layout id covers what the bytes depend on beyond the objects' fields: the size of every
-// index's body, container and object, the compiler and standard library, Boost, and the
-// address states are mapped at. Two builds open each other's state files only when theirs are
-// equal; a build that differs makes its own.
+// index's body, container and object, the hashed tables' buckets an object (state_objects.hpp), the
+// compiler and standard library, Boost, and the address states are mapped at. Two builds open
+// each other's state files only when theirs are equal; a build that differs makes its own.
 std::uint64_t state_file_layout_id();
 
 // Checks a whole snapshot file: its size, magic, version, checksum and layout id, and reads its

@@ -48,6 +48,16 @@ struct by_expiration;
 struct by_account;
 struct by_cashout;
 
+// Buckets per object of the two hashed tables every push looks up at random, each of millions
+// on a mainnet-sized state: a lookup compares its key with each object of its bucket ahead of
+// the one it finds (for a new transaction's id, with every id there), a cache miss each. Boost
+// keeps up to one object a bucket; these tables are given at least four buckets an object
+// (Boost rounds a table up to its next size, about twice the last), for 8 bytes a bucket
+// (docs/design.md#hashed-where-hives-indexes-are-ordered). A state file's layout id covers both.
+inline constexpr std::size_t account_buckets = 4;   // the accounts by name, at genesis and when loaded
+inline constexpr std::size_t state_id_buckets = 4;  // the ids of a state loaded or written; a
+                                                    // genesis keeps Boost's one for an hour of ids
+
 // The resources a transaction's RC cost is made of (rc.hpp's rc_resource).
 inline constexpr std::size_t rc_resource_count = 4;
 
