@@ -7,17 +7,19 @@ Reports are of schema_version 2, with a latency section built from per-transacti
 arithmetic of their own, not by apiary_tools.latency, so that the tests check one against the
 other. `load_model` makes the times depend on the offered rate the way a node with a fixed
 capacity would: flat below it, a backlog that grows (and a tail above one block interval)
-at or above it."""
+at or above it.
+
+Plain Python, no numpy: the fake `apiary` (fake_apiary.py) imports this module, and the suite
+starts it some 600 times."""
 
 from __future__ import annotations
 
 import json
 import math
+import random
 import time
 from collections.abc import Sequence
 from pathlib import Path
-
-import numpy as np
 
 # The report's histogram axis: log-spaced from 100 ns to 100 s, under 1% relative error.
 AXIS = {"lowest_ns": 100, "highest_ns": 100_000_000_000, "bins": 1047}
@@ -25,46 +27,63 @@ KINDS = ("article", "reply", "vote", "transfer", "custom_json")
 STAGES = ("queue_wait", "inclusion", "end_to_end")
 QUANTILES = (("p50_us", 0.5), ("p90_us", 0.9), ("p99_us", 0.99), ("p999_us", 0.999), ("p9999_us", 0.9999))
 BLOCK_INTERVAL_S = 3.0
+# The most transactions make_report's own latency section times (see make_report).
+LIGHT_LOAD_SAMPLES = 100_000
+
+
+def _mean(x: Sequence[float]) -> float:
+    return math.fsum(x) / len(x)
 
 
 def _series(values: Sequence[float], first_block: int) -> dict:
-    x = np.asarray(values, dtype=float)
-    s = np.sort(x)
+    x = [float(v) for v in values]
+    s = sorted(x)
+    n = len(s)
 
     def rank(p):
-        return float(s[min(max(math.ceil(p / 100 * len(s)), 1), len(s)) - 1])
+        return s[min(max(math.ceil(p / 100 * n), 1), n) - 1]
 
-    return {"count": int(x.size), "min": float(s[0]), "min_block": first_block + int(np.argmin(x)),
-            "avg": float(np.mean(x)), "max": float(s[-1]), "max_block": first_block + int(np.argmax(x)),
-            "median": float(np.median(x)), "p90": rank(90), "p99": rank(99), "stddev": float(np.std(x))}
+    mean = _mean(x)
+    median = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    return {"count": n, "min": s[0], "min_block": first_block + x.index(s[0]),
+            "avg": mean, "max": s[-1], "max_block": first_block + x.index(s[-1]),
+            "median": median, "p90": rank(90), "p99": rank(99),
+            "stddev": math.sqrt(math.fsum((v - mean) ** 2 for v in x) / n)}
 
 
 # ---- latency --------------------------------------------------------------------------------
 
-def bin_indices(values_ns, axis: dict = AXIS) -> np.ndarray:
+def bin_indices(values_ns, axis: dict = AXIS) -> list[int]:
     """Each time's bin: -1 below lowest, `bins` at or above highest, else floor(log_r(t / lowest))."""
-    x = np.asarray(values_ns, dtype=float)
     lo, hi, n = axis["lowest_ns"], axis["highest_ns"], axis["bins"]
-    z = np.log(x / lo) / np.log(hi / lo) * n
-    return np.where(x < lo, -1, np.where(x >= hi, n, np.minimum(np.floor(z), n - 1))).astype(int)
+    log_range = math.log(hi / lo)
+
+    def one(t: float) -> int:
+        if t < lo:
+            return -1
+        if t >= hi:
+            return n
+        return min(math.floor(math.log(t / lo) / log_range * n), n - 1)
+
+    return [one(float(t)) for t in values_ns]
 
 
 def stage(values_ns, axis: dict = AXIS, with_bins: bool = True) -> dict:
     """A stage as apiary writes it, from the transactions' times in nanoseconds."""
-    x = np.asarray(values_ns, dtype=float)
-    out = {"count": int(x.size), "mean_us": None, "min_us": None}
+    x = [float(t) for t in values_ns]
+    out = {"count": len(x), "mean_us": None, "min_us": None}
     out.update({key: None for key, _ in QUANTILES})
     out["max_us"] = None
     if with_bins:
         out["bins"] = []
-    if x.size == 0:
+    if not x:
         return out
     idx = bin_indices(x, axis)
-    ordered = np.sort(idx)
+    ordered = sorted(idx)
     lo, r = axis["lowest_ns"], (axis["highest_ns"] / axis["lowest_ns"]) ** (1 / axis["bins"])
-    out.update(mean_us=float(x.mean() / 1000), min_us=float(x.min() / 1000), max_us=float(x.max() / 1000))
+    out.update(mean_us=_mean(x) / 1000, min_us=min(x) / 1000, max_us=max(x) / 1000)
     for key, q in QUANTILES:
-        i = int(ordered[max(1, math.ceil(q * x.size)) - 1])   # the bin of the rank-th smallest time
+        i = ordered[max(1, math.ceil(q * len(x))) - 1]   # the bin of the rank-th smallest time
         if i < 0:
             out[key] = out["min_us"]
         elif i >= axis["bins"]:
@@ -72,8 +91,10 @@ def stage(values_ns, axis: dict = AXIS, with_bins: bool = True) -> dict:
         else:
             out[key] = min(max(lo * r ** (i + 0.5) / 1000, out["min_us"]), out["max_us"])
     if with_bins:
-        values, counts = np.unique(idx, return_counts=True)
-        out["bins"] = [[int(v), int(c)] for v, c in zip(values, counts, strict=True)]
+        counts: dict[int, int] = {}
+        for i in idx:
+            counts[i] = counts.get(i, 0) + 1
+        out["bins"] = [[i, counts[i]] for i in sorted(counts)]
     return out
 
 
@@ -84,7 +105,7 @@ def latency_section(samples: dict, axis: dict = AXIS) -> dict:
     for name in STAGES:
         section[name] = stage(samples[name], axis)
     section["rejection"] = stage([], axis)
-    section["by_kind"] = {kind: {name: stage(np.asarray(samples[name])[k::len(KINDS)], axis, with_bins=False)
+    section["by_kind"] = {kind: {name: stage(list(samples[name])[k::len(KINDS)], axis, with_bins=False)
                                  for name in STAGES} for k, kind in enumerate(KINDS)}
     return section
 
@@ -95,15 +116,15 @@ def load_model(n: int, rate: float | None, capacity: float, seed: int, duration_
     capacity a transaction waits for its block, about half a block interval scaled by the load;
     at or above it every transaction waits more than a block interval, and more the later it
     was sent (the backlog grows at rate − capacity)."""
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     load = 0.9 if rate is None else rate / capacity
-    sent_s = np.arange(n) / max(n, 1) * duration_s
-    queue_wait = rng.lognormal(np.log(30e3), 0.5, n)
-    wait_s = rng.uniform(0, 0.2 * (1 + min(load, 1.0)), n)
+    sent_s = [i / max(n, 1) * duration_s for i in range(n)]
+    queue_wait = [rng.lognormvariate(math.log(30e3), 0.5) for _ in range(n)]
+    wait_s = [rng.uniform(0, 0.2 * (1 + min(load, 1.0))) for _ in range(n)]
     if load >= 1:
-        wait_s += 1.5 * BLOCK_INTERVAL_S + (load - 1) * sent_s
-    inclusion = queue_wait + wait_s * 1e9
-    end_to_end = inclusion + rng.lognormal(np.log(20e3), 0.5, n)
+        wait_s = [w + 1.5 * BLOCK_INTERVAL_S + (load - 1) * t for w, t in zip(wait_s, sent_s, strict=True)]
+    inclusion = [q + w * 1e9 for q, w in zip(queue_wait, wait_s, strict=True)]
+    end_to_end = [i + rng.lognormvariate(math.log(20e3), 0.5) for i in inclusion]
     return {"queue_wait": queue_wait, "inclusion": inclusion, "end_to_end": end_to_end, "sent_s": sent_s}
 
 
@@ -116,12 +137,12 @@ def interval_lines(samples: dict, rate: float | None, capacity: float, interval_
     lines = []
     for k in range(1, intervals + 1):
         t = k * interval_s
-        inside = (sent >= t - interval_s) & (sent < t)
+        inside = [t - interval_s <= s < t for s in sent]
         sawtooth = 0.05 * offered * (k % 3)   # blocks take transactions in steps
         backlog = 0.2 * offered + sawtooth + max(0.0, offered - capacity) * t
         latency = {}
         for name in STAGES:
-            s = stage(samples[name][inside], with_bins=False)
+            s = stage([v for v, keep in zip(samples[name], inside, strict=True) if keep], with_bins=False)
             latency[name] = {key: s[key] for key in ("count", "p50_us", "p90_us", "p99_us", "max_us")}
         lines.append({"t_s": t, "interval_s": interval_s, "blocks": k * blocks // intervals,
                       "interval_blocks": blocks // intervals, "transactions": int(achieved * t),
@@ -141,7 +162,8 @@ def make_report(cycles_us: Sequence[float], tx_per_block: int = 240, name: str =
     """A report whose measured blocks have these cycle times (block 1 is a warm-up block).
 
     Schema 2 has a latency section: `latency` (per-stage times, see load_model), else times of a
-    node under light load seeded from the cycle times. Schema 1 has none."""
+    node under light load seeded from the cycle times, at most LIGHT_LOAD_SAMPLES of them (a
+    report of many blocks stands for its latency with a sample). Schema 1 has none."""
     warmup = 1
     blocks = [{"num": 1, "warmup": True, "transactions": tx_per_block, "size_bytes": tx_per_block * 275,
                "pending_after": 0, "dropped": 0, "produced_us": 200.0, "applied_us": 300.0,
@@ -207,15 +229,15 @@ def make_report(cycles_us: Sequence[float], tx_per_block: int = 240, name: str =
     if schema_version >= 2:
         if latency is None:
             seed = int(sum(cycles_us)) % 2**32
-            latency = load_model(transactions, None, 10_000.0, seed, max(window, 1e-3))
+            latency = load_model(min(transactions, LIGHT_LOAD_SAMPLES), None, 10_000.0, seed, max(window, 1e-3))
         report["latency"] = latency_section(latency)
     return report
 
 
 def noisy_cycles(mean: float, run: int, blocks: int = 10, spread: float = 0.01) -> list[float]:
     """Deterministic cycle times around `mean`: run `run`'s blocks differ by ±spread."""
-    rng = np.random.default_rng(1000 + run)
-    return list(mean * (1 + spread * rng.uniform(-1, 1, size=blocks)))
+    rng = random.Random(1000 + run)
+    return [mean * (1 + spread * rng.uniform(-1, 1)) for _ in range(blocks)]
 
 
 # What a hanging fake run prints once its signal handlers are in place (fake_apiary.py).
@@ -274,7 +296,7 @@ def counters_section(tx_per_block: int, blocks: int, writer_ns_per_tx: float = 4
     """The report's `counters` as `apiary run --counters on` writes it: every thread's software
     events; the hardware ones null, as on a VM, unless `hardware`. Each thread's counts are
     within ±1% of THREAD_SHARE times the writer's."""
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     reason = None if hardware else "perf_event_open: not supported"
     events = {e: {"available": True, "reason": None} for e in SOFTWARE_EVENTS}
     events.update({e: {"available": hardware, "reason": reason} for e in HARDWARE_EVENTS})
@@ -322,7 +344,7 @@ STACKS = {
 def folded_stacks(samples: int = 20_000, slow: str | None = None, factor: float = 2.0, seed: int = 0) -> dict:
     """A run's folded stacks: STACKS' shares of `samples`, each within ±3%; with `slow`, the
     stacks whose leaf is that function have `factor` times their samples (a planted slowdown)."""
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     out = {}
     for stack, share in STACKS.items():
         n = share * samples * (1 + 0.03 * rng.uniform(-1, 1))
@@ -451,7 +473,7 @@ def rc_settled_level(resource: dict, transactions: float) -> float:
 
 def _rc_block_transactions(block: int, per_slot: int) -> int:
     """Transactions of one block: the slot's ±10%, the same for a block number in every trial."""
-    return round(per_slot * (0.9 + 0.2 * np.random.default_rng(block).random()))
+    return round(per_slot * (0.9 + 0.2 * random.Random(block).random()))
 
 
 def _rc_archive(block: int, pools: list[float], resources: list[dict], used: list[float], n: int) -> dict:
