@@ -21,11 +21,18 @@
 //                                                them first (1); slowest_insert_us is the
 //                                                longest single insert: the rehash pauses
 //                                                the sizing removes
+//   BM_PruneExpired/pipelined:N                  a block's worth of ids (7,500) expiring at
+//                                                once, removed in the block's session from a
+//                                                table of APIARY_BENCH_IDS ids (default
+//                                                2,000,000: past the caches), one at a time
+//                                                (0) or by dedup_index::prune_expired's
+//                                                pipeline (1); items are removed ids
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -36,6 +43,7 @@
 #include <boost/multi_index/ordered_index.hpp>
 
 #include "apiary/core/base/clock.hpp"
+#include "apiary/core/chain/dedup_index.hpp"
 #include "apiary/core/chain/state_objects.hpp"
 #include "apiary/core/state/database.hpp"
 
@@ -208,6 +216,14 @@ void BM_UndoSessionWithWrites(benchmark::State& state) {
   state.SetItemsProcessed(sessions);
 }
 
+// An id as the chain records it: digests are uniform bytes, and the table hashes the last
+// eight: a mixed counter.
+void set_mixed_id(apiary::core::transaction_object& o, std::uint64_t i) {
+  std::uint64_t h = (i + 1) * 0x9e3779b97f4a7c15ULL;
+  h ^= h >> 31;
+  std::memcpy(o.trx_id.begin() + o.trx_id.size() - sizeof h, &h, sizeof h);
+}
+
 void BM_TransactionIdsFill(benchmark::State& state) {
   constexpr std::uint32_t ids = 1'000'000;
   std::int64_t slowest = 0;
@@ -219,10 +235,7 @@ void BM_TransactionIdsFill(benchmark::State& state) {
     for (std::uint32_t i = 0; i < ids; ++i) {
       const std::int64_t t0 = apiary::core::steady_now_ns();
       index->create([i](apiary::core::transaction_object& o) {
-        // Digests are uniform bytes, and the table hashes the last eight: a mixed counter.
-        std::uint64_t h = (i + 1) * 0x9e3779b97f4a7c15ULL;
-        h ^= h >> 31;
-        std::memcpy(o.trx_id.begin() + o.trx_id.size() - sizeof h, &h, sizeof h);
+        set_mixed_id(o, i);
         o.expiration = apiary::core::time_point_sec{i / 1000};
       });
       slowest = std::max(slowest, apiary::core::steady_now_ns() - t0);
@@ -233,6 +246,51 @@ void BM_TransactionIdsFill(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * ids);
   state.counters["slowest_insert_us"] = static_cast<double>(slowest) / 1e3;
+}
+
+void BM_PruneExpired(benchmark::State& state) {
+  constexpr std::uint64_t per_block = 7'500;
+  const char* given = std::getenv("APIARY_BENCH_IDS");
+  const std::uint64_t ids =
+      std::max<std::uint64_t>(given != nullptr ? std::strtoull(given, nullptr, 10) : 2'000'000, 2 * per_block);
+  const bool pipelined = state.range(0) != 0;
+  database db;
+  auto& index = db.add_index<apiary::core::transaction_index>();
+  apiary::core::dedup_index dedup(apiary::core::dedup_mode::split, index, ids);
+  // Block b's ids expire at second b; the next id to record, and the block it belongs to.
+  std::uint64_t next = 0;
+  auto record_block = [&] {
+    for (std::uint64_t k = 0; k < per_block; ++k, ++next) {
+      index.create([&](apiary::core::transaction_object& o) {
+        set_mixed_id(o, next);
+        o.expiration = apiary::core::time_point_sec{static_cast<std::uint32_t>(next / per_block)};
+      });
+    }
+  };
+  while (next < ids) record_block();
+  std::uint32_t now = 0;
+  std::uint64_t removed = 0;
+  for (auto _ : state) {
+    database::session block = db.start_undo_session();
+    const apiary::core::time_point_sec t{now};
+    if (pipelined) {
+      removed += dedup.prune_expired(t);
+    } else {
+      const auto& by_exp = index.get<apiary::core::by_expiration>();
+      while (!by_exp.empty() && by_exp.begin()->expiration <= t) {
+        index.remove(*by_exp.begin());
+        ++removed;
+      }
+    }
+    state.PauseTiming();
+    const std::int64_t revision = block.revision();
+    block.push();
+    db.commit(revision);
+    record_block();  // the table keeps its size
+    ++now;
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(removed));
 }
 
 // One modification of a random object among 200,000, outside any session: of a field no
@@ -263,6 +321,7 @@ BENCHMARK(BM_UndoSessionWithWrites)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TransactionIdsFill)->ArgName("sized")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Modify)->ArgName("key_change")->Arg(0)->Arg(1);
+BENCHMARK(BM_PruneExpired)->ArgName("pipelined")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -97,6 +97,31 @@ TEST_P(DedupIndex, IncludedIdsStayUntilTheyExpire) {
   EXPECT_EQ(index_.size(), 0u);
 }
 
+// A block's worth of ids expiring at once goes through prune_expired's pipeline, which reads
+// a few dozen ids ahead of each removal: in the expiration order, past the last expired id
+// and within one session, exactly the expired ids go, and undoing the session brings them back.
+TEST_P(DedupIndex, ABatchOfExpiredIdsGoesAndComesBackWithItsSession) {
+  std::vector<core::full_transaction_ptr> txs;
+  for (std::uint32_t i = 0; i < 1'000; ++i) txs.push_back(unsigned_tx(100 + (i * 7919) % 200, std::to_string(i)));
+  for (const auto& tx : txs) dedup_.record_included(*tx);
+  pending_.push();  // what was recorded so far stays
+  const time_point_sec now{150};
+  std::uint32_t expired = 0;
+  for (const auto& tx : txs) expired += tx->tx().expiration <= now ? 1u : 0u;
+  ASSERT_GT(expired, 100u);
+  {
+    core::database::session block = db_.start_undo_session();
+    EXPECT_EQ(dedup_.prune_expired(now), expired);
+    for (const auto& tx : txs) EXPECT_EQ(dedup_.contains(tx->id()), tx->tx().expiration > now);
+    EXPECT_EQ(index_.size(), txs.size() - expired);
+    EXPECT_EQ(dedup_.prune_expired(now), 0u);
+  }  // undone
+  EXPECT_EQ(index_.size(), txs.size());
+  for (const auto& tx : txs) EXPECT_TRUE(dedup_.contains(tx->id()));
+  EXPECT_EQ(dedup_.prune_expired(time_point_sec{1'000}), txs.size());
+  EXPECT_EQ(index_.size(), 0u);
+}
+
 // The stall fix: a table sized for the ids it will hold never rehashes while it fills (its
 // bucket count stays), where one left to grow rehashes each time it doubles.
 TEST_P(DedupIndex, ATableSizedAheadNeverRehashesWhileItFills) {

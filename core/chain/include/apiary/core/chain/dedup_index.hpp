@@ -129,6 +129,7 @@ class dedup_index {
   dedup_mode mode_;
   transaction_index& index_;
   boost::unordered_flat_set<transaction_id> pending_;  // dedup_mode::split only
+  std::vector<const transaction_object*> expired_;     // prune_expired's own, kept for its room
 };
 
 }  // namespace apiary::core

@@ -440,6 +440,34 @@ class undo_index final : public undo_index_base {
     }
   }
 
+  // Batched removals from a hashed index larger than the caches: unlinking an object from
+  // the index Tag writes the links of its neighbours in the index's one list of nodes, not
+  // only its own. In three stages, each a while before remove(obj) and reading only what the
+  // one before it loaded: prefetch_unlink_node loads obj and its links in Tag;
+  // prefetch_unlink the node before it in that list and what its own next link points at
+  // (the next node, or the next bucket's slot when obj ends its bucket);
+  // prefetch_unlink_late the slot of obj's bucket (held by the node before it) and the node
+  // that starts the next bucket. Hints only: they read the links as they are when called,
+  // and change nothing. They use Boost.MultiIndex's node layout (get_node, prior, next), as
+  // prefetch_bucket_head does.
+  template <class Tag>
+  void prefetch_unlink_node(const Object& obj) const {
+    __builtin_prefetch(&obj);
+    __builtin_prefetch(container_.template get<Tag>().iterator_to(obj).get_node());
+  }
+  template <class Tag>
+  void prefetch_unlink(const Object& obj) const {
+    const auto* x = container_.template get<Tag>().iterator_to(obj).get_node();
+    __builtin_prefetch(x->prior());
+    __builtin_prefetch(x->next());
+  }
+  template <class Tag>
+  void prefetch_unlink_late(const Object& obj) const {
+    const auto* x = container_.template get<Tag>().iterator_to(obj).get_node();
+    __builtin_prefetch(x->prior()->next());
+    if (const auto* first = x->next()->prior()) __builtin_prefetch(first);
+  }
+
   // Sizes a hashed index's table for n objects now (a rehash), so it does not rehash while
   // it grows to n: a rehash relinks every node, and of millions of them takes most of a
   // second. Not undoable, and not needed to be: it changes no object.
