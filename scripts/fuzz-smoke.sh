@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (the fuzz preset: clang, ASan + UBSan, warnings as errors),
-# replays each target's seed corpus once under ctest, then fuzzes each target for a few
-# seconds from a scratch copy of its seeds. Fails on any finding and prints where libFuzzer
+# replays each target's seed corpus once under ctest, then fuzzes every target for a few
+# seconds, all at once, each from a scratch copy of its seeds. Fails on any finding and prints where libFuzzer
 # saved the input that caused it (the scratch directory is then kept).
 #
 #   APIARY_FUZZ_SECONDS  seconds of fuzzing per target (default 10)
@@ -28,12 +28,13 @@ cmake --build --preset fuzz -j "$jobs"
 echo "== fuzz: replay the seeds =="
 ctest --preset fuzz -j "$jobs"
 
-echo "== fuzz: ${seconds} s per target =="
+echo "== fuzz: ${seconds} s per target, all at once =="
 # Fuzzing adds inputs to its first corpus directory: a scratch copy, never tests/fuzz/corpus.
+# The targets fuzz side by side, so the stage takes the seconds of one, not of all of them.
 work=$(mktemp -d "${TMPDIR:-/tmp}/apiary-fuzz.XXXXXX")
 keep=0
-trap '[ "$keep" = 1 ] || rm -rf "$work"' EXIT
-failed=()
+pids=()
+trap '[ "${#pids[@]}" -eq 0 ] || kill "${pids[@]}" 2>/dev/null || true; [ "$keep" = 1 ] || rm -rf "$work"' EXIT
 for t in "${targets[@]}"; do
   dir=$work/$t
   mkdir -p "$dir/corpus" "$dir/artifacts"
@@ -41,9 +42,16 @@ for t in "${targets[@]}"; do
   # -timeout: one input running this long is a hang, so a finding too.
   args=(-max_total_time="$seconds" -timeout=10 -artifact_prefix="$dir/artifacts/")
   if [ -f "tests/fuzz/$t.dict" ]; then args+=(-dict="tests/fuzz/$t.dict"); fi
+  "build/fuzz/tests/fuzz/apiary_fuzz_$t" "${args[@]}" "$dir/corpus" >"$dir/fuzz.log" 2>&1 &
+  pids+=("$!")
+done
+failed=()
+for i in "${!targets[@]}"; do
+  t=${targets[$i]}
+  dir=$work/$t
   log=$dir/fuzz.log
   status=0
-  "build/fuzz/tests/fuzz/apiary_fuzz_$t" "${args[@]}" "$dir/corpus" >"$log" 2>&1 || status=$?
+  wait "${pids[$i]}" || status=$?
   if [ "$status" -eq 0 ]; then
     # libFuzzer's last status line: runs, coverage, features, corpus, speed, memory.
     echo "$t: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 | tr -s '[:space:]' ' ')"
@@ -58,6 +66,7 @@ for t in "${targets[@]}"; do
     echo "  log: $log"
   fi
 done
+pids=()
 
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "fuzz-smoke: findings in ${failed[*]}; reproduce with build/fuzz/tests/fuzz/apiary_fuzz_<target> <input>," \
