@@ -25,13 +25,16 @@ std::uint32_t dedup_index::prune_expired(time_point_sec now) {
   constexpr std::size_t late_ahead = 4;
   const auto& by_exp = index_.get<by_expiration>();
   auto walk = by_exp.begin();
+  // Takes the next expired id into expired_; false past the last one.
   auto take_next = [&] {
-    if (walk == by_exp.end() || walk->expiration > now) return;
+    if (walk == by_exp.end() || walk->expiration > now) return false;
     expired_.push_back(&*walk);
     ++walk;
+    return true;
   };
   expired_.clear();
-  while (expired_.size() < node_ahead && walk != by_exp.end() && walk->expiration <= now) take_next();
+  while (expired_.size() < node_ahead && take_next()) {
+  }
   for (std::size_t i = 0; i < expired_.size(); ++i) {
     take_next();
     const std::size_t n = expired_.size();
