@@ -164,6 +164,43 @@ def _pooled_percentile_us(stages: Sequence[Stage], q: float) -> float:
     return value
 
 
+# The most cells (resamples × bins in use) _resampled_percentile_us merges at once.
+_MERGE_CELLS = 4_000_000
+
+
+def _resampled_percentile_us(stages: Sequence[Stage], q: float, picks: np.ndarray) -> np.ndarray:
+    """_pooled_percentile_us of many resamples at once, by the same rule: `picks` holds, along
+    its last axis, one resample's positions in `stages` (repeats allowed), and its leading axes
+    count the resamples. Each resample's histogram is its stages' counts weighted by how often
+    it picked them, over the bins any stage uses; the stages hold transactions."""
+    picks = np.asarray(picks, dtype=np.intp)
+    flat = picks.reshape(-1, picks.shape[-1])
+    rows, n = flat.shape[0], len(stages)
+    offsets = (np.arange(rows, dtype=np.intp) * n)[:, None]
+    weights = np.bincount((flat + offsets).ravel(), minlength=rows * n).reshape(rows, n).astype(np.float64)
+    counts = np.stack([s.counts for s in stages])
+    used = np.flatnonzero(counts.sum(axis=0))
+    counts = counts[:, used].astype(np.float64)
+    mins = np.array([s.bounds_us()[0] for s in stages])
+    maxs = np.array([s.bounds_us()[1] for s in stages])
+    axis = stages[0].axis
+    centres = np.array([axis.centre_us(int(i) - 1) if 0 < i <= axis.bins else 0.0 for i in used])
+    out = np.empty(rows)
+    step = max(1, _MERGE_CELLS // len(used))
+    for start in range(0, rows, step):
+        w = weights[start:start + step]
+        merged = w @ counts
+        rank = np.maximum(1.0, np.ceil(q * merged.sum(axis=1)))
+        # The first bin whose cumulative count reaches the rank, as Stage.percentile_us finds it.
+        position = (np.cumsum(merged, axis=1) < rank[:, None]).sum(axis=1)
+        index = used[position] - 1
+        low = np.where(w > 0, mins, np.inf).min(axis=1)
+        high = np.where(w > 0, maxs, -np.inf).max(axis=1)
+        inside = np.minimum(np.maximum(centres[position], low), high)
+        out[start:start + step] = np.where(index < 0, low, np.where(index >= axis.bins, high, inside))
+    return out.reshape(picks.shape[:-1])
+
+
 def merge(stages: Sequence[Stage]) -> Stage:
     """The histogram of all the stages' transactions: bins and counts summed, the mean pooled
     (Σ mean·count / Σ count), the smallest min and the largest max. The axes must agree."""
@@ -271,11 +308,10 @@ def percentile_change(a: Sequence[RunLatency], b: Sequence[RunLatency], stage: s
     if min(len(sa), len(sb)) < 2:
         return change
 
-    def ratio(ia, ib):
-        return (_pooled_percentile_us([sb[int(i)] for i in ib], q)
-                / _pooled_percentile_us([sa[int(i)] for i in ia], q) - 1.0)
+    def ratio(ia, ib, axis=-1):
+        return _resampled_percentile_us(sb, q, ib) / _resampled_percentile_us(sa, q, ia) - 1.0
 
-    low, high = stats.bootstrap_interval((np.arange(len(sa)), np.arange(len(sb))), ratio, vectorized=False,
+    low, high = stats.bootstrap_interval((np.arange(len(sa)), np.arange(len(sb))), ratio, vectorized=True,
                                          confidence=confidence, n_resamples=CHANGE_RESAMPLES)
     if math.isfinite(low) and math.isfinite(high):
         change.ci_low_pct, change.ci_high_pct = low * 100.0, high * 100.0

@@ -68,8 +68,9 @@ def bin_indices(values_ns, axis: dict = AXIS) -> list[int]:
     return [one(float(t)) for t in values_ns]
 
 
-def stage(values_ns, axis: dict = AXIS, with_bins: bool = True) -> dict:
-    """A stage as apiary writes it, from the transactions' times in nanoseconds."""
+def stage(values_ns, axis: dict = AXIS, with_bins: bool = True, idx: list[int] | None = None) -> dict:
+    """A stage as apiary writes it, from the transactions' times in nanoseconds (and their
+    bins, bin_indices, when the caller has them)."""
     x = [float(t) for t in values_ns]
     out = {"count": len(x), "mean_us": None, "min_us": None}
     out.update({key: None for key, _ in QUANTILES})
@@ -78,7 +79,8 @@ def stage(values_ns, axis: dict = AXIS, with_bins: bool = True) -> dict:
         out["bins"] = []
     if not x:
         return out
-    idx = bin_indices(x, axis)
+    if idx is None:
+        idx = bin_indices(x, axis)
     ordered = sorted(idx)
     lo, r = axis["lowest_ns"], (axis["highest_ns"] / axis["lowest_ns"]) ** (1 / axis["bins"])
     out.update(mean_us=_mean(x) / 1000, min_us=min(x) / 1000, max_us=max(x) / 1000)
@@ -102,10 +104,12 @@ def latency_section(samples: dict, axis: dict = AXIS) -> dict:
     """The report's latency section from each stage's per-transaction times (ns, in the order
     the transactions were sent; transaction i is of kind KINDS[i % 5]); no rejections."""
     section = {"histogram": dict(axis)}
+    bins = {name: bin_indices(samples[name], axis) for name in STAGES}
     for name in STAGES:
-        section[name] = stage(samples[name], axis)
+        section[name] = stage(samples[name], axis, idx=bins[name])
     section["rejection"] = stage([], axis)
-    section["by_kind"] = {kind: {name: stage(list(samples[name])[k::len(KINDS)], axis, with_bins=False)
+    section["by_kind"] = {kind: {name: stage(list(samples[name])[k::len(KINDS)], axis, with_bins=False,
+                                             idx=bins[name][k::len(KINDS)])
                                  for name in STAGES} for k, kind in enumerate(KINDS)}
     return section
 

@@ -73,6 +73,26 @@ def test_merging_equals_the_histogram_of_all_the_times():
     assert merged.mean_us == pytest.approx(np.concatenate(parts).mean() / 1000)
 
 
+@pytest.mark.parametrize("cells", [None, 10])   # the bootstrap's batch whole, and in chunks of a few rows
+def test_resamples_merge_by_the_rule_of_a_single_merge(monkeypatch, cells):
+    """The bootstrap's vectorised statistic (many resamples' pooled percentiles at once) gives
+    exactly what merging each resample's stages and reading the percentile gives, for a
+    batch of resamples and for the jackknife's leave-one-out shape."""
+    if cells is not None:
+        monkeypatch.setattr(latency, "_MERGE_CELLS", cells)
+    rng = np.random.default_rng(3)
+    axis = latency.axis_from(SMALL, "t")
+    stages = [latency.stage_from(fakes.stage(rng.lognormal(np.log(m), 1.2, n), SMALL), axis, "t")
+              for m, n in ((1500, 40), (4000, 7), (9000, 25), (700, 3), (20000, 11))]
+    for q in (1e-9, 0.3, 0.5, 0.9, 0.99, 1.0):
+        for shape in ((40, 5), (2, 5, 4)):
+            picks = rng.integers(0, len(stages), shape)
+            want = [latency.merge([stages[i] for i in row]).percentile_us(q) for row in picks.reshape(-1, shape[-1])]
+            got = latency._resampled_percentile_us(stages, q, picks)
+            assert got.shape == shape[:-1]
+            assert list(got.ravel()) == want
+
+
 def test_merge_keeps_empty_stages_out_of_min_and_max():
     merged = latency.merge([stage_of([]), stage_of([3000]), stage_of([])])
     assert (merged.count, merged.min_us, merged.max_us) == (1, 3.0, 3.0)
