@@ -181,8 +181,7 @@ def _resampled_percentile_us(stages: Sequence[Stage], q: float, picks: np.ndarra
     counts = np.stack([s.counts for s in stages])
     used = np.flatnonzero(counts.sum(axis=0))
     counts = counts[:, used].astype(np.float64)
-    mins = np.array([s.bounds_us()[0] for s in stages])
-    maxs = np.array([s.bounds_us()[1] for s in stages])
+    mins, maxs = np.array([s.bounds_us() for s in stages]).T
     axis = stages[0].axis
     centres = np.array([axis.centre_us(int(i) - 1) if 0 < i <= axis.bins else 0.0 for i in used])
     out = np.empty(rows)
