@@ -15,8 +15,10 @@ behaviour differs:
                     out), replayed from the state --ladder-at: instructions and allocation
 
 Each point's replay (`apiary replay --state`, one thread, the seeded transactions of --seed) is
-counted once under callgrind's cache simulation (the gate's geometry): per transaction the
-accesses (Ir + Dr + Dw), the first-level misses and the last-level misses. Its wall time is
+counted twice under callgrind's cache simulation: with the gate's geometry, per transaction the
+accesses (Ir + Dr + Dw), the first-level misses and the last-level misses; and with caches of
+4 KiB lines (PAGE_GEOMETRY), which follow the pages instead of the lines: their first-level
+misses are the first-level TLB's, their last-level misses the page walks. Its wall time is
 the replay's µs per transaction in --rounds interleaved rounds, every point once a round in an
 order rotated each round; each round is divided by its own geometric mean, so that the pace of
 the machine, which moves the whole round (docs/measured/decision-trials.md), cancels, and a
@@ -27,6 +29,10 @@ last-level hit h and memory m cycles with a first-level hit 1, in the least squa
 error with every term non-negative; the intervals resample the rounds. Beside it each model's
 error over the points (instructions alone, iai-callgrind's weights, the fitted ones, each with
 its own best scale), and each ladder step's change as measured and as each model predicts it.
+A second fit, "with pages", adds the TLB misses and the page walks to the three counts, each
+event at its own non-negative cost in nanoseconds. Every model's error is given twice: over
+the points it was fitted to, and held out (each point predicted by the fit to the others),
+which is what a model with more weights cannot flatter.
 
     .venv/bin/python bench/tools/cost_weights.py --accounts 100000,1000000,3000000 --blocks 0,400 \\
         --rounds 10 --out results/cost-weights
@@ -43,6 +49,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +72,14 @@ from apiary_tools.runner import split_passthrough  # noqa: E402
 
 IAI = (gate.L1_HIT_CYCLES, gate.LL_HIT_CYCLES, gate.MEMORY_CYCLES)
 
+# Caches of 4 KiB lines stand for the translation of addresses: the first level for the
+# first-level data TLB (72 pages, fully associative) and the last level for the second-level
+# TLB (3,072 pages, 24-way), as on AMD's Zen 4, the machine of docs/measured/cost-weights.md; a
+# last-level miss is a page walk. The code's pages take the first level of instructions (64).
+PAGE_GEOMETRY = ("--I1=262144,64,4096", "--D1=294912,72,4096", "--LL=12582912,24,4096")
+TLB_MISS_EVENTS, PAGE_WALK_EVENTS = ("D1mr", "D1mw"), ("ILmr", "DLmr", "DLmw")
+PAGE_EVENTS = ("accesses", "first-level misses", "last-level misses", "TLB misses", "page walks")
+
 
 def say(message: str) -> None:
     print(f"cost-weights: {message}", file=sys.stderr, flush=True)
@@ -84,6 +99,10 @@ class Point:
         """Accesses, first-level misses, last-level misses per transaction: the fit's columns."""
         return np.array([self.counts["accesses"], self.counts["l1_misses"], self.counts["ll_misses"]])
 
+    def page_features(self) -> np.ndarray:
+        """The three, then the TLB misses and page walks per transaction (PAGE_EVENTS)."""
+        return np.append(self.features(), [self.counts["tlb_misses"], self.counts["page_walks"]])
+
 
 # ---- the fit ------------------------------------------------------------------------------------
 
@@ -94,13 +113,18 @@ def estimate(features: np.ndarray, weights: tuple[float, float, float]) -> np.nd
     return features @ np.array([l1, ll - l1, mem - ll])
 
 
+def nonnegative_fit(columns: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """The weights p >= 0 with time ≈ columns @ p in the least squares of relative error."""
+    from scipy.optimize import nnls
+
+    return nnls(columns / times[:, None], np.ones(len(times)))[0]
+
+
 def fit_weights(features: np.ndarray, times: np.ndarray) -> dict[str, float] | None:
     """The non-negative least squares of relative error: time ≈ features @ p. The weights in
     cycles of a first-level hit (1 by definition), a last-level hit and memory, and the time of
     one such cycle; None when the accesses get no weight (the points cannot tell them)."""
-    from scipy.optimize import nnls
-
-    p, _ = nnls(features / times[:, None], np.ones(len(times)))
+    p = nonnegative_fit(features, times)
     if p[0] <= 0:
         return None
     ll = 1.0 + p[1] / p[0]
@@ -116,6 +140,17 @@ def scale_error(predicted: np.ndarray, times: np.ndarray) -> dict[str, float]:
     return {"rms": float(np.sqrt(np.mean(rel * rel))), "max": float(np.max(np.abs(rel))), "scale": s}
 
 
+def held_out_error(columns: np.ndarray, times: np.ndarray) -> dict[str, float]:
+    """Each point predicted by the non-negative fit to all the others: the root mean square and
+    the largest of those relative errors, as fractions."""
+    rel = []
+    for k in range(len(times)):
+        others = np.arange(len(times)) != k
+        rel.append(float(columns[k] @ nonnegative_fit(columns[others], times[others]) / times[k] - 1.0))
+    r = np.array(rel)
+    return {"held_out_rms": float(np.sqrt(np.mean(r * r))), "held_out_max": float(np.max(np.abs(r)))}
+
+
 def point_times(times: np.ndarray) -> np.ndarray:
     """Each point's time from rounds x points of µs per transaction: every round divided by its
     geometric mean (the machine's pace that round), the median over rounds, times the rounds'
@@ -128,24 +163,37 @@ def point_times(times: np.ndarray) -> np.ndarray:
 def analyse(points: list[Point], times: np.ndarray, resamples: int = 1000, seed: int = 1) -> dict[str, Any]:
     """The fit, its intervals over resampled rounds, and each model's error."""
     features = np.array([p.features() for p in points])
+    pages = np.array([p.page_features() for p in points])
     v = point_times(times)
     fitted = fit_weights(features, v)
+    page_ns = nonnegative_fit(pages, v) * 1000.0
     rng = np.random.default_rng(seed)
-    draws = []
+    draws, page_draws = [], []
     for _ in range(resamples):
-        f = fit_weights(features, point_times(times[rng.integers(0, len(times), len(times))]))
+        t = point_times(times[rng.integers(0, len(times), len(times))])
+        f = fit_weights(features, t)
         if f is not None:
             draws.append(f)
+        page_draws.append(nonnegative_fit(pages, t) * 1000.0)
     intervals = {k: [float(np.percentile([d[k] for d in draws], q)) for q in (2.5, 97.5)]
                  for k in ("ll_hit", "memory", "ns_per_cycle")} if draws else {}
+    page_fit = {e: {"ns": float(page_ns[i]),
+                    "interval": [float(np.percentile([d[i] for d in page_draws], q)) for q in (2.5, 97.5)]
+                    if page_draws else []}
+                for i, e in enumerate(PAGE_EVENTS)}
     predicted = {"instructions": np.array([p.counts["instructions"] for p in points]),
                  "iai-callgrind": estimate(features, IAI)}
+    columns = {k: x[:, None] for k, x in predicted.items()}
     if fitted is not None:
         predicted["fitted"] = estimate(features, (1.0, fitted["ll_hit"], fitted["memory"]))
-    models = {k: scale_error(x, v) for k, x in predicted.items()}
+        columns["fitted"] = features
+    predicted["with pages"] = pages @ page_ns / 1000.0
+    columns["with pages"] = pages
+    models = {k: {**scale_error(x, v), **held_out_error(columns[k], v)} for k, x in predicted.items()}
     spread = np.log(times) - np.log(times).mean(axis=1, keepdims=True)
     noise = float(np.median(np.std(spread, axis=0, ddof=1) / math.sqrt(len(times)))) if len(times) > 1 else None
     return {"us_per_tx": [float(x) for x in v], "fit": fitted, "intervals": intervals, "resamples": len(draws),
+            "page_fit": page_fit,
             "models": models, "point_noise": noise, "steps": step_changes(points, {"measured": v, **predicted})}
 
 
@@ -201,23 +249,30 @@ def whole_replay(args: argparse.Namespace, report: Path) -> dict[str, Any]:
 
 
 def count(args: argparse.Namespace, point: Point) -> dict[str, float]:
-    """The point's replay under callgrind's cache simulation, its measured function only: per
-    transaction, the instructions, the accesses and the misses at each level."""
-    out = args.out / "callgrind" / f"{file_name(point)}.callgrind"
-    report = args.out / "callgrind" / f"{file_name(point)}.json"
-    if not (args.reuse and out.is_file() and report.is_file()):
-        say(f"{point.name}: counting under callgrind")
-        state_size.run(["valgrind", "--tool=callgrind", "--cache-sim=yes", *gate.CACHE_GEOMETRY, "--instr-atstart=no",
-                        f"--callgrind-out-file={out}",
-                        *state_size.replay_cmd(args, point.state, point.accounts, report), *point.switches],
-                       f"the count of {point.name}")
-    transactions = whole_replay(args, report)["transactions"]
+    """The point's replay under callgrind's cache simulation, its measured function only, with the
+    gate's caches and with PAGE_GEOMETRY's: per transaction, the instructions, the accesses, the
+    misses at each level, the TLB misses and the page walks."""
+    def command(suffix: str, geometry: tuple[str, ...]) -> tuple[Path, Path, list[str]]:
+        out = args.out / "callgrind" / f"{file_name(point)}{suffix}.callgrind"
+        report = args.out / "callgrind" / f"{file_name(point)}{suffix}.json"
+        return out, report, ["valgrind", "--tool=callgrind", "--cache-sim=yes", *geometry, "--instr-atstart=no",
+                             f"--callgrind-out-file={out}",
+                             *state_size.replay_cmd(args, point.state, point.accounts, report), *point.switches]
 
-    def per_tx(events: tuple[str, ...]) -> float:
-        return sum(gate.total_events(out, e) for e in events) / transactions
+    runs = {"lines": command("", gate.CACHE_GEOMETRY), "pages": command("-pages", PAGE_GEOMETRY)}
+    todo = [cmd for out, report, cmd in runs.values() if not (args.reuse and out.is_file() and report.is_file())]
+    if todo:   # one thread each: the two counts side by side
+        say(f"{point.name}: counting under callgrind, the caches' lines and pages")
+        with ThreadPoolExecutor(len(todo)) as pool:
+            list(pool.map(lambda cmd: state_size.run(cmd, f"the count of {point.name}"), todo))
 
-    counts = {"instructions": per_tx(("Ir",)), "accesses": per_tx(gate.ACCESS_EVENTS),
-              "l1_misses": per_tx(gate.L1_MISS_EVENTS), "ll_misses": per_tx(gate.LL_MISS_EVENTS)}
+    def per_tx(kind: str, events: tuple[str, ...]) -> float:
+        out, report, _ = runs[kind]
+        return sum(gate.total_events(out, e) for e in events) / whole_replay(args, report)["transactions"]
+
+    counts = {"instructions": per_tx("lines", ("Ir",)), "accesses": per_tx("lines", gate.ACCESS_EVENTS),
+              "l1_misses": per_tx("lines", gate.L1_MISS_EVENTS), "ll_misses": per_tx("lines", gate.LL_MISS_EVENTS),
+              "tlb_misses": per_tx("pages", TLB_MISS_EVENTS), "page_walks": per_tx("pages", PAGE_WALK_EVENTS)}
     if counts["instructions"] == 0:
         raise SystemExit(f"cost-weights: callgrind counted nothing in {point.name}'s measured function")
     return counts
@@ -250,11 +305,12 @@ def _pct(x: float | None) -> str:
 def tables(points: list[Point], result: dict[str, Any], rounds: int) -> str:
     rows = [[p.name, p.what, f"{p.counts['instructions']:,.0f}",
              f"{p.counts['accesses']:,.0f}", f"{p.counts['l1_misses']:,.1f}", f"{p.counts['ll_misses']:,.2f}",
+             f"{p.counts['tlb_misses']:,.1f}", f"{p.counts['page_walks']:,.2f}",
              f"{estimate(p.features(), IAI):,.0f}", f"{t:.3f}"]
             for p, t in zip(points, result["us_per_tx"], strict=True)]
     out = [f"Per transaction ({rounds} interleaved rounds, each point's median after the round's pace):", "",
            markdown_table(["point", "what it changes", "instructions", "accesses", "L1 misses", "LL misses",
-                           "estimated cycles (1, 5, 35)", "µs"], rows, "llrrrrrr"), ""]
+                           "TLB misses", "page walks", "estimated cycles (1, 5, 35)", "µs"], rows, "llrrrrrrrr"), ""]
     fit, iv = result["fit"], result["intervals"]
     if fit is None:
         out.append("The fit gave the accesses no weight: these points cannot tell the weights apart.")
@@ -265,17 +321,22 @@ def tables(points: list[Point], result: dict[str, Any], rounds: int) -> str:
                    f"first-level hit 1, a last-level hit {fit['ll_hit']:.1f}{ci('ll_hit', '.1f')}, memory "
                    f"{fit['memory']:.1f}{ci('memory', '.1f')}; one cycle {fit['ns_per_cycle']:.3f} ns"
                    f"{ci('ns_per_cycle', '.3f')}. iai-callgrind's: 1, 5, 35.")
+    out += ["", "Fitted with pages, nanoseconds an event (95% intervals over the resampled rounds): "
+            + ", ".join(f"{e} {w['ns']:.3g}" + (f" [{w['interval'][0]:.3g}, {w['interval'][1]:.3g}]"
+                                                 if w["interval"] else "")
+                        for e, w in result["page_fit"].items()) + "."]
     noise = result["point_noise"]
-    out += ["", "Each model's error over the points, at its own best scale"
-            + (f" (a point's time is known to about ±{noise * 100:.1f}%)" if noise else "") + ":", "",
-            markdown_table(["model", "rms error", "largest error"],
-                           [[k, f"{m['rms'] * 100:.1f}%", f"{m['max'] * 100:.1f}%"]
-                            for k, m in result["models"].items()])]
+    out += ["", "Each model's error over the points, at its own best fit, and held out (each point predicted by "
+            "the fit to the others)" + (f"; a point's time is known to about ±{noise * 100:.1f}%" if noise else "")
+            + ":", "",
+            markdown_table(["model", "rms error", "largest error", "held out: rms", "held out: largest"],
+                           [[k, f"{m['rms'] * 100:.1f}%", f"{m['max'] * 100:.1f}%", f"{m['held_out_rms'] * 100:.1f}%",
+                             f"{m['held_out_max'] * 100:.1f}%"] for k, m in result["models"].items()])]
     if result["steps"]:
         out += ["", "Each ladder step against the step before it:", "",
-                markdown_table(["step", "measured", "instructions", "iai-callgrind", "fitted"],
+                markdown_table(["step", "measured", "instructions", "iai-callgrind", "fitted", "with pages"],
                                [[s["step"], _pct(s["measured"]), _pct(s["instructions"]), _pct(s["iai-callgrind"]),
-                                 _pct(s.get("fitted"))] for s in result["steps"]])]
+                                 _pct(s.get("fitted")), _pct(s["with pages"])] for s in result["steps"]])]
     return "\n".join(out) + "\n"
 
 
@@ -328,7 +389,7 @@ def main(argv: list[str]) -> int:
     result = analyse(points, times)
     write_json(args.out / "cost-weights.json", {
         "transactions": args.transactions, "seed": args.seed, "rounds": args.rounds, "extra": args.extra,
-        "cache_geometry": list(gate.CACHE_GEOMETRY), "iai_weights": list(IAI),
+        "cache_geometry": list(gate.CACHE_GEOMETRY), "page_geometry": list(PAGE_GEOMETRY), "iai_weights": list(IAI),
         "points": [{"name": p.name, "accounts": p.accounts, "state": p.state.name, "switches": p.switches,
                     "ladder_step": p.ladder_step, "per_tx": p.counts, "us_per_tx_rounds": list(times[:, i])}
                    for i, p in enumerate(points)],

@@ -19,11 +19,13 @@ sys.modules["cost_weights"] = cw   # its dataclasses look their module up
 spec.loader.exec_module(cw)
 
 
-def points_with(features, steps=None):
+def points_with(features, steps=None, pages=None):
     points = []
     for i, (acc, l1, ll) in enumerate(features):
         p = cw.Point(f"p{i}", 1000, Path("s"), [], ladder_step=None if steps is None else steps[i])
-        p.counts = {"instructions": acc * 0.7, "accesses": acc, "l1_misses": l1, "ll_misses": ll}
+        tlb, walks = (l1 / 4, ll / 8) if pages is None else pages[i]
+        p.counts = {"instructions": acc * 0.7, "accesses": acc, "l1_misses": l1, "ll_misses": ll,
+                    "tlb_misses": tlb, "page_walks": walks}
         points.append(p)
     return points
 
@@ -66,6 +68,44 @@ def test_the_analysis_reports_the_fit_the_models_and_the_steps():
     assert "Fitted weights" in cw.tables(points, result, 6)
 
 
+def test_page_walks_explain_what_the_three_counts_cannot_and_held_out_says_so():
+    # The times follow the accesses and the page walks; the walks vary apart from the misses (a
+    # larger state: as many misses, more of them on pages the TLB does not hold).
+    rng = np.random.default_rng(9)
+    n = 12
+    features = np.column_stack([rng.uniform(10_000, 20_000, n), rng.uniform(100, 400, n), rng.uniform(30, 60, n)])
+    pages = np.column_stack([rng.uniform(20, 160, n), rng.uniform(1, 8, n)])
+    ns = np.array([0.2, 0.0, 50.0, 10.0, 400.0])
+    times = np.column_stack([features, pages]) @ ns / 1000.0
+    pace = np.exp(np.array([-0.1, 0.1, -0.05, 0.05]))[:, None]   # moves whole rounds; geometric mean 1
+    rounds = times[None, :] * pace
+    result = cw.analyse(points_with(features, steps=[None] * (n - 2) + [0, 1], pages=pages), rounds, resamples=50)
+    fit = result["page_fit"]
+    assert list(fit) == list(cw.PAGE_EVENTS)
+    for event, want in zip(cw.PAGE_EVENTS, ns, strict=True):
+        assert fit[event]["ns"] == pytest.approx(want, rel=1e-6, abs=1e-9)
+        low, high = fit[event]["interval"]
+        assert low <= fit[event]["ns"] + 1e-9 and fit[event]["ns"] <= high + 1e-9
+    models = result["models"]
+    assert models["with pages"]["held_out_rms"] < 1e-6
+    assert models["iai-callgrind"]["held_out_rms"] > 0.05
+    # Held out is never kinder than the fit: each point is left out of its own fit.
+    for m in models.values():
+        assert m["held_out_rms"] >= m["rms"] - 1e-9
+    step = result["steps"][0]
+    assert step["with pages"] == pytest.approx(step["measured"], abs=1e-9)
+    text = cw.tables(points_with(features, steps=[None] * (n - 2) + [0, 1], pages=pages), result, 4)
+    assert "Fitted with pages, nanoseconds an event" in text and "held out: rms" in text
+
+
+def test_held_out_error_predicts_each_point_from_the_others():
+    # Two points on one line and a third off it: left out, the third is predicted from the line.
+    columns = np.array([[1.0], [2.0], [3.0]])
+    times = np.array([1.0, 2.0, 6.0])
+    err = cw.held_out_error(columns, times)
+    assert err["held_out_max"] == pytest.approx(0.5)   # 3 predicted for 6
+
+
 def test_points_that_give_the_accesses_no_weight_are_said_so():
     # The time follows the misses exactly and falls as the accesses rise: accesses weigh nothing.
     features = np.array([[30_000.0, 100.0, 0.0], [20_000.0, 200.0, 0.0], [10_000.0, 300.0, 0.0]])
@@ -93,7 +133,12 @@ def test_a_real_series_counts_times_fits_and_resumes(tmp_path, apiary_bin, capsy
     assert start["switches"][start["switches"].index("--keep-alive") + 1] == "off"
     for p in data["points"]:
         assert p["per_tx"]["accesses"] > p["per_tx"]["instructions"] > 0
+        assert p["per_tx"]["tlb_misses"] > 0 and p["per_tx"]["page_walks"] >= 0
         assert len(p["us_per_tx_rounds"]) == 2 and min(p["us_per_tx_rounds"]) > 0
+    # The pages' count ran with the caches of PAGE_GEOMETRY: lines of a page, the TLBs' ways.
+    with open(tmp_path / "callgrind" / "2000-0-pages.callgrind", encoding="utf-8") as f:
+        desc = f.read(4000)   # the header
+    assert "D1 cache: 294912 B, 4096 B, 72-way" in desc and "LL cache: 12582912 B, 4096 B, 24-way" in desc
     assert len(list((tmp_path / "runs").glob("*.json"))) == 8
     # The estimate at iai-callgrind's weights is the gate's estimated cycles, counted its own way.
     first = data["points"][0]["per_tx"]
