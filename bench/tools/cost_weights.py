@@ -13,6 +13,8 @@ behaviour differs:
   the ladder        every step of the optimization ladder (scripts/ladder) whose chain switches
                     a replay takes (the submission's step 3 is the replay of step 2 and is left
                     out), replayed from the state --ladder-at: instructions and allocation
+  the plant         with --plant BINARY, a build with APIARY_PLANT_PUSH_ROUNDS replaying the
+                    state --ladder-at beside --apiary: instructions alone, no memory touched
 
 Each point's replay (`apiary replay --state`, one thread, the seeded transactions of --seed) is
 counted twice under callgrind's cache simulation: with the gate's geometry, per transaction the
@@ -93,6 +95,8 @@ class Point:
     switches: list[str]
     what: str = "the default switches"
     ladder_step: int | None = None
+    versus: str | None = None   # the point it is a step from (a ladder step's previous, the plant's base)
+    apiary: str | None = None   # the build that replays it, when not --apiary
     counts: dict[str, float] = field(default_factory=dict)  # per transaction: instructions, accesses, misses
 
     def features(self) -> np.ndarray:
@@ -198,18 +202,19 @@ def analyse(points: list[Point], times: np.ndarray, resamples: int = 1000, seed:
 
 
 def step_changes(points: list[Point], columns: dict[str, np.ndarray]) -> list[dict[str, Any]]:
-    """Each ladder point against the one before it: the change of every column (the measured
-    time, each model's prediction)."""
-    at = [i for i, p in enumerate(points) if p.ladder_step is not None]
-    return [{"step": points[j].name, **{k: float(c[j] / c[i] - 1.0) for k, c in columns.items()}}
-            for i, j in zip(at, at[1:], strict=False)]
+    """Each point that is a step from another (Point.versus) against that one: the change of
+    every column (the measured time, each model's prediction)."""
+    at = {p.name: i for i, p in enumerate(points)}
+    return [{"step": p.name, **{k: float(c[j] / c[at[p.versus]] - 1.0) for k, c in columns.items()}}
+            for j, p in enumerate(points) if p.versus is not None]
 
 
 # ---- the points, counted and timed ----------------------------------------------------------------
 
 def plan(args: argparse.Namespace) -> list[Point]:
     """The grid's points, then the ladder's at --ladder-at (each step whose replayed switches
-    differ from the step before it)."""
+    differ from the step before it), then the plant's (--plant) beside the grid's point of that
+    state, which is added to the grid when it is not in it."""
     states: dict[tuple[int, int], Path] = {}
 
     def state_of(accounts: int, blocks: int) -> Path:
@@ -217,7 +222,8 @@ def plan(args: argparse.Namespace) -> list[Point]:
             states[accounts, blocks] = state_size.make_state(args, accounts, blocks)[0]
         return states[accounts, blocks]
 
-    points = [Point(f"{a}-{b}", a, state_of(a, b), []) for a, b in args.grid]
+    grid = args.grid + ([args.ladder_at] if args.plant and args.ladder_at not in args.grid else [])
+    points = [Point(f"{a}-{b}", a, state_of(a, b), []) for a, b in grid]
     if args.ladder_at is None:
         return points
     accounts, blocks = args.ladder_at
@@ -229,9 +235,19 @@ def plan(args: argparse.Namespace) -> list[Point]:
         switches = [a for n, v in zip(options[::2], options[1::2], strict=True) if n in allowed for a in (n, v)]
         if switches != last:
             name, what = ("start", "all off") if i == 0 else (STEPS[i - 1].name, " ".join(STEPS[i - 1].args))
-            points.append(Point(f"ladder {name}", accounts, state, switches, what, ladder_step=i))
+            versus = points[-1].name if last is not None else None
+            points.append(Point(f"ladder {name}", accounts, state, switches, what, ladder_step=i, versus=versus))
         last = switches
+    if args.plant:
+        points.append(Point("plant", accounts, state, [], "work in every push (--plant)", versus=f"{accounts}-{blocks}",
+                            apiary=args.plant))
     return points
+
+
+def replay_cmd(args: argparse.Namespace, point: Point, report: Path) -> list[str]:
+    """The point's replay, by its own build."""
+    cmd = [*state_size.replay_cmd(args, point.state, point.accounts, report), *point.switches]
+    return [point.apiary or args.apiary, *cmd[1:]]
 
 
 def file_name(point: Point) -> str:
@@ -257,7 +273,7 @@ def count(args: argparse.Namespace, point: Point) -> dict[str, float]:
         report = args.out / "callgrind" / f"{file_name(point)}{suffix}.json"
         return out, report, ["valgrind", "--tool=callgrind", "--cache-sim=yes", *geometry, "--instr-atstart=no",
                              f"--callgrind-out-file={out}",
-                             *state_size.replay_cmd(args, point.state, point.accounts, report), *point.switches]
+                             *replay_cmd(args, point, report)]
 
     runs = {"lines": command("", gate.CACHE_GEOMETRY), "pages": command("-pages", PAGE_GEOMETRY)}
     todo = [cmd for out, report, cmd in runs.values() if not (args.reuse and out.is_file() and report.is_file())]
@@ -288,7 +304,7 @@ def time_rounds(args: argparse.Namespace, points: list[Point]) -> np.ndarray:
             p = points[i]
             report = args.out / "runs" / f"{file_name(p)}-{r + 1:02d}.json"
             if not report.is_file():   # apiary writes its report whole or not at all
-                state_size.run([*state_size.replay_cmd(args, p.state, p.accounts, report), *p.switches],
+                state_size.run(replay_cmd(args, p, report),
                                f"the replay of {p.name}")
             times[r, i] = float(whole_replay(args, report)["us_per_tx"])
         say(f"round {r + 1} of {args.rounds}: " + ", ".join(f"{p.name} {t:.3f}" for p, t in zip(points, times[r],
@@ -333,7 +349,7 @@ def tables(points: list[Point], result: dict[str, Any], rounds: int) -> str:
                            [[k, f"{m['rms'] * 100:.1f}%", f"{m['max'] * 100:.1f}%", f"{m['held_out_rms'] * 100:.1f}%",
                              f"{m['held_out_max'] * 100:.1f}%"] for k, m in result["models"].items()])]
     if result["steps"]:
-        out += ["", "Each ladder step against the step before it:", "",
+        out += ["", "Each ladder step against the step before it (and the plant against its base):", "",
                 markdown_table(["step", "measured", "instructions", "iai-callgrind", "fitted", "with pages"],
                                [[s["step"], _pct(s["measured"]), _pct(s["instructions"]), _pct(s["iai-callgrind"]),
                                  _pct(s.get("fitted")), _pct(s["with pages"])] for s in result["steps"]])]
@@ -362,8 +378,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=7, help="the replays' seed (default: 7)")
     p.add_argument("--reuse", action="store_true", help="keep the snapshots and counts already in --out")
     p.add_argument("--apiary", default=str(REPO / "build" / "release" / "harness" / "apiary"))
+    p.add_argument("--plant", metavar="BINARY",
+                   help="a build with APIARY_PLANT_PUSH_ROUNDS (docs/tools.md): one more point, its replay of "
+                        "--ladder-at's state beside --apiary's, whose change is work that touches no memory")
     p.add_argument("--out", type=Path, default=REPO / "results" / "cost-weights")
     args = p.parse_args(argv)
+    if args.plant and args.ladder_at is None:
+        p.error("--plant: its point replays --ladder-at's state, and --ladder-at is none")
     if args.rounds < 2:
         p.error("--rounds: at least 2 (a round's pace is known only beside another's)")
     args.extra = extra
@@ -378,6 +399,8 @@ def main(argv: list[str]) -> int:
     args = parse(argv)
     if not Path(args.apiary).is_file():
         raise SystemExit(f"cost-weights: no apiary binary at {args.apiary} (build the release preset, or --apiary)")
+    if args.plant and not Path(args.plant).is_file():
+        raise SystemExit(f"cost-weights: --plant: no apiary binary at {args.plant}")
     for sub in ("states", "runs", "callgrind"):
         make_directory(args.out / sub)
     points = plan(args)
@@ -391,7 +414,8 @@ def main(argv: list[str]) -> int:
         "transactions": args.transactions, "seed": args.seed, "rounds": args.rounds, "extra": args.extra,
         "cache_geometry": list(gate.CACHE_GEOMETRY), "page_geometry": list(PAGE_GEOMETRY), "iai_weights": list(IAI),
         "points": [{"name": p.name, "accounts": p.accounts, "state": p.state.name, "switches": p.switches,
-                    "ladder_step": p.ladder_step, "per_tx": p.counts, "us_per_tx_rounds": list(times[:, i])}
+                    "ladder_step": p.ladder_step, "versus": p.versus, "apiary": p.apiary or args.apiary,
+                    "per_tx": p.counts, "us_per_tx_rounds": list(times[:, i])}
                    for i, p in enumerate(points)],
         **result})
     text = tables(points, result, args.rounds)

@@ -22,7 +22,9 @@ spec.loader.exec_module(cw)
 def points_with(features, steps=None, pages=None):
     points = []
     for i, (acc, l1, ll) in enumerate(features):
-        p = cw.Point(f"p{i}", 1000, Path("s"), [], ladder_step=None if steps is None else steps[i])
+        step = None if steps is None else steps[i]
+        versus = points[-1].name if step is not None and step > 0 else None
+        p = cw.Point(f"p{i}", 1000, Path("s"), [], ladder_step=step, versus=versus)
         tlb, walks = (l1 / 4, ll / 8) if pages is None else pages[i]
         p.counts = {"instructions": acc * 0.7, "accesses": acc, "l1_misses": l1, "ll_misses": ll,
                     "tlb_misses": tlb, "page_walks": walks}
@@ -113,9 +115,31 @@ def test_points_that_give_the_accesses_no_weight_are_said_so():
     assert cw.fit_weights(features, times) is None
 
 
+def test_the_plant_is_a_step_from_its_states_point_by_its_own_build(monkeypatch, tmp_path):
+    monkeypatch.setattr(cw.state_size, "make_state", lambda args, a, b: (tmp_path / f"{a}-{b}.state", None))
+    monkeypatch.setattr(cw.ladder, "replay_options", lambda apiary: {"--keep-alive"})
+    args = cw.parse(["--accounts", "1000", "--blocks", "0", "--ladder-at", "1000-5", "--ladder-steps", "0,1",
+                     "--plant", "/builds/planted/apiary", "--apiary", "/builds/release/apiary", "--out", str(tmp_path)])
+    points = cw.plan(args)
+    assert [(p.name, p.versus) for p in points] == [("1000-0", None), ("1000-5", None), ("ladder start", None),
+                                                   ("ladder 1 keep-alive", "ladder start"), ("plant", "1000-5")]
+    plant = points[-1]
+    assert plant.state == points[1].state and plant.switches == []
+    assert cw.replay_cmd(args, plant, tmp_path / "r.json")[0] == "/builds/planted/apiary"
+    assert cw.replay_cmd(args, points[1], tmp_path / "r.json")[0] == "/builds/release/apiary"
+    times = np.ones((2, len(points)))
+    times[:, -1] = 1.02
+    for p in points:
+        p.counts = {"instructions": 1.0, "accesses": 1.0, "l1_misses": 0.0, "ll_misses": 0.0, "tlb_misses": 0.0,
+                    "page_walks": 0.0}
+    steps = {s["step"]: s for s in cw.analyse(points, times, resamples=0)["steps"]}
+    assert steps["plant"]["measured"] == pytest.approx(0.02)
+
+
 def test_bad_arguments_are_one_line(capsys):
     for argv, words in ((["--rounds", "1"], "at least 2"), (["--ladder-at", "many"], "expected ACCOUNTS-BLOCKS"),
-                        (["--ladder-steps", "9"], "steps are 0 to 7")):
+                        (["--ladder-steps", "9"], "steps are 0 to 7"),
+                        (["--plant", "x", "--ladder-at", "none"], "--ladder-at is none")):
         with pytest.raises(SystemExit):
             cw.parse(argv)
         assert words in capsys.readouterr().err
@@ -123,12 +147,17 @@ def test_bad_arguments_are_one_line(capsys):
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 def test_a_real_series_counts_times_fits_and_resumes(tmp_path, apiary_bin, capsys):
+    planted = tmp_path / "planted" / "apiary"   # a copy: the plant's point by a build of its own
+    planted.parent.mkdir()
+    shutil.copy2(apiary_bin, planted)
     argv = ["--apiary", str(apiary_bin), "--accounts", "2000", "--blocks", "0,2", "--ladder-at", "2000-0",
-            "--ladder-steps", "0,1", "--rounds", "2", "--transactions", "1500", "--out", str(tmp_path),
-            "--", "--block-size", "64KiB"]
+            "--ladder-steps", "0,1", "--rounds", "2", "--transactions", "1500", "--plant", str(planted),
+            "--out", str(tmp_path), "--", "--block-size", "64KiB"]
     assert cw.main(argv) == 0
     data = json.loads((tmp_path / "cost-weights.json").read_text())
-    assert [p["name"] for p in data["points"]] == ["2000-0", "2000-2", "ladder start", "ladder 1 keep-alive"]
+    assert [p["name"] for p in data["points"]] == ["2000-0", "2000-2", "ladder start", "ladder 1 keep-alive", "plant"]
+    assert data["points"][-1]["apiary"] == str(planted) and data["points"][-1]["versus"] == "2000-0"
+    assert [s["step"] for s in data["steps"]] == ["ladder 1 keep-alive", "plant"]
     start = data["points"][2]
     assert start["switches"][start["switches"].index("--keep-alive") + 1] == "off"
     for p in data["points"]:
@@ -139,7 +168,7 @@ def test_a_real_series_counts_times_fits_and_resumes(tmp_path, apiary_bin, capsy
     with open(tmp_path / "callgrind" / "2000-0-pages.callgrind", encoding="utf-8") as f:
         desc = f.read(4000)   # the header
     assert "D1 cache: 294912 B, 4096 B, 72-way" in desc and "LL cache: 12582912 B, 4096 B, 24-way" in desc
-    assert len(list((tmp_path / "runs").glob("*.json"))) == 8
+    assert len(list((tmp_path / "runs").glob("*.json"))) == 10
     # The estimate at iai-callgrind's weights is the gate's estimated cycles, counted its own way.
     first = data["points"][0]["per_tx"]
     features = np.array([first["accesses"], first["l1_misses"], first["ll_misses"]])
