@@ -246,8 +246,7 @@ def plan(args: argparse.Namespace) -> list[Point]:
 
 def replay_cmd(args: argparse.Namespace, point: Point, report: Path) -> list[str]:
     """The point's replay, by its own build."""
-    cmd = [*state_size.replay_cmd(args, point.state, point.accounts, report), *point.switches]
-    return [point.apiary or args.apiary, *cmd[1:]]
+    return [*state_size.replay_cmd(args, point.state, point.accounts, report, point.apiary), *point.switches]
 
 
 def file_name(point: Point) -> str:

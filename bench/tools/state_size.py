@@ -67,8 +67,10 @@ def make_state(args: argparse.Namespace, accounts: int, blocks: int) -> tuple[Pa
     return path, seconds
 
 
-def replay_cmd(args: argparse.Namespace, state: Path, accounts: int, report: Path) -> list[str]:
-    return [args.apiary, "replay", "--state", str(state), "--accounts", str(accounts), "--transactions",
+def replay_cmd(args: argparse.Namespace, state: Path, accounts: int, report: Path,
+               apiary: str | None = None) -> list[str]:
+    """The replay of state by apiary (default: --apiary)."""
+    return [apiary or args.apiary, "replay", "--state", str(state), "--accounts", str(accounts), "--transactions",
             str(args.transactions), "--seed", str(args.seed), "--report", str(report), *args.extra]
 
 
