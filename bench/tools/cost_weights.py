@@ -74,12 +74,9 @@ from apiary_tools.runner import split_passthrough  # noqa: E402
 
 IAI = (gate.L1_HIT_CYCLES, gate.LL_HIT_CYCLES, gate.MEMORY_CYCLES)
 
-# Caches of 4 KiB lines stand for the translation of addresses: the first level for the
-# first-level data TLB (72 pages, fully associative) and the last level for the second-level
-# TLB (3,072 pages, 24-way), as on AMD's Zen 4, the machine of docs/measured/cost-weights.md; a
-# last-level miss is a page walk. The code's pages take the first level of instructions (64).
-PAGE_GEOMETRY = ("--I1=262144,64,4096", "--D1=294912,72,4096", "--LL=12582912,24,4096")
-TLB_MISS_EVENTS, PAGE_WALK_EVENTS = ("D1mr", "D1mw"), ("ILmr", "DLmr", "DLmw")
+# The caches of pages that stand for the TLBs (gate.PAGE_GEOMETRY: the gate counts its memory
+# time on them, at the prices this tool fits) and their events.
+PAGE_GEOMETRY, TLB_MISS_EVENTS, PAGE_WALK_EVENTS = gate.PAGE_GEOMETRY, gate.TLB_MISS_EVENTS, gate.PAGE_WALK_EVENTS
 PAGE_EVENTS = ("accesses", "first-level misses", "last-level misses", "TLB misses", "page walks")
 
 
@@ -339,7 +336,10 @@ def tables(points: list[Point], result: dict[str, Any], rounds: int) -> str:
     out += ["", "Fitted with pages, nanoseconds an event (95% intervals over the resampled rounds): "
             + ", ".join(f"{e} {w['ns']:.3g}" + (f" [{w['interval'][0]:.3g}, {w['interval'][1]:.3g}]"
                                                  if w["interval"] else "")
-                        for e, w in result["page_fit"].items()) + "."]
+                        for e, w in result["page_fit"].items())
+            + f". The gate's memory time prices a last-level miss {gate.LL_MISS_PS / 1000:g}, a TLB miss "
+            f"{gate.TLB_MISS_PS / 1000:g} and a page walk {gate.PAGE_WALK_PS / 1000:g} ns (gate.MEMORY; fitted "
+            "on 2026-11-30)."]
     noise = result["point_noise"]
     out += ["", "Each model's error over the points, at its own best fit, and held out (each point predicted by "
             "the fit to the others)" + (f"; a point's time is known to about ±{noise * 100:.1f}%" if noise else "")

@@ -45,12 +45,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import deciding, kinds, latency, metrics, profiles, sequential, stats
+from . import deciding, gate, kinds, latency, metrics, profiles, sequential, stats
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
     ToolError,
     fmt_metric,
+    fmt_number,
     fmt_pct,
     markdown_table,
 )
@@ -566,6 +567,41 @@ def from_sets(a: RunSet, b: RunSet, alpha: float = DEFAULT_ALPHA,
     cmp = Comparison(a, b, rows, alpha, min_effect_pct, ci_method, gate, family, choice, gate_alpha, decided)
     cmp.sequential, cmp.sequential_note = seq, note
     return cmp
+
+
+def counts_section(counted: dict[str, dict[str, Any]], choice: deciding.Choice, threshold_pct: float,
+                   data: dict[str, Any]) -> str:
+    """Each side's build counted as the CI gate counts it (`counted`: label to gate.count_side's
+    side, A first): the comparison's section in Markdown, its instructions, estimated cycles and
+    estimated memory time per transaction (gate.GATE_COSTS) and their changes as
+    data["instructions"]; under --decide-on auto (`choice`) the decision on the counts
+    (deciding.counted, noise 0) as data["decision"]["count"]."""
+    (a, sa), (b, sb) = counted.items()
+    changes = {c.per_tx_key: (sb[c.per_tx_key] / sa[c.per_tx_key] - 1) * 100 for c in gate.GATE_COSTS}
+    data["instructions"] = {"sides": counted, "change_pct": changes["ir_per_tx"],
+                            "est_change_pct": changes["est_per_tx"], "mem_change_pct": changes["mem_ns_per_tx"]}
+    rows = [[label, f"`{side['binary']}`", *(fmt_number(side[c.per_tx_key]) for c in gate.GATE_COSTS),
+             fmt_number(side["transactions"])] for label, side in counted.items()]
+    decision = deciding.counted(choice, sa, sb, threshold_pct / 100.0)
+    if decision is not None:
+        data.setdefault("decision", {})["count"] = decision
+    return "\n".join(["", "Instructions, estimated cycles and estimated memory time per transaction (the seeded replay "
+                       "under callgrind with its cache simulation and its pages', as the CI gate counts them; "
+                       f"deterministic): {b} against {a} "
+                       + ", ".join(f"{fmt_pct(changes[c.per_tx_key])} {c.words}" for c in gate.GATE_COSTS), "",
+                       markdown_table(["side", "binary", *(f"{c.words} per transaction" for c in gate.GATE_COSTS),
+                                       "transactions"], rows, "llrrrr"),
+                       *_count_decision(decision)])
+
+
+def _count_decision(decision: dict[str, Any] | None) -> list[str]:
+    """The count's decision line: where the two counts part, the runs' decision above stands."""
+    if decision is None:
+        return []
+    if decision["verdict"] == "undecided":
+        return [f"Decision: not by the count, {decision['text']}; the runs' decision above stands", ""]
+    return [f"Decision: **{decision['verdict']}**, {decision['text']} (--decide-on auto prefers the count where there "
+            "is one; the gate and the sequential decision above are the runs')", ""]
 
 
 def add_correction_option(p: Any) -> None:

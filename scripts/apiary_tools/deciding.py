@@ -12,10 +12,11 @@ of every run answer it (MEASURED), each with its own noise:
   thread (the ladder's asynchronous submission) lowers it without shortening the cycle, a
   question to force the cycle for.
 
-A third is no run's: the replay's estimated cycles per transaction under callgrind (gate.py,
-ESTIMATED_CYCLES), deterministic, so its noise is 0. Where a tool counts it anyway (multirun
-with two builds, the ladder) and the replay runs what the sides change, auto decides on it
-(`counted`); a tool that has no count does not make one for the choice.
+A third is no run's: the replay's counts under callgrind (gate.py, COUNTED): its estimated
+cycles and its estimated memory time per transaction, deterministic, so their noise is 0.
+Where a tool counts them anyway (multirun with two builds, the ladder) and the replay runs
+what the sides change, auto decides on them (`counted`); a tool that has no count does not
+make one for the choice.
 
 The rule, `--decide-on auto` (the default): of the candidates every run of both sides has, the
 one with the lowest noise decides. A candidate's noise is the standard deviation of log(B/A)
@@ -73,9 +74,11 @@ MEASURED = (CYCLE, CPU)
 BY_NAME = {c.name: c for c in MEASURED}
 AUTO = "auto"
 SETTINGS = (AUTO, *BY_NAME)
-# The replay's count, which decides under auto where a tool has it (module docstring).
-ESTIMATED_CYCLES = Candidate("estimated-cycles", gate.PER_TX_KEY["EstCycles"],
+# The replay's counts, which decide under auto where a tool has them (module docstring).
+ESTIMATED_CYCLES = Candidate("estimated-cycles", gate.ESTIMATED_CYCLES.per_tx_key,
                              "the replay's estimated cycles per transaction")
+MEMORY_TIME = Candidate("memory-time", gate.MEMORY.per_tx_key, "the replay's estimated memory ns per transaction")
+COUNTED = (ESTIMATED_CYCLES, MEMORY_TIME)
 
 # Why a run lacks a metric, given the metric: the report's own account (missing_reason).
 Why = Callable[[str], str]
@@ -174,22 +177,33 @@ class Choice:
                 "noise": dict(self.noise), "unavailable": dict(self.unavailable), "text": self.text()}
 
 
-def counted(choice: Choice, a: float, b: float, threshold: float) -> dict[str, Any] | None:
-    """Under auto (`choice`, what the runs alone decide on), the decision on the replay's
-    estimated cycles per transaction of each side, A's `a` and B's `b`: three-way as a sequential
-    decision whose interval is a point, slower or faster beyond ±threshold, else equivalent.
-    None when a metric is forced."""
+def counted(choice: Choice, a: Mapping[str, Any], b: Mapping[str, Any], threshold: float) -> dict[str, Any] | None:
+    """Under auto (`choice`, what the runs alone decide on), the decision on the replay's counts
+    (COUNTED: the estimated cycles and the estimated memory time per transaction) of A's side
+    `a` and B's `b` (gate.count_side's), each three-way as a sequential decision whose interval
+    is a point: slower where either is slower beyond +threshold, faster where either is faster
+    beyond -threshold and neither slower, equivalent where both are within; undecided where one
+    is slower and the other faster (the two costs part; the text says which). The count a side
+    lacks (a count older than the memory time) is left out. None when a metric is forced."""
     if choice.setting != AUTO:
         return None
-    change = b / a - 1.0
-    verdict = "slower" if change > threshold else "faster" if change < -threshold else "equivalent"
+    costs = [c for c in COUNTED if c.metric in a and c.metric in b]
+    changes = {c.name: b[c.metric] / a[c.metric] - 1.0 for c in costs}
+    each = {name: "slower" if change > threshold else "faster" if change < -threshold else "equivalent"
+            for name, change in changes.items()}
+    found = set(each.values()) - {"equivalent"}
+    verdict = "undecided" if len(found) == 2 else found.pop() if found else "equivalent"
+    # The count the verdict is the verdict of (where they part, the slower one), the first of COUNTED of those.
+    decided = next(c for c in costs if each[c.name] == ("slower" if verdict == "undecided" else verdict))
     runs = [_other_text(c, choice.noise[c.name]) for c in MEASURED if c.name in choice.noise]
     runs += [f"{BY_NAME[name].words} unavailable" for name in choice.unavailable]
-    text = (f"decided on {ESTIMATED_CYCLES.words} (deterministic, noise 0; in the runs {', '.join(runs)}): "
-            f"{verdict} {change * 100:+.2f}%, {'within' if verdict == 'equivalent' else 'beyond'} "
-            f"±{threshold * 100:g}%")
-    return {"candidate": ESTIMATED_CYCLES.name, "metric": ESTIMATED_CYCLES.metric, "verdict": verdict,
-            "change": change, "threshold": threshold, "text": text}
+    words = {cost.per_tx_key: cost.words for cost in gate.GATE_COSTS}
+    figures = ", ".join(f"{words[c.metric]} {changes[c.name] * 100:+.2f}%" for c in costs)
+    where = {"equivalent": "both within", "undecided": "the two part beyond"}.get(verdict, "beyond")
+    text = (f"decided on the replay's counts (deterministic, noise 0; in the runs {', '.join(runs)}): {verdict}, "
+            f"{figures}; {where} ±{threshold * 100:g}%")
+    return {"candidate": decided.name, "metric": decided.metric, "verdict": verdict, "change": changes[decided.name],
+            "changes": {c.metric: changes[c.name] for c in costs}, "threshold": threshold, "text": text}
 
 
 def refusal(setting: str, unavailable: Mapping[str, str]) -> ToolError | None:
@@ -233,8 +247,9 @@ def choose_for_sets(setting: str, a: RunSet, b: RunSet) -> Choice:
 
 def add_option(parser: Parser, what: str, counted: str = "") -> None:
     """--decide-on, for a tool whose verdict `what` is decided on one metric; `counted` says
-    where the tool counts the replay, whose estimated cycles then decide under auto."""
-    count = (f"; {counted} the replay's estimated cycles per transaction, deterministic, decide under auto"
+    where the tool counts the replay, whose counts then decide under auto."""
+    count = (f"; {counted} the replay's estimated cycles and memory time per transaction, deterministic, decide "
+             "under auto"
              if counted else "")
     parser.add_argument("--decide-on", choices=SETTINGS, default=AUTO,
                         help=f"the metric {what} is decided on: cycle (the mean full cycle, wall time), cpu (the "

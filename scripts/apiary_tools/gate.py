@@ -1,4 +1,4 @@
-"""The decision part of a CI performance gate on instruction counts and estimated cycles.
+"""The decision part of a CI performance gate on instruction counts and estimated costs.
 
 Wall time on shared 2-core machines drifts by several percent between runs; the number of
 instructions a deterministic workload executes does not. So the gate runs the same workload
@@ -9,8 +9,10 @@ candidate needs more than `threshold` (3% by default) more instructions per tran
 Instructions are blind to memory: a change that keeps the instructions and doubles the cache
 misses passes them. So the replay also runs valgrind's cache simulation, and each access is
 priced by where the simulated caches served it (COSTS["EstCycles"], below): the estimated
-cycles, which the gate holds to the same threshold. Both are deterministic; the gate fails on
-either.
+cycles. And the same replay runs a second time on caches whose lines are pages, a model of the
+TLBs (PAGE_GEOMETRY): its misses and the page walks, with the cache simulation's last-level
+misses, are priced at what they cost this machine's wall time (MEMORY below): the memory time.
+All three are deterministic, held to the same threshold (GATE_COSTS); the gate fails on any.
 
 The pure parts can be tested on constructed input: reading the total of an event from a
 callgrind or cachegrind output file, the decision, and where the instructions moved: each
@@ -18,7 +20,8 @@ function's self and inclusive count read from the two callgrind files (`function
 per transaction, and the functions that moved most (`function_changes`), so that a failed
 gate names its cause. Then the counting itself, which the gate (commands/perf_gate), multirun,
 ladder and bisect share: the gate's seeded workload (`Workload`, `make_workload`) and its
-replay under callgrind, counting only the measured function (`count_replay`, `count_side`).
+replay under callgrind, counting only the measured function (`count_replay`, `count_side`),
+the two counts of a replay side by side.
 Building the base and deciding what to compare is the gate command's job.
 
 Both output formats (valgrind's docs: "Callgrind Format Specification", and cachegrind's
@@ -74,9 +77,55 @@ COSTS: dict[str, dict[str, int]] = {
                   **{e: LL_HIT_CYCLES - L1_HIT_CYCLES for e in L1_MISS_EVENTS},
                   **{e: MEMORY_CYCLES - LL_HIT_CYCLES for e in LL_MISS_EVENTS}},
 }
+
+# ---- the translation of addresses: the same replay on caches of pages ---------------------------
+#
+# valgrind's cache simulation takes lines up to a page long. Caches of 4 KiB lines stand for the
+# translation of addresses: the first level of data for the first-level data TLB (72 pages, fully
+# associative), the last level for the second-level TLB (3,072 pages, 24-way), as on AMD's Zen 4,
+# the machine the prices below were fitted on; a last-level miss there is a page walk. The code's
+# pages take the first level of instructions (64). A model, not the real TLBs: LRU, 4 KiB pages
+# only, no caches of the page walks.
+PAGE_GEOMETRY = ("--I1=262144,64,4096", "--D1=294912,72,4096", "--LL=12582912,24,4096")
+TLB_MISS_EVENTS, PAGE_WALK_EVENTS = ("D1mr", "D1mw"), ("ILmr", "DLmr", "DLmw")
+# What the memory costs: a last-level miss of the caches of lines, a TLB miss and a page walk at
+# the nanoseconds fitted to this machine's wall time over the state grid and the ladder
+# (bench/tools/cost_weights.py; docs/measured/cost-weights.md, 2026-11-30: 35.7, 13.4 and 243 ns,
+# the accesses and first-level misses 0). Counted in picoseconds, so that a count stays whole.
+LL_MISS_PS, TLB_MISS_PS, PAGE_WALK_PS = 35_700, 13_400, 243_000
+COSTS.update({
+    "MemLines": {e: LL_MISS_PS for e in LL_MISS_EVENTS},
+    "MemPages": {**{e: TLB_MISS_PS for e in TLB_MISS_EVENTS}, **{e: PAGE_WALK_PS for e in PAGE_WALK_EVENTS}},
+})
+# A side's two counts of the replay: the key of its callgrind file in a side, and the caches.
+COUNTS = {"callgrind": CACHE_GEOMETRY, "pages_callgrind": PAGE_GEOMETRY}
+
+
+@dataclass(frozen=True)
+class GateCost:
+    """A figure per transaction the gate holds to its threshold: the sum of `parts`, each a cost
+    of COSTS in one of a side's counts (a key of COUNTS), times `scale`."""
+    cost: str             # its name
+    words: str            # what the tools print it as
+    per_tx_key: str       # its key per transaction in a side and a verdict
+    total_key: str        # a side's whole count of it
+    verdict_key: str      # the gate's verdict on it in the gate's result
+    functions_key: str    # where the functions whose cost moved most go in the gate's result
+    parts: tuple[tuple[str, str], ...]
+    scale: float = 1
+
+
+INSTRUCTIONS = GateCost("Ir", "instructions", "ir_per_tx", "instructions", "verdict", "functions",
+                        (("callgrind", "Ir"),))
+ESTIMATED_CYCLES = GateCost("EstCycles", "estimated cycles", "est_per_tx", "estimated_cycles", "estimate_verdict",
+                            "functions_by_estimate", (("callgrind", "EstCycles"),))
+MEMORY = GateCost("Memory", "estimated memory ns", "mem_ns_per_tx", "memory_ns", "memory_verdict",
+                  "functions_by_memory", (("callgrind", "MemLines"), ("pages_callgrind", "MemPages")), 1e-3)
+GATE_COSTS = (INSTRUCTIONS, ESTIMATED_CYCLES, MEMORY)
+BY_COST = {c.cost: c for c in GATE_COSTS}
 # The name each cost goes by in what the tools print, and its key per transaction in their JSON.
-COST_WORDS = {"Ir": "instructions", "EstCycles": "estimated cycles"}
-PER_TX_KEY = {"Ir": "ir_per_tx", "EstCycles": "est_per_tx"}
+COST_WORDS = {c.cost: c.words for c in GATE_COSTS}
+PER_TX_KEY = {c.cost: c.per_tx_key for c in GATE_COSTS}
 
 
 def cost_weights(path: str | os.PathLike, events: list[str], cost: str) -> list[tuple[int, int]]:
@@ -144,7 +193,7 @@ def cachegrind_total_ir(path: str | os.PathLike) -> int:
     return total_events(path, "Ir")
 
 
-def ir_per_tx(total_ir: int, transactions: int) -> float:
+def ir_per_tx(total_ir: float, transactions: int) -> float:
     if transactions <= 0:
         raise ValueError(f"transactions must be positive, got {transactions}")
     if total_ir <= 0:
@@ -226,8 +275,8 @@ _NAMESPACES = {"fn": "fn", "cfn": "fn", "fl": "fl", "fi": "fl", "fe": "fl", "cfi
 class FunctionCost:
     """One function's count of an event: its own code (`own`, callgrind's self) and with
     everything it calls (`inclusive`)."""
-    own: int = 0
-    inclusive: int = 0
+    own: float = 0   # whole for an event; a GateCost's scale may make it a fraction
+    inclusive: float = 0
 
 
 class _CallgrindReader:
@@ -422,9 +471,9 @@ def make_workload(name: str, binary: Path, workload: Path, transactions: int, se
 
 def count_replay(name: str, binary: Path, workload: Path, work: Path, replay_args: Sequence[str],
                  say: Callable[[str], None] = log) -> dict:
-    """Replays `workload` under callgrind with the cache simulation and returns the measured
-    function's instructions and estimated cycles (COSTS) with the replay's own figures; `say`
-    gets the line that reports it.
+    """Replays `workload` under callgrind twice side by side, on the caches of lines and on
+    those of pages (COUNTS), and returns the measured function's figures of GATE_COSTS, whole
+    and per transaction, with the replay's own figures; `say` gets the line that reports it.
 
     The measured function starts and stops callgrind's instrumentation itself (its client
     requests), so the genesis and the workload's loading before it run uninstrumented: a third
@@ -432,44 +481,68 @@ def count_replay(name: str, binary: Path, workload: Path, work: Path, replay_arg
     than those requests counts nothing so; it is counted again with the instrumentation on from
     the start and collection toggled at the function (`instrumented` says which): its caches
     start warm from the genesis, which moves the estimate by about 0.3% (docs/benchmarks.md)."""
-    out = work / f"{name}.callgrind"
-    report = work / f"{name}-replay.json"
+    files = {key: work / f"{name}{'' if key == 'callgrind' else '-pages'}.callgrind" for key in COUNTS}
     t0 = time.monotonic()
     instrumented = "by the measured function"
-    ir, est = _callgrind_replay(name, out, ("--instr-atstart=no",), binary, workload, replay_args, report)
-    if ir == 0:
+    totals, result = _callgrind_replay(name, files, ("--instr-atstart=no",), binary, workload, replay_args, work)
+    if totals[INSTRUCTIONS.cost] == 0:
         instrumented = "from the start (a build without the measured function's client requests)"
-        ir, est = _callgrind_replay(name, out, ("--collect-atstart=no", f"--toggle-collect={MEASURED_FUNCTION}"),
-                                    binary, workload, replay_args, report)
-    result = checked(read_json(report), str(report), lambda d: problem(REPLAY, d), EXIT_FAILED)["result"]
-    if ir == 0:
+        toggled = ("--collect-atstart=no", f"--toggle-collect={MEASURED_FUNCTION}")
+        totals, result = _callgrind_replay(name, files, toggled, binary, workload, replay_args, work)
+    if totals[INSTRUCTIONS.cost] == 0:
         raise ToolError(f"{name}: callgrind counted nothing in {MEASURED_FUNCTION}", EXIT_FAILED)
-    side = {"binary": str(binary), "callgrind": str(out), "instructions": ir, "estimated_cycles": est,
-            "instrumented": instrumented,
-            "transactions": result["transactions"], "accepted": result["accepted"], "blocks": result["blocks"],
-            "ir_per_tx": ir_per_tx(ir, result["transactions"]), "est_per_tx": ir_per_tx(est, result["transactions"]),
+    transactions = result["transactions"]
+    side = {"binary": str(binary), **{key: str(path) for key, path in files.items()},
+            **{c.total_key: totals[c.cost] for c in GATE_COSTS}, "instrumented": instrumented,
+            "transactions": transactions, "accepted": result["accepted"], "blocks": result["blocks"],
+            **{c.per_tx_key: ir_per_tx(totals[c.cost], transactions) for c in GATE_COSTS},
             "state_digest": result["state_digest"], "seconds": round(time.monotonic() - t0, 1)}
-    say(f"{name}: {ir:,} instructions and {est:,} estimated cycles for {result['transactions']:,} transactions "
-        f"({side['ir_per_tx']:,.1f} and {side['est_per_tx']:,.1f} per transaction, {result['blocks']} blocks; "
-        f"{side['seconds']} s under callgrind)")
+    say(f"{name}: {side['instructions']:,} instructions, {side['estimated_cycles']:,} estimated cycles and "
+        f"{side['memory_ns']:,.0f} estimated memory ns for {transactions:,} transactions "
+        f"({side['ir_per_tx']:,.1f}, {side['est_per_tx']:,.1f} and {side['mem_ns_per_tx']:,.1f} per transaction, "
+        f"{result['blocks']} blocks; {side['seconds']} s under callgrind)")
     return side
 
 
-def _callgrind_replay(name: str, out: Path, how: Sequence[str], binary: Path, workload: Path,
-                      replay_args: Sequence[str], report: Path) -> tuple[int, int]:
-    """One replay under callgrind's cache simulation, `how` choosing what is counted: its
-    instructions and estimated cycles."""
-    cmd: list[str | os.PathLike] = [
-        "valgrind", "--tool=callgrind", "--cache-sim=yes", *CACHE_GEOMETRY, *how, f"--callgrind-out-file={out}",
-        binary, "replay", "--workload", workload, *replay_args, "--report", report]
-    p = run(cmd)
-    if p.returncode != 0:
-        raise ToolError(f"{name}: the replay under callgrind failed ({p.returncode}): "
-                        f"{(p.stderr.strip().splitlines() or [''])[-1]}", EXIT_FAILED)
+def _callgrind_replay(name: str, files: dict[str, Path], how: Sequence[str], binary: Path, workload: Path,
+                      replay_args: Sequence[str], work: Path) -> tuple[dict[str, float], dict]:
+    """The replay under callgrind on each of COUNTS's caches at once, `how` choosing what is
+    counted: the totals of GATE_COSTS and the replay's result (both replays must end alike)."""
+    procs, reports = {}, {}
+    for key, geometry in COUNTS.items():
+        reports[key] = work / f"{files[key].stem}-replay.json"
+        cmd = ["valgrind", "--tool=callgrind", "--cache-sim=yes", *geometry, *how,
+               f"--callgrind-out-file={files[key]}", binary, "replay", "--workload", workload, *replay_args,
+               "--report", reports[key]]
+        procs[key] = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                      text=True)
+    errors = {key: p.communicate()[1] for key, p in procs.items()}
+    for key, p in procs.items():
+        if p.returncode != 0:
+            raise ToolError(f"{name}: the replay under callgrind failed ({p.returncode}): "
+                            f"{(errors[key].strip().splitlines() or [''])[-1]}", EXIT_FAILED)
+    results = {key: checked(read_json(report), str(report), lambda d: problem(REPLAY, d), EXIT_FAILED)["result"]
+               for key, report in reports.items()}
+    if len({(r["transactions"], r["state_digest"]) for r in results.values()}) != 1:
+        raise ToolError(f"{name}: the replay's two counts ended differently ("
+                        + "; ".join(f"{r['transactions']:,} transactions, state {r['state_digest']}"
+                                    for r in results.values()) + "): the replay is not deterministic", EXIT_FAILED)
     try:
-        return callgrind_total_ir(out), total_events(out, "EstCycles")
+        totals = {c.cost: sum(total_events(files[key], part) for key, part in c.parts) * c.scale for c in GATE_COSTS}
     except (OSError, ParseError) as e:
         raise ToolError(f"{name}: {e}", EXIT_FAILED) from None
+    return {cost: (int(v) if BY_COST[cost].scale == 1 else v) for cost, v in totals.items()}, results["callgrind"]
+
+
+def side_function_costs(side: dict, cost: GateCost) -> dict[str, FunctionCost]:
+    """Every function's own and inclusive `cost` in a counted side's callgrind files."""
+    summed: dict[str, FunctionCost] = {}
+    for key, part in cost.parts:
+        for function, c in function_costs(side[key], part).items():
+            s = summed.setdefault(function, FunctionCost())
+            s.own += c.own * cost.scale
+            s.inclusive += c.inclusive * cost.scale
+    return summed
 
 
 def count_side(name: str, binary: Path, work: Path, args, say: Callable[[str], None] = log) -> dict:

@@ -32,8 +32,8 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from . import gate, kinds, ladders, soaks
 from . import history_db as db
-from . import kinds, ladders, soaks
 from . import latency as latency_mod
 from . import metrics as metrics_mod
 from .common import ToolError, shown, shown_path, utc_iso
@@ -211,11 +211,11 @@ def perf_gate_entries(path: Path, data: dict[str, Any]) -> list[Entry]:
                   or _file_time(path), machine=data.get("machine"), environment=data.get("environment") or {})
     entry.config_digest = config_digest(data.get("config"))
     entry.valid, entry.reasons = validity(data)
-    entry.metrics = {key: float(current[key]) for key in ("ir_per_tx", "est_per_tx")
-                     if isinstance(current.get(key), (int, float))}
-    for key, verdict in (("ir_per_tx", "verdict"), ("est_per_tx", "estimate_verdict")):
-        if isinstance((data.get(verdict) or {}).get("change_pct"), (int, float)):
-            entry.metrics[f"{key}.change_pct"] = float(data[verdict]["change_pct"])
+    entry.metrics = {c.per_tx_key: float(current[c.per_tx_key]) for c in gate.GATE_COSTS
+                     if isinstance(current.get(c.per_tx_key), (int, float))}
+    for c in gate.GATE_COSTS:
+        if isinstance((data.get(c.verdict_key) or {}).get("change_pct"), (int, float)):
+            entry.metrics[f"{c.per_tx_key}.change_pct"] = float(data[c.verdict_key]["change_pct"])
     return [entry]
 
 

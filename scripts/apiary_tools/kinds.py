@@ -130,7 +130,8 @@ _STEP = obj(("step", "name", "runs", "hive_ms"), step=COUNT, name=STRING, what=S
             cpu_utilization=NUMBER, vs_previous=_CHANGE, vs_start=_CHANGE,
             **{ladders.CPU_KEY: obj(("mean",), mean=NUMBER, ci_low=NUMBER_OR_NULL, ci_high=NUMBER_OR_NULL),
                ladders.CPU_VS_PREVIOUS: _CHANGE},
-            instructions=obj(("ir_per_tx", "state_digest"), ir_per_tx=NUMBER, est_per_tx=NUMBER, state_digest=STRING))
+            instructions=obj(("ir_per_tx", "state_digest"), ir_per_tx=NUMBER, est_per_tx=NUMBER, mem_ns_per_tx=NUMBER,
+                             state_digest=STRING))
 # ladder.json, as the ladder writes it and report-html reads it back (one without kind and
 # version is from before they were written): each run's report is a path inside its directory.
 _LADDER = obj(("meta", "steps"),

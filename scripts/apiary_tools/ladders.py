@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import metrics
+from . import gate, metrics
 from .common import markdown_table
 from .outputs import write_figure
 
@@ -48,9 +48,11 @@ BREAKDOWN = ("wait_work", "wait_lock", "transactions", "blocks", "observe", "unk
 # the step before (metrics.WRITER_CPU; the cycle's are cycle_ms and vs_previous).
 CPU_KEY = "writer_cpu_ns_per_tx"
 CPU_VS_PREVIOUS = "writer_cpu_vs_previous"
-# A step's decision against the step before on the replay's estimated cycles, where the replay
+# A step's decision against the step before on the replay's counts, where the replay
 # runs its change and --decide-on is auto (deciding.counted).
 COUNTED = "decided_by_count"
+# What the tables call each of the replay's counts, by its key.
+WORDS = {c.per_tx_key: c.words for c in gate.GATE_COSTS}
 # The keys of a row that compare it with other steps, rather than give its own figures.
 CHANGES = ("vs_previous", "vs_start", CPU_VS_PREVIOUS, COUNTED)
 
@@ -84,7 +86,7 @@ def _sig(d: dict | None) -> str:
 
 
 def _instructions(rows: list[dict[str, Any]], pos: int, key: str = "ir_per_tx") -> str:
-    """The replay's count per transaction (`key`: ir_per_tx, or est_per_tx, the estimated cycles)
+    """The replay's count per transaction (`key`: a gate cost's per_tx_key, gate.GATE_COSTS)
     of the row at `pos`, with the change from the step before when it ran."""
     ir = rows[pos].get("instructions")
     if not ir or key not in ir:
@@ -100,8 +102,10 @@ def _decision(r: dict[str, Any]) -> str:
     sequential one: verdict, interval, pairs, detectable, and the metric it was decided on (a
     ladder.json from before there was a choice: the cycle)."""
     counted = r.get(COUNTED)
-    if counted:
-        return f"**{counted['verdict']}** {100 * counted['change']:+.1f}% (estimated cycles, deterministic)"
+    if counted and counted["verdict"] != "undecided":   # where the counts part, the runs decide
+        figures = ", ".join(f"{100 * change:+.1f}% {WORDS[key]}" for key, change in
+                            (counted.get("changes") or {"est_per_tx": counted["change"]}).items())
+        return f"**{counted['verdict']}** {figures} (the replay's count, deterministic)"
     d = r.get("sequential")
     if not d:
         return "-"
@@ -138,11 +142,14 @@ def _apart(r: dict[str, Any]) -> str:
 
 def _choice(r: dict[str, Any]) -> str:
     """A step's deciding metric: the replay's count, or the runs' choice and why the count did
-    not decide (a step whose options the replay does not run)."""
-    if r.get(COUNTED):
-        return r[COUNTED]["text"]
+    not decide (a step whose options the replay does not run; counts that part)."""
+    counted = r.get(COUNTED)
+    if counted and counted["verdict"] != "undecided":
+        return counted["text"]
     unreplayed = (r.get("instructions") or {}).get("unreplayed")
     why = f" (the replay does not run {', '.join(unreplayed)}: the runs decide)" if unreplayed else ""
+    if counted:
+        why = f" ({counted['text']}: the runs decide)"
     return r["sequential"]["decided_on"]["text"] + why
 
 
@@ -164,7 +171,7 @@ def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         table.append([r["name"], _mean_ci(r.get("cycle_ms")), _pct(r.get("vs_previous")),
                       _mean_ci(r.get(CPU_KEY), 1e-3), _pct(r.get(CPU_VS_PREVIOUS)),
                       _decision(r) if decided else _sig(r.get("vs_previous")),
-                      _pct(r.get("vs_start")), _instructions(rows, pos), _instructions(rows, pos, "est_per_tx"),
+                      _pct(r.get("vs_start")), *(_instructions(rows, pos, c.per_tx_key) for c in gate.GATE_COSTS),
                       "-" if r["hive_ms"] is None else f"{r['hive_ms']:,.0f}"])
     threshold = meta.get("threshold_pct", SMALL_PCT)
     verdict_column = (f"verdict (anytime-valid, α={meta['alpha']}, ±{threshold:g}%): interval, pairs, detectable"
@@ -173,7 +180,7 @@ def to_markdown(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
           f"load average before {meta['load_before']}):", "",
           markdown_table(["step", "full cycle ms (mean ± 95% CI)", "vs previous [95% CI]",
                           "writer CPU µs per tx (mean ± 95% CI)", "vs previous [95% CI]", verdict_column,
-                          "vs start", "instructions per tx (replay)", "estimated cycles per tx (replay)", "Hive ms"],
+                          "vs start", *(f"{c.words} per tx (replay)" for c in gate.GATE_COSTS), "Hive ms"],
                          table),
           *_choices(rows),
           "Writer-loop breakdown per step (share of the writer's time):", ""]

@@ -124,11 +124,11 @@ def test_a_rerun_with_the_same_out_reuses_what_was_measured(history, tmp_path):
     assert first.returncode == 0, first.stderr
     assert "confirmation" not in json.loads((out / "bisect.json").read_text())["result"]
     builds, replays = lines(tmp_path / "builds.log"), lines(tmp_path / "replays.log")
-    assert builds and len(replays) == len(builds)
+    assert builds and len(replays) == 2 * len(builds)   # a commit's replay counted on the lines and the pages
     again = bisect(repo, tmp_path, "--good", commits[0], "--bad", commits[-1], "--out", str(out))
     assert again.returncode == 0, again.stderr
     assert lines(tmp_path / "builds.log") == builds and lines(tmp_path / "replays.log") == replays
-    assert again.stderr.count("measured before") == len(replays)
+    assert again.stderr.count("measured before") == len(builds)
     result = json.loads((out / "bisect.json").read_text())["result"]
     assert result["culprit"] == commits[PLANTED] and result["confirmation"]["decision"]["verdict"] == "slower"
     pairs = len(result["confirmation"]["pairs"])
@@ -315,14 +315,15 @@ def test_multirun_runs_a_binary_a_side_and_counts_each_ones_instructions(tmp_pat
     cycle = next(m for m in data["metrics"] if m["metric"] == "aggregates.cycle_us.avg")
     assert cycle["change_pct"] == pytest.approx(10, abs=0.5)
     text = (out / "comparison.md").read_text()
-    assert "Instructions and estimated cycles per transaction" in text and p.stdout == text
-    assert "b against a +10.00% instructions, +10.00% estimated cycles" in text
+    assert "Instructions, estimated cycles and estimated memory time per transaction" in text and p.stdout == text
+    assert "b against a +10.00% instructions, +10.00% estimated cycles, +10.00% estimated memory ns" in text
     # The count, deterministic, decides under --decide-on auto; the runs' own choice stays beside it.
     count = data["decision"]["count"]
     assert count["candidate"] == "estimated-cycles" and count["verdict"] == "slower"
     assert count["change"] == pytest.approx(0.10) and data["decision"]["candidate"] == "cycle"
-    assert ("Decision: **slower**, decided on the replay's estimated cycles per transaction (deterministic, noise 0; "
-            "in the runs the mean cycle ") in text and "+10.00%, beyond ±1%" in text
+    assert count["changes"] == {"est_per_tx": pytest.approx(0.10), "mem_ns_per_tx": pytest.approx(0.10, rel=1e-3)}
+    assert ("Decision: **slower**, decided on the replay's counts (deterministic, noise 0; in the runs the mean "
+            "cycle ") in text and "estimated cycles +10.00%, estimated memory ns +10.00%; beyond ±1%" in text
 
 
 def test_multirun_with_a_metric_forced_leaves_the_count_undecisive(tmp_path):

@@ -388,3 +388,26 @@ def test_a_slowdown_of_both_metrics_in_a_quiet_a_against_a_noise():
     found = verdicts["slower"] / 300
     print(f"2 % slower in both, threshold 0.5 %: found {found:.1%}, median {median} pairs ({verdicts}; {chosen})")
     assert found >= 0.80 and verdicts["faster"] == 0
+
+
+@pytest.mark.parametrize("est, mem, verdict, decided", [
+    (1.005, 0.995, "equivalent", "estimated-cycles"),   # both within ±1%
+    (1.005, 1.04, "slower", "memory-time"),            # the memory time alone beyond: slower
+    (0.97, 1.0, "faster", "estimated-cycles"),          # one faster, the other within
+    (0.97, 1.04, "undecided", "memory-time"),           # the two part: neither verdict
+])
+def test_the_count_decides_on_the_estimated_cycles_and_the_memory_time(est, mem, verdict, decided):
+    choice = deciding.choose(AUTO, {"cycle": 0.05, "cpu": 0.04}, {})
+    a = {"est_per_tx": 1000.0, "mem_ns_per_tx": 2000.0}
+    b = {"est_per_tx": 1000.0 * est, "mem_ns_per_tx": 2000.0 * mem}
+    d = deciding.counted(choice, a, b, 0.01)
+    assert d["verdict"] == verdict and d["candidate"] == decided
+    assert d["changes"] == {"est_per_tx": pytest.approx(est - 1), "mem_ns_per_tx": pytest.approx(mem - 1)}
+    assert d["change"] == pytest.approx((est if decided == "estimated-cycles" else mem) - 1)
+    figures = f"estimated cycles {(est - 1) * 100:+.2f}%, estimated memory ns {(mem - 1) * 100:+.2f}%"
+    assert f"{verdict}, {figures}" in d["text"]
+    # A count from before the memory time: the estimated cycles alone.
+    alone = deciding.counted(choice, {"est_per_tx": 1000.0}, {"est_per_tx": 1000.0 * mem}, 0.01)
+    assert alone["changes"].keys() == {"est_per_tx"} and alone["candidate"] == "estimated-cycles"
+    # A metric forced: the count does not decide.
+    assert deciding.counted(deciding.choose("cycle", {"cycle": 0.05, "cpu": 0.04}, {}), a, b, 0.01) is None

@@ -127,6 +127,6 @@ def test_the_gate_fails_on_a_change_point_at_the_head(tmp_path, monkeypatch, cap
     assert result["status"] == "passed" and result["history"]["passed"] is False
     assert result["commit"] == HEAD and result["history"]["commits"] == 34
     suite = ET.parse(tmp_path / "junit.xml").getroot().find("testsuite")
-    # the instructions, the estimated cycles and the history: only the history failed
-    assert suite.get("failures") == "1" and len(suite.findall("testcase")) == 3
+    # the instructions, the estimated cycles, the memory time and the history: only the history failed
+    assert suite.get("failures") == "1" and len(suite.findall("testcase")) == 4
     assert "FAILED" in (tmp_path / "gate.md").read_text()

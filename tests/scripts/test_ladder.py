@@ -97,16 +97,30 @@ def test_a_step_the_replay_runs_is_decided_on_its_count():
     ladder.feed(judges, _results([100, 100, 100]))
     rows = ladder.analyse(_results([100, 100, 100]), runs=5, alpha=0.05, steps=range(3), judges=judges)
     for row, est, unreplayed in zip(rows, (1000.0, 1050.0, 1050.0), ([], [], ["--dedup"]), strict=True):
-        row["instructions"] = {"ir_per_tx": est, "est_per_tx": est, "state_digest": "d", "unreplayed": unreplayed}
+        row["instructions"] = {"ir_per_tx": est, "est_per_tx": est, "mem_ns_per_tx": 100.0, "state_digest": "d",
+                               "unreplayed": unreplayed}
     ladder.decide_by_counts(rows, judges, 2.0)
     counted = rows[1][ladders.COUNTED]
     assert counted["verdict"] == "slower" and counted["change"] == pytest.approx(0.05)
+    assert counted["candidate"] == "estimated-cycles" and counted["changes"]["mem_ns_per_tx"] == 0
     assert ladders.COUNTED not in rows[2] and ladders.COUNTED not in rows[0]
     md = ladders.to_markdown(rows, {"mode": "quick", "runs": 5, "alpha": 0.05, "machine": "test", "load_before": "0"})
-    assert "**slower** +5.0% (estimated cycles, deterministic)" in md
-    assert "- 1 keep-alive: decided on the replay's estimated cycles per transaction (deterministic, noise 0; in " \
-           "the runs the mean cycle " in md and "+5.00%, beyond ±2%" in md
+    assert "**slower** +5.0% estimated cycles, +0.0% estimated memory ns (the replay's count, deterministic)" in md
+    assert "- 1 keep-alive: decided on the replay's counts (deterministic, noise 0; in the runs the mean cycle " in md
+    assert "estimated cycles +5.00%, estimated memory ns +0.00%; beyond ±2%" in md
     assert "(the replay does not run --dedup: the runs decide)" in md
+    # Counts that part (fewer estimated cycles, more memory time): the runs decide, and say why.
+    rows[2].pop(ladders.COUNTED, None)
+    rows[2]["instructions"] = {"ir_per_tx": 1000.0, "est_per_tx": 1000.0, "mem_ns_per_tx": 110.0, "state_digest": "d",
+                               "unreplayed": []}
+    ladder.decide_by_counts(rows, judges, 2.0)
+    assert rows[2][ladders.COUNTED]["verdict"] == "undecided"
+    md = ladders.to_markdown(rows, {"mode": "quick", "runs": 5, "alpha": 0.05, "machine": "test", "load_before": "0"})
+    two = next(line for line in md.splitlines() if line.startswith("- 2 split dedup: "))
+    assert "undecided, estimated cycles -4.76%, estimated memory ns +10.00%; the two part beyond ±2%: the runs decide" \
+        in two
+    assert "(the replay's count, deterministic)" not in next(line for line in md.splitlines()
+                                                               if line.startswith("| 2 split dedup"))
     # A metric forced: the count does not decide.
     forced = ladder.judges_for(range(3), 2.0, 0.05, 30, None, "cycle")
     for row in rows:
@@ -142,7 +156,8 @@ def test_a_quick_ladder_with_the_real_binary(tmp_path, apiary_bin):
     assert len({c["state_digest"] for c in counts}) == 1
     # The steps whose options the replay runs are decided on its count; step 3's submission is not.
     assert counts[3]["unreplayed"] == ["--submit", "--queue"] and ladders.COUNTED not in data["steps"][3]
-    assert data["steps"][1][ladders.COUNTED]["candidate"] == "estimated-cycles"
+    # Split dedup takes lookups out of the push: both counts fall.
+    assert data["steps"][2][ladders.COUNTED]["verdict"] == "faster"
     assert (out / "ladder.png").stat().st_size > 1000
 
 

@@ -115,7 +115,8 @@ def test_the_verdict_decides_the_exit_status(tmp_path, current, monkeypatch, bas
 
     def fake_count(name, binary, work, args):
         return {"instructions": counts[name], "transactions": 1000, "ir_per_tx": counts[name] / 1000,
-                "est_per_tx": 2 * counts[name] / 1000, "state_digest": "same", "blocks": 4, "accepted": 1000}
+                "est_per_tx": 2 * counts[name] / 1000, "mem_ns_per_tx": counts[name] / 2000, "state_digest": "same",
+                "blocks": 4, "accepted": 1000}
 
     monkeypatch.setattr(gate_mod, "count_side", fake_count)
     out = tmp_path / "gate.json"
@@ -138,7 +139,19 @@ def test_a_real_count_of_the_current_binary(tmp_path, apiary_bin):
     a = gate_mod.count_side("current", apiary_bin, tmp_path, args)
     b = gate_mod.count_side("current", apiary_bin, tmp_path, args)
     assert a["instructions"] == b["instructions"] > 0 and a["estimated_cycles"] == b["estimated_cycles"]
+    assert a["memory_ns"] == b["memory_ns"] > 0
     assert a["est_per_tx"] > a["ir_per_tx"] and a["instrumented"] == "by the measured function"
+    # The memory time is the lines' last-level misses and the pages' TLB misses and walks at their prices.
+    lines, pages = (gate_mod.total_events(a[key], "Ir") for key in ("callgrind", "pages_callgrind"))
+    # One replay counted twice: its report's path differs by a few bytes, and so a few instructions.
+    assert lines == a["instructions"] and pages == pytest.approx(lines, rel=1e-3)
+    walks = sum(gate_mod.total_events(a["pages_callgrind"], e) for e in gate_mod.PAGE_WALK_EVENTS)
+    tlb = sum(gate_mod.total_events(a["pages_callgrind"], e) for e in gate_mod.TLB_MISS_EVENTS)
+    ll = sum(gate_mod.total_events(a["callgrind"], e) for e in gate_mod.LL_MISS_EVENTS)
+    assert walks > 0 and tlb > walks
+    assert a["memory_ns"] == pytest.approx((ll * gate_mod.LL_MISS_PS + tlb * gate_mod.TLB_MISS_PS
+                                            + walks * gate_mod.PAGE_WALK_PS) / 1000)
+    assert a["mem_ns_per_tx"] == pytest.approx(a["memory_ns"] / 300)
     assert a["transactions"] == 300 and a["blocks"] >= 1
 
 
@@ -191,13 +204,13 @@ int main(int argc, char** argv) {
 """
 
 
-def _stand_ins(tmp_path, monkeypatch, current_flags):
-    """The stand-in built as the base and, with `current_flags`, as the current build; the
-    gate's base is the former."""
+def _stand_ins(tmp_path, monkeypatch, current_flags, base_flags=()):
+    """The stand-in built with `base_flags` as the base and with `current_flags` as the current
+    build; the gate's base is the former."""
     source = tmp_path / "stand_in.c"
     source.write_text(STAND_IN)
     binaries = {}
-    for name, flags in (("base", []), ("current", current_flags)):
+    for name, flags in (("base", list(base_flags)), ("current", current_flags)):
         binaries[name] = tmp_path / f"{name}-apiary"
         subprocess.run(["cc", "-O1", "-g", *flags, "-o", str(binaries[name]), str(source)], check=True)
     monkeypatch.setattr(perf_gate, "resolve_commit", lambda rev: "0" * 40)
@@ -225,6 +238,29 @@ def test_cache_misses_fail_the_gate_on_the_estimate_alone(tmp_path, current, mon
         # the stand-in has no client requests: counted again, instrumented from the start
         assert side["instrumented"].startswith("from the start")
     assert "\n" not in err and err.startswith("perf-gate: FAIL: estimated cycles per transaction")
+    assert "moved most per transaction: look_up" in err
+
+
+@pytest.mark.skipif(not (shutil.which("valgrind") and shutil.which("cc")), reason="needs valgrind and a C compiler")
+def test_page_walks_fail_the_gate_on_the_memory_time_alone(tmp_path, current, monkeypatch, capsys):
+    """The same instructions and the same cache misses, one line missed each byte looked up,
+    but the current build's lines lie a page apart where the base's were next to each other: a
+    TLB miss and a page walk each. The instructions and the estimated cycles pass, the memory
+    time fails, and names the function that walks."""
+    binaries = _stand_ins(tmp_path, monkeypatch, ["-DSTRIDE=4160"], ["-DSTRIDE=64"])
+    code, result = gate(tmp_path, binaries["current"], "--transactions", "100")
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and result["status"] == "failed"
+    assert result["verdict"]["passed"] and result["verdict"]["change_pct"] == 0
+    estimate = result["estimate_verdict"]
+    assert estimate["passed"] and abs(estimate["change_pct"]) < 0.5, estimate
+    memory = result["memory_verdict"]
+    assert not memory["passed"] and memory["change_pct"] > 100 and memory["cost"] == "Memory"
+    by_memory = result["functions_by_memory"]["self"]
+    assert by_memory[0]["function"] == "look_up" and by_memory[0]["change_per_tx"] > 0
+    for side in result["sides"].values():
+        assert side["mem_ns_per_tx"] > 0 and side["pages_callgrind"].endswith("-pages.callgrind")
+    assert "\n" not in err and err.startswith("perf-gate: FAIL: estimated memory ns per transaction")
     assert "moved most per transaction: look_up" in err
 
 

@@ -9,7 +9,9 @@ Steps, each said on stderr as it goes:
    deterministic one the CI gate uses (gate.py): the replay of a seeded workload under
    callgrind, instructions per transaction, one replay a commit; `estimated-cycles`, the gate's
    other count, prices that replay's simulated cache hits and misses (a change of memory
-   behaviour that keeps the instructions). `cycle` (the full cycle's mean,
+   behaviour that keeps the instructions), and `memory-time`, the third, the same replay's
+   last-level misses, TLB misses and page walks at this machine's fitted prices (the
+   translation of addresses, which the estimated cycles do not see). `cycle` (the full cycle's mean,
    aggregates.cycle_us.avg), `cpu` (the writer's CPU time per transaction, its task clock) or any
    metric of a run report (`scripts/compare`'s names) is the mean of --runs `apiary run`s
    instead, noisier.
@@ -77,8 +79,8 @@ from ..sequential import Sequential, describe
 STATE_NAME = kinds.BISECT.file
 TABLE_NAME = "bisect.md"
 INSTRUCTIONS = "instructions"
-# The deterministic metrics: counted in the gate's replay under callgrind (gate.COSTS).
-COUNTED = {INSTRUCTIONS: "Ir", "estimated-cycles": "EstCycles"}
+# The deterministic metrics: counted in the gate's replay under callgrind (gate.GATE_COSTS).
+COUNTED = {INSTRUCTIONS: gate.INSTRUCTIONS, "estimated-cycles": gate.ESTIMATED_CYCLES, "memory-time": gate.MEMORY}
 DEFAULT_CONFIG = REPO_ROOT / "configs" / "smoke.toml"
 
 say = stderr_line("bisect")
@@ -106,7 +108,7 @@ class Measure:
     @property
     def unit(self) -> str:
         if self.metric in COUNTED:
-            return f"{gate.COST_WORDS[COUNTED[self.metric]]} per transaction"
+            return f"{COUNTED[self.metric].words} per transaction"
         return metrics.label(self.metric)
 
     def settings(self) -> dict[str, Any]:
@@ -121,7 +123,7 @@ class Measure:
         make_directory(work)
         if self.metric in COUNTED:
             side = gate.count_side(work.name, binary, work, gate.WORKLOAD, say)
-            return float(side[gate.PER_TX_KEY[COUNTED[self.metric]]])
+            return float(side[COUNTED[self.metric].per_tx_key])
         values = run_values(binary, self.run_args, self.metric, [work / f"run-{i:03d}.json"
                                                                  for i in range(1, self.runs + 1)])
         return sum(values) / len(values)
@@ -447,7 +449,9 @@ run failed; 2 bad usage; 130/143 interrupted (the state is kept: rerun with the 
     p.add_argument("--metric", default=INSTRUCTIONS,
                    help="what judges a commit: instructions (the replay's instructions per transaction under "
                         "callgrind, as the CI gate counts them), estimated-cycles (the same replay's cache "
-                        "simulation priced by where each access was served, as the gate also counts it), cycle "
+                        "simulation priced by where each access was served, as the gate also counts it), "
+                        "memory-time (its last-level misses, simulated TLB misses and page walks at this machine's "
+                        "fitted nanoseconds, the gate's third count), cycle "
                         f"(the full cycle's mean, {metrics.CYCLE}, over --runs runs), cpu (the writer's CPU time per "
                         f"transaction, {metrics.WRITER_CPU}, likewise) or any run report metric "
                         "(default: %(default)s)")

@@ -246,20 +246,20 @@ def count_instructions(binary: Path, mode: dict[str, Any], out: Path, say,
             say(f"instructions not counted: stopped by {signal.Signals(stopped).name if stopped else 'a signal'}")
             return None
         own = STEPS[i - 1].args[::2] if i > 0 else ()
-        counts.append({"step": i, "options": core, "ir_per_tx": side["ir_per_tx"], "est_per_tx": side["est_per_tx"],
+        counts.append({"step": i, "options": core, **{c.per_tx_key: side[c.per_tx_key] for c in gate.GATE_COSTS},
                        "state_digest": side["state_digest"], "unreplayed": [o for o in own if o not in allowed]})
     return counts
 
 
 def decide_by_counts(rows: list[dict[str, Any]], judges: dict[int, deciding.Judge], threshold_pct: float) -> None:
     """Under --decide-on auto, each judged step whose own options the replay all runs, counted
-    with the step before it, is decided on the estimated cycles (deciding.counted, noise 0);
+    with the step before it, is decided on the replay's counts (deciding.counted, noise 0);
     the runs' decision stays beside it."""
     for before, row in zip(rows, rows[1:], strict=False):
         count, previous, judge = row.get("instructions"), before.get("instructions"), judges.get(row["step"])
         if judge is None or not count or not previous or count["unreplayed"] or before["step"] != row["step"] - 1:
             continue
-        decision = deciding.counted(judge.choice(), previous["est_per_tx"], count["est_per_tx"], threshold_pct / 100)
+        decision = deciding.counted(judge.choice(), previous, count, threshold_pct / 100)
         if decision is not None:
             row[COUNTED] = decision
 

@@ -64,10 +64,7 @@ from ..common import (
     ToolError,
     check_apiary,
     default_apiary,
-    fmt_number,
-    fmt_pct,
     load_avg,
-    markdown_table,
     name_type,
     percent,
     probability,
@@ -400,31 +397,15 @@ def instructions_section(args, sides: list[tuple[str, list[str]]], out: Path, pr
                          data: dict[str, Any], choice: deciding.Choice) -> str:
     """Each binary's replay under callgrind (the CI gate's count, gate.py): the comparison's
     section in Markdown, and data["instructions"]; under --decide-on auto the decision on the
-    estimated cycles (deciding.counted), also as data["decision"]["count"]. Without valgrind:
-    said, and nothing."""
+    counts (deciding.counted), also as data["decision"]["count"] (compare_mod.counts_section).
+    Without valgrind: said, and nothing."""
     if shutil.which("valgrind") is None:
         progress.say("valgrind is not installed: no instructions per transaction (scripts/install-deps.sh installs it)")
         return ""
     work = make_directory(out / "instructions")
     counted = {label: gate.count_side(label, Path(args.prefixes[label][0]), work, gate.WORKLOAD,
                                            progress.say) for label, _ in sides}
-    (a, sa), (b, sb) = counted.items()
-    change = (sb["ir_per_tx"] / sa["ir_per_tx"] - 1) * 100
-    est_change = (sb["est_per_tx"] / sa["est_per_tx"] - 1) * 100
-    data["instructions"] = {"sides": counted, "change_pct": change, "est_change_pct": est_change}
-    rows = [[label, f"`{side['binary']}`", fmt_number(side["ir_per_tx"]), fmt_number(side["est_per_tx"]),
-             fmt_number(side["transactions"])] for label, side in counted.items()]
-    decision = deciding.counted(choice, sa["est_per_tx"], sb["est_per_tx"], args.threshold / 100.0)
-    if decision is not None:
-        data["decision"]["count"] = decision
-    return "\n".join(["", "Instructions and estimated cycles per transaction (the seeded replay under callgrind with "
-                       "its cache simulation, as the CI gate counts them; deterministic): "
-                       f"{b} against {a} {fmt_pct(change)} instructions, {fmt_pct(est_change)} estimated cycles", "",
-                       markdown_table(["side", "binary", "instructions per transaction",
-                                       "estimated cycles per transaction", "transactions"], rows, "llrrr"),
-                       *([f"Decision: **{decision['verdict']}**, {decision['text']} (--decide-on auto prefers the "
-                          "count where there is one; the gate and the sequential decision above are the runs')", ""]
-                         if decision is not None else [])])
+    return compare_mod.counts_section(counted, choice, args.threshold, data)
 
 
 def check_adaptive(args) -> None:

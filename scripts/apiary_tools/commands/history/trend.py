@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
-from ... import ladders  # noqa: E402
+from ... import gate, ladders  # noqa: E402
 from ... import metrics as metrics_mod  # noqa: E402
 from ...common import fmt_number, markdown_table  # noqa: E402
 from ...history_detect import ChangePoint, Series  # noqa: E402
@@ -23,8 +23,8 @@ from ...pages import Page  # noqa: E402
 
 # The metrics the page draws unless --metric names one: the key ones (the writer's CPU time among
 # them), the gate's, and a ladder step's cycle and writer's CPU time.
-TREND_METRICS = frozenset(metrics_mod.KEY_METRICS) | {"ir_per_tx", "est_per_tx", "instructions.ir_per_tx",
-                                                       "cycle_ms.mean", f"{ladders.CPU_KEY}.mean"}
+TREND_METRICS = frozenset(metrics_mod.KEY_METRICS) | {c.per_tx_key for c in gate.GATE_COSTS} | {
+    "instructions.ir_per_tx", "cycle_ms.mean", f"{ladders.CPU_KEY}.mean"}
 MAX_TICKS = 30
 
 

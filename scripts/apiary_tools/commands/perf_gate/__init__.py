@@ -9,14 +9,17 @@ Steps, each printed as it goes:
 2. Each side generates the same seeded workload with its own binary (`apiary workload`,
    native speed) and replays it under callgrind, counting only the measured function
    (`--toggle-collect=apiary_replay_measured`): the writer loop over the workload on one
-   thread. The count is deterministic for a binary, so one run per side is enough.
+   thread, twice at once: on the simulated caches and on caches of pages (gate.COUNTS). The
+   counts are deterministic for a binary, so one replay per side is enough.
    A base that does not build, one without a replay mode (older than the gate) and a replay
    that fails fail the gate: it never passes because it could not measure.
 3. The verdicts (gate.decide): fail when this commit needs more than the threshold (3%)
    more instructions per transaction than its parent, or more than the threshold more
    estimated cycles (the cache simulation's accesses priced by where they were served,
-   gate.COSTS): a change that keeps the instructions and adds cache misses fails too. Where
-   they moved is read from the two callgrind files (gate.function_costs): the functions whose
+   gate.COSTS), or more than the threshold more estimated memory time (the last-level misses,
+   the simulated TLB's misses and the page walks at this machine's fitted prices, gate.MEMORY):
+   a change that keeps the instructions and adds cache misses or page walks fails too. Where
+   they moved is read from the callgrind files (gate.side_function_costs): the functions whose
    own (self) and whose inclusive cost per transaction changed most, kept in --json always
    and printed when the gate fails, so that a red CI job names its cause.
 4. For information only, a short interleaved wall-time comparison of the full cycle
@@ -262,12 +265,13 @@ def _gate(args, result: dict) -> int:
     result["sides"] = sides
     if sides["base"]["state_digest"] != sides["current"]["state_digest"]:
         gate.log("note: the two replays end in different states (the workload or the chain's rules changed)")
-    verdicts = {cost: gate.decide(sides["base"][key], sides["current"][key], args.threshold / 100, cost)
-                for cost, key in gate.PER_TX_KEY.items()}
-    result["verdict"], result["estimate_verdict"] = verdicts["Ir"].to_dict(), verdicts["EstCycles"].to_dict()
+    verdicts = {c.cost: gate.decide(sides["base"][c.per_tx_key], sides["current"][c.per_tx_key],
+                                    args.threshold / 100, c.cost) for c in gate.GATE_COSTS}
+    for c in gate.GATE_COSTS:
+        result[c.verdict_key] = verdicts[c.cost].to_dict()
     failed = [v for v in verdicts.values() if not v.passed]
     result["status"] = "failed" if failed else "passed"
-    changes = {cost: where_it_moved(sides, result, cost) for cost in verdicts}
+    changes = {c.cost: where_it_moved(sides, result, c) for c in gate.GATE_COSTS}
     if args.wall_runs > 0:
         result["wall_time"] = wall_comparison(base, args.apiary, args.work, args.wall_runs)
     if failed:
@@ -290,25 +294,22 @@ def _gate(args, result: dict) -> int:
     return EXIT_OK
 
 
-# Where each cost's function changes go in the result.
-FUNCTIONS_KEY = {"Ir": "functions", "EstCycles": "functions_by_estimate"}
-
-
-def where_it_moved(sides: dict, result: dict, cost: str = "Ir") -> dict[str, list[gate.FunctionChange]] | None:
-    """The functions whose cost (gate.COSTS) per transaction moved most, from the two sides'
-    callgrind files, into `result[FUNCTIONS_KEY[cost]]`; None (said, and kept in the result)
-    when a file cannot be read: the verdict stands on the totals either way."""
-    if not all(side.get("callgrind") for side in sides.values()):
+def where_it_moved(sides: dict, result: dict, cost: gate.GateCost = gate.INSTRUCTIONS
+                   ) -> dict[str, list[gate.FunctionChange]] | None:
+    """The functions whose `cost` per transaction moved most, from the two sides' callgrind
+    files, into `result[cost.functions_key]`; None (said, and kept in the result) when a file
+    cannot be read: the verdict stands on the totals either way."""
+    if not all(side.get(key) for side in sides.values() for key, _ in cost.parts):
         return None
     try:
-        costs = {name: gate.function_costs(side["callgrind"], cost) for name, side in sides.items()}
+        costs = {name: gate.side_function_costs(side, cost) for name, side in sides.items()}
     except (OSError, gate.ParseError) as e:
-        result[f"{FUNCTIONS_KEY[cost]}_error"] = str(e)
-        gate.log(f"note: where the {gate.COST_WORDS[cost]} moved is not known: {e}")
+        result[f"{cost.functions_key}_error"] = str(e)
+        gate.log(f"note: where the {cost.words} moved is not known: {e}")
         return None
     changes = gate.function_changes(costs["base"], costs["current"], sides["base"]["transactions"],
                                     sides["current"]["transactions"])
-    result[FUNCTIONS_KEY[cost]] = {kind: [r.to_dict() for r in rows] for kind, rows in changes.items()}
+    result[cost.functions_key] = {kind: [r.to_dict() for r in rows] for kind, rows in changes.items()}
     return changes
 
 

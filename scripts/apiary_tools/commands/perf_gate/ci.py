@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from ... import history, kinds
+from ... import gate, history, kinds
 from ...common import Parser, fmt_number, markdown_table, short_symbol, utc_iso, whole_number
 from ...outputs import write_text
 
@@ -109,11 +109,12 @@ def _cases(result: dict[str, Any]) -> list[Case]:
         cases = [(name, "error", result.get("reason", "nothing was measured"), "")]
     else:
         cases = [(name, None if verdict["passed"] else "failure", verdict["message"], verdict["message"])]
-        estimate = result.get("estimate_verdict")
-        if estimate is not None:
-            cases.append((f"estimated cycles per transaction against {result.get('base', 'the parent')} "
-                          f"(threshold +{threshold:g}%)", None if estimate["passed"] else "failure",
-                          estimate["message"], estimate["message"]))
+        for cost in gate.GATE_COSTS[1:]:
+            v = result.get(cost.verdict_key)
+            if v is not None:
+                cases.append((f"{cost.words} per transaction against {result.get('base', 'the parent')} "
+                              f"(threshold +{threshold:g}%)", None if v["passed"] else "failure", v["message"],
+                              v["message"]))
     check = result.get("history")
     if check is not None:
         cases.append((f"change point at the head in the history (last {check['recent']} commits)",
@@ -139,9 +140,9 @@ def junit_xml(result: dict[str, Any]) -> str:
 
 def _moved_lines(result: dict[str, Any], top: int = 3) -> list[str]:
     lines = []
-    for key, words in (("functions", "own instructions"), ("functions_by_estimate", "own estimated cycles")):
-        rows = (result.get(key) or {}).get("self") or []
-        lines += [f"- `{short_symbol(r['function'], 80)}`: {r['change_per_tx']:+,.1f} {words} per transaction"
+    for cost in gate.GATE_COSTS:
+        rows = (result.get(cost.functions_key) or {}).get("self") or []
+        lines += [f"- `{short_symbol(r['function'], 80)}`: {r['change_per_tx']:+,.1f} own {cost.words} per transaction"
                   for r in rows[:top]]
     return lines
 
@@ -151,11 +152,10 @@ def markdown(result: dict[str, Any]) -> str:
     failed = status == "failed" or not (result.get("history") or {}).get("passed", True)
     lines = [f"### perf-gate: {'FAILED' if failed else status}", ""]
     rows = []
-    for name, key in (("verdict", "ir_per_tx"), ("estimate_verdict", "est_per_tx")):
-        verdict = result.get(name)
+    for cost in gate.GATE_COSTS:
+        verdict, key = result.get(cost.verdict_key), cost.per_tx_key
         if verdict is not None:
-            what = "instructions" if key == "ir_per_tx" else "estimated cycles"
-            rows.append([f"{what}, against the parent", fmt_number(verdict[f"parent_{key}"]),
+            rows.append([f"{cost.words}, against the parent", fmt_number(verdict[f"parent_{key}"]),
                          fmt_number(verdict[f"current_{key}"]), f"{verdict['change_pct']:+.2f}%",
                          "passed" if verdict["passed"] else "**failed**"])
     change = (result.get("history") or {}).get("change")
