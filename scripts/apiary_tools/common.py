@@ -221,10 +221,10 @@ def default_apiary() -> Path:
     return REPO_ROOT / "build" / "release" / "harness" / "apiary"
 
 
-def check_apiary(path: str | os.PathLike) -> Path:
+def check_apiary(path: str | os.PathLike, option: str = "--apiary") -> Path:
     p = Path(path)
     if not p.is_file() or not os.access(p, os.X_OK):
-        raise ToolError(f"--apiary {p}: no executable there; build it with "
+        raise ToolError(f"{option} {p}: no executable there; build it with "
                         "`cmake --preset release && cmake --build --preset release --target apiary`")
     return p
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+import fakes
 from apiary_tools.builds import Builds
 from apiary_tools.common import ToolError
 
@@ -324,6 +325,29 @@ def test_multirun_runs_a_binary_a_side_and_counts_each_ones_instructions(tmp_pat
     assert count["changes"] == {"est_per_tx": pytest.approx(0.10), "mem_ns_per_tx": pytest.approx(0.10, rel=1e-3)}
     assert ("Decision: **slower**, decided on the replay's counts (deterministic, noise 0; in the runs the mean "
             "cycle ") in text and "estimated cycles +10.00%, estimated memory ns +10.00%; beyond ±1%" in text
+    # compare counts the two builds beside the same two sets, as multirun did.
+    env = dict(os.environ, PATH=f"{HERE / 'fake_valgrind'}{os.pathsep}{os.environ['PATH']}")
+    c = subprocess.run([str(REPO / "scripts" / "compare"), str(out / "a"), str(out / "b"), "--a-apiary", str(a),
+                        "--b-apiary", str(b), "--json", str(tmp_path / "cmp.json")], capture_output=True, text=True,
+                       env=env, timeout=300)
+    assert c.returncode in (0, 1), c.stderr
+    cmp = json.loads((tmp_path / "cmp.json").read_text())
+    assert cmp["instructions"]["sides"]["a"]["ir_per_tx"] == 1000 and cmp["instructions"]["mem_change_pct"] > 9
+    assert cmp["decision"]["count"]["verdict"] == "slower"
+    assert "b against a +10.00% instructions" in c.stdout
+    assert "Decision: **slower**, decided on the replay's" in c.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--a-apiary", "x"], "--a-apiary and --b-apiary go together"),
+    (["--a-apiary", "/nonexistent/a", "--b-apiary", "/nonexistent/b"], "--a-apiary /nonexistent/a: no executable"),
+])
+def test_compare_refuses_a_build_it_cannot_count(tmp_path, args, message):
+    report = fakes.write_report(tmp_path / "r.json", fakes.make_report([20000.0] * 10))
+    c = subprocess.run([str(REPO / "scripts" / "compare"), str(report), str(report), *args], capture_output=True,
+                       text=True, timeout=120)
+    assert c.returncode == 2 and c.stderr.startswith("compare: ") and message in c.stderr
+    assert len(c.stderr.strip().splitlines()) == 1
 
 
 def test_multirun_with_a_metric_forced_leaves_the_count_undecisive(tmp_path):

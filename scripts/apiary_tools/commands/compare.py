@@ -7,6 +7,11 @@ latency row can gate like the others (`--fail-on latency.inclusion.p99_us`).
 
 The gate is the deciding metric (deciding.py, `--decide-on`) unless `--fail-on` names others.
 
+With `--a-apiary BIN --b-apiary BIN` (each side's build), each build's replay is counted as
+the CI gate counts it (gate.count_side: instructions, estimated cycles and estimated memory
+time per transaction, deterministic) beside the runs, and under --decide-on auto those counts
+decide (deciding.counted), as multirun's do for two builds.
+
 Exit status: 0 no significant regression in the gate metrics, 1 at least one, 2 bad usage or
 input.
 """
@@ -14,13 +19,18 @@ input.
 from __future__ import annotations
 
 import argparse
+import shutil
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
-from .. import deciding, history, profiles, sequential, stats
+from .. import deciding, gate, history, profiles, sequential, stats
+from ..builds import stderr_line
 from ..common import (
     EXIT_FAILED,
     Parser,
     ToolError,
+    check_apiary,
     check_name,
     fmt_pct,
     parse_csv,
@@ -33,6 +43,7 @@ from ..comparison import (
     DEFAULT_MIN_EFFECT_PCT,
     add_correction_option,
     build,
+    counts_section,
     to_markdown,
 )
 from ..outputs import Outputs, make_directory, write_json, write_text
@@ -61,6 +72,10 @@ sequential decision: when the sides are an interleaved A/B's (multirun: the same
   both sides, one machine), the deciding metric of the pairs is judged as `multirun --adaptive`
   judges it, with an anytime-valid interval: slower/faster beyond ±--threshold, equivalent
   within, else undecided (docs/tools.md). It does not change the exit status.
+the count: with --a-apiary and --b-apiary, each build's seeded replay under callgrind, as the
+  CI gate counts it (valgrind, about 8 s a side): instructions, estimated cycles and estimated
+  memory time per transaction, deterministic; under --decide-on auto they decide (slower or
+  faster beyond ±--threshold, else equivalent). It does not change the exit status.
 
 exit status: 0 no significant regression in the gate's metrics, 1 at least one, 2 bad usage
 (--decide-on cpu for reports without the writer's CPU time among them).
@@ -71,7 +86,8 @@ examples:
   scripts/compare results/multirun-A results/multirun-B --fail-on latency.inclusion.p99_us
   scripts/compare results/multirun-A results/multirun-B --decide-on cycle
   scripts/compare base/aggregate.json new/aggregate.json --json cmp.json --markdown cmp.md
-  scripts/compare results/multirun-A results/multirun-B --profile --out profile-diff""")
+  scripts/compare results/multirun-A results/multirun-B --profile --out profile-diff
+  scripts/compare results/ab/a results/ab/b --a-apiary base/apiary --b-apiary build/release/harness/apiary""")
     p.add_argument("a", metavar="A", help="the baseline: a report, a multirun directory or aggregate.json")
     p.add_argument("b", metavar="B", help="the candidate, compared against A")
     p.add_argument("--alpha", type=probability, default=DEFAULT_ALPHA,
@@ -82,7 +98,11 @@ examples:
     p.add_argument("--fail-on", default=None, metavar="METRIC,...",
                    help="metrics whose significant regression makes the exit status 1, each tested at --alpha "
                         "(default: the deciding metric, see --decide-on)")
-    deciding.add_option(p, "the gate (without --fail-on) and the sequential decision")
+    deciding.add_option(p, "the gate (without --fail-on) and the sequential decision",
+                        "with --a-apiary and --b-apiary")
+    p.add_argument("--a-apiary", metavar="BIN", help="side A's apiary build: with --b-apiary, each build's replay is "
+                   "counted as the CI gate counts it, beside the runs (needs valgrind)")
+    p.add_argument("--b-apiary", metavar="BIN", help="side B's apiary build (with --a-apiary)")
     sequential.add_options(p, DEFAULT_MIN_EFFECT_PCT, max_time=False)
     p.add_argument("--ci", choices=stats.CI_METHODS, default="bootstrap",
                    help="how the confidence interval of the change is computed (default: %(default)s)")
@@ -120,6 +140,7 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError("--history ingests the comparison's JSON: give --json PATH too")
     if (args.out is not None or args.force) and not args.profile:
         raise ToolError("--out and --force go with --profile: the profile's files are what --out holds")
+    builds = _builds(args)
     programs = profiles.find_programs() if args.profile else {}
     plan = Outputs().read("A", input_files(args.a)).read("B", input_files(args.b))
     json_path, markdown_path = plan.file("--json", args.json), plan.file("--markdown", args.markdown)
@@ -133,9 +154,11 @@ def _main(argv: Sequence[str]) -> int:
         if json_path is not None:
             cmp.profile.json_dir = profiles.relative_to(profile_dir, json_path.parent)
         profiles.write(files, make_directory(profile_dir))
-    text = to_markdown(cmp, show_all=args.all)
+    text, data = to_markdown(cmp, show_all=args.all), cmp.to_dict()
+    if builds is not None:
+        text += _counts(builds, cmp, args.threshold, data)
     if json_path:
-        write_json(json_path, cmp.to_dict())
+        write_json(json_path, data)
     if markdown_path:
         write_text(markdown_path, text)
     if not args.quiet:
@@ -145,6 +168,29 @@ def _main(argv: Sequence[str]) -> int:
         raise ToolError("the gate failed: " + "; ".join(f"{r.name} {r.verdict} ({fmt_pct(r.change.change_pct)})"
                                                         for r in cmp.regressions), EXIT_FAILED)
     return cmp.exit_code
+
+
+def _builds(args) -> dict[str, Path] | None:
+    """--a-apiary and --b-apiary, checked before anything runs: both or neither, each an
+    executable, and valgrind to count them."""
+    if (args.a_apiary is None) != (args.b_apiary is None):
+        raise ToolError("--a-apiary and --b-apiary go together: the count compares the two builds")
+    if args.a_apiary is None:
+        return None
+    if shutil.which("valgrind") is None:
+        raise ToolError("--a-apiary/--b-apiary: valgrind is not installed, so the builds cannot be counted "
+                        "(scripts/install-deps.sh installs it)")
+    return {"a": check_apiary(args.a_apiary, "--a-apiary"), "b": check_apiary(args.b_apiary, "--b-apiary")}
+
+
+def _counts(builds: dict[str, Path], cmp, threshold_pct: float, data: dict) -> str:
+    """Each build's replay counted as the gate counts it, in a directory of its own that goes
+    when done: the section of the comparison (comparison.counts_section)."""
+    say = stderr_line("compare")
+    with tempfile.TemporaryDirectory(prefix="apiary-compare-") as work:
+        counted = {cmp.a.label if label == "a" else cmp.b.label:
+                   gate.count_side(label, binary, Path(work), gate.WORKLOAD, say) for label, binary in builds.items()}
+    return counts_section(counted, cmp.decision, threshold_pct, data)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
