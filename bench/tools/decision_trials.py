@@ -17,7 +17,8 @@ series stopped by Ctrl-C resumes where it stopped.
 
 Each trial gives two verdicts: the runs' (the sequential decision on the deciding metric, the
 mean cycle or the writer's CPU time per transaction, whichever is quieter), and the count's (the
-seeded replay's estimated cycles per transaction under callgrind, deterministic), which decides
+seeded replay's estimated cycles and estimated memory time per transaction under callgrind,
+deterministic), which decides
 the comparison under `--decide-on auto` with two builds. The rates of the runs' decision at the
 noise the trials met are then simulated: the pairs' log-ratios of both metrics, each trial's
 centred on its own mean and pooled, drawn at random into `--sim-trials` comparisons judged as

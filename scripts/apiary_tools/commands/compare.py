@@ -73,9 +73,10 @@ sequential decision: when the sides are an interleaved A/B's (multirun: the same
   judges it, with an anytime-valid interval: slower/faster beyond ±--threshold, equivalent
   within, else undecided (docs/tools.md). It does not change the exit status.
 the count: with --a-apiary and --b-apiary, each build's seeded replay under callgrind, as the
-  CI gate counts it (valgrind, about 8 s a side): instructions, estimated cycles and estimated
-  memory time per transaction, deterministic; under --decide-on auto they decide (slower or
-  faster beyond ±--threshold, else equivalent). It does not change the exit status.
+  CI gate counts it (valgrind, about 6 s a side): instructions, estimated cycles and estimated
+  memory time per transaction, deterministic; under --decide-on auto the last two decide
+  (slower where either is slower beyond ±--threshold, faster where either is faster and neither
+  slower, else equivalent; where they part, the runs do). It does not change the exit status.
 
 exit status: 0 no significant regression in the gate's metrics, 1 at least one, 2 bad usage
 (--decide-on cpu for reports without the writer's CPU time among them).

@@ -38,7 +38,8 @@ own question, the cycle, of every step. Beside the wall times, the instructions 
 transaction of each step's core: one seeded workload replayed under callgrind with the step's
 chain switches (the submission options are not part of a replay), as the CI gate counts them;
 under --decide-on auto a step whose options the replay all runs is then decided on that
-replay's estimated cycles, deterministic (deciding.counted), the runs' decision beside it.
+replay's estimated cycles and estimated memory time, deterministic (deciding.counted; where the
+two part, the runs decide), the runs' decision beside it.
 
 Modes: --mode quick (smoke-sized: 64 KiB blocks, 1,000 accounts, 20 blocks; well under a
 minute) for CI, and --mode full (2 MB blocks, 40 measured blocks, 10 runs a step, then one

@@ -20,9 +20,10 @@ Two builds in one command: `--a-apiary BIN` and `--b-apiary BIN` give each side 
 (an A/B, with or without --a/--b), and `--base REF` makes side A the apiary of that commit, built
 in its own worktree (builds.py: build/commits/<sha>/, the release preset, ccache; kept for the next
 time), against the current build (or --b-apiary). Beside the wall-time comparison, each binary's
-instructions per transaction are counted as the CI gate counts them (gate.py: the seeded
-replay under callgrind, deterministic), and written in comparison.md and .json; under
---decide-on auto the estimated cycles of that replay, noise 0, decide (deciding.counted).
+instructions, estimated cycles and estimated memory time per transaction are counted as the
+CI gate counts them (gate.py: the seeded replay under callgrind, deterministic), and written in
+comparison.md and .json; under --decide-on auto the estimated cycles and memory time of that
+replay, noise 0, decide (deciding.counted; where the two part, the runs do).
 
 With `--cluster tcp://HOST:8786` every machine of the cluster runs the whole plan (fleet.py),
 its reports named run-001@HOST.json; the A/B comparison then pairs each machine's runs with
