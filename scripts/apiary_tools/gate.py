@@ -508,15 +508,21 @@ def _callgrind_replay(name: str, files: dict[str, Path], how: Sequence[str], bin
                       replay_args: Sequence[str], work: Path) -> tuple[dict[str, float], dict]:
     """The replay under callgrind on each of COUNTS's caches at once, `how` choosing what is
     counted: the totals of GATE_COSTS and the replay's result (both replays must end alike)."""
-    procs, reports = {}, {}
-    for key, geometry in COUNTS.items():
-        reports[key] = work / f"{files[key].stem}-replay.json"
-        cmd = ["valgrind", "--tool=callgrind", "--cache-sim=yes", *geometry, *how,
-               f"--callgrind-out-file={files[key]}", binary, "replay", "--workload", workload, *replay_args,
-               "--report", reports[key]]
-        procs[key] = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                      text=True)
-    errors = {key: p.communicate()[1] for key, p in procs.items()}
+    procs: dict[str, subprocess.Popen] = {}
+    reports = {key: work / f"{files[key].stem}-replay.json" for key in COUNTS}
+    try:
+        for key, geometry in COUNTS.items():
+            cmd = ["valgrind", "--tool=callgrind", "--cache-sim=yes", *geometry, *how,
+                   f"--callgrind-out-file={files[key]}", binary, "replay", "--workload", workload, *replay_args,
+                   "--report", reports[key]]
+            procs[key] = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                          text=True)
+        errors = {key: p.communicate()[1] for key, p in procs.items()}
+    finally:   # an exception or a signal while one runs: neither outlives the tool
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+                p.wait()
     for key, p in procs.items():
         if p.returncode != 0:
             raise ToolError(f"{name}: the replay under callgrind failed ({p.returncode}): "

@@ -9,9 +9,12 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -284,3 +287,26 @@ def test_a_failed_gate_names_the_function_that_grew(tmp_path, current, monkeypat
     assert "\n" not in err and err.startswith("perf-gate: FAIL")
     assert re.search(r"moved most per transaction: find_comment \(\+[0-9,.]+ own\), find_comment \(\+[0-9,.]+ with "
                      r"its callees\)", err), err
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_an_interrupted_count_leaves_neither_replay_running(tmp_path):
+    """Both counts of a replay run at once; a Ctrl-C to the tool while they run stops both."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    stand_in = _script(tmp_path / "apiary", f'echo $$ > {pids}/$$\nexec sleep 60\n')
+    script = ("import sys\nfrom pathlib import Path\nfrom apiary_tools import gate\n"
+              f"gate.count_replay('x', Path({str(stand_in)!r}), Path('w'), Path({str(tmp_path)!r}), [])\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(gate_mod.__file__).parents[1]))
+    tool = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    started = [int(p.name) for p in pids.iterdir()]
+    assert len(started) == 2, "both replays should have started"
+    tool.send_signal(signal.SIGINT)
+    _, err = tool.communicate(timeout=30)
+    assert tool.returncode != 0 and "KeyboardInterrupt" in err
+    for pid in started:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
