@@ -145,8 +145,10 @@ def wall_comparison(base: Path, current: Path, work: Path, runs: int) -> dict | 
 def parser() -> Parser:
     p = Parser(prog="perf-gate", description=(
         "CI performance gate: replays the same seeded workload with the parent commit's apiary and "
-        "this one's under callgrind and fails when instructions per transaction grew by more than "
-        "the threshold. Then prints a short interleaved wall-time comparison, for information."),
+        "this one's under callgrind (on the simulated caches and, at once, on caches of pages that stand "
+        "for the TLBs) and fails when the instructions, the estimated cycles or the estimated memory time "
+        "per transaction grew by more than the threshold. Then prints a short interleaved wall-time "
+        "comparison, for information."),
         epilog="Exit status: 0 passed (or, with --allow-missing-base, nothing to compare in a first commit or "
                "a shallow clone); 1 the gate failed, or could not measure (a base that does not resolve or "
                "does not build, a base without `apiary replay`, a replay that failed): never a pass without a "
@@ -159,7 +161,8 @@ def parser() -> Parser:
                    help="this commit's apiary (default: build/release/harness/apiary)")
     p.add_argument("--threshold", type=finite_number(0, 1000, "a percentage"),
                    default=gate.DEFAULT_THRESHOLD * 100,
-                   help="the allowed growth in instructions per transaction, in percent (default: 3)")
+                   help="the allowed growth of each count per transaction (instructions, estimated cycles, "
+                        "estimated memory time), in percent (default: 3)")
     workload = gate.WORKLOAD
     p.add_argument("--transactions", type=whole_number(1, 1_000_000_000), default=workload.transactions,
                    help=f"workload size (default: {workload.transactions})")
