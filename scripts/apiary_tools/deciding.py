@@ -197,8 +197,7 @@ def counted(choice: Choice, a: Mapping[str, Any], b: Mapping[str, Any], threshol
     decided = next(c for c in costs if each[c.name] == ("slower" if verdict == "undecided" else verdict))
     runs = [_other_text(c, choice.noise[c.name]) for c in MEASURED if c.name in choice.noise]
     runs += [f"{BY_NAME[name].words} unavailable" for name in choice.unavailable]
-    words = {cost.per_tx_key: cost.words for cost in gate.GATE_COSTS}
-    figures = ", ".join(f"{words[c.metric]} {changes[c.name] * 100:+.2f}%" for c in costs)
+    figures = ", ".join(f"{gate.BY_PER_TX_KEY[c.metric].words} {changes[c.name] * 100:+.2f}%" for c in costs)
     where = {"equivalent": "both within", "undecided": "the two part beyond"}.get(verdict, "beyond")
     text = (f"decided on the replay's counts (deterministic, noise 0; in the runs {', '.join(runs)}): {verdict}, "
             f"{figures}; {where} ±{threshold * 100:g}%")

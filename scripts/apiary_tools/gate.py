@@ -123,6 +123,7 @@ MEMORY = GateCost("Memory", "estimated memory ns", "mem_ns_per_tx", "memory_ns",
                   "functions_by_memory", (("callgrind", "MemLines"), ("pages_callgrind", "MemPages")), 1e-3)
 GATE_COSTS = (INSTRUCTIONS, ESTIMATED_CYCLES, MEMORY)
 BY_COST = {c.cost: c for c in GATE_COSTS}
+BY_PER_TX_KEY = {c.per_tx_key: c for c in GATE_COSTS}
 # The name each cost goes by in what the tools print, and its key per transaction in their JSON.
 COST_WORDS = {c.cost: c.words for c in GATE_COSTS}
 PER_TX_KEY = {c.cost: c.per_tx_key for c in GATE_COSTS}

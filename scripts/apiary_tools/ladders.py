@@ -51,8 +51,6 @@ CPU_VS_PREVIOUS = "writer_cpu_vs_previous"
 # A step's decision against the step before on the replay's counts, where the replay
 # runs its change and --decide-on is auto (deciding.counted).
 COUNTED = "decided_by_count"
-# What the tables call each of the replay's counts, by its key.
-WORDS = {c.per_tx_key: c.words for c in gate.GATE_COSTS}
 # The keys of a row that compare it with other steps, rather than give its own figures.
 CHANGES = ("vs_previous", "vs_start", CPU_VS_PREVIOUS, COUNTED)
 
@@ -103,7 +101,7 @@ def _decision(r: dict[str, Any]) -> str:
     ladder.json from before there was a choice: the cycle)."""
     counted = r.get(COUNTED)
     if counted and counted["verdict"] != "undecided":   # where the counts part, the runs decide
-        figures = ", ".join(f"{100 * change:+.1f}% {WORDS[key]}" for key, change in
+        figures = ", ".join(f"{100 * change:+.1f}% {gate.BY_PER_TX_KEY[key].words}" for key, change in
                             (counted.get("changes") or {"est_per_tx": counted["change"]}).items())
         return f"**{counted['verdict']}** {figures} (the replay's count, deterministic)"
     d = r.get("sequential")
