@@ -11,6 +11,7 @@
 #include "apiary/colony/genesis.hpp"
 #include "apiary/colony/key_cache.hpp"
 #include "apiary/core/base/check.hpp"
+#include "apiary/core/chain/chain_options.hpp"
 
 namespace apiary::colony {
 
@@ -44,7 +45,8 @@ void build_range(const colony_config& config, std::vector<step>& steps, std::siz
 
 }  // namespace
 
-workload generate_workload(const colony_config& config, std::uint64_t transactions, const head_info& head) {
+workload generate_workload(const colony_config& config, std::uint64_t transactions, const head_info& head,
+                           std::uint64_t block_every) {
   APIARY_CHECK(!config.validate().has_value());
   const std::vector<core::account_name> genesis = genesis_account_names(config.genesis_accounts, config.account_prefix);
   comment_ring ring(std::max<std::size_t>(config.comment_ring_capacity, 1));
@@ -62,6 +64,10 @@ workload generate_workload(const colony_config& config, std::uint64_t transactio
   std::vector<step> steps;
   steps.reserve(transactions);
   for (std::uint64_t i = 0; i < transactions; ++i) {
+    if (block_every != 0 && i != 0 && i % block_every == 0) {
+      const auto slot = static_cast<std::uint32_t>(i / block_every);
+      for (generator& g : streams) g.set_head(head.id, head.time + slot * core::chain_limits::block_interval_secs);
+    }
     const std::size_t t = i % config.threads;
     steps.push_back({streams[t].next(), injectors[t].draw()});
   }

@@ -17,8 +17,10 @@
 #include "apiary/harness/config/run_config.hpp"
 #include "apiary/harness/cycle/audit.hpp"
 #include "apiary/harness/cycle/dump.hpp"
+#include "apiary/harness/cycle/genesis_key_cache.hpp"
 #include "apiary/harness/cycle/settled.hpp"
 #include "apiary/harness/replay/replay.hpp"
+#include "apiary/harness/replay/snapshot.hpp"
 #include "apiary/harness/replay/workload_file.hpp"
 #include "apiary/harness/report/statistics.hpp"
 
@@ -411,6 +413,38 @@ TEST(Replay, TheSameWorkloadGivesTheSameChainUnderEverySwitch) {
     EXPECT_EQ(r.head_block_id, base.head_block_id);
     EXPECT_EQ(r.accepted, base.accepted);
   }
+}
+
+// A state's blocks are made in rounds generated at once, yet its ids expire as a live chain's
+// do: empty blocks after it prune about a block's worth each, the last one an hour after the
+// block it went in, never a whole round in one block.
+TEST(Snapshot, AStatesIdsExpireABlockAtATime) {
+  run_config c;
+  c.chain.genesis_accounts = 200;
+  c.colony.sign = false;
+  c.writer.block_size = 16 * 1024;
+  resolve(c);
+  const std::unique_ptr<core::chain> chain = make_genesis_chain(sized_chain(c));
+  const std::uint32_t blocks = 12;
+  const advance_result made = advance_chain(
+      c, *chain, blocks, [] { return false; }, [](std::uint32_t) {});
+  ASSERT_TRUE(made.error.empty()) << made.error;
+  ASSERT_EQ(made.rounds, 1u) << "the blocks of one round share its generation";
+  ASSERT_EQ(made.rejected, 0u) << "no transaction expires too far ahead of the block it lands in";
+  chain->clear_pending();
+  const std::uint64_t per_block = made.in_blocks / blocks;
+  std::uint64_t pruned = 0;
+  std::uint32_t pruning_blocks = 0;
+  std::uint32_t largest = 0;
+  for (std::uint32_t i = 0; i < core::chain_limits::expiration_blocks + blocks + 2; ++i) {
+    const core::block_result r = chain->apply_block(chain->generate_block());
+    pruned += r.pruned;
+    pruning_blocks += r.pruned != 0 ? 1 : 0;
+    largest = std::max(largest, r.pruned);
+  }
+  EXPECT_EQ(pruned, made.in_blocks) << "every id of the state expired";
+  EXPECT_GE(pruning_blocks, blocks - 1) << "the round's ids expire over its blocks";
+  EXPECT_LE(largest, per_block * 12 / 10 + 1) << "no block prunes much more than a block's worth";
 }
 
 // Every fault kind alone, under the switches that change how the chain keeps what a

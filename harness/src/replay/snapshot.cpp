@@ -52,7 +52,11 @@ advance_result advance_chain(const run_config& c, core::chain& chain, std::uint3
     const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(target - head, round_blocks));
     // Each round's streams draw from their own seeds, so rounds do not repeat one another.
     k.seed = c.colony.seed + std::uint64_t{head} * k.threads;
-    const colony::workload w = colony::generate_workload(k, n * per_block * 11 / 10 + 1, head_of(chain));
+    // Each transaction expires an hour after the block slot it was made for (at most the
+    // round's tenth to spare early), as on a live chain: the blocks after the state prune a
+    // block's worth of ids each, not a round's every ninth block.
+    const std::uint64_t spread = per_block * 11 / 10;
+    const colony::workload w = colony::generate_workload(k, n * spread + 1, head_of(chain), spread);
     queen::writer_queue queue;
     for (const core::full_transaction_ptr& tx : w.transactions)
       queue.submit(tx, core::tx_completion{&count_rejected, &out.rejected});

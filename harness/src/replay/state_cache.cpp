@@ -37,7 +37,7 @@ constexpr std::int64_t progress_every_ns = 5'000'000'000;
 // in option order, then the RC parameters' values (--rc-params names a file, whose content
 // counts, not its name).
 std::string key_text(const run_config& c, std::uint32_t blocks) {
-  std::string text = fmt::format("apiary state cache 1\nblocks={}\n", blocks);
+  std::string text = fmt::format("apiary state cache 2\nblocks={}\n", blocks);
   for (const config_entry& e : describe(c, scope_snapshot))
     if (e.shapes_state) text += e.name + "=" + (e.text.empty() ? "(" + e.default_text + ")" : e.text) + "\n";
   return text + rc_params_toml(c.chain.rc_params, c.chain.rc_scale, "");

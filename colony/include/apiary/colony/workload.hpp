@@ -38,6 +38,14 @@ struct workload {
 // `transactions` normal transactions of config's mix, signed when config.sign (with the
 // signer's public key attached when config.attach_signer_keys), and the faulty companions
 // config.faults draws (faults.hpp). config must validate().
-workload generate_workload(const colony_config& config, std::uint64_t transactions, const head_info& head);
+//
+// With `block_every` (0: never), a round of many blocks built at once: the clock the
+// transactions expire by moves one block slot on every `block_every` transactions, so
+// transaction i expires an hour after the head at slot i / block_every, as it would on a live
+// chain had it been made for that block; each block then prunes a block's worth of ids, not
+// the whole round at once. It must be at least the transactions a block holds: one that lands
+// in a block earlier than its slot expires too far ahead and is rejected.
+workload generate_workload(const colony_config& config, std::uint64_t transactions, const head_info& head,
+                           std::uint64_t block_every = 0);
 
 }  // namespace apiary::colony

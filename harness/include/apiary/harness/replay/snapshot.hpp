@@ -4,11 +4,13 @@
 //
 // The transactions are generated as the replay's are (colony/workload.hpp: seeded streams of
 // the typical mix, signed on every core) and pushed through the queen's writer on the calling
-// thread. A workload references one head block and expires an hour after it, and a round's
-// transactions are held in memory until pushed, so the blocks are made in rounds of at most
-// snapshot_round_transactions, each generated from the chain's head as it is then (the
-// generators' nonces hold the head block number, so permlinks and ids stay new round after
-// round). A round ends at its block count; what it left pending stays pending for the next.
+// thread. A round's transactions are held in memory until pushed, so the blocks are made in
+// rounds of at most snapshot_round_transactions, each generated from the chain's head as it is
+// then (the generators' nonces hold the head block number, so permlinks and ids stay new round
+// after round). A round's transactions reference its head block and expire an hour after the
+// block slot each was made for, so the blocks after the state prune a block's worth of ids
+// each (colony::generate_workload's block_every). A round ends at its block count; what it
+// left pending stays pending for the next.
 // Deterministic: the same options and chain give the same blocks.
 #pragma once
 
