@@ -313,8 +313,12 @@ class undo_index final : public undo_index_base {
     std::forward<Ctor>(ctor)(obj);
     APIARY_CHECK(obj.id == next_id_);  // ids belong to the index
     if (depth_ > 0) reserve_more(top().new_ids_, 1);
-    auto [it, inserted] = container_.emplace(std::move(obj));
-    if (!inserted) throw unique_key_violation("undo_index::create: unique key already taken");
+    // next_id_ is above every id held, so the id index takes the object at its end, next to
+    // the last one, instead of walking its tree down from the root (a hint only: Boost checks
+    // it, and a wrong one costs a search).
+    const std::size_t before = container_.size();
+    const auto it = container_.emplace_hint(container_.end(), std::move(obj));
+    if (container_.size() == before) throw unique_key_violation("undo_index::create: unique key already taken");
     if (depth_ > 0) top().new_ids_.push_back(next_id_);
     ++next_id_;
     return *it;
