@@ -124,9 +124,6 @@ MEMORY = GateCost("Memory", "estimated memory ns", "mem_ns_per_tx", "memory_ns",
 GATE_COSTS = (INSTRUCTIONS, ESTIMATED_CYCLES, MEMORY)
 BY_COST = {c.cost: c for c in GATE_COSTS}
 BY_PER_TX_KEY = {c.per_tx_key: c for c in GATE_COSTS}
-# The name each cost goes by in what the tools print, and its key per transaction in their JSON.
-COST_WORDS = {c.cost: c.words for c in GATE_COSTS}
-PER_TX_KEY = {c.cost: c.per_tx_key for c in GATE_COSTS}
 
 
 def cost_weights(path: str | os.PathLike, events: list[str], cost: str) -> list[tuple[int, int]]:
@@ -213,7 +210,7 @@ class Verdict:
     cost: str = "Ir"         # what was counted: a name of COSTS
 
     def to_dict(self) -> dict:
-        key = PER_TX_KEY[self.cost]
+        key = BY_COST[self.cost].per_tx_key
         return {"passed": self.passed, "change_pct": self.change_pct, f"parent_{key}": self.parent,
                 f"current_{key}": self.current, "threshold": self.threshold, "message": self.message,
                 "cost": self.cost}
@@ -230,8 +227,9 @@ def decide(parent_ir_per_tx: float, current_ir_per_tx: float, threshold: float =
            cost: str = "Ir") -> Verdict:
     """Fails when the candidate costs more than `threshold` more per transaction than its
     parent, in instructions or another cost of COSTS; exactly at the threshold still passes."""
-    parent = _positive(f"parent_{PER_TX_KEY[cost]}", parent_ir_per_tx)
-    current = _positive(f"current_{PER_TX_KEY[cost]}", current_ir_per_tx)
+    key = BY_COST[cost].per_tx_key
+    parent = _positive(f"parent_{key}", parent_ir_per_tx)
+    current = _positive(f"current_{key}", current_ir_per_tx)
     t = float(threshold)
     if not math.isfinite(t) or t < 0:
         raise ValueError(f"threshold must be 0 or more, got {threshold!r}")
@@ -239,7 +237,7 @@ def decide(parent_ir_per_tx: float, current_ir_per_tx: float, threshold: float =
     limit = t * 100.0
     # A hair of tolerance so that exactly +3.00% (e.g. 1000 -> 1030) is not failed by rounding.
     passed = current / parent - 1.0 <= t + 1e-12
-    words = COST_WORDS[cost]
+    words = BY_COST[cost].words
     numbers = f"{words} per transaction {parent:,.1f} -> {current:,.1f} ({change:+.2f}%)"
     if not passed:
         message = f"FAIL: {numbers}, more than the allowed +{limit:.2f}%"
@@ -432,7 +430,7 @@ def function_changes(base: dict[str, FunctionCost], current: dict[str, FunctionC
 
 
 def changes_text(changes: dict[str, list[FunctionChange]], width: int = 100,
-                 words: str = COST_WORDS["Ir"]) -> Iterable[str]:
+                 words: str = INSTRUCTIONS.words) -> Iterable[str]:
     """The function changes as the gate prints them: one table per kind, one function a line,
     its name without template arguments and parameters (--json keeps them); `words` names the
     cost counted."""

@@ -105,11 +105,12 @@ def check_threads_add_up(r, sanitizer):
     total = sum(t["window"]["task_clock_ns"] for t in threads) / 1e9
     process = r["cpu"]["process_cpu_s"]
     low = 0.5 if sanitizer else 0.95
-    ticks = scheduler_tick_s() * (len(threads) - 1)
+    tick = scheduler_tick_s()
+    ticks = tick * (len(threads) - 1)
     ht.check(low * process - ticks <= total <= 1.01 * process + ticks + 1e-3,
              "the threads' task clocks add up to %.4f s, the process's CPU over the window is %.4f s (allowed: up "
              "to a scheduler tick, %.1f ms, for each of the %d threads but the writer)"
-             % (total, process, scheduler_tick_s() * 1e3, len(threads) - 1))
+             % (total, process, tick * 1e3, len(threads) - 1))
     for t in r["counters"]["threads"]:
         w = t["window"]
         # perf counts every switch; /proc splits them. Each edge reads the two a few microseconds apart.

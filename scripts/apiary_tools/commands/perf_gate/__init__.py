@@ -281,7 +281,7 @@ def _gate(args, result: dict) -> int:
         messages = []
         for v in failed:
             moved = changes[v.cost]
-            for line in gate.changes_text(moved or {}, words=gate.COST_WORDS[v.cost]):
+            for line in gate.changes_text(moved or {}, words=gate.BY_COST[v.cost].words):
                 gate.log(line)
             message = v.message
             if moved and moved["self"] and moved["inclusive"]:
