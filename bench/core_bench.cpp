@@ -408,6 +408,17 @@ void BM_RecoverSigner_BareSecp256k1(benchmark::State& state) {
 }
 BENCHMARK(BM_RecoverSigner_BareSecp256k1);
 
+// ---- the block's merkle root ---------------------------------------------------------------
+
+// The writer's share of producing a block: the tree over the transactions' cached digests
+// (one SHA-256 of two digests per inner node), then RIPEMD-160 of the root.
+void BM_MerkleRoot(benchmark::State& state) {
+  const fixture& f = data();
+  for (auto _ : state) benchmark::DoNotOptimize(f.block.compute_merkle_root());
+  state.SetItemsProcessed(state.iterations() * as_count(f.block.transactions.size()));
+}
+BENCHMARK(BM_MerkleRoot);
+
 // ---- custom_json validation ---------------------------------------------------------------
 
 void BM_ValidateCustomJson(benchmark::State& state) {
