@@ -192,6 +192,7 @@ TEST(UndoIndex, PrefetchesReadTheirBucketAndChangeNothing) {
     for (std::uint32_t id = 0; id <= up_to; ++id) {
       idx.prefetch_bucket<by_id>(id);
       idx.prefetch_bucket_head<by_id>(id);
+      idx.prefetch_bucket_next<by_id>(id);
     }
   };
   prefetch_all(8);

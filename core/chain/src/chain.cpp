@@ -218,12 +218,22 @@ void chain::prefetch_push(const full_transaction& ft, int stage) const {
     dedup_.prefetch_bucket(ft.id());
     return;
   }
-  dedup_.prefetch_bucket_head(ft.id());
+  if (stage == 2) {
+    dedup_.prefetch_bucket_head(ft.id());
+    for (const operation& op : ft.tx().operations)
+      for_each_lookup(
+          op, [this](const account_name& a) { accounts_.prefetch_bucket<by_name>(a); },
+          [this](const account_name& a, std::string_view p) {
+            comments_.prefetch_bucket<by_permlink>(boost::make_tuple(a, p));
+          });
+    return;
+  }
+  dedup_.prefetch_bucket_next(ft.id());
   for (const operation& op : ft.tx().operations)
     for_each_lookup(
-        op, [this](const account_name& a) { accounts_.prefetch_bucket<by_name>(a); },
+        op, [this](const account_name& a) { accounts_.prefetch_bucket_head<by_name>(a); },
         [this](const account_name& a, std::string_view p) {
-          comments_.prefetch_bucket<by_permlink>(boost::make_tuple(a, p));
+          comments_.prefetch_bucket_head<by_permlink>(boost::make_tuple(a, p));
         });
 }
 

@@ -154,15 +154,17 @@ class chain {
   // the pending state (reuse_pending) and only this one is applied again.
   reject push_transaction(const full_transaction_ptr& tx, bool may_be_left_out = false);
   // Batched lookups: starts loading what pushing tx will look up in tables larger than the
-  // caches, in stages a caller runs a few transactions ahead of the push (stage 1 first), the
-  // second reading only what the first loaded:
+  // caches, in stages a caller runs a few transactions ahead of the push (stage 1 first), each
+  // reading only what the one before loaded:
   //   1  the id's bucket in the id table;
   //   2  the first id in that bucket, the buckets of the accounts and comments the operations
-  //      name.
-  // (A third stage for the first account and comment in those buckets measured no faster, for
-  // 1.9% more instructions per transaction: docs/measured/profile.md.) Hints only: nothing changes,
-  // and a stage left out costs only time.
-  static constexpr int prefetch_stages = 2;
+  //      name;
+  //   3  the node after that first id (where a lookup that misses it reads whether the bucket
+  //      ends), and the first account and comment in their buckets, whole.
+  // The third stage pays on a state larger than the caches (docs/measured/scale.md); on a small
+  // genesis it measured no faster (docs/measured/profile.md). Hints only: nothing changes, and
+  // a stage left out costs only time.
+  static constexpr int prefetch_stages = 3;
   void prefetch_push(const full_transaction& tx, int stage) const;
 
   // The next block from the pending transactions, in order, as long as the block stays

@@ -98,10 +98,12 @@ class dedup_index {
     if (mode_ == dedup_mode::split) pending_.erase(id);
   }
   // Batched lookups, a few transactions ahead of contains(id): start loading the id
-  // table's bucket of id, and later, that loaded, the first id in it (undo_index's
+  // table's bucket of id, later, that loaded, the first id in it, and last the node after
+  // that one, which a lookup that does not match the first id reads (undo_index's
   // prefetches). Hints only.
   void prefetch_bucket(const transaction_id& id) const { index_.prefetch_bucket<by_trx_id>(id); }
   void prefetch_bucket_head(const transaction_id& id) const { index_.prefetch_bucket_head<by_trx_id>(id); }
+  void prefetch_bucket_next(const transaction_id& id) const { index_.prefetch_bucket_next<by_trx_id>(id); }
   // Removes the ids that expired at or before now; returns how many. basic.
   std::uint32_t prune_expired(time_point_sec now);
   // Pending ids in the volatile set (0 in unified mode, where they are in the index).

@@ -69,6 +69,9 @@ namespace apiary::core {
 
 namespace undo_index_detail {
 
+// The unit the prefetches load (x86-64's and most CPUs' cache line).
+inline constexpr std::size_t cache_line = 64;
+
 // A Boost.MultiIndex hashed index keeps its bucket array private, and a prefetch of a bucket
 // needs its address. An explicit instantiation may name a private member, so a line
 //   template struct undo_index_detail::bind_buckets<I, &I::buckets>;
@@ -437,11 +440,25 @@ class undo_index final : public undo_index_base {
     const auto* b = bucket_of<Tag>(key);
     if (b == nullptr) return;
     // The object lies before the index's links in the node (by how much depends on the
-    // indexes after this one): the lines of both.
-    if (const auto* head = b->prior()) {
+    // indexes after this one): every line of the object, which the lookup compares and a
+    // modify copies whole, and the line of the links.
+    if (const auto head = b->prior()) {
+      using node = std::remove_cvref_t<decltype(*container_.template get<Tag>().begin().get_node())>;
+      const auto* object = reinterpret_cast<const char*>(&node::from_impl(head)->value());
+      for (std::size_t at = 0; at < sizeof(Object); at += undo_index_detail::cache_line)
+        __builtin_prefetch(object + at);
+      __builtin_prefetch(object + sizeof(Object) - 1);
       __builtin_prefetch(head);
-      __builtin_prefetch(reinterpret_cast<const char*>(head) - sizeof(Object));
     }
+  }
+  // A while after prefetch_bucket_head (its lines loaded by then): the node after the first
+  // one in the index's list, which a lookup that does not match the first object reads to
+  // tell whether the bucket ends there. A hint only.
+  template <class Tag, class Key>
+  void prefetch_bucket_next(const Key& key) const {
+    const auto* b = bucket_of<Tag>(key);
+    if (b == nullptr) return;
+    if (const auto head = b->prior()) __builtin_prefetch(head->next());
   }
 
   // Batched removals from a hashed index larger than the caches: unlinking an object from
