@@ -15,7 +15,7 @@ using core::steady_now_ns;
 namespace {
 
 // How many transactions ahead of its push the writer starts loading one.
-constexpr std::size_t prefetch_ahead = 4;
+constexpr std::size_t prefetch_ahead = 5;
 static_assert(prefetch_ahead > core::chain::prefetch_stages,
               "each stage a transaction apart, the first after the object");
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 #include <stdexcept>
+#include <variant>
 
 #include <boost/tuple/tuple.hpp>
 #include <boost/unordered/unordered_flat_set.hpp>
@@ -19,6 +20,12 @@ template struct apiary::core::undo_index_detail::bind_buckets<
 template struct apiary::core::undo_index_detail::bind_buckets<
     apiary::core::comment_index::hashed_index_type<apiary::core::by_permlink>,
     &apiary::core::comment_index::hashed_index_type<apiary::core::by_permlink>::buckets>;
+template struct apiary::core::undo_index_detail::bind_buckets<
+    apiary::core::comment_vote_index::hashed_index_type<apiary::core::by_comment_voter>,
+    &apiary::core::comment_vote_index::hashed_index_type<apiary::core::by_comment_voter>::buckets>;
+template struct apiary::core::undo_index_detail::bind_buckets<
+    apiary::core::comment_vote_index::hashed_index_type<apiary::core::by_comment>,
+    &apiary::core::comment_vote_index::hashed_index_type<apiary::core::by_comment>::buckets>;
 
 #ifndef APIARY_PLANT_PUSH_ROUNDS
 #define APIARY_PLANT_PUSH_ROUNDS 0
@@ -226,6 +233,19 @@ void chain::prefetch_push(const full_transaction& ft, int stage) const {
           [this](const account_name& a, std::string_view p) {
             comments_.prefetch_bucket<by_permlink>(boost::make_tuple(a, p));
           });
+    return;
+  }
+  if (stage == 4) {
+    // A vote's own lookups are keyed by the ids of its voter and comment, both loaded by now.
+    for (const operation& op : ft.tx().operations) {
+      const auto* vote = std::get_if<vote_operation>(&op);
+      if (vote == nullptr) continue;
+      const account_object* voter = find_account(vote->voter);
+      const comment_object* comment = find_comment(vote->author, vote->permlink);
+      if (voter == nullptr || comment == nullptr) continue;
+      votes_.prefetch_bucket<by_comment_voter>(boost::make_tuple(comment->id, voter->id));
+      votes_.prefetch_bucket<by_comment>(comment->id);
+    }
     return;
   }
   dedup_.prefetch_bucket_next(ft.id());

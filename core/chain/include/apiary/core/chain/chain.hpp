@@ -160,11 +160,12 @@ class chain {
   //   2  the first id in that bucket, the buckets of the accounts and comments the operations
   //      name;
   //   3  the node after that first id (where a lookup that misses it reads whether the bucket
-  //      ends), and the first account and comment in their buckets, whole.
+  //      ends), and the first account and comment in their buckets, whole;
+  //   4  a vote's buckets in the votes' tables, by its comment and voter (found by now).
   // The third stage pays on a state larger than the caches (docs/measured/scale.md); on a small
   // genesis it measured no faster (docs/measured/profile.md). Hints only: nothing changes, and
   // a stage left out costs only time.
-  static constexpr int prefetch_stages = 3;
+  static constexpr int prefetch_stages = 4;
   void prefetch_push(const full_transaction& tx, int stage) const;
 
   // The next block from the pending transactions, in order, as long as the block stays
