@@ -77,10 +77,17 @@ core::chain_options base_options() {
   return o;
 }
 
-outcome run(const core::chain_options& o, const std::vector<step>& script) {
+// prefetch: before each push, run chain::prefetch_push's stages on the transactions ahead of
+// it, as the writer does (stage s on the one prefetch_stages + 1 - s steps ahead).
+outcome run(const core::chain_options& o, const std::vector<step>& script, bool prefetch = false) {
   core::chain c(o);
   outcome out;
-  for (const step& s : script) {
+  for (std::size_t k = 0; k < script.size(); ++k) {
+    const step& s = script[k];
+    for (int stage = 1; prefetch && stage <= core::chain::prefetch_stages; ++stage) {
+      const std::size_t at = k + static_cast<std::size_t>(core::chain::prefetch_stages + 1 - stage);
+      if (at < script.size() && script[at].tx) c.prefetch_push(*script[at].tx, stage);
+    }
     if (s.tx) {
       out.results.push_back(c.push_transaction(s.tx, s.may_be_left_out));
       continue;
@@ -237,6 +244,23 @@ TEST(ChainSwitches, WorkloadExercisesTheRules) {
   std::printf("[ workload ] %zu transactions, %llu accepted, %zu blocks, %u reapplied, %u dropped, %u pruned\n",
               r.results.size(), static_cast<unsigned long long>(counts[reject::none]), r.blocks.size(), reapplied,
               dropped, pruned);
+}
+
+// The batched lookups' prefetches are hints: on the heap and mapped, run ahead of every push
+// (failing ones, duplicates and unknown references among them), they change no result, block
+// or state.
+TEST(ChainSwitches, PrefetchesChangeNothing) {
+  const outcome& ref = reference();
+  for (const core::state_memory memory : {core::state_memory::heap, core::state_memory::mapped}) {
+    SCOPED_TRACE(core::to_string(memory));
+    core::chain_options o = base_options();
+    o.memory = memory;
+    const outcome got = run(o, script(), true);
+    EXPECT_EQ(got.results, ref.results);
+    EXPECT_EQ(got.blocks, ref.blocks);
+    EXPECT_EQ(got.digests, ref.digests);
+    EXPECT_EQ(got.final_digest, ref.final_digest);
+  }
 }
 
 // Bit i of the mask turns switch i off (or to its other side).

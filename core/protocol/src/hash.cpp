@@ -68,8 +68,8 @@ std::span<const std::uint8_t> bytes_of(const void* p, std::size_t n) {
 sha256_digest sha256(const void* data, std::size_t n) { return digest<32>(algos().sha256, bytes_of(data, n), {}); }
 // A block's merkle tree hashes one pair of digests per transaction (64 bytes, two compression
 // rounds). EVP's init and final take longer than those rounds, so the pair goes straight to
-// OpenSSL's SHA-256 (the same assembly, SHA extensions where the CPU has them):
-// BM_MerkleRoot in bench/core_bench.cpp measures both.
+// OpenSSL's SHA-256 (the same assembly, SHA extensions where the CPU has them).
+// BM_MerkleRoot (bench/core_bench.cpp) times the tree; docs/measured/scale.md has both.
 sha256_digest sha256(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
   SHA256_CTX ctx;
   APIARY_CHECK(SHA256_Init(&ctx) == 1);
